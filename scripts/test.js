@@ -1,0 +1,34 @@
+// `npm test`: compile, then run every test file under dist/test with Node's test runner.
+// Set ANVIL__DATABASE__DB_TYPE=postgres (and ANVIL__DATABASE__NAME, HOST, USER) to run the same
+// suite against PostgreSQL; each test server then makes and drops a database of its own.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const build = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.json')], {
+  stdio: 'inherit',
+});
+if (build.status !== 0) process.exit(build.status ?? 1);
+
+/** Every *.test.js under dir (helpers and fixtures are not tests). */
+function testFiles(dir) {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? testFiles(p) : e.name.endsWith('.test.js') ? [p] : [];
+  });
+}
+
+const args = process.argv.slice(2);
+const targets = args.length
+  ? args.map((a) => path.resolve(root, 'dist', a.replace(/\.ts$/, '.js')))
+  : testFiles(path.join(root, 'dist', 'test')).sort();
+const run = spawnSync(
+  process.execPath,
+  ['--test', '--test-reporter=spec', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`, ...targets],
+  { stdio: 'inherit', cwd: root },
+);
+process.exit(run.status ?? 1);

@@ -1,0 +1,143 @@
+// The application context: configuration, database and the domain services, wired once and
+// shared by the HTTP server and the CLI.
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.js';
+import { openDatabase, type Db, type Dialect } from '../db/database.js';
+import { UserService } from '../users/service.js';
+import { TokenService } from '../tokens/service.js';
+import { OrgService } from '../orgs/service.js';
+import { QuotaService } from '../quota/service.js';
+import type { UsageSource } from '../quota/usage.js';
+import { RepoService } from '../repos/service.js';
+import { EventBus } from '../events/bus.js';
+import { PushRegistry } from '../git/pushes.js';
+import { Authenticator } from '../auth/identity.js';
+import type { OwnedResources } from '../users/owned.js';
+import type { PagingSettings } from '../http/pagination.js';
+import type { ItemSources } from '../quota/service.js';
+import { localStorage, type Storage } from '../storage/storage.js';
+import { LfsService } from '../lfs/service.js';
+import { ProtectionService } from '../protection/service.js';
+import { StatusService } from '../statuses/service.js';
+import { MirrorService } from '../mirrors/service.js';
+import { IssueService } from '../issues/service.js';
+import { LabelService } from '../labels/service.js';
+import { MilestoneService } from '../milestones/service.js';
+import { AttachmentService } from '../attachments/service.js';
+import { ReleaseService } from '../releases/service.js';
+import { NotificationService } from '../notifications/service.js';
+import { WebhookService } from '../webhooks/service.js';
+import { PullService } from '../pulls/service.js';
+import { ActionsService } from '../actions/service.js';
+import { ArtifactService } from '../artifacts/service.js';
+import { ForkService } from '../repos/forks.js';
+
+/**
+ * What domains contribute to shared mechanisms: things an account owns (for deletion and purge),
+ * sized things (for quota recalculation) and the item lists of /user/quota/*. A domain service
+ * adds to these in its constructor.
+ */
+export interface Contributions {
+  owned: OwnedResources[];
+  usageSources: UsageSource[];
+  quotaItems: ItemSources;
+}
+
+export interface AppContext {
+  config: Config;
+  db: Db;
+  dialect: Dialect;
+  log: Logger;
+  paging: PagingSettings;
+  users: UserService;
+  tokens: TokenService;
+  orgs: OrgService;
+  quota: QuotaService;
+  repos: RepoService;
+  events: EventBus;
+  pushes: PushRegistry;
+  auth: Authenticator;
+  storage: Storage;
+  contributions: Contributions;
+  lfs: LfsService;
+  protection: ProtectionService;
+  statuses: StatusService;
+  mirrors: MirrorService;
+  issues: IssueService;
+  labels: LabelService;
+  milestones: MilestoneService;
+  attachments: AttachmentService;
+  releases: ReleaseService;
+  notifications: NotificationService;
+  webhooks: WebhookService;
+  pulls: PullService;
+  actions: ActionsService;
+  artifacts: ArtifactService;
+  forks: ForkService;
+  close(): Promise<void>;
+}
+
+export async function createContext(config: Config, log: Logger): Promise<AppContext> {
+  const database = await openDatabase(config);
+  const { db } = database;
+  const events = new EventBus(log);
+  const repos = new RepoService(db, config.repository.root, events, log);
+  const contributions: Contributions = {
+    owned: [repos.ownedResources()],
+    usageSources: [repos.usageSource()],
+    quotaItems: {},
+  };
+  const users = new UserService(db, contributions.owned, log);
+  const tokens = new TokenService(db);
+  const orgs = new OrgService(db, contributions.owned);
+  const quota = new QuotaService(db, config.quota, contributions.usageSources, contributions.quotaItems);
+  const auth = new Authenticator(users, tokens, {
+    enabled: config.service.enableReverseProxyAuthenticationApi,
+    header: config.security.reverseProxyAuthenticationUser,
+    trusted: config.security.reverseProxyTrustedProxies,
+  });
+  const ctx = {
+    config,
+    db,
+    dialect: database.dialect,
+    log,
+    paging: config.api,
+    users,
+    tokens,
+    orgs,
+    quota,
+    repos,
+    events,
+    pushes: new PushRegistry(),
+    auth,
+    storage: localStorage(config.server.appDataPath),
+    contributions,
+    close: () => database.close(),
+  } as AppContext;
+  // Domains built on the core: each registers its contributions, push checks and event listeners.
+  ctx.lfs = new LfsService(ctx);
+  ctx.protection = new ProtectionService(ctx);
+  ctx.statuses = new StatusService(ctx);
+  ctx.forks = new ForkService(ctx);
+  ctx.mirrors = new MirrorService(ctx);
+  ctx.issues = new IssueService(ctx);
+  ctx.labels = new LabelService(ctx);
+  ctx.milestones = new MilestoneService(ctx);
+  ctx.attachments = new AttachmentService(ctx);
+  ctx.releases = new ReleaseService(ctx);
+  ctx.notifications = new NotificationService(ctx);
+  ctx.pulls = new PullService(ctx);
+  ctx.webhooks = new WebhookService(ctx);
+  ctx.actions = new ActionsService(ctx);
+  ctx.artifacts = new ArtifactService(ctx);
+  ctx.artifacts.setRunSource(ctx.actions);
+  // Background mirror and webhook work (started by `anvil web`) ends before the database closes.
+  ctx.close = async () => {
+    await ctx.mirrors.stop();
+    await ctx.webhooks.stop();
+    await ctx.artifacts.stop();
+    await ctx.actions.stop();
+    await database.close();
+  };
+  return ctx;
+}

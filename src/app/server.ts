@@ -1,0 +1,125 @@
+// Builds the HTTP server: the /api/v1 API (authenticated in one hook), its OpenAPI description at
+// /swagger.v1.json and a browsable page at /api/swagger.
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from './context.js';
+import type { Api } from '../http/types.js';
+import { registerErrorHandling } from '../http/errors.js';
+import { registerAuth } from '../http/auth.js';
+import { serializerCompiler, validatorCompiler } from '../http/validation.js';
+import { VERSION } from '../version.js';
+import { metaRoutes } from '../meta/routes.js';
+import { userRoutes } from '../users/routes.js';
+import { tokenRoutes } from '../tokens/routes.js';
+import { orgRoutes } from '../orgs/routes.js';
+import { quotaRoutes } from '../quota/routes.js';
+import { repoRoutes } from '../repos/routes.js';
+import { gitHttpRoutes } from '../git/http.js';
+import { gitDataRoutes } from '../git/data-routes.js';
+import { forkRoutes } from '../repos/fork-routes.js';
+import { lfsRoutes } from '../lfs/routes.js';
+import { protectionRoutes } from '../protection/routes.js';
+import { statusesRoutes } from '../statuses/routes.js';
+import { mirrorsRoutes } from '../mirrors/routes.js';
+import { issuesRoutes } from '../issues/routes.js';
+import { labelsRoutes } from '../labels/routes.js';
+import { milestonesRoutes } from '../milestones/routes.js';
+import { attachmentDownloadRoutes, attachmentsRoutes } from '../attachments/routes.js';
+import { releasesRoutes } from '../releases/routes.js';
+import { notificationsRoutes } from '../notifications/routes.js';
+import { webhooksRoutes } from '../webhooks/routes.js';
+import { pullsRoutes } from '../pulls/routes.js';
+import { actionsRoutes, actionsRunnerRoutes } from '../actions/routes.js';
+import { artifactsRoutes, artifactServiceRoutes } from '../artifacts/routes.js';
+
+/** Each domain's API routes, registered under /api/v1. */
+const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
+  metaRoutes,
+  userRoutes,
+  tokenRoutes,
+  orgRoutes,
+  quotaRoutes,
+  repoRoutes,
+  forkRoutes,
+  gitDataRoutes,
+  protectionRoutes,
+  statusesRoutes,
+  mirrorsRoutes,
+  issuesRoutes,
+  labelsRoutes,
+  milestonesRoutes,
+  attachmentsRoutes,
+  releasesRoutes,
+  notificationsRoutes,
+  pullsRoutes,
+  webhooksRoutes,
+  actionsRoutes,
+  artifactsRoutes,
+];
+
+export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.log as FastifyBaseLogger,
+    trustProxy: false,
+    bodyLimit: 10 * 1024 * 1024,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler());
+  app.setSerializerCompiler(serializerCompiler());
+
+  const docsUrl = `${ctx.config.server.rootUrl}api/swagger`;
+  registerErrorHandling(app, docsUrl);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Anvil API',
+        description:
+          "Anvil: a self-hosted code-hosting service. The API is compatible with Forgejo's /api/v1.",
+        version: VERSION.api,
+      },
+      servers: [{ url: `${ctx.config.server.rootUrl}api/v1` }],
+      components: {
+        securitySchemes: {
+          BasicAuth: { type: 'http', scheme: 'basic' },
+          AuthorizationHeaderToken: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Authorization',
+            description: 'API tokens must be prepended with "token" followed by a space.',
+          },
+          SudoHeader: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Sudo',
+            description: 'Sudo API request as the user (admins only).',
+          },
+        },
+      },
+      security: [{ BasicAuth: [] }, { AuthorizationHeaderToken: [] }, { SudoHeader: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/swagger' });
+  app.get('/swagger.v1.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(
+    async (api) => {
+      registerAuth(api, ctx.auth, ctx.users);
+      for (const routes of apiRoutes) routes(api as unknown as Api, ctx);
+    },
+    { prefix: '/api/v1' },
+  );
+  // Attachment downloads (browser_download_url), outside /api/v1: they authenticate on their own.
+  await app.register(async (files) => attachmentDownloadRoutes(files, ctx));
+  // Git over HTTP, outside /api/v1 and its authentication hook (git has its own 401 handshake).
+  await app.register(async (gitScope) => {
+    gitHttpRoutes(gitScope, ctx);
+    lfsRoutes(gitScope, ctx);
+  });
+  // Runner-facing actions endpoints and the artifact service, each in a scope of its own.
+  await app.register(async (scope) => actionsRunnerRoutes(scope, ctx));
+  await app.register(async (scope) => artifactServiceRoutes(scope, ctx));
+  return app;
+}

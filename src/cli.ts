@@ -1,0 +1,245 @@
+#!/usr/bin/env node
+// The `anvil` command: `anvil web` serves Anvil; `anvil admin ...` administers it from the shell.
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { pino, destination, type Logger } from 'pino';
+import { loadConfig, ConfigError, type Config } from './config/config.js';
+import { createContext, type AppContext } from './app/context.js';
+import { buildServer } from './app/server.js';
+import { AppError } from './errors.js';
+import { VERSION } from './version.js';
+import { runnerCommand } from './actions/runner-cli.js';
+
+function parseBool(value: string | undefined): boolean {
+  if (value === undefined) return true;
+  const v = value.toLowerCase();
+  if (['true', '1', 'yes'].includes(v)) return true;
+  if (['false', '0', 'no'].includes(v)) return false;
+  throw new InvalidArgumentError(`"${value}" is not a boolean (true or false)`);
+}
+
+function parsePort(value: string): string {
+  if (!/^\d+$/.test(value) || Number(value) > 65535) {
+    throw new InvalidArgumentError(`"${value}" is not a port number (0 to 65535)`);
+  }
+  return value;
+}
+
+/** The configuration; `overrides` are ANVIL__SECTION__KEY settings that win over the environment. */
+function config(opts: { config?: string }, forServer = false, overrides: NodeJS.ProcessEnv = {}): Config {
+  return loadConfig({
+    configPath: opts.config,
+    persistSecretKey: forServer,
+    env: { ...process.env, ...overrides },
+  });
+}
+
+/** Runs an admin command with a context on the configured database, closing it afterwards. */
+async function withContext(opts: { config?: string }, fn: (ctx: AppContext) => Promise<void>): Promise<void> {
+  const cfg = config(opts);
+  const log = pino({ level: 'warn' }, destination(2));
+  const ctx = await createContext(cfg, log);
+  try {
+    await fn(ctx);
+  } finally {
+    await ctx.close();
+  }
+}
+
+export function startLogger(cfg: Config): Logger {
+  return pino({ level: cfg.log.level });
+}
+
+async function web(opts: { config?: string; port?: string }): Promise<void> {
+  // --port is [server] HTTP_PORT, set before loading so that a default ROOT_URL follows it.
+  const cfg = config(opts, true, opts.port === undefined ? {} : { ANVIL__SERVER__HTTP_PORT: opts.port });
+  const log = startLogger(cfg);
+  const ctx = await createContext(cfg, log);
+  const app = await buildServer(ctx);
+  await app.listen({ host: cfg.server.httpAddr, port: cfg.server.httpPort });
+  ctx.mirrors.start();
+  ctx.webhooks.start();
+  ctx.artifacts.start();
+  ctx.actions.start();
+  log.info(`Anvil ${VERSION.anvil} serving ${cfg.server.rootUrl} (database: ${cfg.database.type})`);
+  const stop = async () => {
+    await app.close();
+    await ctx.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+}
+
+const program = new Command('anvil')
+  .description('Anvil: a self-hosted code-hosting service with a Forgejo-compatible API')
+  .version(VERSION.anvil)
+  .showHelpAfterError();
+
+const configOption = () =>
+  new Option('-c, --config <path>', 'configuration file (default: ./data/app.ini if present)');
+
+program
+  .command('web')
+  .description('start the web server')
+  .addOption(configOption())
+  .option('-p, --port <port>', 'port to listen on (overrides [server] HTTP_PORT)', parsePort)
+  .action(web);
+
+const admin = program.command('admin').description('administration commands');
+const user = admin.command('user').description('manage users');
+
+user
+  .command('create')
+  .description('create a user')
+  .addOption(configOption())
+  .requiredOption('--username <name>', 'user name')
+  .requiredOption('--password <password>', 'password')
+  .requiredOption('--email <email>', 'e-mail address')
+  .option('--admin', 'make the user a site administrator', false)
+  .option(
+    '--must-change-password [bool]',
+    'require a password change (default: true, false for the first user)',
+    parseBool,
+  )
+  .action(
+    async (opts: {
+      config?: string;
+      username: string;
+      password: string;
+      email: string;
+      admin: boolean;
+      mustChangePassword?: boolean;
+    }) =>
+      withContext(opts, async (ctx) => {
+        const first = (await ctx.users.list({ type: 0 }, { page: 1, limit: 1, offset: 0 }))[1] === 0;
+        const created = await ctx.users.create({
+          username: opts.username,
+          password: opts.password,
+          email: opts.email,
+          isAdmin: opts.admin,
+          mustChangePassword: opts.mustChangePassword ?? !first,
+        });
+        console.log(`New user '${created.name}' has been successfully created!`);
+      }),
+  );
+
+user
+  .command('list')
+  .description('list users')
+  .addOption(configOption())
+  .option('--admin', 'list only site administrators', false)
+  .action(async (opts: { config?: string; admin: boolean }) =>
+    withContext(opts, async (ctx) => {
+      const rows: string[][] = [['ID', 'Username', 'Email', 'IsActive', 'IsAdmin']];
+      const limit = 1000;
+      for (let page = 1; ; page++) {
+        const [users] = await ctx.users.list({ type: 0 }, { page, limit, offset: (page - 1) * limit });
+        for (const u of users) {
+          if (opts.admin && !u.is_admin) continue;
+          rows.push([String(u.id), u.name, u.email, String(u.is_active === 1), String(u.is_admin === 1)]);
+        }
+        if (users.length < limit) break;
+      }
+      const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+      for (const r of rows)
+        console.log(
+          r
+            .map((c, i) => c.padEnd(widths[i]!))
+            .join('  ')
+            .trimEnd(),
+        );
+    }),
+  );
+
+user
+  .command('delete')
+  .description('delete a user')
+  .addOption(configOption())
+  .requiredOption('--username <name>', 'user name')
+  .option('--purge', 'also delete their repositories, memberships and organizations they alone own', false)
+  .action(async (opts: { config?: string; username: string; purge: boolean }) =>
+    withContext(opts, async (ctx) => {
+      const u = await ctx.users.requireUser(opts.username);
+      await ctx.users.delete(u, { purge: opts.purge });
+      console.log(`User '${u.name}' has been deleted.`);
+    }),
+  );
+
+user
+  .command('change-password')
+  .description("change a user's password")
+  .addOption(configOption())
+  .requiredOption('--username <name>', 'user name')
+  .requiredOption('--password <password>', 'new password')
+  .option('--must-change-password [bool]', 'require a password change at next sign-in', parseBool)
+  .action(
+    async (opts: { config?: string; username: string; password: string; mustChangePassword?: boolean }) =>
+      withContext(opts, async (ctx) => {
+        const u = await ctx.users.requireUser(opts.username);
+        await ctx.users.edit(u, {
+          password: opts.password,
+          mustChangePassword: opts.mustChangePassword ?? false,
+        });
+        console.log(`${u.name}'s password has been successfully updated!`);
+      }),
+  );
+
+user
+  .command('generate-access-token')
+  .description('generate an access token for a user')
+  .addOption(configOption())
+  .requiredOption('--username <name>', 'user name')
+  .option('--token-name <name>', 'token name', 'anvil-admin')
+  .option(
+    '--scopes <scopes>',
+    'comma-separated scopes, for example "all" or "read:user,write:repository"',
+    'all',
+  )
+  .option('--raw', 'print only the token', false)
+  .action(
+    async (opts: { config?: string; username: string; tokenName: string; scopes: string; raw: boolean }) =>
+      withContext(opts, async (ctx) => {
+        const u = await ctx.users.requireUser(opts.username);
+        const scopes = opts.scopes
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+        const created = await ctx.tokens.create(u, opts.tokenName, scopes);
+        console.log(opts.raw ? created.token : `Access token was successfully created: ${created.token}`);
+      }),
+  );
+
+const quota = admin.command('quota').description('quota engine');
+
+quota
+  .command('recalculate')
+  .description('recompute quota usage from the resource tables and report any drift')
+  .addOption(configOption())
+  .option('--owner <name>', 'only this user or organization')
+  .action(async (opts: { config?: string; owner?: string }) =>
+    withContext(opts, async (ctx) => {
+      const owner = opts.owner ? await ctx.users.requireAccount(opts.owner) : undefined;
+      const drift = await ctx.quota.recalculate(owner?.id);
+      const names = await ctx.users.getByIds([...new Set(drift.map((d) => d.ownerId))]);
+      for (const d of drift) {
+        const who = names.get(d.ownerId)?.name ?? `#${d.ownerId}`;
+        console.log(`drift: ${who} ${d.subject}: stored ${d.stored}, actual ${d.actual} (fixed)`);
+      }
+      console.log(
+        drift.length
+          ? `${drift.length} total(s) corrected.`
+          : 'No drift: stored usage matches the resources.',
+      );
+    }),
+  );
+
+program.addCommand(runnerCommand());
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  if (err instanceof AppError || err instanceof ConfigError) {
+    console.error(`anvil: ${err.message}`);
+  } else {
+    console.error('anvil:', err instanceof Error ? (err.stack ?? err.message) : err);
+  }
+  process.exit(1);
+});

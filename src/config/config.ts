@@ -1,0 +1,431 @@
+// Configuration: an INI file in Forgejo's sections and keys, every key overridable from the
+// environment as ANVIL__SECTION__KEY. Each key is declared once below with its type and default;
+// an invalid value stops start-up with a message naming the key.
+import fs from 'node:fs';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import ini from 'ini';
+import { parseGoDuration } from '../mirrors/duration.js';
+
+export type DbType = 'sqlite3' | 'postgres';
+
+export interface Config {
+  /** The INI file that was read (or will receive generated secrets), if any. */
+  configPath: string | null;
+  server: {
+    httpAddr: string;
+    httpPort: number;
+    rootUrl: string;
+    appDataPath: string;
+  };
+  database: {
+    type: DbType;
+    path: string;
+    host: string;
+    name: string;
+    user: string;
+    passwd: string;
+    sslMode: string;
+  };
+  security: {
+    secretKey: string;
+    reverseProxyAuthenticationUser: string;
+    reverseProxyTrustedProxies: string[];
+  };
+  service: {
+    enableReverseProxyAuthenticationApi: boolean;
+  };
+  api: {
+    defaultPagingNum: number;
+    maxResponseItems: number;
+  };
+  repository: {
+    root: string;
+    /** Repositories an account may own; -1 is unlimited. A user's own max_repo_creation wins. */
+    maxCreationLimit: number;
+    /** Whether an account at its repository limit may still fork. */
+    allowForkWithoutMaximumLimit: boolean;
+  };
+  migrations: {
+    /** Host globs (or IPs/CIDRs) migrations and mirrors may reach; empty means any external host. */
+    allowedDomains: string[];
+    blockedDomains: string[];
+    /** Whether loopback, private and link-local addresses may be reached. */
+    allowLocalNetworks: boolean;
+  };
+  mirror: {
+    enabled: boolean;
+    /** Seconds between pull mirror updates when a migration does not say. */
+    defaultInterval: number;
+    /** Shortest interval (seconds) a pull or push mirror may have (0, "never", is always allowed). */
+    minInterval: number;
+  };
+  webhook: {
+    /** Seconds one delivery may take ([webhook] DELIVER_TIMEOUT). */
+    deliverTimeout: number;
+    /** Servers deliveries may reach: external, private, loopback, *, host globs, IPs, CIDRs. */
+    allowedHostList: string[];
+    skipTlsVerify: boolean;
+    /** Attempts per delivery before it is given up (Anvil; Forgejo tries once). */
+    maxAttempts: number;
+    /** Seconds before the first retry; each further retry waits twice as long (Anvil). */
+    retryDelay: number;
+    /** Deliveries under way at once (Anvil). */
+    concurrency: number;
+  };
+  actions: {
+    enabled: boolean;
+    /** Days an artifact is kept when its upload gives no expiry ([actions] ARTIFACT_RETENTION_DAYS). */
+    artifactRetentionDays: number;
+  };
+  quota: {
+    enabled: boolean;
+    defaultGroups: string[];
+  };
+  attachment: {
+    enabled: boolean;
+    /** Largest attachment accepted, in bytes ([attachment] MAX_SIZE is in MiB). */
+    maxSize: number;
+    /** Most files one upload request may carry. */
+    maxFiles: number;
+    /** Extensions (.zip), MIME types (text/plain) or wildcards (image/*) of issue and comment attachments; empty or * / * allows all. */
+    allowedTypes: string[];
+    /** The same for release attachments ([repository.release] ALLOWED_TYPES, empty by default). */
+    releaseAllowedTypes: string[];
+  };
+  log: {
+    level: string;
+  };
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+type Raw = Record<string, Record<string, string>>;
+
+export interface LoadOptions {
+  /** Path given with --config. */
+  configPath?: string | undefined;
+  /** Environment to read ANVIL__SECTION__KEY overrides from (defaults to process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Working directory that relative paths resolve against (defaults to process.cwd()). */
+  cwd?: string;
+  /** Generate and persist [security] SECRET_KEY when absent (true for the server). */
+  persistSecretKey?: boolean;
+}
+
+const ENV_PREFIX = 'ANVIL__';
+
+/** Forgejo's default [attachment] ALLOWED_TYPES. */
+const DEFAULT_ATTACHMENT_TYPES =
+  '.avif,.cpuprofile,.csv,.dmp,.docx,.fodg,.fodp,.fods,.fodt,.gif,.gz,.jpeg,.jpg,.json,.jsonc,.log,.md,.mov,' +
+  '.mp4,.odf,.odg,.odp,.ods,.odt,.patch,.pdf,.png,.pptx,.svg,.tgz,.txt,.webm,.webp,.xls,.xlsx,.zip';
+
+/** Reads ANVIL__SECTION__KEY variables into raw sections. `_0X2E_` in a section stands for a dot. */
+function envSections(env: NodeJS.ProcessEnv): Raw {
+  const raw: Raw = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || !name.toUpperCase().startsWith(ENV_PREFIX)) continue;
+    const rest = name.slice(ENV_PREFIX.length);
+    const sep = rest.lastIndexOf('__');
+    if (sep <= 0) continue;
+    const section = rest
+      .slice(0, sep)
+      .replace(/_0X2E_/gi, '.')
+      .toLowerCase();
+    const key = rest.slice(sep + 2).toUpperCase();
+    (raw[section] ??= {})[key] = value;
+  }
+  return raw;
+}
+
+/** The sections and keys of an INI file, section names lower-cased, keys upper-cased. */
+export function readIni(file: string): Raw {
+  const parsed = ini.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+  const raw: Raw = {};
+  // The ini package nests dotted section names ([repository.upload] → repository: { upload: ... });
+  // flatten them back into Forgejo's section names.
+  const addSection = (name: string, body: Record<string, unknown>) => {
+    const target = (raw[name.toLowerCase()] ??= {});
+    for (const [k, v] of Object.entries(body)) {
+      if (v !== null && typeof v === 'object') addSection(`${name}.${k}`, v as Record<string, unknown>);
+      else target[k.toUpperCase()] = String(v);
+    }
+  };
+  for (const [section, body] of Object.entries(parsed)) {
+    if (body && typeof body === 'object') addSection(section, body as Record<string, unknown>);
+    // keys before the first section header belong to the default section
+    else (raw[''] ??= {})[section.toUpperCase()] = String(body);
+  }
+  return raw;
+}
+
+class Reader {
+  constructor(private readonly raw: Raw) {}
+
+  private get(section: string, key: string): string | undefined {
+    const v = this.raw[section]?.[key];
+    return v === undefined ? undefined : v.trim();
+  }
+
+  string(section: string, key: string, def: string): string {
+    const v = this.get(section, key);
+    return v === undefined || v === '' ? def : v;
+  }
+
+  int(section: string, key: string, def: number, min: number, max: number): number {
+    const v = this.get(section, key);
+    if (v === undefined || v === '') return def;
+    if (!/^-?\d+$/.test(v) || Number(v) < min || Number(v) > max) {
+      throw new ConfigError(`[${section}] ${key}: "${v}" is not an integer between ${min} and ${max}`);
+    }
+    return Number(v);
+  }
+
+  bool(section: string, key: string, def: boolean): boolean {
+    const v = this.get(section, key);
+    if (v === undefined || v === '') return def;
+    const lower = v.toLowerCase();
+    if (['true', '1', 'yes', 'on'].includes(lower)) return true;
+    if (['false', '0', 'no', 'off'].includes(lower)) return false;
+    throw new ConfigError(`[${section}] ${key}: "${v}" is not a boolean (true or false)`);
+  }
+
+  oneOf<T extends string>(section: string, key: string, def: T, allowed: Record<string, T>): T {
+    const v = this.get(section, key);
+    if (v === undefined || v === '') return def;
+    const hit = allowed[v.toLowerCase()];
+    if (!hit) {
+      throw new ConfigError(`[${section}] ${key}: "${v}" must be one of ${Object.keys(allowed).join(', ')}`);
+    }
+    return hit;
+  }
+
+  /** A Go duration ("8h", "10m0s") as whole seconds. */
+  duration(section: string, key: string, def: number): number {
+    const v = this.get(section, key);
+    if (v === undefined || v === '') return def;
+    const seconds = parseGoDuration(v);
+    if (seconds === null)
+      throw new ConfigError(`[${section}] ${key}: "${v}" is not a duration such as 10m or 8h`);
+    return seconds;
+  }
+
+  list(section: string, key: string): string[] {
+    const v = this.get(section, key);
+    if (!v) return [];
+    return v
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+  }
+}
+
+function merge(base: Raw, over: Raw): Raw {
+  const out: Raw = {};
+  for (const src of [base, over]) {
+    for (const [section, keys] of Object.entries(src)) Object.assign((out[section] ??= {}), keys);
+  }
+  return out;
+}
+
+/** Where the configuration file is: --config, else APP_DATA_PATH/app.ini (./data/app.ini by default). */
+function resolveConfigPath(opts: LoadOptions, env: NodeJS.ProcessEnv, cwd: string): string | null {
+  if (opts.configPath) {
+    const p = path.resolve(cwd, opts.configPath);
+    if (!fs.existsSync(p)) throw new ConfigError(`config file ${p} does not exist`);
+    return p;
+  }
+  const dataPath = envSections(env)['server']?.['APP_DATA_PATH']?.trim() || 'data';
+  const p = path.resolve(cwd, dataPath, 'app.ini');
+  return fs.existsSync(p) ? p : null;
+}
+
+export function loadConfig(opts: LoadOptions = {}): Config {
+  const env = opts.env ?? process.env;
+  const cwd = opts.cwd ?? process.cwd();
+  const configPath = resolveConfigPath(opts, env, cwd);
+  let fromFile: Raw = {};
+  if (configPath) {
+    try {
+      fromFile = readIni(configPath);
+    } catch (err) {
+      throw new ConfigError(`cannot read config file ${configPath}: ${(err as Error).message}`);
+    }
+  }
+  const r = new Reader(merge(fromFile, envSections(env)));
+
+  const httpPort = r.int('server', 'HTTP_PORT', 3000, 0, 65535);
+  const httpAddr = r.string('server', 'HTTP_ADDR', '0.0.0.0');
+  const appDataPath = path.resolve(cwd, r.string('server', 'APP_DATA_PATH', 'data'));
+  let rootUrl = r.string('server', 'ROOT_URL', `http://localhost:${httpPort}/`);
+  try {
+    const u = new URL(rootUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
+  } catch {
+    throw new ConfigError(`[server] ROOT_URL: "${rootUrl}" is not an http(s) URL`);
+  }
+  if (!rootUrl.endsWith('/')) rootUrl += '/';
+
+  const dbType = r.oneOf<DbType>('database', 'DB_TYPE', 'sqlite3', {
+    sqlite3: 'sqlite3',
+    sqlite: 'sqlite3',
+    postgres: 'postgres',
+    postgresql: 'postgres',
+  });
+
+  const config: Config = {
+    configPath,
+    server: { httpAddr, httpPort, rootUrl, appDataPath },
+    database: {
+      type: dbType,
+      path: path.resolve(cwd, r.string('database', 'PATH', path.join(appDataPath, 'anvil.db'))),
+      host: r.string('database', 'HOST', '127.0.0.1:5432'),
+      name: r.string('database', 'NAME', 'anvil'),
+      user: r.string('database', 'USER', 'postgres'),
+      passwd: r.string('database', 'PASSWD', ''),
+      sslMode: r.oneOf('database', 'SSL_MODE', 'disable', {
+        disable: 'disable',
+        require: 'require',
+        'verify-full': 'verify-full',
+      }),
+    },
+    security: {
+      secretKey: r.string('security', 'SECRET_KEY', ''),
+      reverseProxyAuthenticationUser: r.string(
+        'security',
+        'REVERSE_PROXY_AUTHENTICATION_USER',
+        'X-WEBAUTH-USER',
+      ),
+      reverseProxyTrustedProxies: r.list('security', 'REVERSE_PROXY_TRUSTED_PROXIES').length
+        ? r.list('security', 'REVERSE_PROXY_TRUSTED_PROXIES')
+        : ['127.0.0.0/8', '::1/128'],
+    },
+    service: {
+      enableReverseProxyAuthenticationApi: r.bool(
+        'service',
+        'ENABLE_REVERSE_PROXY_AUTHENTICATION_API',
+        false,
+      ),
+    },
+    api: {
+      defaultPagingNum: r.int('api', 'DEFAULT_PAGING_NUM', 30, 1, 10000),
+      maxResponseItems: r.int('api', 'MAX_RESPONSE_ITEMS', 50, 1, 10000),
+    },
+    repository: {
+      root: path.resolve(cwd, r.string('repository', 'ROOT', path.join(appDataPath, 'repositories'))),
+      maxCreationLimit: r.int('repository', 'MAX_CREATION_LIMIT', -1, -1, 2 ** 31 - 1),
+      allowForkWithoutMaximumLimit: r.bool('repository', 'ALLOW_FORK_WITHOUT_MAXIMUM_LIMIT', true),
+    },
+    migrations: {
+      allowedDomains: r.list('migrations', 'ALLOWED_DOMAINS'),
+      blockedDomains: r.list('migrations', 'BLOCKED_DOMAINS'),
+      allowLocalNetworks: r.bool('migrations', 'ALLOW_LOCALNETWORKS', false),
+    },
+    mirror: {
+      enabled: r.bool('mirror', 'ENABLED', true),
+      defaultInterval: r.duration('mirror', 'DEFAULT_INTERVAL', 8 * 3600),
+      minInterval: r.duration('mirror', 'MIN_INTERVAL', 10 * 60),
+    },
+    webhook: {
+      deliverTimeout: r.int('webhook', 'DELIVER_TIMEOUT', 5, 1, 3600),
+      allowedHostList: r.list('webhook', 'ALLOWED_HOST_LIST').length
+        ? r.list('webhook', 'ALLOWED_HOST_LIST')
+        : ['external'],
+      skipTlsVerify: r.bool('webhook', 'SKIP_TLS_VERIFY', false),
+      maxAttempts: r.int('webhook', 'MAX_ATTEMPTS', 6, 1, 100),
+      retryDelay: r.duration('webhook', 'RETRY_DELAY', 30),
+      concurrency: r.int('webhook', 'CONCURRENCY', 16, 1, 1000),
+    },
+    actions: {
+      enabled: r.bool('actions', 'ENABLED', false),
+      artifactRetentionDays: r.int('actions', 'ARTIFACT_RETENTION_DAYS', 90, 1, 36500),
+    },
+    quota: {
+      enabled: r.bool('quota', 'ENABLED', true),
+      defaultGroups: r.list('quota', 'DEFAULT_GROUPS'),
+    },
+    attachment: {
+      enabled: r.bool('attachment', 'ENABLED', true),
+      maxSize: r.int('attachment', 'MAX_SIZE', 2048, 1, 2 ** 23) * 1024 * 1024,
+      maxFiles: r.int('attachment', 'MAX_FILES', 5, 1, 1000),
+      // Empty means Forgejo's default list, as there; `*/*` allows every type.
+      allowedTypes: r.list('attachment', 'ALLOWED_TYPES').length
+        ? r.list('attachment', 'ALLOWED_TYPES')
+        : DEFAULT_ATTACHMENT_TYPES.split(','),
+      releaseAllowedTypes: r.list('repository.release', 'ALLOWED_TYPES'),
+    },
+    log: {
+      level: r.oneOf('log', 'LEVEL', 'info', {
+        trace: 'trace',
+        debug: 'debug',
+        info: 'info',
+        warn: 'warn',
+        error: 'error',
+        fatal: 'fatal',
+        none: 'silent',
+        silent: 'silent',
+      }),
+    },
+  };
+
+  if (config.api.defaultPagingNum > config.api.maxResponseItems) {
+    config.api.defaultPagingNum = config.api.maxResponseItems;
+  }
+  if (!config.security.secretKey && opts.persistSecretKey) {
+    config.security.secretKey = persistSecretKey(config);
+  }
+  return config;
+}
+
+/**
+ * The INI text with `line` as the [security] SECRET_KEY: it replaces an empty SECRET_KEY line of
+ * that section (Forgejo's sample app.ini has one), else goes right under the section header, else
+ * into a new section at the end. Everything else in the file, comments included, is kept.
+ */
+function withSecretKey(text: string, line: string): string {
+  const lines = text.split('\n');
+  let inSecurity = false;
+  let header = -1;
+  for (const [i, raw] of lines.entries()) {
+    const l = raw.trim();
+    const section = /^\[(.*)\]$/.exec(l);
+    if (section) {
+      inSecurity = section[1]!.trim().toLowerCase() === 'security';
+      if (inSecurity && header < 0) header = i;
+    } else if (inSecurity && /^SECRET_KEY\s*=\s*(?:""|'')?$/i.test(l)) {
+      lines[i] = line + (raw.endsWith('\r') ? '\r' : '');
+      return lines.join('\n');
+    }
+  }
+  if (header >= 0) {
+    lines.splice(header + 1, 0, line + (lines[header]!.endsWith('\r') ? '\r' : ''));
+    return lines.join('\n');
+  }
+  const sep = text === '' ? '' : text.endsWith('\n') ? '\n' : '\n\n';
+  return `${text}${sep}[security]\n${line}\n`;
+}
+
+/**
+ * Generates [security] SECRET_KEY and writes it into the configuration file in use (creating
+ * APP_DATA_PATH/app.ini when there is none), as Forgejo does on first start.
+ */
+function persistSecretKey(config: Config): string {
+  const key = crypto.randomBytes(32).toString('base64url');
+  const file = config.configPath ?? path.join(config.server.appDataPath, 'app.ini');
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+    fs.writeFileSync(file, withSecretKey(text, `SECRET_KEY = ${key}`), { mode: 0o600 });
+  } catch (err) {
+    throw new ConfigError(
+      `[security] SECRET_KEY: absent and cannot be saved to ${file}: ${(err as Error).message}`,
+    );
+  }
+  config.configPath = file;
+  return key;
+}

@@ -1,0 +1,60 @@
+// Versioned migrations, applied in name order at start-up. A migration is never edited once it has
+// landed; a change to the schema is a new file in ./migrations and a line in the list below.
+import { Migrator, type Kysely, type Migration } from 'kysely';
+import type { Dialect } from './database.js';
+import type { DB } from './schema.js';
+import * as m0001 from './migrations/0001_foundation.js';
+import * as m0002 from './migrations/0002_quota.js';
+import * as m0003 from './migrations/0003_repos.js';
+import * as m0004 from './migrations/0004_lfs.js';
+import * as m0005 from './migrations/0005_protection.js';
+import * as m0006 from './migrations/0006_mirrors.js';
+import * as m0007 from './migrations/0007_issues.js';
+import * as m0008 from './migrations/0008_attachments.js';
+import * as m0009 from './migrations/0009_releases.js';
+import * as m0010 from './migrations/0010_notifications.js';
+import * as m0011 from './migrations/0011_webhooks.js';
+import * as m0012 from './migrations/0012_actions.js';
+import * as m0013 from './migrations/0013_artifacts.js';
+import * as m0014 from './migrations/0014_pulls.js';
+
+export interface AnvilMigration {
+  up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
+}
+
+const migrations: Record<string, AnvilMigration> = {
+  '0001_foundation': m0001,
+  '0002_quota': m0002,
+  '0003_repos': m0003,
+  '0004_lfs': m0004,
+  '0005_protection': m0005,
+  '0006_mirrors': m0006,
+  '0007_issues': m0007,
+  '0008_attachments': m0008,
+  '0009_releases': m0009,
+  '0010_notifications': m0010,
+  '0011_webhooks': m0011,
+  '0012_actions': m0012,
+  '0013_artifacts': m0013,
+  '0014_pulls': m0014,
+};
+
+export async function migrateToLatest(db: Kysely<DB>, dialect: Dialect): Promise<void> {
+  const provided: Record<string, Migration> = {};
+  for (const [name, m] of Object.entries(migrations)) {
+    provided[name] = { up: (k) => m.up(k as Kysely<unknown>, dialect) };
+  }
+  const migrator = new Migrator({
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations work below the typed schema
+    db: db as unknown as Kysely<any>,
+    provider: { getMigrations: async () => provided },
+    migrationTableName: 'anvil_migration',
+    migrationLockTableName: 'anvil_migration_lock',
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    const cause = error instanceof Error ? error.message : String(error ?? 'unknown error');
+    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${cause}`);
+  }
+}

@@ -1,0 +1,42 @@
+// The database's shape: each domain declares its own tables in its tables.ts; this is their union.
+import type { UserTables } from '../users/tables.js';
+import type { TokenTables } from '../tokens/tables.js';
+import type { OrgTables } from '../orgs/tables.js';
+import type { QuotaTables } from '../quota/tables.js';
+import type { RepoTables } from '../repos/tables.js';
+import type { LfsTables } from '../lfs/tables.js';
+import type { ProtectionTables } from '../protection/tables.js';
+import type { StatusTables } from '../statuses/tables.js';
+import type { MirrorTables } from '../mirrors/tables.js';
+import type { IssueTables } from '../issues/tables.js';
+import type { LabelTables } from '../labels/tables.js';
+import type { MilestoneTables } from '../milestones/tables.js';
+import type { AttachmentTables } from '../attachments/tables.js';
+import type { ReleaseTables } from '../releases/tables.js';
+import type { NotificationTables } from '../notifications/tables.js';
+import type { WebhookTables } from '../webhooks/tables.js';
+import type { ActionsTables } from '../actions/tables.js';
+import type { ArtifactTables } from '../artifacts/tables.js';
+import type { PullTables } from '../pulls/tables.js';
+
+export interface DB
+  extends
+    UserTables,
+    TokenTables,
+    OrgTables,
+    QuotaTables,
+    RepoTables,
+    LfsTables,
+    ProtectionTables,
+    StatusTables,
+    MirrorTables,
+    IssueTables,
+    LabelTables,
+    MilestoneTables,
+    AttachmentTables,
+    ReleaseTables,
+    NotificationTables,
+    WebhookTables,
+    ActionsTables,
+    ArtifactTables,
+    PullTables {}

@@ -1,0 +1,87 @@
+// In-process events for later consumers (webhooks, actions, push mirrors). Listeners run after
+// the change has committed; a failing listener is logged and never undoes or blocks the change.
+import type { Logger } from 'pino';
+import type { ReleaseRow } from '../releases/store.js';
+
+export interface RefUpdate {
+  ref: string;
+  oldOid: string;
+  newOid: string;
+}
+
+export interface AnvilEvents {
+  push: { repoId: number; pusherId: number; updates: RefUpdate[] };
+  'repository.created': { repoId: number; doerId: number };
+  'repository.deleted': { repoId: number; ownerId: number; name: string; doerId: number };
+  // Issues and pull requests (isPull tells them apart), their labels, assignees and comments.
+  'issue.opened': IssueEvent & { mentionedIds: number[] };
+  'issue.edited': IssueEvent & { changes: IssueChanges };
+  /** commitId: the commit whose message closed it, '' when closed by hand (the webhook's commit_id). */
+  'issue.closed': IssueEvent & { commitId: string };
+  'issue.reopened': IssueEvent & { commitId: string };
+  'issue.labelled': IssueEvent & { added: number[]; removed: number[] };
+  'issue.assigned': IssueEvent & { added: number[]; removed: number[] };
+  'issue.milestoned': IssueEvent & { milestoneId: number | null; oldMilestoneId: number | null };
+  'issue.deleted': IssueEvent;
+  'comment.created': CommentEvent & { mentionedIds: number[] };
+  'comment.edited': CommentEvent & { oldBody: string };
+  'comment.deleted': CommentEvent;
+  // Releases; drafts are not announced. `release` is the row after the change (before, for deleted).
+  'release.published': ReleaseEvent;
+  'release.updated': ReleaseEvent;
+  'release.deleted': ReleaseEvent;
+}
+
+export interface ReleaseEvent {
+  repoId: number;
+  doerId: number;
+  release: ReleaseRow;
+}
+
+/** Which issue (or pull request) changed, and who changed it. */
+export interface IssueEvent {
+  repoId: number;
+  issueId: number;
+  index: number;
+  isPull: boolean;
+  doerId: number;
+}
+
+/** The previous values of what an edit changed. */
+export interface IssueChanges {
+  title?: { from: string };
+  body?: { from: string };
+  ref?: { from: string };
+  dueDate?: { from: number };
+}
+
+export interface CommentEvent extends IssueEvent {
+  commentId: number;
+}
+
+type Listener<K extends keyof AnvilEvents> = (payload: AnvilEvents[K]) => void | Promise<void>;
+
+export class EventBus {
+  private readonly listeners = new Map<keyof AnvilEvents, Array<Listener<keyof AnvilEvents>>>();
+
+  constructor(private readonly log: Logger) {}
+
+  on<K extends keyof AnvilEvents>(event: K, listener: Listener<K>): void {
+    const list = this.listeners.get(event) ?? [];
+    list.push(listener as Listener<keyof AnvilEvents>);
+    this.listeners.set(event, list);
+  }
+
+  /** Calls every listener; returns when all have finished (tests can await it). */
+  async emit<K extends keyof AnvilEvents>(event: K, payload: AnvilEvents[K]): Promise<void> {
+    await Promise.all(
+      (this.listeners.get(event) ?? []).map(async (l) => {
+        try {
+          await l(payload);
+        } catch (err) {
+          this.log.error({ err, event }, 'event listener failed');
+        }
+      }),
+    );
+  }
+}

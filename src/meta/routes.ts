@@ -1,0 +1,192 @@
+// Server metadata: version and the settings clients read to size their requests.
+import { Type } from 'typebox';
+import type { AppContext } from '../app/context.js';
+import type { Api } from '../http/types.js';
+import { VERSION } from '../version.js';
+import { notFound } from '../errors.js';
+import { GITIGNORES, LICENSES } from '../repos/templates.js';
+
+const ServerVersion = Type.Object({ version: Type.String() }, { title: 'ServerVersion' });
+const GeneralAPISettings = Type.Object(
+  {
+    default_paging_num: Type.Integer(),
+    max_response_items: Type.Integer(),
+    default_git_trees_per_page: Type.Integer(),
+    default_max_blob_size: Type.Integer(),
+  },
+  { title: 'GeneralAPISettings' },
+);
+
+export function metaRoutes(app: Api, ctx: AppContext): void {
+  app.get(
+    '/version',
+    {
+      schema: {
+        tags: ['miscellaneous'],
+        summary: 'Returns the version of the running application',
+        response: { 200: ServerVersion },
+      },
+    },
+    async () => ({ version: VERSION.api }),
+  );
+
+  app.get(
+    '/settings/api',
+    {
+      schema: {
+        tags: ['settings'],
+        summary: "Get instance's global settings for api",
+        response: { 200: GeneralAPISettings },
+      },
+    },
+    async () => ({
+      default_paging_num: ctx.config.api.defaultPagingNum,
+      max_response_items: ctx.config.api.maxResponseItems,
+      default_git_trees_per_page: 1000,
+      default_max_blob_size: 10485760,
+    }),
+  );
+
+  app.get(
+    '/settings/repository',
+    {
+      schema: {
+        tags: ['settings'],
+        summary: "Get instance's global settings for repositories",
+        response: {
+          200: Type.Object(
+            {
+              mirrors_disabled: Type.Boolean(),
+              http_git_disabled: Type.Boolean(),
+              migrations_disabled: Type.Boolean(),
+              stars_disabled: Type.Boolean(),
+              time_tracking_disabled: Type.Boolean(),
+              lfs_disabled: Type.Boolean(),
+              forks_disabled: Type.Boolean(),
+            },
+            { title: 'GeneralRepoSettings' },
+          ),
+        },
+      },
+    },
+    async () => ({
+      mirrors_disabled: false,
+      http_git_disabled: false,
+      migrations_disabled: false,
+      stars_disabled: false,
+      time_tracking_disabled: false,
+      lfs_disabled: false,
+      forks_disabled: false,
+    }),
+  );
+
+  app.get(
+    '/settings/ui',
+    {
+      schema: {
+        tags: ['settings'],
+        summary: "Get instance's global settings for ui",
+        response: {
+          200: Type.Object(
+            {
+              default_theme: Type.String(),
+              allowed_reactions: Type.Array(Type.String()),
+              custom_emojis: Type.Array(Type.String()),
+            },
+            { title: 'GeneralUISettings' },
+          ),
+        },
+      },
+    },
+    async () => ({
+      default_theme: 'forgejo-auto',
+      allowed_reactions: ['+1', '-1', 'laugh', 'hooray', 'confused', 'heart', 'rocket', 'eyes'],
+      custom_emojis: [],
+    }),
+  );
+
+  const GitignoreTemplateInfo = Type.Object(
+    { name: Type.String(), source: Type.String() },
+    { title: 'GitignoreTemplateInfo' },
+  );
+  app.get(
+    '/gitignore/templates',
+    {
+      schema: {
+        tags: ['miscellaneous'],
+        summary: 'Returns a list of all gitignore templates',
+        response: { 200: Type.Array(Type.String()) },
+      },
+    },
+    async () => Object.keys(GITIGNORES).sort(),
+  );
+  app.get(
+    '/gitignore/templates/:name',
+    {
+      schema: {
+        tags: ['miscellaneous'],
+        summary: 'Returns information about a gitignore template',
+        params: Type.Object({ name: Type.String() }),
+        response: { 200: GitignoreTemplateInfo },
+      },
+    },
+    async (request) => {
+      const source = GITIGNORES[request.params.name];
+      if (source === undefined)
+        throw notFound(`gitignore template does not exist [name: ${request.params.name}]`);
+      return { name: request.params.name, source };
+    },
+  );
+
+  const licenseUrl = (key: string) =>
+    `${ctx.config.server.rootUrl}api/v1/licenses/${encodeURIComponent(key)}`;
+  app.get(
+    '/licenses',
+    {
+      schema: {
+        tags: ['miscellaneous'],
+        summary: 'Returns a list of all license templates',
+        response: {
+          200: Type.Array(
+            Type.Object(
+              { key: Type.String(), name: Type.String(), url: Type.String() },
+              { title: 'LicensesTemplateListEntry' },
+            ),
+          ),
+        },
+      },
+    },
+    async () =>
+      Object.keys(LICENSES)
+        .sort()
+        .map((key) => ({ key, name: key, url: licenseUrl(key) })),
+  );
+  app.get(
+    '/licenses/:name',
+    {
+      schema: {
+        tags: ['miscellaneous'],
+        summary: 'Returns information about a license template',
+        params: Type.Object({ name: Type.String() }),
+        response: {
+          200: Type.Object(
+            {
+              key: Type.String(),
+              name: Type.String(),
+              url: Type.String(),
+              body: Type.String(),
+              implementation: Type.String(),
+            },
+            { title: 'LicenseTemplateInfo' },
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const key = request.params.name;
+      const text = LICENSES[key];
+      if (!text) throw notFound(`license template does not exist [name: ${key}]`);
+      return { key, name: key, url: licenseUrl(key), body: text('<copyright holders>'), implementation: '' };
+    },
+  );
+}

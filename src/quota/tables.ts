@@ -1,0 +1,40 @@
+import type { Generated } from 'kysely';
+
+export interface QuotaRuleTable {
+  name: string;
+  /** Bytes; -1 means unlimited. */
+  limit_size: number;
+  /** JSON array of subject strings. */
+  subjects: string;
+}
+
+export interface QuotaGroupTable {
+  name: string;
+}
+
+export interface QuotaGroupRuleTable {
+  id: Generated<number>;
+  group_name: string;
+  rule_name: string;
+}
+
+export interface QuotaGroupUserTable {
+  id: Generated<number>;
+  group_name: string;
+  user_id: number;
+}
+
+/** Per-owner totals of each stored subject, kept current in the same transaction as each write. */
+export interface QuotaUsageTable {
+  owner_id: number;
+  subject: string;
+  size: number;
+}
+
+export interface QuotaTables {
+  quota_rule: QuotaRuleTable;
+  quota_group: QuotaGroupTable;
+  quota_group_rule: QuotaGroupRuleTable;
+  quota_group_user: QuotaGroupUserTable;
+  quota_usage: QuotaUsageTable;
+}

@@ -1,0 +1,191 @@
+// HTTP routes for accounts: /user, /users/*, and the administration of users under /admin/users.
+import { Type } from 'typebox';
+import type { AppContext } from '../app/context.js';
+import type { Api } from '../http/types.js';
+import { signedIn, signedViewer } from '../http/auth.js';
+import { PageFields, pageOf, sendPage } from '../http/pagination.js';
+import { notFound } from '../errors.js';
+import { UserType } from './tables.js';
+import { CreateUserOption, EditUserOption, User, UserSearchResults, toUserJson } from './schemas.js';
+
+const UsernameParams = Type.Object({ username: Type.String() });
+
+export function userRoutes(app: Api, ctx: AppContext): void {
+  const { users, config } = ctx;
+  const rootUrl = config.server.rootUrl;
+  const json =
+    (viewer: Parameters<typeof toUserJson>[1]['viewer']) => (u: Parameters<typeof toUserJson>[0]) =>
+      toUserJson(u, { rootUrl, viewer });
+
+  app.get(
+    '/user',
+    {
+      schema: { tags: ['user'], summary: 'Get the authenticated user', response: { 200: User } },
+      config: { auth: { scope: 'user', require: 'signed' } },
+    },
+    async (request) => toUserJson(signedIn(request).user, { rootUrl, viewer: signedViewer(request) }),
+  );
+
+  app.get(
+    '/users/search',
+    {
+      schema: {
+        tags: ['user'],
+        summary: 'Search for users',
+        querystring: Type.Object({
+          ...PageFields,
+          q: Type.Optional(Type.String()),
+          uid: Type.Optional(Type.Integer()),
+        }),
+        response: { 200: UserSearchResults },
+      },
+      config: { auth: { scope: 'user' } },
+    },
+    async (request, reply) => {
+      const page = pageOf(request.query, ctx.paging);
+      const result = await users.search(
+        { keyword: request.query.q?.trim(), uid: request.query.uid, viewer: request.viewer },
+        page,
+      );
+      return { ok: true, data: sendPage(request, reply, result, page, rootUrl, json(request.viewer)) };
+    },
+  );
+
+  app.get(
+    '/users/:username',
+    {
+      schema: { tags: ['user'], summary: 'Get a user', params: UsernameParams, response: { 200: User } },
+      config: { auth: { scope: 'user' } },
+    },
+    async (request) => {
+      // As in Forgejo, an organization's name answers too (in the User shape), when visible.
+      const name = request.params.username;
+      const u = await users.requireAccount(name);
+      const visible =
+        u.type === UserType.Organization
+          ? await ctx.orgs.canSee(request.viewer, u)
+          : users.canSee(request.viewer, u);
+      if (!visible) throw notFound(`user does not exist [name: ${name}]`);
+      return toUserJson(u, { rootUrl, viewer: request.viewer });
+    },
+  );
+
+  // Administration
+
+  app.get(
+    '/admin/users',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'List all users',
+        querystring: Type.Object({
+          ...PageFields,
+          source_id: Type.Optional(Type.Integer()),
+          login_name: Type.Optional(Type.String()),
+          q: Type.Optional(Type.String()),
+        }),
+        response: { 200: Type.Array(User) },
+      },
+      config: { auth: { scope: 'admin', admin: true } },
+    },
+    async (request, reply) => {
+      const page = pageOf(request.query, ctx.paging);
+      const result = await users.list(
+        {
+          type: UserType.Individual,
+          loginSource: request.query.source_id,
+          loginName: request.query.login_name,
+          keyword: request.query.q?.trim(),
+        },
+        page,
+      );
+      return sendPage(request, reply, result, page, rootUrl, json(request.viewer));
+    },
+  );
+
+  app.post(
+    '/admin/users',
+    {
+      schema: { tags: ['admin'], summary: 'Create a user', body: CreateUserOption, response: { 201: User } },
+      config: { auth: { scope: 'admin', admin: true } },
+    },
+    async (request, reply) => {
+      const b = request.body;
+      const created = await users.create({
+        username: b.username,
+        email: b.email,
+        password: b.password,
+        fullName: b.full_name,
+        loginName: b.login_name,
+        sourceId: b.source_id,
+        // As in Forgejo, a user created by an administrator must change the password unless told otherwise.
+        mustChangePassword: b.must_change_password ?? true,
+        restricted: b.restricted,
+        visibility: b.visibility,
+        createdAt: b.created_at === undefined ? undefined : new Date(b.created_at),
+      });
+      return reply.code(201).send(toUserJson(created, { rootUrl, viewer: request.viewer }));
+    },
+  );
+
+  app.patch(
+    '/admin/users/:username',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Edit an existing user',
+        params: UsernameParams,
+        body: EditUserOption,
+        response: { 200: User },
+      },
+      config: { auth: { scope: 'admin', admin: true } },
+    },
+    async (request) => {
+      const u = await users.requireUser(request.params.username);
+      const b = request.body;
+      const edited = await users.edit(u, {
+        email: b.email,
+        fullName: b.full_name,
+        loginName: b.login_name,
+        sourceId: b.source_id,
+        password: b.password,
+        mustChangePassword: b.must_change_password,
+        website: b.website,
+        location: b.location,
+        description: b.description,
+        pronouns: b.pronouns,
+        active: b.active,
+        admin: b.admin,
+        allowCreateOrganization: b.allow_create_organization,
+        maxRepoCreation: b.max_repo_creation,
+        prohibitLogin: b.prohibit_login,
+        restricted: b.restricted,
+        visibility: b.visibility,
+      });
+      return toUserJson(edited, { rootUrl, viewer: request.viewer });
+    },
+  );
+
+  app.delete(
+    '/admin/users/:username',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Delete a user',
+        description:
+          'Without purge, a user who still owns repositories or packages or belongs to an organization is refused ' +
+          'with 422. With purge, the user is disabled, then their repositories are deleted, they leave every ' +
+          'organization, and organizations they were the last owner of are deleted with their repositories.',
+        params: UsernameParams,
+        querystring: Type.Object({ purge: Type.Optional(Type.Boolean()) }),
+        response: { 204: Type.Null() },
+      },
+      config: { auth: { scope: 'admin', admin: true } },
+    },
+    async (request, reply) => {
+      const u = await users.requireAccount(request.params.username);
+      await users.delete(u, { purge: request.query.purge ?? false, doerId: signedIn(request).user.id });
+      return reply.code(204).send(null);
+    },
+  );
+}

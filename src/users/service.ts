@@ -1,0 +1,301 @@
+// Accounts: creation, editing, deletion (with purge), password sign-in and visibility.
+import crypto from 'node:crypto';
+import type { Logger } from 'pino';
+import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
+import { forbidden, invalid, invalidField, notFound, badRequest } from '../errors.js';
+import { hashPassword, verifyPassword } from '../auth/password.js';
+import * as store from './store.js';
+import * as orgStore from '../orgs/store.js';
+import { checkOwnerName } from './names.js';
+import { UserType, Visibility, type VisibilityName } from './tables.js';
+import type { AfterCommit, OwnedResources } from './owned.js';
+import type { UserRow, Viewer } from './store.js';
+import type { Page } from '../http/pagination.js';
+
+export interface CreateUserInput {
+  username: string;
+  email: string;
+  password?: string | undefined;
+  fullName?: string | undefined;
+  loginName?: string | undefined;
+  sourceId?: number | undefined;
+  mustChangePassword?: boolean | undefined;
+  restricted?: boolean | undefined;
+  visibility?: VisibilityName | undefined;
+  isAdmin?: boolean | undefined;
+  createdAt?: Date | undefined;
+}
+
+export interface EditUserInput {
+  email?: string | undefined;
+  fullName?: string | undefined;
+  loginName?: string | undefined;
+  sourceId?: number | undefined;
+  password?: string | undefined;
+  mustChangePassword?: boolean | undefined;
+  website?: string | undefined;
+  location?: string | undefined;
+  description?: string | undefined;
+  pronouns?: string | undefined;
+  active?: boolean | undefined;
+  admin?: boolean | undefined;
+  allowCreateOrganization?: boolean | undefined;
+  maxRepoCreation?: number | undefined;
+  prohibitLogin?: boolean | undefined;
+  restricted?: boolean | undefined;
+  visibility?: VisibilityName | undefined;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+export function checkEmail(email: string, field = 'email'): void {
+  if (!EMAIL.test(email) || email.length > 255)
+    throw invalidField(field, `e-mail address is invalid [email: ${email}]`);
+}
+
+/** Anvil has only its own accounts (login source 0): any other source does not exist. */
+function checkLoginSource(id: number | undefined): void {
+  if (id !== undefined && id !== 0)
+    throw invalidField('source_id', `login source does not exist [id: ${id}]`);
+}
+
+const b = (v: boolean | undefined) => (v === undefined ? undefined : v ? 1 : 0);
+
+export class UserService {
+  constructor(
+    private readonly db: Db,
+    private readonly owned: readonly OwnedResources[],
+    private readonly log: Logger,
+  ) {}
+
+  getByName(name: string): Promise<UserRow | undefined> {
+    return store.getByName(this.db, name);
+  }
+
+  getById(id: number): Promise<UserRow | undefined> {
+    return store.getById(this.db, id);
+  }
+
+  /** Accounts by id, in one query. */
+  getByIds(ids: number[]): Promise<Map<number, UserRow>> {
+    return store.getByIds(this.db, ids);
+  }
+
+  /** The individual user `name`, or a 404. */
+  async requireUser(name: string): Promise<UserRow> {
+    const u = await store.getByName(this.db, name);
+    if (!u || u.type !== UserType.Individual) throw notFound(`user does not exist [name: ${name}]`);
+    return u;
+  }
+
+  /** Any account (user or organization) called `name`, or a 404. */
+  async requireAccount(name: string): Promise<UserRow> {
+    const u = await store.getByName(this.db, name);
+    if (!u) throw notFound(`user does not exist [name: ${name}]`);
+    return u;
+  }
+
+  /** People matching a keyword, as `viewer` may see them. */
+  search(f: { keyword?: string | undefined; uid?: number | undefined; viewer: Viewer | null }, page: Page) {
+    return store.list(this.db, { type: UserType.Individual, ...f }, page.limit, page.offset);
+  }
+
+  /** Accounts for administrators: no visibility filter. */
+  list(f: Omit<store.ListFilter, 'viewer'>, page: Page) {
+    return store.list(this.db, f, page.limit, page.offset);
+  }
+
+  /** Whether `viewer` (null: anonymous) may see the account at all. */
+  canSee(viewer: Viewer | null, u: UserRow): boolean {
+    if (u.visibility === Visibility.public) return true;
+    // A public-only token sees public accounts only, whoever holds it (as the search does).
+    if (!viewer || viewer.publicOnly) return false;
+    if (viewer.isAdmin || viewer.id === u.id) return true;
+    return u.visibility === Visibility.limited;
+  }
+
+  /** The user `name` if `viewer` may see it, else a 404 that does not reveal it exists. */
+  async requireVisibleUser(name: string, viewer: Viewer | null): Promise<UserRow> {
+    const u = await this.requireUser(name);
+    if (!this.canSee(viewer, u)) throw notFound(`user does not exist [name: ${name}]`);
+    return u;
+  }
+
+  async create(input: CreateUserInput, q: Db | Tx = this.db): Promise<UserRow> {
+    checkOwnerName(input.username);
+    checkEmail(input.email);
+    checkLoginSource(input.sourceId);
+    if (!input.password) throw invalidField('password', 'Required');
+    const passwd = input.password ? await hashPassword(input.password) : '';
+    const now = nowUnix();
+    const created = input.createdAt ? Math.floor(input.createdAt.getTime() / 1000) : now;
+    return transaction(q, async (tx) => {
+      if (await store.getByName(tx, input.username)) {
+        throw invalidField('username', `user already exists [name: ${input.username}]`);
+      }
+      if (await store.getIndividualByEmail(tx, input.email)) {
+        throw invalidField('email', `e-mail already in use [email: ${input.email}]`);
+      }
+      const id = await store.insert(tx, {
+        name: input.username,
+        lower_name: input.username.toLowerCase(),
+        full_name: input.fullName ?? '',
+        email: input.email,
+        lower_email: input.email.toLowerCase(),
+        passwd,
+        must_change_password: input.mustChangePassword ? 1 : 0,
+        login_name: input.loginName ?? input.username,
+        login_source: input.sourceId ?? 0,
+        type: UserType.Individual,
+        visibility: Visibility[input.visibility ?? 'public'],
+        is_admin: input.isAdmin ? 1 : 0,
+        restricted: input.restricted ? 1 : 0,
+        created_unix: created,
+        updated_unix: now,
+      });
+      return (await store.getById(tx, id))!;
+    });
+  }
+
+  async edit(u: UserRow, input: EditUserInput): Promise<UserRow> {
+    // As in Forgejo: the sign-in name belongs to a login source, so the two change together.
+    if ((input.sourceId === undefined) !== (input.loginName === undefined)) {
+      throw invalid('source_id and login_name must be specified together');
+    }
+    checkLoginSource(input.sourceId);
+    if (input.email !== undefined) checkEmail(input.email);
+    const passwd = input.password ? await hashPassword(input.password) : undefined;
+    return transaction(this.db, async (tx) => {
+      if (input.email !== undefined && input.email.toLowerCase() !== u.lower_email) {
+        const other = await store.getIndividualByEmail(tx, input.email);
+        // Forgejo answers 400 here (EmailUsed), where creation answers 422.
+        if (other && other.id !== u.id) throw badRequest(`e-mail already in use [email: ${input.email}]`);
+      }
+      if (input.admin === false && u.is_admin && (await store.countAdmins(tx)) <= 1) {
+        throw badRequest('cannot remove the last administrator: at least one administrator must remain');
+      }
+      await store.update(tx, u.id, {
+        email: input.email,
+        lower_email: input.email?.toLowerCase(),
+        full_name: input.fullName,
+        login_name: input.loginName,
+        login_source: input.sourceId,
+        passwd,
+        must_change_password: b(input.mustChangePassword),
+        website: input.website,
+        location: input.location,
+        description: input.description,
+        pronouns: input.pronouns,
+        is_active: b(input.active),
+        is_admin: b(input.admin),
+        allow_create_organization: b(input.allowCreateOrganization),
+        max_repo_creation: input.maxRepoCreation,
+        prohibit_login: b(input.prohibitLogin),
+        restricted: b(input.restricted),
+        visibility: input.visibility === undefined ? undefined : Visibility[input.visibility],
+        updated_unix: nowUnix(),
+      });
+      return (await store.getById(tx, u.id))!;
+    });
+  }
+
+  /**
+   * Deletes an individual account. Without `purge`, an account that still owns anything or belongs
+   * to an organization is refused (422) and nothing changes. With `purge`, the account is first
+   * disabled, then in one transaction its belongings go, it leaves every organization, and each
+   * organization it was the last owner of is deleted with everything that organization owned.
+   */
+  async delete(u: UserRow, opts: { purge: boolean; doerId?: number }): Promise<void> {
+    if (u.type !== UserType.Individual) throw invalid(`user is an organization [name: ${u.name}]`);
+    if (opts.doerId === u.id) throw invalid('you cannot delete yourself');
+    if (u.is_admin && (await store.countAdmins(this.db)) <= 1) {
+      throw invalid('cannot delete the last administrator');
+    }
+    if (!opts.purge) {
+      const after = await transaction(this.db, async (tx) => {
+        for (const o of this.owned) {
+          if ((await o.count(tx, u.id)) > 0) {
+            throw invalid(
+              `user still owns ${o.label} [name: ${u.name}]: delete or transfer them first, or purge`,
+            );
+          }
+        }
+        if ((await orgStore.orgIdsOfMember(tx, u.id)).length > 0) {
+          throw invalid(
+            `user is a member of at least one organization [name: ${u.name}]: remove them first, or purge`,
+          );
+        }
+        await store.remove(tx, u.id);
+        return [] as AfterCommit[];
+      });
+      await this.runAfterCommit(after);
+      return;
+    }
+
+    await store.update(this.db, u.id, { prohibit_login: 1, is_active: 0, updated_unix: nowUnix() });
+    const after = await transaction(this.db, async (tx) => {
+      const cleanups: AfterCommit[] = [];
+      const purgeOwner = async (ownerId: number) => {
+        for (const o of this.owned) {
+          const done = await o.purge(tx, ownerId);
+          if (done) cleanups.push(done);
+        }
+      };
+      await purgeOwner(u.id);
+      for (const orgId of await orgStore.orgIdsOfMember(tx, u.id)) {
+        const owners = await orgStore.ownerIds(tx, orgId);
+        if (owners.length === 1 && owners[0] === u.id) {
+          await purgeOwner(orgId);
+          await store.remove(tx, orgId);
+        } else {
+          await orgStore.removeMember(tx, orgId, u.id);
+        }
+      }
+      await store.remove(tx, u.id);
+      return cleanups;
+    });
+    await this.runAfterCommit(after);
+  }
+
+  private async runAfterCommit(cleanups: AfterCommit[]): Promise<void> {
+    for (const c of cleanups) {
+      try {
+        await c();
+      } catch (err) {
+        this.log.error({ err }, 'cleanup after account deletion failed');
+      }
+    }
+  }
+
+  /** Password sign-in by user name or e-mail. Returns undefined on any mismatch. */
+  async verifyCredentials(login: string, password: string): Promise<UserRow | undefined> {
+    const u = login.includes('@')
+      ? await store.getIndividualByEmail(this.db, login)
+      : await store.getByName(this.db, login);
+    if (!u || u.type !== UserType.Individual) {
+      // Spend the same time as a real check so response times do not reveal which accounts exist.
+      await verifyPassword(await dummyHash(), password);
+      return undefined;
+    }
+    return (await verifyPassword(u.passwd, password)) ? u : undefined;
+  }
+
+  /**
+   * Refuses accounts that may not act: disabled or prohibited from signing in. must_change_password
+   * is recorded but does not block: Anvil has no web sign-in where the password could be changed.
+   */
+  assertMayAct(u: UserRow): void {
+    if (!u.is_active || u.prohibit_login) {
+      throw forbidden('This account is prohibited from signing in, please contact your site administrator.');
+    }
+  }
+
+  async touchLastLogin(u: UserRow): Promise<void> {
+    const now = nowUnix();
+    if (now - u.last_login_unix > 60) await store.update(this.db, u.id, { last_login_unix: now });
+  }
+}
+
+let dummy: Promise<string> | undefined;
+/** A real hash of a random password, so a check against a missing account costs what a real one does. */
+const dummyHash = () => (dummy ??= hashPassword(crypto.randomUUID()));

@@ -1,0 +1,46 @@
+import type { Generated } from 'kysely';
+
+/** Kind of account in the `user` table: people and organizations share it, as in Forgejo. */
+export const UserType = { Individual: 0, Organization: 1 } as const;
+export type UserTypeValue = (typeof UserType)[keyof typeof UserType];
+
+export const Visibility = { public: 0, limited: 1, private: 2 } as const;
+export type VisibilityName = keyof typeof Visibility;
+export const visibilityName = (v: number): VisibilityName =>
+  v === Visibility.private ? 'private' : v === Visibility.limited ? 'limited' : 'public';
+
+/** Columns with a database default are Generated: optional when inserting. */
+export interface UserTable {
+  id: Generated<number>;
+  name: string;
+  lower_name: string;
+  full_name: Generated<string>;
+  email: string;
+  lower_email: string;
+  keep_email_private: Generated<number>;
+  passwd: Generated<string>;
+  must_change_password: Generated<number>;
+  login_name: Generated<string>;
+  login_source: Generated<number>;
+  type: Generated<number>;
+  visibility: Generated<number>;
+  is_admin: Generated<number>;
+  is_active: Generated<number>;
+  prohibit_login: Generated<number>;
+  restricted: Generated<number>;
+  allow_create_organization: Generated<number>;
+  max_repo_creation: Generated<number>;
+  description: Generated<string>;
+  website: Generated<string>;
+  location: Generated<string>;
+  pronouns: Generated<string>;
+  language: Generated<string>;
+  repo_admin_change_team_access: Generated<number>;
+  created_unix: number;
+  updated_unix: number;
+  last_login_unix: Generated<number>;
+}
+
+export interface UserTables {
+  user: UserTable;
+}

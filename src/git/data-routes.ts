@@ -1,0 +1,653 @@
+// The git data API under /api/v1/repos/{owner}/{repo}: branches, tags, commits, contents, raw
+// files and archives (streamed), refs, trees, blobs and annotated tags. HTTP only: the rules are in
+// data-service.ts, git in data.ts.
+import { Type, type TSchema } from 'typebox';
+import contentDisposition from 'content-disposition';
+import { fileTypeFromBuffer } from 'file-type';
+import type { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../app/context.js';
+import type { Api } from '../http/types.js';
+import type { RouteAuth } from '../http/auth.js';
+import { signedIn } from '../http/auth.js';
+import { PageFields, pageOf, sendPage, setPageHeaders } from '../http/pagination.js';
+import * as data from './data.js';
+import { GitDataService, MAX_COMMIT_PAGE, type FileChangeInput, type Target } from './data-service.js';
+import {
+  AnnotatedTag,
+  Branch,
+  Commit,
+  ContentsResponse,
+  CreateBranchRepoOption,
+  CreateFileOptions,
+  CreateTagOption,
+  DeleteFileOptions,
+  FileDeleteResponse,
+  FileResponse,
+  GitBlobResponse,
+  GitTreeResponse,
+  Reference,
+  Tag,
+  UNVERIFIED,
+  UpdateFileOptions,
+  toAnnotatedTagJson,
+  toBranchJson,
+  toCommitJson,
+  toContentsJson,
+  toFileCommitJson,
+  toGitEntryJson,
+  toReferenceJson,
+  toTagJson,
+} from './data-schemas.js';
+
+const RepoParams = { owner: Type.String(), repo: Type.String() };
+const Params = Type.Object(RepoParams);
+const WildParams = (description: string) => Type.Object({ ...RepoParams, '*': Type.String({ description }) });
+const ShaParams = Type.Object({ ...RepoParams, sha: Type.String() });
+const RefQuery = Type.Object({
+  ref: Type.Optional(
+    Type.String({
+      description: "The name of the commit/branch/tag. Default the repository's default branch",
+    }),
+  ),
+});
+const CommitOptionsQuery = {
+  stat: Type.Optional(Type.Boolean({ description: "include diff stats for every commit (default 'true')" })),
+  verification: Type.Optional(
+    Type.Boolean({ description: "include verification for every commit (default 'true')" }),
+  ),
+  files: Type.Optional(
+    Type.Boolean({ description: "include a list of affected files for every commit (default 'true')" }),
+  ),
+};
+const Binary = Type.String({ format: 'binary' });
+const NoContent = Type.Null();
+
+/** Content types of raw files as Forgejo serves them: sniffed, never HTML. */
+async function contentTypeOf(head: Buffer): Promise<{ type: string; csp?: string }> {
+  const sniffed = await fileTypeFromBuffer(head);
+  if (sniffed?.mime === 'application/pdf') {
+    return { type: sniffed.mime, csp: "default-src 'none'; style-src 'unsafe-inline'" };
+  }
+  if (sniffed && /^(image|audio|video)\//.test(sniffed.mime)) return { type: sniffed.mime };
+  if (!sniffed && !head.includes(0)) {
+    const text = head.toString('utf8');
+    if (/^\s*(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*(<!DOCTYPE svg[^>]*>\s*)?<svg[\s>]/i.test(text)) {
+      return { type: 'image/svg+xml', csp: "default-src 'none'; style-src 'unsafe-inline'; sandbox" };
+    }
+    return { type: 'text/plain; charset=utf-8' };
+  }
+  return { type: 'application/octet-stream' };
+}
+
+export function gitDataRoutes(app: Api, ctx: AppContext): void {
+  const svc = new GitDataService(ctx);
+  const read: RouteAuth = { scope: 'repository' };
+  const write: RouteAuth = { scope: 'repository', require: 'signed' };
+  const tags = ['repository'];
+  const base = '/repos/:owner/:repo';
+
+  const open = (request: FastifyRequest, need: 'read' | 'write' = 'read') => {
+    const p = request.params as { owner: string; repo: string };
+    return svc.open(p.owner, p.repo, request.viewer, need);
+  };
+  const schema = <S extends object>(summary: string, s: S) => ({ tags, summary, ...s });
+  const wild = (request: FastifyRequest) => (request.params as Record<string, string>)['*'] ?? '';
+
+  // Branches
+
+  app.get(
+    `${base}/branches`,
+    {
+      schema: schema("List a repository's branches", {
+        params: Params,
+        querystring: Type.Object(PageFields),
+        response: { 200: Type.Array(Branch) },
+      }),
+      config: { auth: read },
+    },
+    async (request, reply) => {
+      const t = await open(request);
+      const page = pageOf(request.query, ctx.paging);
+      const [rows, total] = await svc.listBranches(t, page);
+      const links = await svc.linksFor(
+        t,
+        rows.flatMap((b) => [b.commit.author.email, b.commit.committer.email]),
+      );
+      const canPush = svc.canPush(t);
+      return sendPage(request, reply, [rows, total], page, ctx.config.server.rootUrl, (b) =>
+        toBranchJson(b.ref.slice(11), b.commit, links, canPush),
+      );
+    },
+  );
+
+  app.get(
+    `${base}/branches/*`,
+    {
+      schema: schema('Retrieve a specific branch from a repository', {
+        params: WildParams('branch to get (may contain slashes)'),
+        response: { 200: Branch },
+      }),
+      config: { auth: read },
+    },
+    async (request) => {
+      const t = await open(request);
+      const b = await svc.getBranch(t, wild(request));
+      const links = await svc.linksFor(t, [b.commit.author.email, b.commit.committer.email]);
+      return toBranchJson(b.ref.slice(11), b.commit, links, svc.canPush(t));
+    },
+  );
+
+  app.post(
+    `${base}/branches`,
+    {
+      schema: schema('Create a branch', {
+        description:
+          'From old_ref_name (a branch, tag or commit), else old_branch_name, else the default branch. ' +
+          '404 when that does not exist (or the repository is empty), 409 when the branch exists.',
+        params: Params,
+        body: CreateBranchRepoOption,
+        response: { 201: Branch },
+      }),
+      config: { auth: write },
+    },
+    async (request, reply) => {
+      const t = await open(request, 'write');
+      const b = await svc.createBranch(t, signedIn(request).user, {
+        name: request.body.new_branch_name,
+        oldBranch: request.body.old_branch_name,
+        oldRef: request.body.old_ref_name,
+      });
+      const links = await svc.linksFor(t, [b.commit.author.email, b.commit.committer.email]);
+      return reply.code(201).send(toBranchJson(b.ref.slice(11), b.commit, links, svc.canPush(t)));
+    },
+  );
+
+  app.delete(
+    `${base}/branches/*`,
+    {
+      schema: schema('Delete a specific branch from a repository', {
+        description: 'The default branch cannot be deleted (403).',
+        params: WildParams('branch to delete (may contain slashes)'),
+        response: { 204: NoContent },
+      }),
+      config: { auth: write },
+    },
+    async (request, reply) => {
+      const t = await open(request, 'write');
+      await svc.deleteBranch(t, signedIn(request).user, wild(request));
+      return reply.code(204).send(null);
+    },
+  );
+
+  // Tags
+
+  app.get(
+    `${base}/tags`,
+    {
+      schema: schema("List a repository's tags", {
+        params: Params,
+        querystring: Type.Object(PageFields),
+        response: { 200: Type.Array(Tag) },
+      }),
+      config: { auth: read },
+    },
+    async (request, reply) => {
+      const t = await open(request);
+      const page = pageOf(request.query, ctx.paging);
+      const links = await svc.linksFor(t, []);
+      return sendPage(request, reply, await svc.listTags(t, page), page, ctx.config.server.rootUrl, (tag) =>
+        toTagJson(tag, links),
+      );
+    },
+  );
+
+  app.get(
+    `${base}/tags/*`,
+    {
+      schema: schema('Get the tag of a repository by tag name', {
+        params: WildParams('name of the tag'),
+        response: { 200: Tag },
+      }),
+      config: { auth: read },
+    },
+    async (request) => {
+      const t = await open(request);
+      return toTagJson(await svc.getTag(t, wild(request)), await svc.linksFor(t, []));
+    },
+  );
+
+  app.post(
+    `${base}/tags`,
+    {
+      schema: schema('Create a new git tag in a repository', {
+        description:
+          'Annotated when a message is given, lightweight otherwise; on the default branch without a target.',
+        params: Params,
+        body: CreateTagOption,
+        response: { 201: Tag },
+      }),
+      config: { auth: write },
+    },
+    async (request, reply) => {
+      const t = await open(request, 'write');
+      const tag = await svc.createTag(t, signedIn(request).user, {
+        name: request.body.tag_name,
+        target: request.body.target,
+        message: request.body.message,
+      });
+      return reply.code(201).send(toTagJson(tag, await svc.linksFor(t, [])));
+    },
+  );
+
+  app.delete(
+    `${base}/tags/*`,
+    {
+      schema: schema("Delete a repository's tag by name", {
+        params: WildParams('name of the tag to delete'),
+        response: { 204: NoContent },
+      }),
+      config: { auth: write },
+    },
+    async (request, reply) => {
+      const t = await open(request, 'write');
+      await svc.deleteTag(t, signedIn(request).user, wild(request));
+      return reply.code(204).send(null);
+    },
+  );
+
+  // Commits
+
+  app.get(
+    `${base}/commits`,
+    {
+      schema: schema('Get a list of all commits from a repository', {
+        description:
+          'Each commit carries the files it changed and its line counts against its first parent. ' +
+          '409 when the repository is empty.',
+        params: Params,
+        querystring: Type.Object({
+          sha: Type.Optional(Type.String({ description: 'SHA or branch to start listing commits from' })),
+          path: Type.Optional(Type.String({ description: 'filepath of a file/dir' })),
+          ...CommitOptionsQuery,
+          not: Type.Optional(
+            Type.String({ description: 'commits that match the given specifier will not be listed' }),
+          ),
+          ...PageFields,
+        }),
+        response: { 200: Type.Array(Commit) },
+      }),
+      config: { auth: read },
+    },
+    async (request, reply) => {
+      const q = request.query;
+      const t = await open(request);
+      const page = pageOf(q, ctx.paging);
+      if (page.limit > MAX_COMMIT_PAGE) {
+        page.limit = MAX_COMMIT_PAGE;
+        page.offset = (page.page - 1) * page.limit;
+      }
+      const opts = { stat: q.stat ?? true, files: q.files ?? true, verification: q.verification ?? true };
+      const [commits, total] = await svc.listCommits(t, {
+        sha: q.sha,
+        path: q.path,
+        not: q.not,
+        diff: opts.stat || opts.files,
+        page,
+      });
+      const links = await svc.linksFor(
+        t,
+        commits.flatMap((c) => [c.author.email, c.committer.email]),
+      );
+      const pageCount = Math.ceil(total / page.limit);
+      setPageHeaders(request, reply, total, page, ctx.config.server.rootUrl);
+      reply
+        .header('X-Page', String(page.page))
+        .header('X-PerPage', String(page.limit))
+        .header('X-Total', String(total))
+        .header('X-PageCount', String(pageCount))
+        .header('X-HasMore', String(page.page < pageCount))
+        .header(
+          'Access-Control-Expose-Headers',
+          'X-Total-Count, Link, X-Page, X-PerPage, X-Total, X-PageCount, X-HasMore',
+        );
+      return commits.map((c) => toCommitJson(c, links, opts));
+    },
+  );
+
+  app.get(
+    `${base}/git/commits/:sha`,
+    {
+      schema: schema('Get a single commit from a repository', {
+        params: ShaParams,
+        querystring: Type.Object(CommitOptionsQuery),
+        response: { 200: Commit },
+      }),
+      config: { auth: read },
+    },
+    async (request) => {
+      const q = request.query;
+      const t = await open(request);
+      const opts = { stat: q.stat ?? true, files: q.files ?? true, verification: q.verification ?? true };
+      const c = await svc.getCommit(t, request.params.sha, opts.stat || opts.files);
+      return toCommitJson(c, await svc.linksFor(t, [c.author.email, c.committer.email]), opts);
+    },
+  );
+
+  // Contents
+
+  const contentsHandler = async (request: FastifyRequest) => {
+    const t = await open(request);
+    const result = await svc.contents(t, wild(request), (request.query as { ref?: string }).ref);
+    const links = await svc.linksFor(t, []);
+    return Array.isArray(result)
+      ? result.map((e) => toContentsJson(e, links))
+      : toContentsJson(result, links);
+  };
+  const contentsResponse = { 200: Type.Union([ContentsResponse, Type.Array(ContentsResponse)]) };
+
+  app.get(
+    `${base}/contents`,
+    {
+      schema: schema('Gets the metadata of all the entries of the root dir', {
+        description: 'An empty repository has no entries.',
+        params: Params,
+        querystring: RefQuery,
+        response: contentsResponse,
+      }),
+      config: { auth: read },
+    },
+    contentsHandler,
+  );
+
+  app.get(
+    `${base}/contents/*`,
+    {
+      schema: schema(
+        'Gets the metadata and contents (if a file) of an entry in a repository, or a list of entries if a dir',
+        {
+          params: WildParams('path of the dir, file, symlink or submodule'),
+          querystring: RefQuery,
+          response: contentsResponse,
+        },
+      ),
+      config: { auth: read },
+    },
+    contentsHandler,
+  );
+
+  async function changeFile(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    input: FileChangeInput,
+    status: number,
+  ) {
+    const t = await open(request, 'write');
+    const result = await svc.changeFile(t, signedIn(request).user, input);
+    const links = await svc.linksFor(t, []);
+    return reply.code(status).send({
+      content: result.entry ? toContentsJson(result.entry, links) : null,
+      commit: toFileCommitJson(result.commit, links),
+      verification: UNVERIFIED,
+    });
+  }
+
+  type FileBody = Omit<FileChangeInput, 'op' | 'path' | 'newBranch' | 'fromPath'> & {
+    new_branch?: string;
+    from_path?: string;
+  };
+  const fileInput = (request: FastifyRequest, op: FileChangeInput['op']): FileChangeInput => {
+    const b = request.body as FileBody;
+    return {
+      op,
+      path: wild(request),
+      content: b.content,
+      sha: b.sha,
+      fromPath: b.from_path,
+      message: b.message,
+      branch: b.branch,
+      newBranch: b.new_branch,
+      author: b.author,
+      committer: b.committer,
+      dates: b.dates,
+      signoff: b.signoff,
+    };
+  };
+  const fileSchema = <B extends TSchema, R extends Record<number, TSchema>>(
+    summary: string,
+    description: string,
+    body: B,
+    response: R,
+  ) => schema(summary, { description, params: WildParams('path of the file'), body, response });
+
+  app.post(
+    `${base}/contents/*`,
+    {
+      schema: fileSchema(
+        'Create a file in a repository',
+        'An empty repository gets its first commit. 422 when the file exists.',
+        CreateFileOptions,
+        { 201: FileResponse },
+      ),
+      config: { auth: write },
+    },
+    (request, reply) => changeFile(request, reply, fileInput(request, 'create'), 201),
+  );
+
+  app.put(
+    `${base}/contents/*`,
+    {
+      schema: fileSchema(
+        'Update a file in a repository',
+        '`sha` must be the blob being replaced (409 otherwise); `from_path` moves the file here.',
+        UpdateFileOptions,
+        { 200: FileResponse },
+      ),
+      config: { auth: write },
+    },
+    (request, reply) => changeFile(request, reply, fileInput(request, 'update'), 200),
+  );
+
+  app.delete(
+    `${base}/contents/*`,
+    {
+      schema: fileSchema(
+        'Delete a file in a repository',
+        '`sha` must be the blob being deleted (400 otherwise).',
+        DeleteFileOptions,
+        { 200: FileDeleteResponse },
+      ),
+      config: { auth: write },
+    },
+    (request, reply) => changeFile(request, reply, fileInput(request, 'delete'), 200),
+  );
+
+  // Raw files and archives, streamed
+
+  const serveRaw = (media: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const t = await open(request);
+    const { entry, name } = await svc.rawEntry(t, wild(request), (request.query as { ref?: string }).ref);
+    const lfs = media ? await svc.lfsObjectFor(t, entry) : undefined;
+    const etag = lfs ? `"${lfs.oid}"` : `"${entry.oid}"`;
+    const objectType = entry.mode === '120000' ? 'symlink' : 'file';
+    reply
+      .header('ETag', etag)
+      .header('Cache-Control', 'private, max-age=300')
+      .header('X-Gitea-Object-Type', objectType)
+      .header('X-Forgejo-Object-Type', objectType);
+    if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+    let body: Readable;
+    if (lfs) {
+      body = await svc.openLfs(lfs);
+      reply.raw.once('close', () => body.destroy());
+    } else {
+      const blob = data.streamBlob(t.dir, entry.oid);
+      reply.raw.once('close', blob.kill);
+      body = blob.stdout;
+    }
+    const { head, whole } = await data.peek(body, 4100);
+    const ct = await contentTypeOf(head);
+    if (ct.csp) reply.header('Content-Security-Policy', ct.csp);
+    return reply
+      .header('Content-Type', ct.type)
+      .header('Content-Length', String(lfs ? lfs.size : entry.size))
+      .header('Content-Disposition', contentDisposition(name, { type: 'inline' }))
+      .header('X-Content-Type-Options', 'nosniff')
+      .send(whole);
+  };
+  const rawSchema = (summary: string) =>
+    schema(summary, {
+      description:
+        'Without `ref`, the path may start with a branch, tag or commit id; else the default branch is read.',
+      params: WildParams('path of the file to get'),
+      querystring: RefQuery,
+      response: { 200: Binary },
+    });
+
+  app.get(
+    `${base}/raw/*`,
+    { schema: rawSchema('Get a file from a repository'), config: { auth: read } },
+    serveRaw(false),
+  );
+  app.get(
+    `${base}/media/*`,
+    { schema: rawSchema("Get a file or it's LFS object from a repository"), config: { auth: read } },
+    serveRaw(true),
+  );
+
+  const serveArchive = async (request: FastifyRequest, reply: FastifyReply) => {
+    const t = await open(request);
+    const a = await svc.archive(t, wild(request));
+    const etag = `"${a.oid}-${a.format}"`;
+    reply.header('ETag', etag);
+    if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+    const archive = data.streamArchive(t.dir, a.oid, a.format, a.prefix);
+    reply.raw.once('close', archive.kill);
+    return reply
+      .header('Content-Type', a.format === 'zip' ? 'application/zip' : 'application/gzip')
+      .header('Content-Disposition', contentDisposition(a.filename))
+      .send(archive.stdout);
+  };
+
+  app.get(
+    `${base}/archive/*`,
+    {
+      schema: schema('Get an archive of a repository', {
+        description: '`<ref>.zip` or `<ref>.tar.gz`, streamed from git archive.',
+        params: WildParams('the git reference with the archive format (e.g. main.zip)'),
+        response: { 200: Binary },
+      }),
+      config: { auth: read },
+    },
+    serveArchive,
+  );
+
+  // Refs, trees, blobs, annotated tags
+
+  const refsHandler = async (request: FastifyRequest) => {
+    const t = await open(request);
+    const filter = (request.params as Record<string, string>)['*'];
+    const { refs, exact } = await svc.refs(t, filter || undefined);
+    const links = await svc.linksFor(t, []);
+    const json = refs.map((r) => toReferenceJson(r, links));
+    return exact ? json[0] : json;
+  };
+  const refsResponse = { 200: Type.Union([Reference, Type.Array(Reference)]) };
+
+  app.get(
+    `${base}/git/refs`,
+    {
+      schema: schema('Get specified ref or filtered repository refs', {
+        params: Params,
+        response: refsResponse,
+      }),
+      config: { auth: read },
+    },
+    refsHandler,
+  );
+
+  app.get(
+    `${base}/git/refs/*`,
+    {
+      schema: schema('Get specified ref or filtered repository refs', {
+        description:
+          'Refs whose name starts with refs/{ref}; a single object when one ref has exactly that name.',
+        params: WildParams('part or full name of the ref'),
+        response: refsResponse,
+      }),
+      config: { auth: read },
+    },
+    refsHandler,
+  );
+
+  app.get(
+    `${base}/git/trees/:sha`,
+    {
+      schema: schema('Gets the tree of a repository.', {
+        params: ShaParams,
+        querystring: Type.Object({
+          recursive: Type.Optional(Type.Boolean({ description: 'show all directories and files' })),
+          page: Type.Optional(Type.Integer({ description: 'page number; the first page is 1' })),
+          per_page: Type.Optional(Type.Integer({ description: 'number of items per page (at most 1000)' })),
+        }),
+        response: { 200: GitTreeResponse },
+      }),
+      config: { auth: read },
+    },
+    async (request) => {
+      const t: Target = await open(request);
+      const q = request.query;
+      const tree = await svc.tree(t, request.params.sha, {
+        recursive: q.recursive ?? false,
+        page: q.page ?? 1,
+        perPage: q.per_page ?? 0,
+      });
+      const links = await svc.linksFor(t, []);
+      return {
+        sha: tree.sha,
+        url: `${links.api}/git/trees/${tree.sha}`,
+        tree: tree.entries.map((e) => toGitEntryJson(e, links)),
+        truncated: tree.truncated,
+        page: tree.page,
+        total_count: tree.total,
+      };
+    },
+  );
+
+  app.get(
+    `${base}/git/blobs/:sha`,
+    {
+      schema: schema('Gets the blob of a repository.', {
+        params: ShaParams,
+        response: { 200: GitBlobResponse },
+      }),
+      config: { auth: read },
+    },
+    async (request) => {
+      const t = await open(request);
+      const b = await svc.blob(t, request.params.sha);
+      return {
+        content: b.content ? b.content.toString('base64') : null,
+        encoding: 'base64',
+        url: `${t.links.api}/git/blobs/${b.oid}`,
+        sha: b.oid,
+        size: b.size,
+      };
+    },
+  );
+
+  app.get(
+    `${base}/git/tags/:sha`,
+    {
+      schema: schema('Gets the tag object of an annotated tag (not lightweight tags)', {
+        params: ShaParams,
+        response: { 200: AnnotatedTag },
+      }),
+      config: { auth: read },
+    },
+    async (request) => {
+      const t = await open(request);
+      return toAnnotatedTagJson(await svc.annotatedTag(t, request.params.sha), await svc.linksFor(t, []));
+    },
+  );
+}

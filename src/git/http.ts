@@ -1,0 +1,279 @@
+// Git smart HTTP: /{owner}/{repo}.git/info/refs, git-upload-pack and git-receive-pack, served by
+// the system git with --stateless-rpc. Bodies stream both ways (gzip request bodies are inflated
+// on the fly); nothing is buffered whole. Protocol v2 passes through in the Git-Protocol header.
+import { spawn } from 'node:child_process';
+import zlib from 'node:zlib';
+import type { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../app/context.js';
+import { AppError, forbidden, unauthorized } from '../errors.js';
+import { statusOf } from '../http/errors.js';
+import { viewerOf, type Identity } from '../auth/identity.js';
+import { hasScope } from '../tokens/scopes.js';
+import { AccessMode } from '../orgs/store.js';
+import type { RepoRow } from '../repos/store.js';
+import type { RepoAccess } from '../repos/service.js';
+import { gitEnv, installHooks } from './git.js';
+import type { RefUpdate } from '../events/bus.js';
+
+type Service = 'git-upload-pack' | 'git-receive-pack';
+const SERVICES = new Set<string>(['git-upload-pack', 'git-receive-pack']);
+
+function pktLine(s: string): string {
+  return (s.length + 4).toString(16).padStart(4, '0') + s;
+}
+
+export function gitHttpRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const { repos, pushes } = ctx;
+
+  // Request bodies of the pack services reach the handler as the raw stream.
+  app.addContentTypeParser(
+    ['application/x-git-upload-pack-request', 'application/x-git-receive-pack-request'],
+    (_request, payload, done) => done(null, payload),
+  );
+
+  /** Sends a refusal git shows to the user; 401s ask git for credentials. */
+  function refuse(reply: FastifyReply, err: AppError): FastifyReply {
+    const status = statusOf[err.kind];
+    if (status === 401) reply.header('WWW-Authenticate', 'Basic realm="Anvil"');
+    return reply.code(status).type('text/plain; charset=utf-8').send(`${err.message}\n`);
+  }
+
+  /** Finds the repository and checks the caller may use `service` on it. */
+  const authorize = (request: FastifyRequest, owner: string, name: string, service: Service) =>
+    authorizeGit(ctx, request, owner, name, service === 'git-receive-pack');
+
+  const guarded =
+    (fn: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>) =>
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      try {
+        return await fn(request, reply);
+      } catch (err) {
+        if (err instanceof AppError) return refuse(reply, err);
+        throw err;
+      }
+    };
+
+  type Params = { owner: string; repo: string };
+
+  app.get<{ Params: Params; Querystring: { service?: string } }>(
+    '/:owner/:repo/info/refs',
+    { schema: { hide: true } },
+    guarded(async (request, reply) => {
+      const { owner, repo: name } = request.params as Params;
+      const service = (request.query as { service?: string }).service ?? '';
+      if (!SERVICES.has(service)) {
+        return refuse(reply, forbidden('only the smart HTTP protocol is supported: use a git client'));
+      }
+      const { repo } = await authorize(request, owner, name, service as Service);
+      const child = spawn(
+        'git',
+        [service.slice(4), '--stateless-rpc', '--advertise-refs', repos.pathOf(repo)],
+        {
+          env: gitEnv(protocolEnv(request)),
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      child.stderr.on('data', (d: Buffer) => request.log.debug({ git: d.toString() }, 'git advertise-refs'));
+      reply.raw.writeHead(200, {
+        'content-type': `application/x-${service}-advertisement`,
+        'cache-control': 'no-cache, max-age=0, must-revalidate',
+      });
+      reply.hijack();
+      // As git http-backend: protocol v2 starts with its capability advertisement, v0 with this line.
+      if (!/(^|:)version=2(:|$)/.test(String(protocolEnv(request)['GIT_PROTOCOL'] ?? ''))) {
+        reply.raw.write(pktLine(`# service=${service}\n`) + '0000');
+      }
+      child.stdout.pipe(reply.raw);
+      reply.raw.on('close', () => child.kill());
+      await new Promise<void>((resolve) => child.on('close', () => resolve()));
+    }),
+  );
+
+  for (const service of SERVICES as Set<Service>) {
+    app.post<{ Params: Params }>(
+      `/:owner/:repo/${service}`,
+      { schema: { hide: true } },
+      guarded(async (request, reply) => {
+        const { owner, repo: name } = request.params as Params;
+        const { repo, identity } = await authorize(request, owner, name, service);
+        let env: NodeJS.ProcessEnv = protocolEnv(request);
+        let pushId: string | undefined;
+        if (service === 'git-receive-pack') {
+          const local = request.socket.localAddress ?? '127.0.0.1';
+          const host = local.includes(':') ? `[${local.replace(/^::ffff:/, '')}]` : local;
+          installHooks(repos.pathOf(repo));
+          const begun = pushes.begin(
+            repo,
+            identity!.user,
+            `http://${host}:${request.socket.localPort}/api/internal/hook`,
+          );
+          pushId = begun.id;
+          env = { ...env, ...begun.env };
+        }
+        const input = request.body as Readable;
+        const child = spawn('git', [service.slice(4), '--stateless-rpc', repos.pathOf(repo)], {
+          env: gitEnv(env),
+          stdio: ['pipe', 'pipe', 'pipe'],
+        });
+        let stderr = '';
+        child.stderr.on('data', (d: Buffer) => {
+          if (stderr.length < 4000) stderr += d.toString();
+        });
+        // git sends large requests (big fetch negotiations) gzip-compressed: inflate on the way.
+        const gzipped = /^\s*(x-)?gzip\s*$/i.test(String(request.headers['content-encoding'] ?? ''));
+        // A client that went away or a body that does not inflate: git must not wait for more.
+        // (No pipeline(): it would destroy the request, and with it the socket of the answer.)
+        let inputFailed = false;
+        const fail = () => {
+          if (inputFailed) return;
+          inputFailed = true;
+          child.kill();
+        };
+        input.on('error', fail);
+        input.on('close', () => {
+          if (!input.readableEnded) fail();
+        });
+        child.stdin.on('error', () => undefined); // git stopped reading: it says why on stdout
+        if (gzipped) {
+          const gunzip = zlib.createGunzip();
+          gunzip.on('error', fail);
+          input.pipe(gunzip).pipe(child.stdin);
+        } else {
+          input.pipe(child.stdin);
+        }
+        reply.hijack();
+        // The status goes out with git's first bytes: a request git cannot even read (a body
+        // that does not inflate) is then still a 400 rather than an empty 200.
+        let started = false;
+        const start = () => {
+          if (started) return;
+          started = true;
+          reply.raw.writeHead(200, {
+            'content-type': `application/x-${service}-result`,
+            'cache-control': 'no-cache, max-age=0, must-revalidate',
+          });
+        };
+        child.stdout.once('data', (first: Buffer) => {
+          start();
+          reply.raw.write(first);
+          // For a push, the response ends only once the database knows what the push did, so
+          // the API shows the new branches and size as soon as `git push` returns.
+          child.stdout.pipe(reply.raw, { end: !pushId });
+        });
+        const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+        if (!started) {
+          if (inputFailed) {
+            reply.raw.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' });
+            reply.raw.end('the request body could not be read\n');
+          } else {
+            start();
+            if (!pushId) reply.raw.end();
+          }
+        }
+        if (code !== 0 && !inputFailed)
+          request.log.warn({ code, stderr: stderr.slice(0, 2000), service }, 'git service failed');
+        if (pushId) {
+          const done = pushes.finish(pushId);
+          let applied: RefUpdate[] = [];
+          if (done && done.updates.length) {
+            applied = await repos.recordPush(repo.id, done.pusher.id, done.updates).catch((err: unknown) => {
+              request.log.error({ err, repoId: repo.id }, 'post-push processing failed');
+              return [];
+            });
+          }
+          if (!reply.raw.writableEnded) reply.raw.end();
+          if (applied.length) await repos.announcePush(repo.id, done!.pusher.id, applied);
+        }
+      }),
+    );
+  }
+
+  // The pre-receive hook's callback: only git processes started by this server know the token.
+  app.post<{ Body: { pushId: string; updates: RefUpdate[]; env: Record<string, string | undefined> } }>(
+    '/api/internal/hook/pre-receive',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const presented = (request.headers.authorization ?? '').replace(/^Bearer /, '');
+      if (!pushes.validToken(presented))
+        return reply.code(401).send({ ok: false, message: 'invalid internal token' });
+      const { pushId, updates, env } = request.body;
+      const gitEnvForQuarantine: NodeJS.ProcessEnv = {};
+      for (const [k, v] of Object.entries(env ?? {})) if (v) gitEnvForQuarantine[k] = v;
+      const refusal = await pushes.preReceive(pushId, updates ?? [], gitEnvForQuarantine);
+      return reply.send(refusal ? { ok: false, message: refusal } : { ok: true });
+    },
+  );
+}
+
+export interface GitTarget {
+  repo: RepoRow;
+  identity: Identity | null;
+  access: RepoAccess;
+}
+
+/**
+ * Who may read (fetch, LFS download) or write (push, LFS upload and locks) the repository
+ * `owner/name` over HTTP: basic auth with a password or a token as password, or a token header;
+ * anonymous callers read public repositories. Throws 401 when credentials are needed (also for a
+ * repository an anonymous caller cannot see), 404 for an unknown repository, 403 for a missing
+ * scope or access, an archived repository or a mirror when writing. Shared by smart HTTP and LFS.
+ */
+export async function authorizeGit(
+  ctx: AppContext,
+  request: FastifyRequest,
+  owner: string,
+  name: string,
+  write: boolean,
+): Promise<GitTarget> {
+  const identity = await ctx.auth.authenticate({ authorization: request.headers.authorization });
+  if (identity) ctx.users.assertMayAct(identity.user);
+  const repoName = name.replace(/\.git$/i, '');
+  // As in Forgejo, pulling a repository anyone may read needs no permission and no token scope,
+  // whoever the credentials belong to (a restricted user, a token for something else).
+  const publicPull = async (): Promise<GitTarget | undefined> => {
+    if (write) return undefined;
+    const open = await ctx.repos.requireRepo(owner, repoName, null).catch(() => undefined);
+    return open && { repo: open.repo, identity, access: open.access };
+  };
+  let found;
+  try {
+    found = await ctx.repos.requireRepo(owner, repoName, viewerOf(identity));
+  } catch (err) {
+    if (err instanceof AppError && err.kind === 'not_found') {
+      // Anonymous callers are asked to sign in rather than told the repository does not exist.
+      if (!identity) throw unauthorized('authentication required');
+      const open = await publicPull();
+      if (open) return open;
+    }
+    throw err;
+  }
+  const { repo, access } = found;
+  if (
+    identity &&
+    identity.method === 'token' &&
+    !hasScope(identity.scopes, 'repository', write ? 'write' : 'read')
+  ) {
+    const open = await publicPull();
+    if (open) return open;
+    throw forbidden(
+      `token does not have at least one of required scope(s): [${write ? 'write' : 'read'}:repository]`,
+    );
+  }
+  if (write) {
+    if (!identity) throw unauthorized('authentication required to push');
+    if ((access.units.get('repo.code') ?? 0) < AccessMode.write) {
+      throw forbidden(`${identity.user.name} has no write access to ${owner}/${repoName}`);
+    }
+    if (repo.is_archived) throw forbidden(`${owner}/${repoName} is archived: pushing is not possible`);
+    if (repo.is_mirror) throw forbidden(`${owner}/${repoName} is a mirror: pushing is not possible`);
+  }
+  return { repo, identity, access };
+}
+
+/** Protocol v2 and friends: git reads the Git-Protocol header's value from GIT_PROTOCOL. */
+function protocolEnv(request: FastifyRequest): NodeJS.ProcessEnv {
+  const v = request.headers['git-protocol'];
+  const value = Array.isArray(v) ? v[0] : v;
+  return value && /^[\w=:.,-]+$/.test(value) ? { GIT_PROTOCOL: value } : {};
+}

@@ -1,0 +1,76 @@
+// Forks: POST/GET /repos/{owner}/{repo}/forks.
+import { Type } from 'typebox';
+import type { AppContext } from '../app/context.js';
+import type { Api } from '../http/types.js';
+import { signedIn } from '../http/auth.js';
+import { PageFields, pageOf, sendPage } from '../http/pagination.js';
+import { Repository } from './schemas.js';
+
+import { RepoParams } from '../http/params.js';
+
+export const CreateForkOption = Type.Object(
+  {
+    organization: Type.Optional(
+      Type.String({ description: 'organization name, if forking into an organization' }),
+    ),
+    name: Type.Optional(Type.String({ description: 'name of the forked repository' })),
+  },
+  { title: 'CreateForkOption' },
+);
+
+export function forkRoutes(app: Api, ctx: AppContext): void {
+  const tags = ['repository'];
+
+  app.post(
+    '/repos/:owner/:repo/forks',
+    {
+      schema: {
+        tags,
+        summary: 'Fork a repository',
+        description:
+          'Forks into the signed-in account, or into `organization` when the caller may create ' +
+          'repositories there. 409 when the target already has a fork of this repository or a ' +
+          'repository of that name, or (with [repository] ALLOW_FORK_WITHOUT_MAXIMUM_LIMIT = false) ' +
+          'has reached its repository limit.',
+        params: RepoParams,
+        body: CreateForkOption,
+        response: { 202: Repository },
+      },
+      config: { auth: { scope: 'repository', require: 'signed' } },
+      // Forgejo takes a request without a body as an empty CreateForkOption.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
+    async (request, reply) => {
+      const { repo } = await ctx.repos.requireRepo(request.params.owner, request.params.repo, request.viewer);
+      const body = request.body;
+      const fork = await ctx.forks.fork(signedIn(request).user, request.viewer!, repo, {
+        organization: body.organization,
+        name: body.name,
+      });
+      return reply.code(202).send(await ctx.forks.repoJson(fork, request.viewer));
+    },
+  );
+
+  app.get(
+    '/repos/:owner/:repo/forks',
+    {
+      schema: {
+        tags,
+        summary: "List a repository's forks",
+        params: RepoParams,
+        querystring: Type.Object(PageFields),
+        response: { 200: Type.Array(Repository) },
+      },
+      config: { auth: { scope: 'repository' } },
+    },
+    async (request, reply) => {
+      const page = pageOf(request.query, ctx.paging);
+      const { repo } = await ctx.repos.requireRepo(request.params.owner, request.params.repo, request.viewer);
+      const [rows, total] = await ctx.forks.listForks(repo, request.viewer, page.limit, page.offset);
+      const body = await ctx.forks.reposJson(rows, request.viewer);
+      return sendPage(request, reply, [body, total], page, ctx.config.server.rootUrl, (r) => r);
+    },
+  );
+}

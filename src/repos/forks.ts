@@ -1,0 +1,296 @@
+// Forks and the repository creation limit. A fork is a new bare repository cloned locally from
+// its parent (objects hard-linked, nothing shared afterwards), recorded with fork_id/is_fork, the
+// parent's num_forks counted in the same transaction. The creation limit ([repository]
+// MAX_CREATION_LIMIT, overridden per account by max_repo_creation) is checked here for every
+// creation path: RepoService.create calls it through its beforeCreate hook, forks directly.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { AppContext } from '../app/context.js';
+import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
+import { AppError, conflict, forbidden, invalidField } from '../errors.js';
+import { git, installHooks, objectsSize } from '../git/git.js';
+import { recordUsage } from '../quota/usage.js';
+import * as userStore from '../users/store.js';
+import type { UserRow, Viewer } from '../users/store.js';
+import { UserType } from '../users/tables.js';
+import * as forkStore from './fork-store.js';
+import { toRepoJson, type RepositoryJson } from './schemas.js';
+import { checkRepoName } from './service.js';
+import * as store from './store.js';
+import type { RepoRow } from './store.js';
+
+type Q = Db | Tx;
+export type ParentJson = Omit<RepositoryJson, 'parent'>;
+
+export interface ForkInput {
+  /** Organization to fork into; the doer's own account when absent. */
+  organization?: string | undefined;
+  /** Name of the fork; the parent's name when absent. */
+  name?: string | undefined;
+}
+
+/** Forgejo's message (ErrReachLimitOfRepo). */
+const limitMessage = (limit: number) =>
+  `user has already reached maximum limit of repositories [limit: ${limit}]`;
+
+/** Makes a bare repository that git created (clone) behave like one Anvil created (initBare). */
+export async function adoptBareRepository(dir: string): Promise<void> {
+  await git(['config', '--remove-section', 'remote.origin'], { gitDir: dir, okCodes: [128, 1] });
+  await git(['config', 'uploadpack.allowFilter', 'true'], { gitDir: dir });
+  await git(['config', 'uploadpack.allowAnySHA1InWant', 'true'], { gitDir: dir });
+  await git(['config', 'receive.denyNonFastForwards', 'false'], { gitDir: dir });
+  installHooks(dir);
+}
+
+/** A scratch directory for a repository being prepared, on the same file system as its final place. */
+export function scratchDir(root: string, kind: string): string {
+  const tmp = path.join(root, '.tmp');
+  fs.mkdirSync(tmp, { recursive: true });
+  return path.join(tmp, `${kind}-${crypto.randomBytes(8).toString('hex')}.git`);
+}
+
+interface BranchHead {
+  name: string;
+  oid: string;
+  subject: string;
+  time: number;
+}
+
+/** Every branch of a bare repository with its head commit's first line and time: one git call. */
+async function readBranches(dir: string): Promise<BranchHead[]> {
+  const out = await git(
+    [
+      'for-each-ref',
+      '--format=%(objectname)%00%(committerdate:unix)%00%(refname)%00%(contents)%1e',
+      'refs/heads/',
+    ],
+    { gitDir: dir },
+  );
+  return out.stdout
+    .toString('utf8')
+    .split('\x1e')
+    .map((r) => r.replace(/^\n/, ''))
+    .filter((r) => r.length > 0)
+    .map((r) => {
+      const [oid, time, ref, ...message] = r.split('\0');
+      return {
+        oid: oid!,
+        time: Number(time) || 0,
+        name: ref!.slice('refs/heads/'.length),
+        subject: message.join('\0').split('\n')[0] ?? '',
+      };
+    });
+}
+
+export class ForkService {
+  constructor(private readonly ctx: AppContext) {
+    ctx.repos.addHooks({
+      beforeCreate: (tx, doer, owner) => this.assertCanCreate(tx, doer, owner),
+      beforeDelete: async (tx, repo) => {
+        if (repo.is_fork && repo.fork_id !== null) await forkStore.addFork(tx, repo.fork_id, -1);
+        if (repo.num_forks > 0) await forkStore.detachForks(tx, repo.id);
+      },
+    });
+  }
+
+  // The creation limit
+
+  /** Forgejo's MaxCreationLimit: the account's own max_repo_creation, else the global setting. */
+  creationLimitOf(owner: UserRow): number {
+    return owner.max_repo_creation <= -1
+      ? this.ctx.config.repository.maxCreationLimit
+      : owner.max_repo_creation;
+  }
+
+  /** Whether `owner` may own one more repository (site administrators always may). */
+  async canCreate(q: Q, owner: UserRow): Promise<boolean> {
+    if (owner.is_admin) return true;
+    const limit = this.creationLimitOf(owner);
+    if (limit <= -1) return true;
+    return (await store.countOwned(q, owner.id)) < limit;
+  }
+
+  /** 403 when `owner` has reached its repository limit, unless `doer` is a site administrator. */
+  async assertCanCreate(q: Q, doer: UserRow, owner: UserRow): Promise<void> {
+    if (doer.is_admin) return;
+    if (!(await this.canCreate(q, owner))) throw forbidden(limitMessage(this.creationLimitOf(owner)));
+  }
+
+  /** Forgejo's CanForkRepo: at the limit only when ALLOW_FORK_WITHOUT_MAXIMUM_LIMIT is false. */
+  async canFork(q: Q, owner: UserRow): Promise<boolean> {
+    if (this.ctx.config.repository.allowForkWithoutMaximumLimit) return true;
+    return this.canCreate(q, owner);
+  }
+
+  // Forking
+
+  /** Forks `base` for `doer` (into an organization when asked); the caller checked read access. */
+  async fork(doer: UserRow, viewer: Viewer, base: RepoRow, input: ForkInput): Promise<RepoRow> {
+    const { db, repos } = this.ctx;
+    let owner = doer;
+    if (input.organization) {
+      const org = await userStore.getByName(db, input.organization);
+      if (!org || org.type !== UserType.Organization || !(await this.ctx.orgs.canSee(viewer, org))) {
+        throw invalidField('organization', `organization does not exist [name: ${input.organization}]`);
+      }
+      await repos.assertCanCreateIn(doer, org);
+      owner = org;
+    }
+    // Accounts that are neither people nor organizations (the actions bot) own no repositories.
+    if (owner.type !== UserType.Individual && owner.type !== UserType.Organization) {
+      throw forbidden(`${owner.name} cannot own repositories`);
+    }
+    const name = input.name ?? base.name;
+    checkRepoName(name);
+    const baseOwner = (await userStore.getById(db, base.owner_id))!;
+    await this.assertForkable(db, base, baseOwner, owner, name);
+
+    // The clone happens before the transaction: it may take a while and needs no database.
+    const scratch = scratchDir(this.ctx.config.repository.root, 'fork');
+    let dir: string | undefined;
+    try {
+      await git(['clone', '--bare', '--local', '--quiet', '--', repos.pathOf(base), scratch]);
+      await adoptBareRepository(scratch);
+      // A clone of an empty repository points HEAD at git's own default: follow the parent's.
+      await git(['symbolic-ref', 'HEAD', `refs/heads/${base.default_branch}`], { gitDir: scratch });
+      const branches = await readBranches(scratch);
+      const size = objectsSize(scratch);
+      const now = nowUnix();
+      const fork = await transaction(db, async (tx) => {
+        await this.assertForkable(tx, base, baseOwner, owner, name);
+        const id = await store.insert(tx, {
+          owner_id: owner.id,
+          name,
+          lower_name: name.toLowerCase(),
+          description: base.description,
+          website: base.website,
+          default_branch: base.default_branch,
+          is_private: base.is_private,
+          is_empty: branches.length ? 0 : 1,
+          is_fork: 1,
+          fork_id: base.id,
+          size,
+          object_format_name: base.object_format_name,
+          has_issues: base.has_issues,
+          has_wiki: base.has_wiki,
+          has_pull_requests: base.has_pull_requests,
+          has_projects: base.has_projects,
+          has_releases: base.has_releases,
+          has_packages: base.has_packages,
+          has_actions: base.has_actions,
+          created_unix: now,
+          updated_unix: now,
+        });
+        for (const b of branches) {
+          await store.upsertBranch(tx, {
+            repo_id: id,
+            name: b.name,
+            commit_id: b.oid,
+            commit_message: b.subject,
+            commit_time: b.time,
+            pusher_id: doer.id,
+            updated_unix: now,
+          });
+        }
+        await recordUsage(tx, owner.id, base.is_private ? 'size:repos:private' : 'size:repos:public', size);
+        await forkStore.addFork(tx, base.id, 1);
+        dir = repos.pathOf({ id });
+        fs.rmSync(dir, { recursive: true, force: true });
+        fs.renameSync(scratch, dir);
+        return (await store.getById(tx, id))!;
+      });
+      await this.ctx.events.emit('repository.created', { repoId: fork.id, doerId: doer.id });
+      return fork;
+    } catch (err) {
+      fs.rmSync(scratch, { recursive: true, force: true });
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+      if (err instanceof AppError) throw err;
+      this.ctx.log.error({ err, repoId: base.id }, 'forking a repository failed');
+      throw new AppError('internal', 'forking the repository failed');
+    }
+  }
+
+  /** The conflicts Forgejo reports with 409: the limit, an existing fork, a taken name. */
+  private async assertForkable(q: Q, base: RepoRow, baseOwner: UserRow, owner: UserRow, name: string) {
+    if (!(await this.canFork(q, owner))) throw conflict(limitMessage(this.creationLimitOf(owner)));
+    const existing = await forkStore.userFork(q, base.id, owner.id);
+    if (existing) {
+      throw conflict(
+        `repository is already forked by user [uname: ${owner.name}, repo path: ${baseOwner.name}/${base.name}, fork path: ${owner.name}/${existing.name}]`,
+      );
+    }
+    if (await store.getByOwnerAndName(q, owner.name, name)) {
+      throw conflict('The repository with the same name already exists.');
+    }
+  }
+
+  /** The forks of `base` that `viewer` may see, oldest first. */
+  listForks(base: RepoRow, viewer: Viewer | null, limit: number, offset: number) {
+    return store.list(
+      this.ctx.db,
+      {
+        forkOf: base.id,
+        viewerId: viewer?.isAdmin && !viewer.publicOnly ? undefined : (viewer?.id ?? null),
+        publicOnly: viewer?.publicOnly,
+        orderBy: 'id',
+      },
+      limit,
+      offset,
+    );
+  }
+
+  // JSON
+
+  /**
+   * The `parent` of each fork among `rows` that `viewer` may read, by fork id. Parents, their
+   * owners and the viewer's access to them are fetched in a fixed number of queries.
+   */
+  async parentsJson(rows: RepoRow[], viewer: Viewer | null): Promise<Map<number, ParentJson>> {
+    const out = new Map<number, ParentJson>();
+    const forks = rows.filter((r) => r.is_fork && r.fork_id !== null);
+    if (forks.length === 0) return out;
+    const parents = await store.getByIds(this.ctx.db, [...new Set(forks.map((r) => r.fork_id!))]);
+    const owners = await this.ctx.users.getByIds([...new Set([...parents.values()].map((p) => p.owner_id))]);
+    const rootUrl = this.ctx.config.server.rootUrl;
+    const access = await this.ctx.repos.accessMany([...parents.values()], viewer, owners);
+    const json = new Map<number, ParentJson | null>();
+    for (const p of parents.values()) {
+      const a = access.get(p.id)!;
+      if (a.mode < 1) {
+        json.set(p.id, null);
+        continue;
+      }
+      const { parent: _, ...fields } = toRepoJson(p, owners.get(p.owner_id)!, a, { rootUrl, viewer });
+      json.set(p.id, fields);
+    }
+    for (const f of forks) {
+      const p = json.get(f.fork_id!);
+      if (p) out.set(f.id, p);
+    }
+    return out;
+  }
+
+  async repoJson(repo: RepoRow, viewer: Viewer | null): Promise<RepositoryJson> {
+    return (await this.reposJson([repo], viewer))[0]!;
+  }
+
+  /** Repositories as Forgejo's Repository JSON, with their owners, permissions and parents. */
+  async reposJson(rows: RepoRow[], viewer: Viewer | null): Promise<RepositoryJson[]> {
+    const owners = await this.ctx.users.getByIds([...new Set(rows.map((r) => r.owner_id))]);
+    const [parents, access] = await Promise.all([
+      this.parentsJson(rows, viewer),
+      this.ctx.repos.accessMany(rows, viewer, owners),
+    ]);
+    const rootUrl = this.ctx.config.server.rootUrl;
+    return rows.map((r) =>
+      toRepoJson(
+        r,
+        owners.get(r.owner_id)!,
+        access.get(r.id)!,
+        { rootUrl, viewer },
+        parents.get(r.id) ?? null,
+      ),
+    );
+  }
+}

@@ -1,0 +1,233 @@
+// Forgejo's Repository JSON and the repository option objects, and the row-to-JSON conversion.
+import { Type, type Static } from 'typebox';
+import { isoTime } from '../http/format.js';
+import { User, toUserJson } from '../users/schemas.js';
+import type { UserRow, Viewer } from '../users/store.js';
+import { AccessMode } from '../orgs/store.js';
+import { Visibility } from '../users/tables.js';
+import type { RepoRow } from './store.js';
+import type { RepoAccess } from './service.js';
+
+export const Permission = Type.Object(
+  { admin: Type.Boolean(), push: Type.Boolean(), pull: Type.Boolean() },
+  { title: 'Permission' },
+);
+
+export const InternalTracker = Type.Object(
+  {
+    enable_time_tracker: Type.Boolean(),
+    allow_only_contributors_to_track_time: Type.Boolean(),
+    enable_issue_dependencies: Type.Boolean(),
+  },
+  { title: 'InternalTracker' },
+);
+
+const repoFields = {
+  id: Type.Integer(),
+  owner: User,
+  name: Type.String(),
+  full_name: Type.String(),
+  description: Type.String(),
+  empty: Type.Boolean(),
+  private: Type.Boolean(),
+  fork: Type.Boolean(),
+  template: Type.Boolean(),
+  mirror: Type.Boolean(),
+  size: Type.Integer({ description: 'size of the git data in KiB (LFS excluded)' }),
+  language: Type.String(),
+  languages_url: Type.String(),
+  html_url: Type.String(),
+  url: Type.String(),
+  link: Type.String(),
+  ssh_url: Type.String(),
+  clone_url: Type.String(),
+  original_url: Type.String(),
+  website: Type.String(),
+  stars_count: Type.Integer(),
+  forks_count: Type.Integer(),
+  watchers_count: Type.Integer(),
+  open_issues_count: Type.Integer(),
+  open_pr_counter: Type.Integer(),
+  release_counter: Type.Integer(),
+  default_branch: Type.String(),
+  archived: Type.Boolean(),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+  archived_at: Type.String({ format: 'date-time' }),
+  permissions: Permission,
+  has_issues: Type.Boolean(),
+  internal_tracker: Type.Optional(InternalTracker),
+  has_wiki: Type.Boolean(),
+  wiki_branch: Type.Optional(Type.String()),
+  globally_editable_wiki: Type.Boolean(),
+  has_pull_requests: Type.Boolean(),
+  has_projects: Type.Boolean(),
+  has_releases: Type.Boolean(),
+  has_packages: Type.Boolean(),
+  has_actions: Type.Boolean(),
+  ignore_whitespace_conflicts: Type.Boolean(),
+  allow_merge_commits: Type.Boolean(),
+  allow_rebase: Type.Boolean(),
+  allow_rebase_explicit: Type.Boolean(),
+  allow_squash_merge: Type.Boolean(),
+  allow_fast_forward_only_merge: Type.Boolean(),
+  allow_rebase_update: Type.Boolean(),
+  default_delete_branch_after_merge: Type.Boolean(),
+  default_merge_style: Type.String(),
+  default_allow_maintainer_edit: Type.Boolean(),
+  default_update_style: Type.String(),
+  avatar_url: Type.String(),
+  internal: Type.Boolean(),
+  mirror_interval: Type.String(),
+  object_format_name: Type.String(),
+  mirror_updated: Type.String({ format: 'date-time' }),
+  repo_transfer: Type.Null({ description: 'pending transfers are not supported: always null' }),
+  topics: Type.Array(Type.String()),
+};
+
+export const Repository = Type.Object(
+  { ...repoFields, parent: Type.Union([Type.Object(repoFields), Type.Null()]) },
+  { title: 'Repository' },
+);
+export type RepositoryJson = Static<typeof Repository>;
+
+export const CreateRepoOption = Type.Object(
+  {
+    name: Type.String(),
+    description: Type.Optional(Type.String({ maxLength: 2048 })),
+    private: Type.Optional(Type.Boolean()),
+    auto_init: Type.Optional(Type.Boolean()),
+    readme: Type.Optional(Type.String()),
+    gitignores: Type.Optional(Type.String()),
+    license: Type.Optional(Type.String()),
+    default_branch: Type.Optional(Type.String({ maxLength: 100 })),
+    template: Type.Optional(Type.Boolean()),
+    issue_labels: Type.Optional(Type.String()),
+    trust_model: Type.Optional(Type.String()),
+    object_format_name: Type.Optional(Type.Union([Type.Literal('sha1')])),
+  },
+  { title: 'CreateRepoOption' },
+);
+
+export const EditRepoOption = Type.Object(
+  {
+    name: Type.Optional(Type.String()),
+    description: Type.Optional(Type.String({ maxLength: 2048 })),
+    website: Type.Optional(Type.String({ maxLength: 1024 })),
+    private: Type.Optional(Type.Boolean()),
+    template: Type.Optional(Type.Boolean()),
+    archived: Type.Optional(Type.Boolean()),
+    default_branch: Type.Optional(Type.String()),
+    has_issues: Type.Optional(Type.Boolean()),
+    has_wiki: Type.Optional(Type.Boolean()),
+    has_pull_requests: Type.Optional(Type.Boolean()),
+    has_projects: Type.Optional(Type.Boolean()),
+    has_releases: Type.Optional(Type.Boolean()),
+    has_packages: Type.Optional(Type.Boolean()),
+    has_actions: Type.Optional(Type.Boolean()),
+  },
+  { title: 'EditRepoOption' },
+);
+
+export const TransferRepoOption = Type.Object(
+  { new_owner: Type.String(), team_ids: Type.Optional(Type.Array(Type.Integer())) },
+  { title: 'TransferRepoOption' },
+);
+
+export interface RepoJsonContext {
+  rootUrl: string;
+  viewer: Viewer | null;
+  /** Open issues and pull requests of the repository, when the caller counted them. */
+  counts?: { issues: number; pulls: number } | undefined;
+}
+
+type RepoFieldsJson = Omit<RepositoryJson, 'parent'>;
+
+export function toRepoJson(
+  repo: RepoRow,
+  owner: UserRow,
+  access: RepoAccess,
+  ctx: RepoJsonContext,
+  parent: RepoFieldsJson | null = null,
+): RepositoryJson {
+  const full = `${owner.name}/${repo.name}`;
+  const html = `${ctx.rootUrl}${full}`;
+  const host = new URL(ctx.rootUrl).host;
+  return {
+    id: repo.id,
+    owner: toUserJson(owner, ctx),
+    name: repo.name,
+    full_name: full,
+    description: repo.description,
+    empty: repo.is_empty === 1,
+    private: repo.is_private === 1,
+    fork: repo.is_fork === 1,
+    template: repo.is_template === 1,
+    mirror: repo.is_mirror === 1,
+    // KiB, rounded down as Forgejo does.
+    size: Math.floor(repo.size / 1024),
+    language: '',
+    languages_url: `${ctx.rootUrl}api/v1/repos/${full}/languages`,
+    html_url: html,
+    url: `${ctx.rootUrl}api/v1/repos/${full}`,
+    link: '',
+    ssh_url: `git@${host.split(':')[0]}:${full}.git`,
+    clone_url: `${html}.git`,
+    original_url: repo.original_url,
+    website: repo.website,
+    stars_count: repo.num_stars,
+    forks_count: repo.num_forks,
+    watchers_count: repo.num_watches,
+    open_issues_count: ctx.counts?.issues ?? 0,
+    open_pr_counter: ctx.counts?.pulls ?? 0,
+    release_counter: 0,
+    default_branch: repo.default_branch,
+    archived: repo.is_archived === 1,
+    created_at: isoTime(repo.created_unix),
+    updated_at: isoTime(repo.updated_unix),
+    archived_at: isoTime(repo.archived_unix),
+    permissions: {
+      admin: access.mode >= AccessMode.admin,
+      push: (access.units.get('repo.code') ?? 0) >= AccessMode.write,
+      pull: (access.units.get('repo.code') ?? 0) >= AccessMode.read,
+    },
+    has_issues: repo.has_issues === 1,
+    ...(repo.has_issues === 1
+      ? {
+          internal_tracker: {
+            enable_time_tracker: true,
+            allow_only_contributors_to_track_time: true,
+            enable_issue_dependencies: true,
+          },
+        }
+      : {}),
+    has_wiki: repo.has_wiki === 1,
+    wiki_branch: 'main',
+    globally_editable_wiki: false,
+    has_pull_requests: repo.has_pull_requests === 1,
+    has_projects: repo.has_projects === 1,
+    has_releases: repo.has_releases === 1,
+    has_packages: repo.has_packages === 1,
+    has_actions: repo.has_actions === 1,
+    ignore_whitespace_conflicts: false,
+    allow_merge_commits: true,
+    allow_rebase: true,
+    allow_rebase_explicit: true,
+    allow_squash_merge: true,
+    allow_fast_forward_only_merge: true,
+    allow_rebase_update: true,
+    default_delete_branch_after_merge: false,
+    default_merge_style: 'merge',
+    default_allow_maintainer_edit: false,
+    default_update_style: 'merge',
+    avatar_url: '',
+    // A public repository of a private owner is "internal": visible to the owner's members only.
+    internal: repo.is_private === 0 && owner.visibility === Visibility.private,
+    mirror_interval: '',
+    object_format_name: repo.object_format_name,
+    mirror_updated: '0001-01-01T00:00:00Z',
+    repo_transfer: null,
+    topics: [],
+    parent,
+  };
+}

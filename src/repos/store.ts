@@ -1,0 +1,464 @@
+// Queries on repositories, collaborators, team access and branch records. No HTTP here.
+import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable } from 'kysely';
+import type { Db, Tx } from '../db/database.js';
+import { paged } from '../db/paged.js';
+import { preparedQuery } from '../db/prepared.js';
+import type { BranchTable, RepositoryTable } from './tables.js';
+import { Visibility } from '../users/tables.js';
+
+type Q = Db | Tx;
+export type RepoRow = Selectable<RepositoryTable>;
+export type BranchRow = Selectable<BranchTable>;
+
+export async function insert(q: Q, row: Insertable<RepositoryTable>): Promise<number> {
+  return (await q.insertInto('repository').values(row).returning('id').executeTakeFirstOrThrow()).id;
+}
+
+export async function update(q: Q, id: number, patch: Updateable<RepositoryTable>): Promise<void> {
+  await q.updateTable('repository').set(patch).where('id', '=', id).execute();
+}
+
+export async function remove(q: Q, id: number): Promise<void> {
+  await q.deleteFrom('repository').where('id', '=', id).execute();
+}
+
+const byId = preparedQuery((q, id: number) => q.selectFrom('repository').selectAll().where('id', '=', id));
+const byOwnerAndName = preparedQuery((q, ownerLower: string, lower: string) =>
+  q
+    .selectFrom('repository')
+    .innerJoin('user', 'user.id', 'repository.owner_id')
+    .selectAll('repository')
+    .where('user.lower_name', '=', ownerLower)
+    .where('repository.lower_name', '=', lower),
+);
+
+export async function getById(q: Q, id: number): Promise<RepoRow | undefined> {
+  return (await byId(q, id))[0];
+}
+
+export async function getByOwnerAndName(q: Q, owner: string, name: string): Promise<RepoRow | undefined> {
+  return (await byOwnerAndName(q, owner.toLowerCase(), name.toLowerCase()))[0];
+}
+
+export async function getByIds(q: Q, ids: number[]): Promise<Map<number, RepoRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await q.selectFrom('repository').selectAll().where('id', 'in', ids).execute();
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+export async function countOwned(q: Q, ownerId: number): Promise<number> {
+  const r = await q
+    .selectFrom('repository')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('owner_id', '=', ownerId)
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+export async function idsOwnedBy(q: Q, ownerId: number): Promise<number[]> {
+  return (await q.selectFrom('repository').select('id').where('owner_id', '=', ownerId).execute()).map(
+    (r) => r.id,
+  );
+}
+
+export interface ListFilter {
+  ownerId?: number | undefined;
+  keyword?: string | undefined;
+  /** Any of these keywords in the name (and the description with `includeDescription`). */
+  keywords?: string[] | undefined;
+  includeDescription?: boolean | undefined;
+  /** Only repositories of this team. */
+  teamId?: number | undefined;
+  /** Only repositories this user does not own but reaches as a collaborator or through a team. */
+  collaboratorOf?: number | undefined;
+  /** Only repositories the viewer may read; undefined means no filter (site administrators). */
+  viewerId?: number | null | undefined;
+  publicOnly?: boolean | undefined;
+  isPrivate?: boolean | undefined;
+  isFork?: boolean | undefined;
+  isMirror?: boolean | undefined;
+  isArchived?: boolean | undefined;
+  isTemplate?: boolean | undefined;
+  /** Only forks of this repository. */
+  forkOf?: number | undefined;
+  /** Only repositories this user owns, collaborates on, or reaches through a team. */
+  memberOf?: number | undefined;
+  /** The viewer (viewerId) is a restricted user: no public repositories by default. */
+  restricted?: boolean | undefined;
+  orderBy?: OrderBy | undefined;
+}
+
+/** Forgejo's order_by values for repository lists. */
+export const ORDER_BY = {
+  id: ['repository.id', 'asc'],
+  reverseid: ['repository.id', 'desc'],
+  name: ['repository.lower_name', 'asc'],
+  newest: ['repository.created_unix', 'desc'],
+  oldest: ['repository.created_unix', 'asc'],
+  recentupdate: ['repository.updated_unix', 'desc'],
+  leastupdate: ['repository.updated_unix', 'asc'],
+  alphabetically: ['repository.lower_name', 'asc'],
+  reversealphabetically: ['repository.lower_name', 'desc'],
+  size: ['repository.size', 'asc'],
+  reversesize: ['repository.size', 'desc'],
+  gitsize: ['repository.size', 'asc'],
+  reversegitsize: ['repository.size', 'desc'],
+  moststars: ['repository.num_stars', 'desc'],
+  feweststars: ['repository.num_stars', 'asc'],
+  mostforks: ['repository.num_forks', 'desc'],
+  fewestforks: ['repository.num_forks', 'asc'],
+} as const;
+export type OrderBy = keyof typeof ORDER_BY;
+
+/** `value LIKE '%keyword%'` where `%`, `_` and backslashes in the keyword match themselves. */
+function contains(column: RawBuilder<string> | ReturnType<typeof sql.ref>, keyword: string) {
+  const pattern = `%${keyword.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return sql<boolean>`${column} like ${pattern} escape '\\'`;
+}
+
+/** Repository ids a user reaches without being the owner: collaborations and team access. */
+function reachable(q: Q, userId: number) {
+  return q
+    .selectFrom('collaboration')
+    .select('collaboration.repo_id as id')
+    .where('collaboration.user_id', '=', userId)
+    .union(
+      q
+        .selectFrom('team_repo')
+        .innerJoin('team_user', 'team_user.team_id', 'team_repo.team_id')
+        .select('team_repo.repo_id as id')
+        .where('team_user.uid', '=', userId),
+    )
+    .union(
+      q
+        .selectFrom('repository')
+        .innerJoin('team', 'team.org_id', 'repository.owner_id')
+        .innerJoin('team_user', 'team_user.team_id', 'team.id')
+        .select('repository.id as id')
+        .where('team_user.uid', '=', userId)
+        .where('team.includes_all_repositories', '=', 1),
+    );
+}
+
+export function list(q: Q, f: ListFilter, limit: number, offset: number): Promise<[RepoRow[], number]> {
+  let s = q.selectFrom('repository').innerJoin('user as owner', 'owner.id', 'repository.owner_id');
+  if (f.ownerId !== undefined) s = s.where('repository.owner_id', '=', f.ownerId);
+  if (f.keyword) {
+    const like = `%${f.keyword.toLowerCase().replace(/\\/g, '')}%`;
+    s = s.where((eb) =>
+      eb.or([
+        eb('repository.lower_name', 'like', like),
+        eb(eb.fn('lower', ['repository.description']), 'like', like),
+      ]),
+    );
+  }
+  const keywords = (f.keywords ?? []).map((k) => k.toLowerCase());
+  if (keywords.length) {
+    s = s.where((eb) =>
+      eb.or(
+        keywords.flatMap((k) => [
+          contains(sql.ref('repository.lower_name'), k),
+          ...(f.includeDescription
+            ? [contains(sql<string>`lower(${sql.ref('repository.description')})`, k)]
+            : []),
+        ]),
+      ),
+    );
+  }
+  if (f.teamId !== undefined) {
+    s = s.where(
+      'repository.id',
+      'in',
+      q.selectFrom('team_repo').select('team_repo.repo_id').where('team_repo.team_id', '=', f.teamId),
+    );
+  }
+  if (f.collaboratorOf !== undefined) {
+    s = s
+      .where('repository.owner_id', '!=', f.collaboratorOf)
+      .where('repository.id', 'in', reachable(q, f.collaboratorOf));
+  }
+  if (f.isPrivate !== undefined) s = s.where('repository.is_private', '=', f.isPrivate ? 1 : 0);
+  if (f.isFork !== undefined) s = s.where('repository.is_fork', '=', f.isFork ? 1 : 0);
+  if (f.isMirror !== undefined) s = s.where('repository.is_mirror', '=', f.isMirror ? 1 : 0);
+  if (f.isArchived !== undefined) s = s.where('repository.is_archived', '=', f.isArchived ? 1 : 0);
+  if (f.isTemplate !== undefined) s = s.where('repository.is_template', '=', f.isTemplate ? 1 : 0);
+  if (f.forkOf !== undefined) s = s.where('repository.fork_id', '=', f.forkOf);
+  if (f.memberOf !== undefined) {
+    const uid = f.memberOf;
+    s = s.where((eb) =>
+      eb.or([eb('repository.owner_id', '=', uid), eb('repository.id', 'in', reachable(q, uid))]),
+    );
+  }
+  if (f.viewerId !== undefined) {
+    const uid = f.viewerId;
+    const signed = uid !== null && !f.publicOnly;
+    const publicOwner = [Visibility.public, ...(signed ? [Visibility.limited] : [])];
+    s = s.where((eb) => {
+      const open = eb.and([eb('repository.is_private', '=', 0), eb('owner.visibility', 'in', publicOwner)]);
+      if (uid === null || !signed) return open;
+      const seen = [
+        eb('repository.owner_id', '=', uid),
+        eb('repository.id', 'in', reachable(q, uid)),
+        // Owners of an organization see all of its repositories.
+        eb(
+          'repository.owner_id',
+          'in',
+          q
+            .selectFrom('team_user')
+            .innerJoin('team', 'team.id', 'team_user.team_id')
+            .select('team.org_id')
+            .where('team_user.uid', '=', uid)
+            .where('team.authorize', '=', 4),
+        ),
+      ];
+      // Restricted users see only what they own or were given; others also the public
+      // repositories of visible owners and of the organizations they belong to.
+      if (!f.restricted) {
+        seen.push(
+          open,
+          eb.and([
+            eb('repository.is_private', '=', 0),
+            eb(
+              'repository.owner_id',
+              'in',
+              q.selectFrom('org_user').select('org_user.org_id').where('org_user.uid', '=', uid),
+            ),
+          ]),
+        );
+      }
+      return eb.or(seen);
+    });
+  }
+  const [column, direction] = ORDER_BY[f.orderBy ?? 'id'];
+  const ordered = s.selectAll('repository').orderBy(column, direction).orderBy('repository.id', direction);
+  return paged(ordered, limit, offset);
+}
+
+// Access
+
+export async function collaboratorMode(q: Q, repoId: number, userId: number): Promise<number> {
+  const r = await q
+    .selectFrom('collaboration')
+    .select('mode')
+    .where('repo_id', '=', repoId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return r?.mode ?? 0;
+}
+
+/** The teams through which `userId` reaches repository `repoId` of organization `orgId`, with their units. */
+export async function teamAccess(
+  q: Q,
+  orgId: number,
+  repoId: number,
+  userId: number,
+): Promise<Array<{ authorize: number; unit: string | null; mode: number | null }>> {
+  return q
+    .selectFrom('team')
+    .innerJoin('team_user', 'team_user.team_id', 'team.id')
+    .leftJoin('team_unit', 'team_unit.team_id', 'team.id')
+    .select(['team.authorize as authorize', 'team_unit.type as unit', 'team_unit.access_mode as mode'])
+    .where('team.org_id', '=', orgId)
+    .where('team_user.uid', '=', userId)
+    .where((eb) =>
+      eb.or([
+        eb('team.includes_all_repositories', '=', 1),
+        eb('team.id', 'in', q.selectFrom('team_repo').select('team_id').where('repo_id', '=', repoId)),
+      ]),
+    )
+    .execute();
+}
+
+/** Everything that decides `userId`'s access to repositories `repoIds` owned by organizations `orgIds`. */
+export interface Grants {
+  /** The user's teams in those organizations, one row per team and unit. */
+  teams: Array<{
+    id: number;
+    org_id: number;
+    authorize: number;
+    includes_all_repositories: number;
+    unit: string | null;
+    mode: number | null;
+  }>;
+  /** Which of the user's teams hold which of the repositories. */
+  teamRepos: Array<{ team_id: number; repo_id: number }>;
+  /** Organizations (of `orgIds`) the user is a member of. */
+  memberOf: number[];
+  /** Collaborations of the user on the repositories. */
+  collaborations: Array<{ repo_id: number; mode: number }>;
+}
+
+/** Four queries, whatever the number of repositories: for lists without a query per row. */
+export async function grants(q: Q, userId: number, orgIds: number[], repoIds: number[]): Promise<Grants> {
+  const none = Promise.resolve([]);
+  const [teams, teamRepos, members, collaborations] = await Promise.all([
+    orgIds.length
+      ? q
+          .selectFrom('team')
+          .innerJoin('team_user', 'team_user.team_id', 'team.id')
+          .leftJoin('team_unit', 'team_unit.team_id', 'team.id')
+          .select([
+            'team.id as id',
+            'team.org_id as org_id',
+            'team.authorize as authorize',
+            'team.includes_all_repositories as includes_all_repositories',
+            'team_unit.type as unit',
+            'team_unit.access_mode as mode',
+          ])
+          .where('team_user.uid', '=', userId)
+          .where('team.org_id', 'in', orgIds)
+          .execute()
+      : none,
+    orgIds.length && repoIds.length
+      ? q
+          .selectFrom('team_repo')
+          .innerJoin('team_user', 'team_user.team_id', 'team_repo.team_id')
+          .select(['team_repo.team_id as team_id', 'team_repo.repo_id as repo_id'])
+          .where('team_user.uid', '=', userId)
+          .where('team_repo.repo_id', 'in', repoIds)
+          .execute()
+      : none,
+    orgIds.length
+      ? q
+          .selectFrom('org_user')
+          .select('org_id')
+          .where('uid', '=', userId)
+          .where('org_id', 'in', orgIds)
+          .execute()
+      : none,
+    repoIds.length
+      ? q
+          .selectFrom('collaboration')
+          .select(['repo_id', 'mode'])
+          .where('user_id', '=', userId)
+          .where('repo_id', 'in', repoIds)
+          .execute()
+      : none,
+  ]);
+  return {
+    teams: teams as Grants['teams'],
+    teamRepos: teamRepos as Grants['teamRepos'],
+    memberOf: (members as Array<{ org_id: number }>).map((m) => m.org_id),
+    collaborations: collaborations as Grants['collaborations'],
+  };
+}
+
+export async function setCollaborator(q: Q, repoId: number, userId: number, mode: number): Promise<void> {
+  await q
+    .insertInto('collaboration')
+    .values({ repo_id: repoId, user_id: userId, mode })
+    .onConflict((oc) => oc.columns(['repo_id', 'user_id']).doUpdateSet({ mode }))
+    .execute();
+}
+
+export async function removeCollaborator(q: Q, repoId: number, userId: number): Promise<number> {
+  const r = await q
+    .deleteFrom('collaboration')
+    .where('repo_id', '=', repoId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
+export function listCollaborators(q: Q, repoId: number, limit: number, offset: number) {
+  return paged(
+    q
+      .selectFrom('collaboration')
+      .innerJoin('user', 'user.id', 'collaboration.user_id')
+      .selectAll('user')
+      .select('collaboration.mode as collaboration_mode')
+      .where('collaboration.repo_id', '=', repoId)
+      .orderBy('user.id'),
+    limit,
+    offset,
+  );
+}
+
+export async function addTeamRepo(q: Q, orgId: number, teamId: number, repoId: number): Promise<void> {
+  await q
+    .insertInto('team_repo')
+    .values({ org_id: orgId, team_id: teamId, repo_id: repoId })
+    .onConflict((oc) => oc.columns(['team_id', 'repo_id']).doNothing())
+    .execute();
+}
+
+export async function removeTeamRepo(q: Q, teamId: number, repoId: number): Promise<void> {
+  await q.deleteFrom('team_repo').where('team_id', '=', teamId).where('repo_id', '=', repoId).execute();
+}
+
+export async function teamHasRepo(q: Q, teamId: number, repoId: number): Promise<boolean> {
+  const r = await q
+    .selectFrom('team_repo')
+    .select('id')
+    .where('team_id', '=', teamId)
+    .where('repo_id', '=', repoId)
+    .executeTakeFirst();
+  return r !== undefined;
+}
+
+export function listTeamRepos(q: Q, teamId: number, limit: number, offset: number) {
+  return paged(
+    q
+      .selectFrom('team_repo')
+      .innerJoin('repository', 'repository.id', 'team_repo.repo_id')
+      .selectAll('repository')
+      .where('team_repo.team_id', '=', teamId)
+      .orderBy('repository.id'),
+    limit,
+    offset,
+  );
+}
+
+// Branch records
+
+export async function upsertBranch(q: Q, row: Insertable<BranchTable>): Promise<void> {
+  await q
+    .insertInto('branch')
+    .values(row)
+    .onConflict((oc) =>
+      oc.columns(['repo_id', 'name']).doUpdateSet({
+        commit_id: row.commit_id,
+        commit_message: row.commit_message,
+        commit_time: row.commit_time,
+        pusher_id: row.pusher_id,
+        updated_unix: row.updated_unix,
+      }),
+    )
+    .execute();
+}
+
+export async function deleteBranch(q: Q, repoId: number, name: string): Promise<void> {
+  await q.deleteFrom('branch').where('repo_id', '=', repoId).where('name', '=', name).execute();
+}
+
+export function listBranches(
+  q: Q,
+  repoId: number,
+  limit: number,
+  offset: number,
+): Promise<[BranchRow[], number]> {
+  return paged(
+    q.selectFrom('branch').selectAll().where('repo_id', '=', repoId).orderBy('name'),
+    limit,
+    offset,
+  );
+}
+
+export function getBranch(q: Q, repoId: number, name: string): Promise<BranchRow | undefined> {
+  return q
+    .selectFrom('branch')
+    .selectAll()
+    .where('repo_id', '=', repoId)
+    .where('name', '=', name)
+    .executeTakeFirst();
+}
+
+/** Bytes of git data per owner and visibility, for quota recalculation. */
+export async function sizeTotals(q: Q, ownerId?: number) {
+  let s = q
+    .selectFrom('repository')
+    .select(['owner_id', 'is_private', (eb) => eb.fn.sum<number>('size').as('total')])
+    .groupBy(['owner_id', 'is_private']);
+  if (ownerId !== undefined) s = s.where('owner_id', '=', ownerId);
+  return s.execute();
+}

@@ -1,0 +1,69 @@
+import type { Generated } from 'kysely';
+
+/** Columns with a database default are Generated: optional when inserting. */
+export interface RepositoryTable {
+  id: Generated<number>;
+  owner_id: number;
+  name: string;
+  lower_name: string;
+  description: Generated<string>;
+  website: Generated<string>;
+  original_url: Generated<string>;
+  default_branch: string;
+  is_private: Generated<number>;
+  is_empty: Generated<number>;
+  is_archived: Generated<number>;
+  is_mirror: Generated<number>;
+  is_fork: Generated<number>;
+  fork_id: number | null;
+  is_template: Generated<number>;
+  /** Bytes of git objects (LFS excluded). */
+  size: Generated<number>;
+  num_forks: Generated<number>;
+  num_stars: Generated<number>;
+  num_watches: Generated<number>;
+  has_issues: Generated<number>;
+  has_wiki: Generated<number>;
+  has_pull_requests: Generated<number>;
+  has_projects: Generated<number>;
+  has_releases: Generated<number>;
+  has_packages: Generated<number>;
+  has_actions: Generated<number>;
+  object_format_name: Generated<string>;
+  created_unix: number;
+  updated_unix: number;
+  archived_unix: Generated<number>;
+}
+
+export interface CollaborationTable {
+  id: Generated<number>;
+  repo_id: number;
+  user_id: number;
+  /** Access mode: 1 read, 2 write, 3 admin. */
+  mode: number;
+}
+
+export interface TeamRepoTable {
+  id: Generated<number>;
+  org_id: number;
+  team_id: number;
+  repo_id: number;
+}
+
+export interface BranchTable {
+  id: Generated<number>;
+  repo_id: number;
+  name: string;
+  commit_id: string;
+  commit_message: string;
+  commit_time: number;
+  pusher_id: number;
+  updated_unix: number;
+}
+
+export interface RepoTables {
+  repository: RepositoryTable;
+  collaboration: CollaborationTable;
+  team_repo: TeamRepoTable;
+  branch: BranchTable;
+}

@@ -1,0 +1,148 @@
+// Issues, comments, timeline events and reactions as JSON: everything a page of them refers to
+// (posters, assignees, labels, milestones, repositories, attachments) is loaded in a few queries
+// for the whole page, through the services.
+import type { AppContext } from '../app/context.js';
+import type { Viewer } from '../users/store.js';
+import type { RepoRow } from '../repos/store.js';
+import type { LabelRow } from '../labels/store.js';
+import { toLabelJson } from '../labels/schemas.js';
+import type { CommentRow, IssueRow, PlainCommentRow, ReactionRow } from './store.js';
+import {
+  toCommentJson,
+  toIssueJson,
+  toReactionJson,
+  toTimelineJson,
+  type CommentJson,
+  type IssueJson,
+  type IssueJsonContext,
+  type ReactionJson,
+  type TimelineCommentJson,
+} from './schemas.js';
+
+export class IssuePresenter {
+  constructor(private readonly ctx: AppContext) {}
+
+  /**
+   * The context for converting rows of the repositories `repos`: users `userIds` (with the
+   * repository owners), milestones `milestoneIds`, and for `issues` their labels and assignees.
+   */
+  private async context(
+    viewer: Viewer | null,
+    repos: Iterable<RepoRow>,
+    o: {
+      issues?: IssueRow[];
+      userIds?: Array<number | null>;
+      milestoneIds?: Array<number | null>;
+      commentIds?: number[];
+    },
+  ): Promise<IssueJsonContext> {
+    const { users, labels, milestones } = this.ctx;
+    const repoList = [...repos];
+    const issueIds = (o.issues ?? []).map((i) => i.id);
+    const [labelMap, assignees, issueAssets, commentAssets] = await Promise.all([
+      labels.ofIssues(issueIds),
+      this.ctx.issues.assigneesOf(issueIds),
+      this.ctx.issues.issueAssets(issueIds),
+      this.ctx.issues.commentAssets(o.commentIds ?? []),
+    ]);
+    const userIds = new Set<number>(repoList.map((r) => r.owner_id));
+    for (const id of o.userIds ?? []) if (id !== null && id > 0) userIds.add(id);
+    for (const i of o.issues ?? []) if (i.poster_id !== null) userIds.add(i.poster_id);
+    for (const list of assignees.values()) for (const id of list) userIds.add(id);
+    const milestoneIds = [...(o.milestoneIds ?? []), ...(o.issues ?? []).map((i) => i.milestone_id)].filter(
+      (id): id is number => id !== null && id > 0,
+    );
+    const [userMap, milestoneMap] = await Promise.all([
+      users.getByIds([...userIds]),
+      milestones.getByIds(milestoneIds),
+    ]);
+    const repoNames = new Map(
+      repoList.map((r) => [r.id, { name: r.name, owner: userMap.get(r.owner_id)?.name ?? '' }]),
+    );
+    const orgNames = new Map(repoList.map((r) => [r.owner_id, userMap.get(r.owner_id)?.name ?? '']));
+    const rootUrl = this.ctx.config.server.rootUrl;
+    return {
+      rootUrl,
+      viewer,
+      repoNames,
+      users: userMap,
+      userJson: new Map(),
+      labels: labelMap,
+      labelUrls: {
+        rootUrl,
+        repoFullName: (id) => {
+          const r = repoNames.get(id);
+          return r ? `${r.owner}/${r.name}` : undefined;
+        },
+        orgName: (id) => orgNames.get(id),
+      },
+      milestones: milestoneMap,
+      assignees,
+      issueAssets,
+      commentAssets,
+      pulls: new Map(),
+    };
+  }
+
+  /** Issues of `repos` (every repository the rows belong to) as JSON. */
+  async issues(rows: IssueRow[], viewer: Viewer | null, repos: Iterable<RepoRow>): Promise<IssueJson[]> {
+    const c = await this.context(viewer, repos, { issues: rows });
+    return rows.map((i) => toIssueJson(i, c));
+  }
+
+  async issue(row: IssueRow, viewer: Viewer | null, repo: RepoRow): Promise<IssueJson> {
+    return (await this.issues([row], viewer, [repo]))[0]!;
+  }
+
+  async comments(
+    issue: IssueRow,
+    rows: PlainCommentRow[],
+    viewer: Viewer | null,
+    repo: RepoRow,
+  ): Promise<CommentJson[]> {
+    const c = await this.context(viewer, [repo], {
+      userIds: rows.map((r) => r.poster_id),
+      commentIds: rows.map((r) => r.id),
+    });
+    return rows.map((r) => toCommentJson(r, issue, c));
+  }
+
+  /** Comments of several issues of one repository (the repository-wide list). */
+  async repoComments(rows: PlainCommentRow[], viewer: Viewer | null, repo: RepoRow): Promise<CommentJson[]> {
+    const issues = await this.ctx.issues.getByIds(rows.map((r) => r.issue_id));
+    const c = await this.context(viewer, [repo], {
+      userIds: rows.map((r) => r.poster_id),
+      commentIds: rows.map((r) => r.id),
+    });
+    return rows.map((r) => toCommentJson(r, issues.get(r.issue_id)!, c));
+  }
+
+  async timeline(
+    issue: IssueRow,
+    rows: CommentRow[],
+    viewer: Viewer | null,
+    repo: RepoRow,
+  ): Promise<TimelineCommentJson[]> {
+    const labelIds = [...new Set(rows.map((r) => r.label_id).filter((id): id is number => id !== null))];
+    const [c, labelRows] = await Promise.all([
+      this.context(viewer, [repo], {
+        userIds: rows.flatMap((r) => [r.poster_id, r.assignee_id]),
+        milestoneIds: rows.flatMap((r) => [r.milestone_id, r.old_milestone_id]),
+      }),
+      this.ctx.labels.getByIds(labelIds),
+    ]);
+    const labels = new Map<number, LabelRow>(labelRows.map((l) => [l.id, l]));
+    return rows.map((r) => toTimelineJson(r, issue, c, labels));
+  }
+
+  async reactions(rows: ReactionRow[], viewer: Viewer | null, repo: RepoRow): Promise<ReactionJson[]> {
+    const c = await this.context(viewer, [repo], { userIds: rows.map((r) => r.user_id) });
+    return rows.map((r) => toReactionJson(r, c));
+  }
+
+  /** Labels of `repo` (or its organization) as JSON. */
+  async labels(rows: LabelRow[], repo: RepoRow) {
+    const c = await this.context(null, [repo], {});
+    return rows.map((l) => toLabelJson(l, c.labelUrls));
+  }
+}

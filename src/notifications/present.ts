@@ -1,0 +1,121 @@
+// Notification threads as Forgejo's NotificationThread JSON: the repositories, issues, owners,
+// access and merge states of a page of threads are loaded in a fixed number of queries. Threads
+// whose repository (or issue) their user can no longer read are dropped from the answer and removed.
+import { Type, type Static } from 'typebox';
+import type { AppContext } from '../app/context.js';
+import { isoTime } from '../http/format.js';
+import { AccessMode } from '../orgs/store.js';
+import { unitOf } from '../issues/service.js';
+import { Repository, toRepoJson } from '../repos/schemas.js';
+import * as repoStore from '../repos/store.js';
+import type { Viewer } from '../users/store.js';
+import type { NotificationRow } from './store.js';
+import { NotificationSource, NotificationStatus } from './tables.js';
+
+export const NotificationSubject = Type.Object(
+  {
+    title: Type.String(),
+    url: Type.String(),
+    latest_comment_url: Type.String(),
+    html_url: Type.String(),
+    latest_comment_html_url: Type.String(),
+    type: Type.String({ description: 'Issue, Pull, Commit or Repository' }),
+    state: Type.String({ description: 'open, closed or merged' }),
+  },
+  { title: 'NotificationSubject' },
+);
+
+export const NotificationThread = Type.Object(
+  {
+    id: Type.Integer(),
+    repository: Repository,
+    subject: NotificationSubject,
+    unread: Type.Boolean(),
+    pinned: Type.Boolean(),
+    updated_at: Type.String({ format: 'date-time' }),
+    url: Type.String(),
+  },
+  { title: 'NotificationThread' },
+);
+export type NotificationThreadJson = Static<typeof NotificationThread>;
+
+export const NotificationCount = Type.Object({ new: Type.Integer() }, { title: 'NotificationCount' });
+
+const SUBJECT_TYPES: Record<number, string> = {
+  [NotificationSource.issue]: 'Issue',
+  [NotificationSource.pull]: 'Pull',
+  [NotificationSource.commit]: 'Commit',
+  [NotificationSource.repository]: 'Repository',
+};
+
+export async function threadsJson(
+  ctx: AppContext,
+  rows: NotificationRow[],
+  viewer: Viewer,
+): Promise<NotificationThreadJson[]> {
+  if (rows.length === 0) return [];
+  const rootUrl = ctx.config.server.rootUrl;
+  const issueIds = [...new Set(rows.map((r) => r.issue_id).filter((id): id is number => id !== null))];
+  const [repos, issues, merged] = await Promise.all([
+    repoStore.getByIds(ctx.db, [...new Set(rows.map((r) => r.repo_id))]),
+    ctx.issues.getByIds(issueIds),
+    issueIds.length
+      ? ctx.db
+          .selectFrom('pull_request')
+          .select('issue_id')
+          .where('issue_id', 'in', issueIds)
+          .where('has_merged', '=', 1)
+          .execute()
+      : Promise.resolve([]),
+  ]);
+  const mergedIds = new Set(merged.map((m) => m.issue_id));
+  const repoList = [...repos.values()];
+  const owners = await ctx.users.getByIds([...new Set(repoList.map((r) => r.owner_id))]);
+  const access = await ctx.repos.accessMany(repoList, viewer, owners);
+
+  const out: NotificationThreadJson[] = [];
+  const gone: number[] = [];
+  for (const n of rows) {
+    const repo = repos.get(n.repo_id);
+    const owner = repo && owners.get(repo.owner_id);
+    const a = repo && access.get(repo.id);
+    const issue = n.issue_id !== null ? issues.get(n.issue_id) : undefined;
+    const unit = issue ? unitOf(issue.is_pull) : 'repo.code';
+    if (!repo || !owner || !a || a.mode < AccessMode.read || (a.units.get(unit) ?? 0) < AccessMode.read) {
+      gone.push(n.id);
+      continue;
+    }
+    const full = `${owner.name}/${repo.name}`;
+    const subject = {
+      title: '',
+      url: '',
+      latest_comment_url: '',
+      html_url: '',
+      latest_comment_html_url: '',
+      type: SUBJECT_TYPES[n.source] ?? 'Issue',
+      state: '',
+    };
+    if (issue) {
+      const kind = issue.is_pull ? 'pulls' : 'issues';
+      subject.title = issue.title;
+      subject.url = `${rootUrl}api/v1/repos/${full}/${kind}/${issue.index}`;
+      subject.html_url = `${rootUrl}${full}/${kind}/${issue.index}`;
+      subject.state = mergedIds.has(issue.id) ? 'merged' : issue.is_closed ? 'closed' : 'open';
+      if (n.comment_id !== null) {
+        subject.latest_comment_url = `${rootUrl}api/v1/repos/${full}/issues/comments/${n.comment_id}`;
+        subject.latest_comment_html_url = `${subject.html_url}#issuecomment-${n.comment_id}`;
+      }
+    }
+    out.push({
+      id: n.id,
+      repository: toRepoJson(repo, owner, a, { rootUrl, viewer }),
+      subject,
+      unread: n.status === NotificationStatus.unread,
+      pinned: n.status === NotificationStatus.pinned,
+      updated_at: isoTime(n.updated_unix),
+      url: `${rootUrl}api/v1/notifications/threads/${n.id}`,
+    });
+  }
+  if (gone.length) await ctx.notifications.forget(gone);
+  return out;
+}

@@ -1,0 +1,205 @@
+// Git work for pull requests, all on the base repository (bare) with plumbing, or in a temporary
+// clone for rebases: never in a repository's own directory with a work tree.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { git, gitText, isAncestor } from '../git/git.js';
+import { PullStatus } from './tables.js';
+
+export interface Ident {
+  name: string;
+  email: string;
+}
+
+export interface Mergeability {
+  status: number;
+  mergeBase: string;
+  conflicts: string[];
+}
+
+const identEnv = (author: Ident, committer: Ident): NodeJS.ProcessEnv => ({
+  GIT_AUTHOR_NAME: author.name,
+  GIT_AUTHOR_EMAIL: author.email,
+  GIT_COMMITTER_NAME: committer.name,
+  GIT_COMMITTER_EMAIL: committer.email,
+});
+
+export class MergeConflict extends Error {
+  constructor(readonly files: string[]) {
+    super(`merge conflicts: ${files.join(', ')}`);
+  }
+}
+
+export async function mergeBase(dir: string, a: string, b: string): Promise<string> {
+  const r = await git(['merge-base', a, b], { gitDir: dir, okCodes: [1] });
+  return r.code === 0 ? r.stdout.toString('utf8').trim() : '';
+}
+
+/** A three-way merge of `head` into `base` without a work tree: the tree, or the conflicting files. */
+export async function mergeTree(
+  dir: string,
+  base: string,
+  head: string,
+): Promise<{ tree: string } | { conflicts: string[] }> {
+  const r = await git(['merge-tree', '--write-tree', '--name-only', '--no-messages', base, head], {
+    gitDir: dir,
+    okCodes: [1],
+  });
+  const lines = r.stdout.toString('utf8').split('\n').filter(Boolean);
+  if (r.code === 0) return { tree: lines[0]! };
+  return { conflicts: [...new Set(lines.slice(1))] };
+}
+
+/** Whether `head` merges cleanly into `base`, and their merge base. */
+export async function mergeability(dir: string, base: string, head: string): Promise<Mergeability> {
+  const mb = await mergeBase(dir, base, head);
+  if (!mb) return { status: PullStatus.conflict, mergeBase: '', conflicts: [] };
+  if (await isAncestor(dir, head, base))
+    return { status: PullStatus.ancestorOf, mergeBase: mb, conflicts: [] };
+  const r = await mergeTree(dir, base, head);
+  if ('tree' in r) return { status: PullStatus.mergeable, mergeBase: mb, conflicts: [] };
+  return { status: PullStatus.conflict, mergeBase: mb, conflicts: r.conflicts };
+}
+
+export async function commitTree(
+  dir: string,
+  tree: string,
+  parents: string[],
+  message: string,
+  author: Ident,
+  committer: Ident,
+): Promise<string> {
+  const args = ['commit-tree', tree];
+  for (const p of parents) args.push('-p', p);
+  return gitText(args, { gitDir: dir, input: message, env: identEnv(author, committer) });
+}
+
+/** A merge commit of `head` into `base` (two parents). */
+export async function mergeCommit(
+  dir: string,
+  base: string,
+  head: string,
+  message: string,
+  doer: Ident,
+): Promise<string> {
+  const r = await mergeTree(dir, base, head);
+  if (!('tree' in r)) throw new MergeConflict(r.conflicts);
+  return commitTree(dir, r.tree, [base, head], message, doer, doer);
+}
+
+/** One commit on top of `base` with the changes of `head` (a squash). */
+export async function squashCommit(
+  dir: string,
+  base: string,
+  head: string,
+  message: string,
+  author: Ident,
+  committer: Ident,
+): Promise<string> {
+  const r = await mergeTree(dir, base, head);
+  if (!('tree' in r)) throw new MergeConflict(r.conflicts);
+  return commitTree(dir, r.tree, [base], message, author, committer);
+}
+
+/**
+ * The commits of `head` not in `base`, replayed on top of `base` (their authors kept, `doer` as
+ * committer), in a temporary clone sharing the base repository's objects; the new commits are
+ * then fetched into the base repository. Returns the new tip.
+ */
+export async function rebase(dir: string, base: string, head: string, doer: Ident): Promise<string> {
+  if (await isAncestor(dir, base, head)) return head;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-rebase-'));
+  try {
+    await git(['clone', '--quiet', '--shared', '--no-checkout', dir, tmp]);
+    const env = identEnv(doer, doer);
+    await git(['checkout', '--quiet', '--detach', head], { cwd: tmp, env });
+    const r = await git(['rebase', '--quiet', '--no-autosquash', base], {
+      cwd: tmp,
+      env,
+      okCodes: [1, 128],
+    });
+    if (r.code !== 0) {
+      const status = await gitText(['diff', '--name-only', '--diff-filter=U'], { cwd: tmp });
+      throw new MergeConflict(status.split('\n').filter(Boolean));
+    }
+    const tip = await gitText(['rev-parse', 'HEAD'], { cwd: tmp });
+    await git(['update-ref', 'refs/anvil/rebased', tip], { cwd: tmp });
+    await git(['fetch', '--quiet', '--no-tags', tmp, 'refs/anvil/rebased'], { gitDir: dir });
+    return tip;
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+export interface NumStat {
+  filename: string;
+  previous: string;
+  status: string;
+  additions: number;
+  deletions: number;
+}
+
+const STATUS: Record<string, string> = {
+  A: 'added',
+  D: 'deleted',
+  M: 'modified',
+  T: 'changed',
+  R: 'renamed',
+  C: 'copied',
+};
+
+/** The files changed between two commits, with their line counts. */
+export async function changedFiles(dir: string, from: string, to: string): Promise<NumStat[]> {
+  const [names, nums] = await Promise.all([
+    git(['diff', '--no-color', '--no-ext-diff', '-M', '--name-status', '-z', from, to, '--'], {
+      gitDir: dir,
+    }),
+    git(['diff', '--no-color', '--no-ext-diff', '-M', '--numstat', '-z', from, to, '--'], { gitDir: dir }),
+  ]);
+  const out: NumStat[] = [];
+  const t = names.stdout.toString('utf8').split('\0');
+  for (let i = 0; i < t.length - 1;) {
+    const code = t[i]!;
+    const letter = code.charAt(0);
+    if (letter === 'R' || letter === 'C') {
+      out.push({
+        filename: t[i + 2]!,
+        previous: t[i + 1]!,
+        status: STATUS[letter]!,
+        additions: 0,
+        deletions: 0,
+      });
+      i += 3;
+    } else {
+      out.push({
+        filename: t[i + 1]!,
+        previous: '',
+        status: STATUS[letter] ?? 'modified',
+        additions: 0,
+        deletions: 0,
+      });
+      i += 2;
+    }
+  }
+  const byName = new Map(out.map((f) => [f.filename, f]));
+  const n = nums.stdout.toString('utf8').split('\0');
+  for (let i = 0; i < n.length;) {
+    const rec = n[i]!.replace(/^\n+/, '');
+    if (!rec) {
+      i++;
+      continue;
+    }
+    const [a, d, p] = rec.split('\t');
+    let name = p ?? '';
+    if (name === '') {
+      name = n[i + 2] ?? '';
+      i += 3;
+    } else i++;
+    const f = byName.get(name);
+    if (f) {
+      f.additions = a === '-' ? 0 : Number(a) || 0;
+      f.deletions = d === '-' ? 0 : Number(d) || 0;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,556 @@
+// HTTP routes for pull requests: lists, creation, reading (JSON, .diff, .patch), editing, changed
+// files, commits (each with its files and stats), merging and the merged check, reviews and review
+// requests. Reading follows the repository's visibility and its pull requests unit (404 for what
+// the caller may not see); writing needs a signed-in caller; the rules live in PullService.
+import { Type } from 'typebox';
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../app/context.js';
+import type { Api } from '../http/types.js';
+import type { RouteAuth } from '../http/auth.js';
+import { signedIn } from '../http/auth.js';
+import { pageOf, sendPage, setPageHeaders } from '../http/pagination.js';
+import { isoTime } from '../http/format.js';
+import { invalidField, notFound } from '../errors.js';
+import { toUserJson } from '../users/schemas.js';
+import type { Viewer } from '../users/store.js';
+import type { RepoRow } from '../repos/store.js';
+import type { RepositoryJson } from '../repos/schemas.js';
+import { IssuePresenter } from '../issues/present.js';
+import type { RepoView } from '../issues/service.js';
+import { endOfDay, parseTime } from '../issues/input.js';
+import { usersByEmails } from '../git/data-store.js';
+import { gitText } from '../git/git.js';
+import { Commit, escapePath, toCommitJson, type RepoLinks } from '../git/data-schemas.js';
+import type { Pull } from './service.js';
+import type { ReviewRow } from './store.js';
+import { PullStatus } from './tables.js';
+import {
+  ChangedFile,
+  CreatePullRequestOption,
+  CreatePullReviewOptions,
+  EditPullRequestOption,
+  MergePullRequestOption,
+  PullListQuery,
+  PullRequest,
+  PullReview,
+  PullReviewRequestOptions,
+  REVIEW_STATES,
+  type PullRequestJson,
+} from './schemas.js';
+
+import { RepoParams } from '../http/params.js';
+const IndexParams = Type.Object({ owner: Type.String(), repo: Type.String(), index: Type.Integer() });
+const PullParams = Type.Object({
+  owner: Type.String(),
+  repo: Type.String(),
+  index: Type.String({ description: 'the number, or number.diff / number.patch' }),
+});
+const PageOnly = Type.Object({ page: Type.Optional(Type.Integer()), limit: Type.Optional(Type.Integer()) });
+
+export function pullsRoutes(app: Api, ctx: AppContext): void {
+  const { repos, pulls, users } = ctx;
+  const present = new IssuePresenter(ctx);
+  const rootUrl = ctx.config.server.rootUrl;
+  const tags = ['repository'];
+  const read: RouteAuth = { scope: 'repository' };
+  const write: RouteAuth = { scope: 'repository', require: 'signed' };
+
+  async function repoView(request: FastifyRequest): Promise<RepoView> {
+    const { owner, repo } = request.params as { owner: string; repo: string };
+    const view = await repos.requireRepo(owner, repo, request.viewer, 'read', 'repo.pulls');
+    if (!view.repo.has_pull_requests) throw notFound('the pull requests of this repository are turned off');
+    return view;
+  }
+
+  async function pullOf(request: FastifyRequest, index: number) {
+    const view = await repoView(request);
+    return { view, pull: await pulls.requirePull(view.repo, index) };
+  }
+
+  async function fullName(repo: RepoRow): Promise<string> {
+    const owner = await users.getById(repo.owner_id);
+    return `${owner?.name ?? ''}/${repo.name}`;
+  }
+
+  /** Pull requests of `repo` as Forgejo's PullRequest JSON. */
+  async function pullsJson(list: Pull[], repo: RepoRow, viewer: Viewer | null): Promise<PullRequestJson[]> {
+    if (list.length === 0) return [];
+    const issuesJson = await present.issues(
+      list.map((p) => p.issue),
+      viewer,
+      [repo],
+    );
+    const headIds = [
+      ...new Set(
+        list.map((p) => p.pr.head_repo_id).filter((id): id is number => id !== null && id !== repo.id),
+      ),
+    ];
+    const headRows = (await Promise.all(headIds.map((id) => repos.getById(id)))).filter(
+      (r): r is RepoRow => r !== undefined,
+    );
+    const repoJson = new Map<number, RepositoryJson>();
+    const all = [repo, ...headRows];
+    const jsons = await ctx.forks.reposJson(all, viewer);
+    all.forEach((r, i) => repoJson.set(r.id, jsons[i]!));
+    const requested = await pulls.requestedReviewerIds(list.map((p) => p.issue.id));
+    const userIds = new Set<number>();
+    for (const p of list) if (p.pr.merger_id !== null) userIds.add(p.pr.merger_id);
+    for (const ids of requested.values()) for (const id of ids) userIds.add(id);
+    const userMap = await users.getByIds([...userIds]);
+    const uctx = { rootUrl, viewer };
+    const full = await fullName(repo);
+    const stats = await Promise.all(list.map((p) => pulls.diffStat(p).catch(() => undefined)));
+    return list.map((p, i) => {
+      const j = issuesJson[i]!;
+      const html = `${rootUrl}${full}/pulls/${p.issue.index}`;
+      const headRepo = p.pr.head_repo_id !== null ? repoJson.get(p.pr.head_repo_id) : undefined;
+      const headOwner = headRepo?.owner?.login ?? '';
+      const merger = p.pr.merger_id !== null ? userMap.get(p.pr.merger_id) : undefined;
+      const s = stats[i];
+      return {
+        id: p.pr.id,
+        url: html,
+        number: p.issue.index,
+        user: j.user,
+        title: j.title,
+        body: j.body,
+        labels: j.labels,
+        milestone: j.milestone,
+        assignee: j.assignee,
+        assignees: j.assignees,
+        requested_reviewers: (requested.get(p.issue.id) ?? [])
+          .map((id) => userMap.get(id))
+          .filter((u) => u !== undefined)
+          .map((u) => toUserJson(u, uctx)),
+        requested_reviewers_teams: [],
+        state: j.state,
+        draft: false,
+        is_locked: j.is_locked,
+        comments: j.comments,
+        review_comments: 0,
+        additions: s?.additions ?? 0,
+        deletions: s?.deletions ?? 0,
+        changed_files: s?.files ?? 0,
+        html_url: html,
+        diff_url: `${html}.diff`,
+        patch_url: `${html}.patch`,
+        mergeable:
+          !p.pr.has_merged &&
+          p.pr.status !== PullStatus.checking &&
+          p.pr.status !== PullStatus.conflict &&
+          p.pr.status !== PullStatus.error,
+        merged: p.pr.has_merged === 1,
+        merged_at: p.pr.has_merged ? isoTime(p.pr.merged_unix) : null,
+        merge_commit_sha: p.pr.has_merged ? p.pr.merged_commit_id : null,
+        merged_by: merger ? toUserJson(merger, uctx) : null,
+        allow_maintainer_edit: p.pr.allow_maintainer_edit === 1,
+        base: {
+          label: p.pr.base_branch,
+          ref: p.pr.base_branch,
+          sha: '',
+          repo_id: repo.id,
+          repo: repoJson.get(repo.id) ?? null,
+        },
+        head: {
+          label:
+            headRepo && p.pr.head_repo_id !== repo.id ? `${headOwner}:${p.pr.head_branch}` : p.pr.head_branch,
+          ref: p.pr.head_branch,
+          sha: p.pr.head_commit_id,
+          repo_id: p.pr.head_repo_id ?? 0,
+          repo: headRepo ?? null,
+        },
+        merge_base: p.pr.merge_base,
+        due_date: j.due_date,
+        created_at: j.created_at,
+        updated_at: j.updated_at,
+        closed_at: j.closed_at,
+        pin_order: j.pin_order,
+        flow: 0,
+      };
+    });
+  }
+
+  async function withBaseShas(json: PullRequestJson[], repo: RepoRow): Promise<PullRequestJson[]> {
+    const branches = [...new Set(json.map((j) => j.base.ref))];
+    const shas = new Map<string, string>();
+    for (const b of branches) {
+      const sha = await gitText(['rev-parse', '--verify', '--quiet', `refs/heads/${b}`], {
+        gitDir: repos.pathOf(repo),
+      }).catch(() => '');
+      shas.set(b, sha);
+    }
+    for (const j of json) j.base.sha = shas.get(j.base.ref) ?? '';
+    return json;
+  }
+
+  async function pullJson(p: Pull, repo: RepoRow, viewer: Viewer | null): Promise<PullRequestJson> {
+    return (await withBaseShas(await pullsJson([p], repo, viewer), repo))[0]!;
+  }
+
+  async function reviewsJson(rows: ReviewRow[], p: Pull, repo: RepoRow, viewer: Viewer | null) {
+    const ids = [...new Set(rows.map((r) => r.reviewer_id).filter((id): id is number => id !== null))];
+    const userMap = await users.getByIds(ids);
+    const full = await fullName(repo);
+    const html = `${rootUrl}${full}/pulls/${p.issue.index}`;
+    return rows.map((r) => {
+      const u = r.reviewer_id !== null ? userMap.get(r.reviewer_id) : undefined;
+      return {
+        id: r.id,
+        user: u ? toUserJson(u, { rootUrl, viewer }) : null,
+        team: null,
+        state: REVIEW_STATES[r.type] ?? 'PENDING',
+        body: r.content,
+        commit_id: r.commit_id,
+        stale: r.stale === 1,
+        official: r.official === 1,
+        dismissed: r.dismissed === 1,
+        comments_count: 0,
+        submitted_at: isoTime(r.created_unix),
+        updated_at: isoTime(r.updated_unix),
+        html_url: `${html}#issuecomment-${r.id}`,
+        pull_request_url: html,
+      };
+    });
+  }
+
+  app.get(
+    '/repos/:owner/:repo/pulls',
+    {
+      schema: {
+        tags,
+        summary: "List a repository's pull requests",
+        description: 'state (open by default), sort, milestone (id) and labels (ids, all of them).',
+        params: RepoParams,
+        querystring: PullListQuery,
+        response: { 200: Type.Array(PullRequest) },
+      },
+      config: { auth: read },
+    },
+    async (request, reply) => {
+      const { repo } = await repoView(request);
+      const q = request.query;
+      const page = pageOf(q, ctx.paging);
+      const labels = q.labels === undefined ? undefined : [q.labels].flat().join(',');
+      const [rows, total] = await pulls.list(
+        repo,
+        { state: q.state, sort: q.sort, labels: labels || undefined, milestone: q.milestone },
+        page,
+      );
+      const json = await withBaseShas(await pullsJson(rows, repo, request.viewer), repo);
+      return sendPage(request, reply, [json, total], page, rootUrl, (j) => j);
+    },
+  );
+
+  app.post(
+    '/repos/:owner/:repo/pulls',
+    {
+      schema: {
+        tags,
+        summary: 'Create a pull request',
+        description:
+          'head: a branch of this repository, or `owner:branch` of a fork. 404 for an unknown branch, ' +
+          '409 when an open pull request already exists for the same branches, 422 when there is nothing to merge.',
+        params: RepoParams,
+        body: CreatePullRequestOption,
+        response: { 201: PullRequest },
+      },
+      config: { auth: write },
+    },
+    async (request, reply) => {
+      const view = await repoView(request);
+      const b = request.body;
+      const pull = await pulls.create(view, signedIn(request).user, {
+        head: b.head,
+        base: b.base,
+        title: b.title,
+        body: b.body,
+        assignee: b.assignee,
+        assignees: b.assignees,
+        labels: b.labels,
+        milestone: b.milestone,
+        dueDate: b.due_date === undefined ? undefined : parseTime(b.due_date, 'due_date'),
+      });
+      return reply.code(201).send(await pullJson(pull, view.repo, request.viewer));
+    },
+  );
+
+  app.get(
+    '/repos/:owner/:repo/pulls/:index',
+    {
+      schema: {
+        tags,
+        summary: 'Get a pull request, or its diff ({index}.diff) or patch ({index}.patch)',
+        params: PullParams,
+        querystring: Type.Object({ binary: Type.Optional(Type.Boolean()) }),
+      },
+      config: { auth: read },
+    },
+    async (request, reply) => {
+      const m = /^(\d{1,15})(?:\.(diff|patch))?$/.exec(request.params.index);
+      if (!m) throw notFound(`pull request does not exist [index: ${request.params.index}]`);
+      const { view, pull } = await pullOf(request, Number(m[1]));
+      if (m[2]) {
+        const text = await pulls.diffText(pull, m[2] as 'diff' | 'patch', request.query.binary === true);
+        return reply.type('text/plain; charset=utf-8').send(text);
+      }
+      return reply
+        .type('application/json; charset=utf-8')
+        .send(await pullJson(pull, view.repo, request.viewer));
+    },
+  );
+
+  app.patch(
+    '/repos/:owner/:repo/pulls/:index',
+    {
+      schema: {
+        tags,
+        summary: 'Update a pull request',
+        description: 'An empty assignees list removes every assignee.',
+        params: IndexParams,
+        body: EditPullRequestOption,
+        response: { 201: PullRequest },
+      },
+      config: { auth: write },
+    },
+    async (request, reply) => {
+      const { view, pull } = await pullOf(request, request.params.index);
+      const b = request.body;
+      const updated = await pulls.edit(view, pull, signedIn(request).user, {
+        title: b.title,
+        body: b.body,
+        base: b.base,
+        state: b.state,
+        assignee: b.assignee,
+        assignees: b.assignees,
+        milestone: b.milestone,
+        labels: b.labels,
+        dueDate:
+          b.due_date === undefined
+            ? undefined
+            : b.due_date === null
+              ? null
+              : endOfDay(b.due_date, 'due_date'),
+        unsetDueDate: b.unset_due_date,
+        allowMaintainerEdit: b.allow_maintainer_edit,
+      });
+      return reply.code(201).send(await pullJson(updated, view.repo, request.viewer));
+    },
+  );
+
+  app.get(
+    '/repos/:owner/:repo/pulls/:index/files',
+    {
+      schema: {
+        tags,
+        summary: 'Get the changed files of a pull request',
+        params: IndexParams,
+        querystring: PageOnly,
+        response: { 200: Type.Array(ChangedFile) },
+      },
+      config: { auth: read },
+    },
+    async (request, reply) => {
+      const { view, pull } = await pullOf(request, request.params.index);
+      const page = pageOf(request.query, ctx.paging);
+      const all = await pulls.files(pull);
+      const full = await fullName(view.repo);
+      const sha = pull.pr.head_commit_id;
+      return sendPage(
+        request,
+        reply,
+        [all.slice(page.offset, page.offset + page.limit), all.length],
+        page,
+        rootUrl,
+        (f) => ({
+          filename: f.filename,
+          ...(f.previous ? { previous_filename: f.previous } : {}),
+          status: f.status,
+          additions: f.additions,
+          deletions: f.deletions,
+          changes: f.additions + f.deletions,
+          html_url: `${rootUrl}${full}/src/commit/${sha}/${escapePath(f.filename)}`,
+          contents_url: `${rootUrl}api/v1/repos/${full}/contents/${escapePath(f.filename)}?ref=${sha}`,
+          raw_url: `${rootUrl}${full}/raw/commit/${sha}/${escapePath(f.filename)}`,
+        }),
+      );
+    },
+  );
+
+  app.get(
+    '/repos/:owner/:repo/pulls/:index/commits',
+    {
+      schema: {
+        tags,
+        summary: 'Get the commits of a pull request',
+        description: 'Every commit also carries its files (filename and status) and stats.',
+        params: IndexParams,
+        querystring: PageOnly,
+        response: { 200: Type.Array(Commit) },
+      },
+      config: { auth: read },
+    },
+    async (request, reply) => {
+      const { view, pull } = await pullOf(request, request.params.index);
+      const page = pageOf(request.query, ctx.paging);
+      const [commits, total] = await pulls.commits(pull, page);
+      const full = await fullName(view.repo);
+      const links: RepoLinks = {
+        rootUrl,
+        api: `${rootUrl}api/v1/repos/${full}`,
+        html: `${rootUrl}${full}`,
+        viewer: request.viewer,
+        users: await usersByEmails(
+          ctx.db,
+          commits.flatMap((c) => [c.author.email, c.committer.email]),
+        ),
+      };
+      setPageHeaders(request, reply, total, page, rootUrl);
+      return commits.map((c) => toCommitJson(c, links, { stat: true, files: true, verification: true }));
+    },
+  );
+
+  app.post(
+    '/repos/:owner/:repo/pulls/:index/merge',
+    {
+      schema: {
+        tags,
+        summary: 'Merge a pull request',
+        description:
+          '405 when the pull request is not mergeable or branch protection is unmet (force_merge lets ' +
+          'site and repository administrators merge anyway); 409 on conflicts; 403 without write access to the code.',
+        params: IndexParams,
+        body: MergePullRequestOption,
+      },
+      config: { auth: write },
+    },
+    async (request, reply) => {
+      const { view, pull } = await pullOf(request, request.params.index);
+      const b = request.body;
+      if (b.merge_when_checks_succeed) throw invalidField('merge_when_checks_succeed', 'not supported');
+      await pulls.merge(view, pull, signedIn(request).user, {
+        style: b.Do,
+        title: b.MergeTitleField,
+        message: b.MergeMessageField,
+        deleteBranch: b.delete_branch_after_merge,
+        headCommitId: b.head_commit_id,
+        mergeCommitId: b.MergeCommitID,
+        force: b.force_merge,
+      });
+      return reply.code(200).send();
+    },
+  );
+
+  app.get(
+    '/repos/:owner/:repo/pulls/:index/merge',
+    {
+      schema: {
+        tags,
+        summary: 'Check if a pull request has been merged',
+        description: '204 when merged, 404 otherwise.',
+        params: IndexParams,
+      },
+      config: { auth: read },
+    },
+    async (request, reply) => {
+      const { pull } = await pullOf(request, request.params.index);
+      if (!pull.pr.has_merged) throw notFound('pull request has not been merged');
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    '/repos/:owner/:repo/pulls/:index/reviews',
+    {
+      schema: {
+        tags,
+        summary: 'List the reviews of a pull request',
+        params: IndexParams,
+        querystring: PageOnly,
+        response: { 200: Type.Array(PullReview) },
+      },
+      config: { auth: read },
+    },
+    async (request, reply) => {
+      const { view, pull } = await pullOf(request, request.params.index);
+      const page = pageOf(request.query, ctx.paging);
+      const rows = (await pulls.reviews(pull)).filter(
+        (r) => r.type !== 0 || r.reviewer_id === request.viewer?.id,
+      );
+      const json = await reviewsJson(
+        rows.slice(page.offset, page.offset + page.limit),
+        pull,
+        view.repo,
+        request.viewer,
+      );
+      return sendPage(request, reply, [json, rows.length], page, rootUrl, (j) => j);
+    },
+  );
+
+  app.post(
+    '/repos/:owner/:repo/pulls/:index/reviews',
+    {
+      schema: {
+        tags,
+        summary: 'Create a review of a pull request',
+        description: 'event: APPROVED, REQUEST_CHANGES or COMMENT (PENDING when absent).',
+        params: IndexParams,
+        body: CreatePullReviewOptions,
+        response: { 200: PullReview },
+      },
+      config: { auth: write },
+    },
+    async (request) => {
+      const { view, pull } = await pullOf(request, request.params.index);
+      const b = request.body;
+      const row = await pulls.createReview(view, pull, signedIn(request).user, {
+        event: b.event,
+        body: b.body,
+        commitId: b.commit_id,
+      });
+      return (await reviewsJson([row], pull, view.repo, request.viewer))[0]!;
+    },
+  );
+
+  app.post(
+    '/repos/:owner/:repo/pulls/:index/requested_reviewers',
+    {
+      schema: {
+        tags,
+        summary: 'Request reviews of a pull request',
+        params: IndexParams,
+        body: PullReviewRequestOptions,
+        response: { 201: Type.Array(PullReview) },
+      },
+      config: { auth: write },
+    },
+    async (request, reply) => {
+      const { view, pull } = await pullOf(request, request.params.index);
+      const rows = await pulls.requestReviewers(
+        view,
+        pull,
+        signedIn(request).user,
+        request.body.reviewers ?? [],
+        true,
+      );
+      return reply.code(201).send(await reviewsJson(rows, pull, view.repo, request.viewer));
+    },
+  );
+
+  app.delete(
+    '/repos/:owner/:repo/pulls/:index/requested_reviewers',
+    {
+      schema: {
+        tags,
+        summary: 'Cancel review requests of a pull request',
+        params: IndexParams,
+        body: PullReviewRequestOptions,
+      },
+      config: { auth: write },
+    },
+    async (request, reply) => {
+      const { view, pull } = await pullOf(request, request.params.index);
+      await pulls.requestReviewers(view, pull, signedIn(request).user, request.body.reviewers ?? [], false);
+      return reply.code(204).send();
+    },
+  );
+}

@@ -1,0 +1,867 @@
+// Pull requests: an issue row (is_pull = 1, the repository's shared numbers) and a pull_request
+// row with the head and base, created from a branch of the same repository or of a fork; editing
+// (through the issues service), diffs, files and commits; mergeability computed at creation and
+// refreshed in the background when either branch moves; merging in every Forgejo style under
+// branch protection (force_merge by administrators); reviews and review requests. The git work
+// happens on the base repository with plumbing or in a temporary clone (see ./git.ts).
+import type { AppContext } from '../app/context.js';
+import { nowUnix, transaction, type Db } from '../db/database.js';
+import { AppError, conflict, forbidden, invalidField, methodNotAllowed, notFound } from '../errors.js';
+import type { RefUpdate } from '../events/bus.js';
+import type { Page } from '../http/pagination.js';
+import { git, isAncestor, ZERO_OID } from '../git/git.js';
+import * as data from '../git/data.js';
+import type { CommitData } from '../git/data.js';
+import { AccessMode } from '../orgs/store.js';
+import type { RepoRow } from '../repos/store.js';
+import type { UserRow } from '../users/store.js';
+import { UserType } from '../users/tables.js';
+import * as issueStore from '../issues/store.js';
+import type { IssueRow } from '../issues/store.js';
+import { CommentType } from '../issues/tables.js';
+import type { RepoView } from '../issues/service.js';
+import { canWriteIssues } from '../issues/service.js';
+import { ruleMatches } from '../protection/match.js';
+import * as store from './store.js';
+import type { PullRow, ReviewRow } from './store.js';
+import { PullStatus, ReviewType } from './tables.js';
+import * as pg from './git.js';
+import { MergeConflict, type Ident } from './git.js';
+import './events.js';
+
+export const MERGE_STYLES = [
+  'merge',
+  'rebase',
+  'rebase-merge',
+  'squash',
+  'fast-forward-only',
+  'manually-merged',
+] as const;
+export type MergeStyle = (typeof MERGE_STYLES)[number];
+
+export interface CreatePullInput {
+  head: string;
+  base: string;
+  title: string;
+  body?: string | undefined;
+  assignee?: string | undefined;
+  assignees?: string[] | undefined;
+  labels?: number[] | undefined;
+  milestone?: number | undefined;
+  dueDate?: number | undefined;
+}
+
+export interface EditPullInput {
+  title?: string | undefined;
+  body?: string | undefined;
+  base?: string | undefined;
+  state?: 'open' | 'closed' | undefined;
+  assignee?: string | undefined;
+  assignees?: string[] | undefined;
+  milestone?: number | null | undefined;
+  labels?: number[] | undefined;
+  dueDate?: number | null | undefined;
+  unsetDueDate?: boolean | undefined;
+  allowMaintainerEdit?: boolean | undefined;
+}
+
+export interface MergeInput {
+  style: MergeStyle;
+  title?: string | undefined;
+  message?: string | undefined;
+  deleteBranch?: boolean | undefined;
+  headCommitId?: string | undefined;
+  mergeCommitId?: string | undefined;
+  force?: boolean | undefined;
+}
+
+/** A pull request: its issue row and its pull_request row. */
+export interface Pull {
+  issue: IssueRow;
+  pr: PullRow;
+}
+
+const MERGE_PULL_COMMENT = 28;
+const CHANGE_TARGET_BRANCH_COMMENT = 25;
+const CLOSING = /\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+#(\d+)\b/gi;
+
+/** The issue numbers a commit message closes (`closes #N`, `fixes #N`, `resolves #N`). */
+export function closedIssueNumbers(message: string): number[] {
+  return [...new Set([...message.matchAll(CLOSING)].map((m) => Number(m[1])))];
+}
+
+const ident = (u: UserRow): Ident => ({ name: u.full_name || u.name, email: u.email });
+
+export class PullService {
+  private readonly running = new Map<number, Promise<void>>();
+  private readonly background = new Set<Promise<void>>();
+
+  constructor(private readonly ctx: AppContext) {
+    // Refreshing is background work: the push is never held up by it.
+    ctx.events.on('push', (e) => {
+      this.track(this.onPush(e.repoId, e.pusherId, e.updates));
+    });
+  }
+
+  private get db(): Db {
+    return this.ctx.db;
+  }
+
+  private track(p: Promise<void>): void {
+    const t = p.catch((err: unknown) => this.ctx.log.warn({ err }, 'pull request refresh failed'));
+    this.background.add(t);
+    void t.finally(() => this.background.delete(t));
+  }
+
+  /** Resolves once no background refresh is running (tests and shutdown). */
+  async idle(): Promise<void> {
+    while (this.background.size) await Promise.all([...this.background]);
+  }
+
+  // Look-ups
+
+  async requirePull(repo: RepoRow, index: number): Promise<Pull> {
+    const issue = Number.isSafeInteger(index)
+      ? await issueStore.getByIndex(this.db, repo.id, index)
+      : undefined;
+    const pr = issue?.is_pull ? await store.getByIssueId(this.db, issue.id) : undefined;
+    if (!issue || !pr) throw notFound(`pull request does not exist [repo_id: ${repo.id}, index: ${index}]`);
+    return { issue, pr };
+  }
+
+  pullsOf(issueIds: number[]): Promise<Map<number, PullRow>> {
+    return store.getByIssueIds(this.db, issueIds);
+  }
+
+  private dirOf(repo: { id: number }): string {
+    return this.ctx.repos.pathOf(repo);
+  }
+
+  private async branchSha(dir: string, branch: string): Promise<string | undefined> {
+    if (!data.isValidRefName(branch)) return undefined;
+    const r = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], {
+      gitDir: dir,
+      okCodes: [1, 128],
+    });
+    return r.code === 0 ? r.stdout.toString('utf8').trim() : undefined;
+  }
+
+  /** The head repository and branch of `head`: `branch`, `owner:branch` or `owner/repo:branch`. */
+  private async resolveHead(
+    base: RepoRow,
+    doer: UserRow,
+    head: string,
+  ): Promise<{ repo: RepoRow; branch: string }> {
+    const colon = head.indexOf(':');
+    if (colon < 0) return { repo: base, branch: head };
+    const who = head.slice(0, colon);
+    const branch = head.slice(colon + 1);
+    const [ownerName, repoName] = who.includes('/') ? who.split('/', 2) : [who, undefined];
+    const owner = ownerName ? await this.ctx.users.getByName(ownerName) : undefined;
+    if (!owner) throw notFound(`head owner does not exist [name: ${ownerName}]`);
+    let repo: RepoRow | undefined;
+    if (owner.id === base.owner_id && (!repoName || repoName === base.name)) repo = base;
+    else {
+      let q = this.db
+        .selectFrom('repository')
+        .selectAll()
+        .where('owner_id', '=', owner.id)
+        .where((eb) => eb.or([eb('fork_id', '=', base.id), eb('id', '=', base.fork_id ?? -1)]));
+      if (repoName) q = q.where('name', '=', repoName);
+      repo = (await q.executeTakeFirst()) as RepoRow | undefined;
+    }
+    if (!repo) throw notFound(`head repository does not exist [owner: ${ownerName}]`);
+    const access = await this.ctx.repos.access(repo, { id: doer.id, isAdmin: doer.is_admin === 1 });
+    if ((access.units.get('repo.code') ?? 0) < AccessMode.read)
+      throw notFound(`head repository does not exist [owner: ${ownerName}]`);
+    return { repo, branch };
+  }
+
+  /** Puts the head commit into the base repository (fetched from a fork), without a ref yet. */
+  private async bringHead(baseDir: string, headRepo: RepoRow, branch: string): Promise<void> {
+    const headDir = this.dirOf(headRepo);
+    if (headDir === baseDir) return;
+    await git(['fetch', '--quiet', '--no-tags', headDir, `refs/heads/${branch}`], { gitDir: baseDir });
+  }
+
+  private async resolveUsers(repo: RepoRow, one: string | undefined, many: string[] | undefined) {
+    const names = [...new Set([...(one ? [one] : []), ...(many ?? []).filter(Boolean)])];
+    const out: UserRow[] = [];
+    for (const name of names) {
+      const u = await this.ctx.users.getByName(name);
+      if (!u || u.type !== UserType.Individual)
+        throw invalidField('assignees', `Assignee does not exist: [name: ${name}]`);
+      const access = await this.ctx.repos.access(repo, { id: u.id, isAdmin: u.is_admin === 1 });
+      if (!canWriteIssues(access, true))
+        throw invalidField(
+          'assignees',
+          `user ${u.name} cannot be assigned to pull requests of this repository`,
+        );
+      out.push(u);
+    }
+    return out;
+  }
+
+  // Creation
+
+  async create(view: RepoView, doer: UserRow, input: CreatePullInput): Promise<Pull> {
+    const { repo } = view;
+    if (repo.is_archived) throw forbidden(`repository is archived [id: ${repo.id}]`);
+    if (!repo.has_pull_requests) throw notFound('the pull requests of this repository are turned off');
+    const title = (input.title ?? '').trim();
+    if (!title) throw invalidField('title', 'Required');
+    if (title.length > 255) throw invalidField('title', 'must be at most 255 characters');
+    if (!input.base) throw invalidField('base', 'Required');
+    if (!input.head) throw invalidField('head', 'Required');
+    const head = await this.resolveHead(repo, doer, input.head);
+    const baseDir = this.dirOf(repo);
+    const baseSha = await this.branchSha(baseDir, input.base);
+    if (!baseSha) throw notFound(`base branch does not exist [name: ${input.base}]`);
+    const headSha = await this.branchSha(this.dirOf(head.repo), head.branch);
+    if (!headSha) throw notFound(`head branch does not exist [name: ${head.branch}]`);
+    if (head.repo.id === repo.id && head.branch === input.base)
+      throw invalidField('head', 'head and base are the same branch');
+    const existing = await store.findOpen(this.db, repo.id, input.base, head.repo.id, head.branch);
+    if (existing)
+      throw conflict(
+        `pull request already exists for these targets [id: ${existing.id}, issue_id: ${existing.issue_id}, head_repo_id: ${head.repo.id}, base_repo_id: ${repo.id}, head_branch: ${head.branch}, base_branch: ${input.base}]`,
+      );
+    await this.bringHead(baseDir, head.repo, head.branch);
+    const m = await pg.mergeability(baseDir, baseSha, headSha);
+    if (m.status === PullStatus.ancestorOf || (await isAncestor(baseDir, headSha, baseSha)))
+      throw invalidField('head', 'There are no changes between the head and the base');
+
+    const writer = canWriteIssues(view.access, true);
+    const assignees = writer ? await this.resolveUsers(repo, input.assignee, input.assignees) : [];
+    const labels = writer && input.labels?.length ? await this.ctx.labels.resolve(repo, input.labels) : [];
+    this.ctx.labels.checkExclusive(labels);
+    const milestone =
+      writer && input.milestone
+        ? await this.ctx.milestones.requireForIssue(repo, input.milestone)
+        : undefined;
+    const now = nowUnix();
+    const pull = await transaction(this.db, async (tx) => {
+      const issue = await issueStore.insert(tx, {
+        repo_id: repo.id,
+        index: await issueStore.nextIndex(tx, repo.id),
+        poster_id: doer.id,
+        title,
+        content: input.body ?? '',
+        is_pull: 1,
+        milestone_id: milestone?.id ?? null,
+        deadline_unix: writer ? (input.dueDate ?? 0) : 0,
+        created_unix: now,
+        updated_unix: now,
+      });
+      await this.ctx.labels.addToIssue(
+        tx,
+        issue,
+        labels.map((l) => l.id),
+      );
+      await issueStore.addAssignees(
+        tx,
+        issue.id,
+        assignees.map((a) => a.id),
+      );
+      await this.ctx.milestones.recount(tx, [issue.milestone_id]);
+      const pr = await store.insert(tx, {
+        issue_id: issue.id,
+        index: issue.index,
+        base_repo_id: repo.id,
+        head_repo_id: head.repo.id,
+        base_branch: input.base,
+        head_branch: head.branch,
+        merge_base: m.mergeBase,
+        head_commit_id: headSha,
+        status: m.status,
+        conflicted_files: JSON.stringify(m.conflicts),
+        merger_id: null,
+      });
+      return { issue, pr };
+    });
+    await git(['update-ref', `refs/pull/${pull.issue.index}/head`, headSha], { gitDir: baseDir });
+    await this.ctx.events.emit('pull.opened', this.eventOf(pull, doer));
+    if (labels.length) await this.ctx.events.emit('pull.labeled', this.eventOf(pull, doer));
+    return pull;
+  }
+
+  private eventOf(pull: Pull, doer: { id: number }) {
+    return {
+      repoId: pull.issue.repo_id,
+      issueId: pull.issue.id,
+      pullId: pull.pr.id,
+      index: pull.issue.index,
+      doerId: doer.id,
+    };
+  }
+
+  // Lists and reading
+
+  async list(
+    repo: RepoRow,
+    q: {
+      state?: 'open' | 'closed' | 'all' | undefined;
+      sort?: string | undefined;
+      labels?: string | undefined;
+      milestone?: number | undefined;
+    },
+    page: Page,
+  ): Promise<[Pull[], number]> {
+    const sorts: Record<string, issueStore.IssueSort> = {
+      oldest: 'oldest',
+      recentupdate: 'recentupdate',
+      leastupdate: 'leastupdate',
+      mostcomment: 'mostcomment',
+      leastcomment: 'leastcomment',
+      priority: 'latest',
+    };
+    const sort = q.sort ? sorts[q.sort] : undefined;
+    if (q.sort && !sort) throw invalidField('sort', `unknown sort: ${q.sort}`);
+    const [rows, total] = await this.ctx.issues.list(
+      repo,
+      {
+        state: q.state ?? 'open',
+        type: 'pulls',
+        sort,
+        labels: q.labels,
+        milestones: q.milestone ? String(q.milestone) : undefined,
+      },
+      page,
+    );
+    const prs = await store.getByIssueIds(
+      this.db,
+      rows.map((r) => r.id),
+    );
+    return [rows.filter((r) => prs.has(r.id)).map((issue) => ({ issue, pr: prs.get(issue.id)! })), total];
+  }
+
+  /** The commit the pull request's changes are measured from. */
+  private async fromOf(pull: Pull): Promise<string> {
+    if (pull.pr.merge_base) return pull.pr.merge_base;
+    return data.EMPTY_TREE;
+  }
+
+  async diffStat(pull: Pull): Promise<{ additions: number; deletions: number; files: number }> {
+    const files = await pg.changedFiles(
+      this.dirOf({ id: pull.pr.base_repo_id }),
+      await this.fromOf(pull),
+      pull.pr.head_commit_id,
+    );
+    return {
+      additions: files.reduce((s, f) => s + f.additions, 0),
+      deletions: files.reduce((s, f) => s + f.deletions, 0),
+      files: files.length,
+    };
+  }
+
+  async files(pull: Pull): Promise<pg.NumStat[]> {
+    return pg.changedFiles(
+      this.dirOf({ id: pull.pr.base_repo_id }),
+      await this.fromOf(pull),
+      pull.pr.head_commit_id,
+    );
+  }
+
+  /** The unified diff (`diff`) or the mailbox patch (`patch`) of the pull request. */
+  async diffText(pull: Pull, kind: 'diff' | 'patch', binary = false): Promise<Buffer> {
+    const dir = this.dirOf({ id: pull.pr.base_repo_id });
+    const from = await this.fromOf(pull);
+    const to = pull.pr.head_commit_id;
+    const args =
+      kind === 'diff'
+        ? ['diff', '--no-color', '--no-ext-diff', ...(binary ? ['--binary'] : []), from, to, '--']
+        : ['format-patch', '--stdout', '--no-color', ...(binary ? ['--binary'] : []), `${from}..${to}`];
+    return (await git(args, { gitDir: dir })).stdout;
+  }
+
+  /** One page of the pull request's commits, newest first, each with its files and stats. */
+  async commits(pull: Pull, page: Page): Promise<[CommitData[], number]> {
+    const dir = this.dirOf({ id: pull.pr.base_repo_id });
+    const not = pull.pr.merge_base || undefined;
+    const from = pull.pr.head_commit_id;
+    const [commits, total] = await Promise.all([
+      data.log(dir, { from, not, skip: page.offset, limit: page.limit, diff: true }),
+      data.countCommits(dir, { from, not }),
+    ]);
+    return [commits, total];
+  }
+
+  // Editing
+
+  async edit(view: RepoView, pull: Pull, doer: UserRow, input: EditPullInput): Promise<Pull> {
+    const { repo } = view;
+    const writer = canWriteIssues(view.access, true);
+    if (!writer && pull.issue.poster_id !== doer.id)
+      throw forbidden('only the poster and writers may edit this pull request');
+    if (input.state === 'open' && pull.issue.is_closed) {
+      if (pull.pr.has_merged) throw conflict('cannot reopen a merged pull request');
+      const other = pull.pr.head_repo_id
+        ? await store.findOpen(
+            this.db,
+            repo.id,
+            pull.pr.base_branch,
+            pull.pr.head_repo_id,
+            pull.pr.head_branch,
+          )
+        : undefined;
+      if (other && other.id !== pull.pr.id)
+        throw conflict('another open pull request exists for these branches');
+    }
+    let newBase: { branch: string; sha: string } | undefined;
+    if (input.base !== undefined && input.base !== pull.pr.base_branch) {
+      if (!writer) throw forbidden('only writers may change the base branch');
+      if (pull.pr.has_merged) throw conflict('cannot change the base branch of a merged pull request');
+      const sha = await this.branchSha(this.dirOf(repo), input.base);
+      if (!sha) throw notFound(`base branch does not exist [name: ${input.base}]`);
+      if (pull.pr.head_repo_id === repo.id && input.base === pull.pr.head_branch)
+        throw invalidField('base', 'head and base are the same branch');
+      newBase = { branch: input.base, sha };
+    }
+    const wasClosed = pull.issue.is_closed === 1;
+    const issue = await this.ctx.issues.edit(view, pull.issue, doer, {
+      title: input.title,
+      body: input.body,
+      assignee: input.assignee,
+      assignees: input.assignees,
+      milestone: input.milestone,
+      state: input.state,
+      dueDate: input.dueDate,
+      unsetDueDate: input.unsetDueDate,
+    });
+    if (input.labels !== undefined && writer) {
+      const before = (await this.ctx.labels.ofIssue(issue.id)).map((l) => l.id).sort();
+      await this.ctx.issues.replaceLabels(view, issue, doer, input.labels);
+      const after = (await this.ctx.labels.ofIssue(issue.id)).map((l) => l.id).sort();
+      if (before.join() !== after.join())
+        await this.ctx.events.emit('pull.labeled', this.eventOf(pull, doer));
+    }
+    let pr = pull.pr;
+    if (newBase) {
+      const now = nowUnix();
+      const m = await pg.mergeability(this.dirOf(repo), newBase.sha, pr.head_commit_id);
+      const base = newBase;
+      pr = await transaction(this.db, async (tx) => {
+        await issueStore.insertComment(tx, {
+          type: CHANGE_TARGET_BRANCH_COMMENT,
+          repo_id: repo.id,
+          issue_id: issue.id,
+          poster_id: doer.id,
+          old_ref: pull.pr.base_branch,
+          new_ref: base.branch,
+          created_unix: now,
+          updated_unix: now,
+        });
+        return store.update(tx, pr.id, {
+          base_branch: base.branch,
+          merge_base: m.mergeBase,
+          status: m.status,
+          conflicted_files: JSON.stringify(m.conflicts),
+        });
+      });
+    }
+    if (input.allowMaintainerEdit !== undefined && (writer || pull.issue.poster_id === doer.id)) {
+      pr = await store.update(this.db, pr.id, { allow_maintainer_edit: input.allowMaintainerEdit ? 1 : 0 });
+    }
+    const fresh = (await issueStore.getById(this.db, issue.id))!;
+    const result = { issue: fresh, pr };
+    await this.ctx.events.emit('pull.edited', this.eventOf(result, doer));
+    if (fresh.is_closed !== (wasClosed ? 1 : 0))
+      await this.ctx.events.emit(
+        fresh.is_closed ? 'pull.closed' : 'pull.reopened',
+        this.eventOf(result, doer),
+      );
+    return result;
+  }
+
+  // Mergeability
+
+  /** Recomputes head, merge base and mergeability of an open pull request (one at a time per pull). */
+  async refresh(prId: number, pusherId?: number): Promise<void> {
+    const prev = this.running.get(prId) ?? Promise.resolve();
+    const next = prev.then(() => this.refreshNow(prId, pusherId));
+    const settled = next.catch(() => undefined);
+    this.running.set(prId, settled);
+    void settled.then(() => {
+      if (this.running.get(prId) === settled) this.running.delete(prId);
+    });
+    return next;
+  }
+
+  private async refreshNow(prId: number, pusherId?: number): Promise<void> {
+    let pr = await this.db.selectFrom('pull_request').selectAll().where('id', '=', prId).executeTakeFirst();
+    if (!pr || pr.has_merged) return;
+    const issue = (await issueStore.getById(this.db, pr.issue_id))!;
+    if (issue.is_closed) return;
+    const baseDir = this.dirOf({ id: pr.base_repo_id });
+    const headRepo = pr.head_repo_id ? await this.ctx.repos.getById(pr.head_repo_id) : undefined;
+    let headSha = pr.head_commit_id;
+    let synced = false;
+    if (headRepo) {
+      const sha = await this.branchSha(this.dirOf(headRepo), pr.head_branch);
+      if (sha && sha !== headSha) {
+        await this.bringHead(baseDir, headRepo, pr.head_branch);
+        await git(['update-ref', `refs/pull/${pr.index}/head`, sha], { gitDir: baseDir });
+        headSha = sha;
+        synced = true;
+      }
+    }
+    const baseSha = await this.branchSha(baseDir, pr.base_branch);
+    const m = baseSha
+      ? await pg.mergeability(baseDir, baseSha, headSha)
+      : { status: PullStatus.error, mergeBase: pr.merge_base, conflicts: [] };
+    const updated = await store.updateUnmerged(this.db, pr.id, {
+      head_commit_id: headSha,
+      merge_base: m.mergeBase,
+      status: m.status,
+      conflicted_files: JSON.stringify(m.conflicts),
+    });
+    if (!updated) return;
+    pr = updated;
+    if (synced) {
+      await issueStore.update(this.db, issue.id, { updated_unix: nowUnix() });
+      await this.ctx.events.emit('pull.synchronized', this.eventOf({ issue, pr }, { id: pusherId ?? 0 }));
+    }
+  }
+
+  private async onPush(repoId: number, pusherId: number, updates: RefUpdate[]): Promise<void> {
+    const ids = new Set<number>();
+    for (const u of updates) {
+      if (!u.ref.startsWith('refs/heads/')) continue;
+      for (const pr of await store.openTouching(this.db, repoId, u.ref.slice(11))) ids.add(pr.id);
+    }
+    for (const id of ids) await this.refresh(id, pusherId);
+  }
+
+  // Merging
+
+  /** Whether `doer` may override branch protection with force_merge (site or repository admin). */
+  private static isAdmin(view: RepoView, doer: UserRow): boolean {
+    return doer.is_admin === 1 || view.access.mode >= AccessMode.admin;
+  }
+
+  /** What branch protection still asks for before `doer` may merge (empty when nothing). */
+  async unmetProtection(view: RepoView, pull: Pull, doer: UserRow): Promise<string[]> {
+    const rule = await this.ctx.protection.ruleFor(view.repo, pull.pr.base_branch);
+    if (!rule) return [];
+    const unmet: string[] = [];
+    const code = view.access.units.get('repo.code') ?? 0;
+    if (!(await this.ctx.protection.isMergeWhitelisted(rule, doer, code)))
+      unmet.push('you are not allowed to merge into this branch');
+    if (rule.enable_status_check && rule.statusCheckContexts.length) {
+      const { contexts } = await this.ctx.statuses.combinedState(view.repo, pull.pr.head_commit_id);
+      for (const wanted of rule.statusCheckContexts) {
+        const matching = [...contexts].filter(([name]) => name === wanted || ruleMatches(wanted, name));
+        if (matching.length === 0 || matching.some(([, s]) => s !== 'success' && s !== 'warning')) {
+          unmet.push(`required status check ${wanted} has not succeeded`);
+        }
+      }
+    }
+    const reviews = await this.latestReviews(pull.issue.id);
+    if (rule.required_approvals > 0) {
+      let approvals = 0;
+      for (const r of reviews) {
+        if (r.type !== ReviewType.approve || r.dismissed || r.stale || r.reviewer_id === null) continue;
+        if (rule.enable_approvals_whitelist) {
+          if (!rule.approvals.userIds.includes(r.reviewer_id)) continue;
+        } else if (!r.official) continue;
+        approvals++;
+      }
+      if (approvals < rule.required_approvals)
+        unmet.push(`${approvals} of ${rule.required_approvals} required approvals`);
+    }
+    if (rule.block_on_rejected_reviews && reviews.some((r) => r.type === ReviewType.reject && !r.dismissed))
+      unmet.push('changes were requested');
+    return unmet;
+  }
+
+  async merge(view: RepoView, pull: Pull, doer: UserRow, input: MergeInput): Promise<Pull> {
+    const { repo } = view;
+    if ((view.access.units.get('repo.code') ?? 0) < AccessMode.write)
+      throw forbidden('you need write access to the code of this repository to merge');
+    if (repo.is_archived) throw forbidden(`repository is archived [id: ${repo.id}]`);
+    if (pull.pr.has_merged) throw methodNotAllowed('The PR is already merged');
+    if (pull.issue.is_closed) throw methodNotAllowed('The PR is closed');
+    if (!(MERGE_STYLES as readonly string[]).includes(input.style))
+      throw invalidField('Do', `unknown merge style: ${input.style}`);
+    // Bring head and mergeability up to date first: the merge uses exactly what was checked.
+    await this.refresh(pull.pr.id, doer.id);
+    const pr = (await store.getByIssueId(this.db, pull.issue.id))!;
+    const current: Pull = { issue: pull.issue, pr };
+    if (input.headCommitId && input.headCommitId !== pr.head_commit_id)
+      throw conflict('head out of date: the head commit has changed');
+    if (input.style !== 'manually-merged') {
+      if (pr.status === PullStatus.conflict)
+        throw new AppError('conflict', 'Merge Conflicts', {
+          conflicts: JSON.parse(pr.conflicted_files) as unknown,
+        });
+      if (pr.status !== PullStatus.mergeable)
+        throw methodNotAllowed('Please try again later: the pull request is not mergeable');
+    }
+    const unmet = await this.unmetProtection(view, current, doer);
+    if (unmet.length) {
+      if (!input.force) throw methodNotAllowed(`Not allowed to merge: ${unmet.join('; ')}`);
+      if (!PullService.isAdmin(view, doer))
+        throw methodNotAllowed(`force_merge needs an administrator: ${unmet.join('; ')}`);
+    }
+    const dir = this.dirOf(repo);
+    const baseRef = `refs/heads/${pr.base_branch}`;
+    const baseSha = await this.branchSha(dir, pr.base_branch);
+    if (!baseSha) throw notFound(`base branch does not exist [name: ${pr.base_branch}]`);
+    const headSha = pr.head_commit_id;
+    const commits = await data.log(dir, { from: headSha, not: baseSha });
+    let newSha: string;
+    let mergedSha: string;
+    try {
+      if (input.style === 'manually-merged') {
+        const sha = input.mergeCommitId ?? '';
+        if (!/^[0-9a-f]{40}$/i.test(sha)) throw invalidField('MergeCommitID', 'a full commit id is required');
+        if (!(await data.getCommit(dir, sha, false))) throw notFound(`commit does not exist [id: ${sha}]`);
+        if (!(await isAncestor(dir, sha, baseSha)))
+          throw invalidField('MergeCommitID', 'the commit is not in the base branch');
+        if (!(await isAncestor(dir, headSha, sha)))
+          throw invalidField('MergeCommitID', 'the commit does not contain the head');
+        newSha = baseSha;
+        mergedSha = sha.toLowerCase();
+      } else {
+        newSha = await this.mergeCommitFor(dir, current, input, baseSha, headSha, doer, commits);
+        mergedSha = newSha;
+      }
+    } catch (err) {
+      if (err instanceof MergeConflict)
+        throw new AppError('conflict', 'Merge Conflicts', { conflicts: err.files });
+      throw err;
+    }
+    if (newSha !== baseSha) {
+      if (!(await data.updateRef(dir, baseRef, baseSha, newSha)))
+        throw conflict('the base branch moved while merging: try again');
+      await this.ctx.repos.afterPush(repo.id, doer.id, [{ ref: baseRef, oldOid: baseSha, newOid: newSha }]);
+    }
+    const now = nowUnix();
+    const merged = await transaction(this.db, async (tx) => {
+      const row = await store.update(tx, pr.id, {
+        has_merged: 1,
+        // What was merged, whatever a refresh racing with the base branch update wrote meanwhile.
+        head_commit_id: headSha,
+        merge_base: pr.merge_base,
+        merged_commit_id: mergedSha,
+        merger_id: doer.id,
+        merged_unix: now,
+        status: input.style === 'manually-merged' ? PullStatus.manuallyMerged : pr.status,
+      });
+      const issue = await issueStore.update(tx, pull.issue.id, {
+        is_closed: 1,
+        closed_unix: now,
+        closed_by_id: doer.id,
+        updated_unix: now,
+      });
+      await this.ctx.labels.setIssueClosed(tx, issue.id, true);
+      await issueStore.insertComment(tx, {
+        type: MERGE_PULL_COMMENT,
+        repo_id: repo.id,
+        issue_id: issue.id,
+        poster_id: doer.id,
+        commit_sha: mergedSha,
+        created_unix: now,
+        updated_unix: now,
+      });
+      await issueStore.insertComment(tx, {
+        type: CommentType.close,
+        repo_id: repo.id,
+        issue_id: issue.id,
+        poster_id: doer.id,
+        created_unix: now,
+        updated_unix: now,
+      });
+      await this.ctx.milestones.recount(tx, [issue.milestone_id]);
+      return { issue, pr: row };
+    });
+    await this.ctx.events.emit('pull.merged', { ...this.eventOf(merged, doer), mergeCommitId: mergedSha });
+    await this.ctx.events.emit('pull.closed', this.eventOf(merged, doer));
+    await this.closeReferencedIssues(repo, doer, merged, commits);
+    if (input.deleteBranch) await this.deleteHeadBranch(merged, doer);
+    return merged;
+  }
+
+  private async mergeCommitFor(
+    dir: string,
+    pull: Pull,
+    input: MergeInput,
+    baseSha: string,
+    headSha: string,
+    doer: UserRow,
+    commits: CommitData[],
+  ): Promise<string> {
+    const who = ident(doer);
+    const headLabel =
+      pull.pr.head_repo_id === pull.pr.base_repo_id ? pull.pr.head_branch : `${pull.pr.head_branch} (fork)`;
+    const title =
+      input.title?.trim() ||
+      (input.style === 'squash'
+        ? `${pull.issue.title} (#${pull.issue.index})`
+        : `Merge pull request '${pull.issue.title}' (#${pull.issue.index}) from ${headLabel} into ${pull.pr.base_branch}`);
+    const message = input.message?.trim() ? `${title}\n\n${input.message.trim()}\n` : `${title}\n`;
+    switch (input.style) {
+      case 'merge':
+        return pg.mergeCommit(dir, baseSha, headSha, message, who);
+      case 'squash': {
+        const poster = pull.issue.poster_id ? await this.ctx.users.getById(pull.issue.poster_id) : undefined;
+        const body = input.message?.trim()
+          ? message
+          : `${title}\n\n${commits
+              .slice()
+              .reverse()
+              .map((c) => `* ${c.message.trim()}`)
+              .join('\n\n')}\n`;
+        return pg.squashCommit(dir, baseSha, headSha, body, poster ? ident(poster) : who, who);
+      }
+      case 'fast-forward-only':
+        if (!(await isAncestor(dir, baseSha, headSha)))
+          throw methodNotAllowed('fast-forward-only merge is not possible: the base branch has moved on');
+        return headSha;
+      case 'rebase':
+        return pg.rebase(dir, baseSha, headSha, who);
+      case 'rebase-merge': {
+        const tip = await pg.rebase(dir, baseSha, headSha, who);
+        return pg.mergeCommit(dir, baseSha, tip, message, who);
+      }
+      default:
+        throw invalidField('Do', `unknown merge style: ${String(input.style)}`);
+    }
+  }
+
+  /** `closes #N` and `fixes #N` in the merged commits close those issues (the commit as closer). */
+  private async closeReferencedIssues(repo: RepoRow, doer: UserRow, pull: Pull, commits: CommitData[]) {
+    for (const c of commits.slice().reverse()) {
+      for (const n of closedIssueNumbers(c.message)) {
+        if (n === pull.issue.index) continue;
+        try {
+          await this.ctx.issues.closeByCommit(repo, n, doer, c.oid);
+        } catch (err) {
+          if (!(err instanceof AppError)) this.ctx.log.warn({ err }, 'closing an issue by commit failed');
+        }
+      }
+    }
+  }
+
+  private async deleteHeadBranch(pull: Pull, doer: UserRow): Promise<void> {
+    const headRepo = pull.pr.head_repo_id ? await this.ctx.repos.getById(pull.pr.head_repo_id) : undefined;
+    if (!headRepo || headRepo.default_branch === pull.pr.head_branch) return;
+    const access = await this.ctx.repos.access(headRepo, { id: doer.id, isAdmin: doer.is_admin === 1 });
+    if ((access.units.get('repo.code') ?? 0) < AccessMode.write) return;
+    const dir = this.dirOf(headRepo);
+    const sha = await this.branchSha(dir, pull.pr.head_branch);
+    if (!sha || sha !== pull.pr.head_commit_id) return;
+    const ref = `refs/heads/${pull.pr.head_branch}`;
+    const u = { ref, oldOid: sha, newOid: ZERO_OID };
+    if (await this.ctx.protection.refusalFor(headRepo, doer, [u])) return;
+    if (await data.updateRef(dir, ref, sha, ZERO_OID))
+      await this.ctx.repos.afterPush(headRepo.id, doer.id, [u]);
+  }
+
+  // Reviews
+
+  private async latestReviews(issueId: number): Promise<ReviewRow[]> {
+    const rows = await store.reviewsOf(this.db, issueId);
+    const latest = new Map<number, ReviewRow>();
+    for (const r of rows) {
+      if (r.reviewer_id === null || r.type === ReviewType.request || r.type === ReviewType.comment) continue;
+      latest.set(r.reviewer_id, r);
+    }
+    return [...latest.values()];
+  }
+
+  reviews(pull: Pull): Promise<ReviewRow[]> {
+    return store.reviewsOf(this.db, pull.issue.id);
+  }
+
+  async createReview(
+    view: RepoView,
+    pull: Pull,
+    doer: UserRow,
+    input: { event?: string | undefined; body?: string | undefined; commitId?: string | undefined },
+  ): Promise<ReviewRow> {
+    const types: Record<string, number> = {
+      APPROVED: ReviewType.approve,
+      REQUEST_CHANGES: ReviewType.reject,
+      COMMENT: ReviewType.comment,
+      PENDING: ReviewType.pending,
+    };
+    const event = (input.event ?? 'PENDING').toUpperCase();
+    const type = types[event];
+    if (type === undefined) throw invalidField('event', `unknown review event: ${input.event}`);
+    if (pull.issue.is_closed && type !== ReviewType.comment)
+      throw invalidField('event', 'the pull request is closed');
+    if ((type === ReviewType.approve || type === ReviewType.reject) && pull.issue.poster_id === doer.id)
+      throw invalidField('event', 'you cannot approve or request changes on your own pull request');
+    if ((type === ReviewType.comment || type === ReviewType.reject) && !(input.body ?? '').trim())
+      throw invalidField('body', 'a review comment needs a body');
+    const code = view.access.units.get('repo.code') ?? 0;
+    const now = nowUnix();
+    return transaction(this.db, async (tx) => {
+      if (type !== ReviewType.pending)
+        await store.removeReviews(tx, pull.issue.id, doer.id, ReviewType.request);
+      return store.insertReview(tx, {
+        issue_id: pull.issue.id,
+        reviewer_id: doer.id,
+        type,
+        content: input.body ?? '',
+        commit_id: input.commitId || pull.pr.head_commit_id,
+        official: code >= AccessMode.write ? 1 : 0,
+        created_unix: now,
+        updated_unix: now,
+      });
+    });
+  }
+
+  async requestReviewers(view: RepoView, pull: Pull, doer: UserRow, names: string[], add: boolean) {
+    if (!canWriteIssues(view.access, true) && pull.issue.poster_id !== doer.id)
+      throw forbidden('only the poster and writers may request reviews');
+    const users: UserRow[] = [];
+    for (const name of names) {
+      const u = await this.ctx.users.getByName(name);
+      if (!u || u.type !== UserType.Individual)
+        throw invalidField('reviewers', `user does not exist [name: ${name}]`);
+      const access = await this.ctx.repos.access(view.repo, { id: u.id, isAdmin: u.is_admin === 1 });
+      if ((access.units.get('repo.pulls') ?? 0) < AccessMode.read)
+        throw invalidField('reviewers', `user ${u.name} cannot read this repository`);
+      if (add && u.id === pull.issue.poster_id)
+        throw invalidField('reviewers', 'the poster cannot be asked to review');
+      users.push(u);
+    }
+    const now = nowUnix();
+    return transaction(this.db, async (tx) => {
+      const out: ReviewRow[] = [];
+      for (const u of users) {
+        await store.removeReviews(tx, pull.issue.id, u.id, ReviewType.request);
+        if (add)
+          out.push(
+            await store.insertReview(tx, {
+              issue_id: pull.issue.id,
+              reviewer_id: u.id,
+              type: ReviewType.request,
+              created_unix: now,
+              updated_unix: now,
+            }),
+          );
+      }
+      return out;
+    });
+  }
+
+  /** The users asked to review and not having reviewed since. */
+  async requestedReviewerIds(issueIds: number[]): Promise<Map<number, number[]>> {
+    const out = new Map<number, number[]>();
+    if (issueIds.length === 0) return out;
+    const rows = await this.db
+      .selectFrom('pull_review')
+      .select(['issue_id', 'reviewer_id'])
+      .where('issue_id', 'in', issueIds)
+      .where('type', '=', ReviewType.request)
+      .execute();
+    for (const r of rows) {
+      if (r.reviewer_id === null) continue;
+      out.set(r.issue_id, [...(out.get(r.issue_id) ?? []), r.reviewer_id]);
+    }
+    return out;
+  }
+}

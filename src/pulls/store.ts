@@ -1,0 +1,109 @@
+// Queries of the pulls domain: pull_request rows (beside their issue rows) and pull_review rows.
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db, Tx } from '../db/database.js';
+import type { PullRequestTable, PullReviewTable } from './tables.js';
+
+type Q = Db | Tx;
+export type PullRow = Selectable<PullRequestTable>;
+export type ReviewRow = Selectable<PullReviewTable>;
+
+export async function insert(q: Q, row: Insertable<PullRequestTable>): Promise<PullRow> {
+  return q.insertInto('pull_request').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function update(q: Q, id: number, patch: Updateable<PullRequestTable>): Promise<PullRow> {
+  return q
+    .updateTable('pull_request')
+    .set(patch)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Updates a pull request that is not merged (a background refresh never rewrites a merged one). */
+export async function updateUnmerged(
+  q: Q,
+  id: number,
+  patch: Updateable<PullRequestTable>,
+): Promise<PullRow | undefined> {
+  return q
+    .updateTable('pull_request')
+    .set(patch)
+    .where('id', '=', id)
+    .where('has_merged', '=', 0)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function getByIssueId(q: Q, issueId: number): Promise<PullRow | undefined> {
+  return q.selectFrom('pull_request').selectAll().where('issue_id', '=', issueId).executeTakeFirst();
+}
+
+export async function getByIssueIds(q: Q, issueIds: number[]): Promise<Map<number, PullRow>> {
+  if (issueIds.length === 0) return new Map();
+  const rows = await q.selectFrom('pull_request').selectAll().where('issue_id', 'in', issueIds).execute();
+  return new Map(rows.map((r) => [r.issue_id, r]));
+}
+
+/** The open, unmerged pull request from head to base, if any. */
+export function findOpen(
+  q: Q,
+  baseRepoId: number,
+  baseBranch: string,
+  headRepoId: number,
+  headBranch: string,
+): Promise<PullRow | undefined> {
+  return q
+    .selectFrom('pull_request')
+    .innerJoin('issue', 'issue.id', 'pull_request.issue_id')
+    .selectAll('pull_request')
+    .where('pull_request.base_repo_id', '=', baseRepoId)
+    .where('pull_request.base_branch', '=', baseBranch)
+    .where('pull_request.head_repo_id', '=', headRepoId)
+    .where('pull_request.head_branch', '=', headBranch)
+    .where('pull_request.has_merged', '=', 0)
+    .where('issue.is_closed', '=', 0)
+    .executeTakeFirst();
+}
+
+/** Open, unmerged pull requests whose base or head is branch `branch` of repository `repoId`. */
+export function openTouching(q: Q, repoId: number, branch: string): Promise<PullRow[]> {
+  return q
+    .selectFrom('pull_request')
+    .innerJoin('issue', 'issue.id', 'pull_request.issue_id')
+    .selectAll('pull_request')
+    .where('pull_request.has_merged', '=', 0)
+    .where('issue.is_closed', '=', 0)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('pull_request.base_repo_id', '=', repoId), eb('pull_request.base_branch', '=', branch)]),
+        eb.and([eb('pull_request.head_repo_id', '=', repoId), eb('pull_request.head_branch', '=', branch)]),
+      ]),
+    )
+    .execute();
+}
+
+// Reviews
+
+export async function insertReview(q: Q, row: Insertable<PullReviewTable>): Promise<ReviewRow> {
+  return q.insertInto('pull_review').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export function reviewsOf(q: Q, issueId: number): Promise<ReviewRow[]> {
+  return q.selectFrom('pull_review').selectAll().where('issue_id', '=', issueId).orderBy('id').execute();
+}
+
+export async function removeReviews(
+  q: Q,
+  issueId: number,
+  reviewerId: number,
+  type: number,
+): Promise<number> {
+  const r = await q
+    .deleteFrom('pull_review')
+    .where('issue_id', '=', issueId)
+    .where('reviewer_id', '=', reviewerId)
+    .where('type', '=', type)
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
+}

@@ -1,0 +1,69 @@
+// Tables of the pulls domain (see db/migrations/0014_pulls.ts). A pull request is an issue row
+// (is_pull = 1, sharing the repository's numbers) plus one pull_request row; reviews and review
+// requests are pull_review rows.
+import type { Generated } from 'kysely';
+
+/** Forgejo's PullRequestStatus values. */
+export const PullStatus = {
+  conflict: 0,
+  checking: 1,
+  mergeable: 2,
+  manuallyMerged: 3,
+  error: 4,
+  empty: 5,
+  ancestorOf: 6,
+} as const;
+
+export interface PullRequestTable {
+  id: Generated<number>;
+  /** The issue row of the pull request (is_pull = 1). */
+  issue_id: number;
+  /** The issue's number, kept here for refs/pull/{index}/head. */
+  index: number;
+  base_repo_id: number;
+  /** null once the head repository (a fork) is deleted. */
+  head_repo_id: number | null;
+  base_branch: string;
+  head_branch: string;
+  merge_base: Generated<string>;
+  /** The head commit as last seen (also refs/pull/{index}/head in the base repository). */
+  head_commit_id: Generated<string>;
+  status: Generated<number>;
+  /** JSON array of the files in conflict, when status is conflict. */
+  conflicted_files: Generated<string>;
+  has_merged: Generated<number>;
+  merged_commit_id: Generated<string>;
+  merger_id: number | null;
+  /** 0 until merged. */
+  merged_unix: Generated<number>;
+  allow_maintainer_edit: Generated<number>;
+}
+
+/** Forgejo's ReviewType values. */
+export const ReviewType = {
+  pending: 0,
+  approve: 1,
+  comment: 2,
+  reject: 3,
+  request: 4,
+} as const;
+
+export interface PullReviewTable {
+  id: Generated<number>;
+  issue_id: number;
+  /** null once the reviewer's account is deleted. */
+  reviewer_id: number | null;
+  type: number;
+  content: Generated<string>;
+  commit_id: Generated<string>;
+  official: Generated<number>;
+  stale: Generated<number>;
+  dismissed: Generated<number>;
+  created_unix: number;
+  updated_unix: number;
+}
+
+export interface PullTables {
+  pull_request: PullRequestTable;
+  pull_review: PullReviewTable;
+}

@@ -1,0 +1,188 @@
+// The body a hook of each type receives for an event: forgejo, gitea and gogs hooks get Forgejo's
+// JSON payload (indented as Forgejo indents it); slack and matrix hooks get a message describing
+// the event, built from that payload.
+
+/** Hook types Anvil delivers to. */
+export const HOOK_TYPES = ['forgejo', 'gitea', 'gogs', 'slack', 'matrix'] as const;
+export type HookType = (typeof HOOK_TYPES)[number];
+
+type Json = Record<string, unknown>;
+
+interface Link {
+  text: string;
+  url: string;
+}
+
+/** An event as a short message: a headline made of text and links, and detail lines. */
+interface Message {
+  parts: Array<string | Link>;
+  details: string[];
+  color: string;
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
+const obj = (v: unknown): Json => (v && typeof v === 'object' ? (v as Json) : {});
+
+function repoLink(p: Json): Link {
+  const r = obj(p['repository']);
+  return { text: `[${str(r['full_name'])}]`, url: str(r['html_url']) };
+}
+
+function senderName(p: Json): string {
+  return str(obj(p['sender'])['login']);
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0] ?? '';
+}
+
+function describe(type: string, p: Json): Message {
+  const repo = repoLink(p);
+  const by = ` by ${senderName(p)}`;
+  switch (type) {
+    case 'push': {
+      const ref = str(p['ref']);
+      const branch = ref.replace(/^refs\/(heads|tags)\//, '');
+      const commits = Array.isArray(p['commits']) ? (p['commits'] as Json[]) : [];
+      const total = Number(p['total_commits'] ?? commits.length) || commits.length;
+      const compare = str(p['compare_url']);
+      return {
+        parts: [
+          {
+            text: `[${str(obj(p['repository'])['full_name'])}:${branch}]`,
+            url: `${repo.url}/src/branch/${branch}`,
+          },
+          ' ',
+          compare
+            ? { text: `${total} new commit${total === 1 ? '' : 's'}`, url: compare }
+            : `${total} new commit${total === 1 ? '' : 's'}`,
+          ` pushed${by}`,
+        ],
+        details: commits.map(
+          (c) =>
+            `${str(c['id']).slice(0, 10)}: ${firstLine(str(c['message']))} - ${str(obj(c['author'])['name'])}`,
+        ),
+        color: '#4f8fd7',
+      };
+    }
+    case 'create':
+    case 'delete':
+      return {
+        parts: [
+          repo,
+          ` ${str(p['ref_type'])} ${str(p['ref'])} ${type === 'create' ? 'created' : 'deleted'}${by}`,
+        ],
+        details: [],
+        color: type === 'create' ? '#2cbe4e' : '#cb2431',
+      };
+    case 'fork': {
+      const fork = obj(p['repository']);
+      return {
+        parts: [
+          `${senderName(p)} forked `,
+          { text: str(obj(p['forkee'])['full_name']), url: str(obj(p['forkee'])['html_url']) },
+          ' to ',
+          { text: str(fork['full_name']), url: str(fork['html_url']) },
+        ],
+        details: [],
+        color: '#2cbe4e',
+      };
+    }
+    case 'repository':
+      return { parts: [repo, ` Repository ${str(p['action'])}${by}`], details: [], color: '#4f8fd7' };
+    case 'release': {
+      const rel = obj(p['release']);
+      return {
+        parts: [
+          repo,
+          ` Release ${str(p['action'])}: `,
+          { text: str(rel['tag_name']), url: str(rel['html_url']) },
+          by,
+        ],
+        details: [],
+        color: '#2cbe4e',
+      };
+    }
+    case 'issue_comment':
+    case 'pull_request_comment': {
+      const issue = obj(p['issue']);
+      const comment = obj(p['comment']);
+      const what = p['is_pull'] ? 'pull request' : 'issue';
+      const verb = str(p['action']) === 'created' ? 'New comment' : `Comment ${str(p['action'])}`;
+      return {
+        parts: [
+          repo,
+          ` ${verb} on ${what} `,
+          { text: `#${str(issue['number'])} ${str(issue['title'])}`, url: str(comment['html_url']) },
+          by,
+        ],
+        details: str(p['action']) === 'deleted' ? [] : [str(comment['body'])],
+        color: '#4f8fd7',
+      };
+    }
+    default: {
+      const issue = obj(p['issue']);
+      const action = str(p['action']).replace(/_/g, ' ');
+      return {
+        parts: [
+          repo,
+          ` Issue ${action}: `,
+          { text: `#${str(issue['number'])} ${str(issue['title'])}`, url: str(issue['html_url']) },
+          by,
+        ],
+        details: str(p['action']) === 'opened' ? [str(issue['body'])].filter(Boolean) : [],
+        color: str(p['action']) === 'closed' ? '#cb2431' : '#2cbe4e',
+      };
+    }
+  }
+}
+
+const slackEscape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const htmlEscape = (s: string) => slackEscape(s).replace(/"/g, '&quot;');
+
+function slack(type: string, p: Json, meta: Record<string, string>): Json {
+  const m = describe(type, p);
+  const text = m.parts
+    .map((x) => (typeof x === 'string' ? slackEscape(x) : `<${x.url}|${slackEscape(x.text)}>`))
+    .join('');
+  return {
+    channel: meta['channel'] ?? '',
+    text,
+    username: meta['username'] ?? '',
+    icon_url: meta['icon_url'] ?? '',
+    unfurl_links: false,
+    link_names: false,
+    attachments: m.details.length
+      ? [{ color: meta['color'] || m.color, text: m.details.map(slackEscape).join('\n') }]
+      : [],
+  };
+}
+
+function matrix(type: string, p: Json, meta: Record<string, string>): Json {
+  const m = describe(type, p);
+  const plain = m.parts.map((x) => (typeof x === 'string' ? x : `${x.text}`)).join('');
+  const html = m.parts
+    .map((x) =>
+      typeof x === 'string' ? htmlEscape(x) : `<a href="${htmlEscape(x.url)}">${htmlEscape(x.text)}</a>`,
+    )
+    .join('');
+  const details = m.details.filter(Boolean);
+  return {
+    body: [plain, ...details].join('\n'),
+    msgtype: meta['message_type'] || 'm.notice',
+    format: 'org.matrix.custom.html',
+    formatted_body: details.length ? `${html}<br>${details.map(htmlEscape).join('<br>')}` : html,
+  };
+}
+
+/** The payload as the hook's type wants it, serialized. */
+export function render(
+  hookType: string,
+  eventType: string,
+  payload: Json,
+  meta: Record<string, string>,
+): string {
+  if (hookType === 'slack') return JSON.stringify(slack(eventType, payload, meta));
+  if (hookType === 'matrix') return JSON.stringify(matrix(eventType, payload, meta));
+  return JSON.stringify(payload, null, 2);
+}

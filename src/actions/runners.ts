@@ -1,0 +1,624 @@
+// Runners and the tasks they run: registration tokens, registration, declaring labels, handing out
+// the next waiting job whose runs-on labels a runner has (as a task with its workflow, secrets,
+// job token and context), task states and outputs, and log rows. The protocol itself (connect-rpc)
+// is in runner-protocol.ts; this is what it calls.
+//
+// States: a job is `blocked` while jobs it needs have not finished, then `waiting`; a runner takes
+// it (`running`, with a new task) and reports `success`, `failure` or `cancelled`; a job whose
+// needs did not all succeed is `skipped`. The run follows its jobs (Forgejo's aggregation).
+import crypto from 'node:crypto';
+import type { JsonObject } from '@bufbuild/protobuf';
+import type { AppContext } from '../app/context.js';
+import { SecretBox } from '../auth/secrets.js';
+import { nowUnix, transaction, type Tx } from '../db/database.js';
+import { AppError, badRequest, conflict, notFound, unauthorized } from '../errors.js';
+import { mintRuntimeToken } from './runtime-token.js';
+import { Result } from './gen/runner/v1/messages_pb.js';
+import type { ActionsService } from './service.js';
+import { isDone, sameDigest, sha256 } from './service.js';
+import * as store from './store.js';
+import type { JobRow, RunnerRow, RunRow, Scope, TaskRow } from './store.js';
+
+/** A runner not heard of for this long is offline. */
+export const RUNNER_OFFLINE_SECONDS = 60;
+/** A running task not heard of for this long is given up (failure). */
+const ZOMBIE_TASK_SECONDS = 10 * 60;
+const SWEEP_MS = 60_000;
+/** Waiting jobs looked at per FetchTask (oldest first). */
+const PICK_BATCH = 50;
+const PICK_PAGES = 10;
+/** Largest log row kept (longer rows are cut) and most rows one task may have. */
+const MAX_ROW_CHARS = 64 * 1024;
+const MAX_LOG_ROWS = 1_000_000;
+const MAX_LABELS = 100;
+
+export interface RegisterInput {
+  name: string;
+  token: string;
+  version: string;
+  labels: string[];
+}
+
+export interface TaskNeedData {
+  outputs: Record<string, string>;
+  result: Result;
+}
+
+/** What a runner receives for a job. */
+export interface TaskData {
+  id: number;
+  workflowPayload: Uint8Array;
+  context: JsonObject;
+  secrets: Record<string, string>;
+  needs: Record<string, TaskNeedData>;
+  vars: Record<string, string>;
+}
+
+export interface LogRowInput {
+  timeMs: number;
+  content: string;
+}
+
+const RESULT_STATUS: Record<number, string> = {
+  [Result.SUCCESS]: 'success',
+  [Result.FAILURE]: 'failure',
+  [Result.CANCELLED]: 'cancelled',
+  [Result.SKIPPED]: 'skipped',
+};
+
+export function resultOf(status: string): Result {
+  switch (status) {
+    case 'success':
+      return Result.SUCCESS;
+    case 'failure':
+      return Result.FAILURE;
+    case 'cancelled':
+      return Result.CANCELLED;
+    case 'skipped':
+      return Result.SKIPPED;
+    default:
+      return Result.UNSPECIFIED;
+  }
+}
+
+/** The name part of a label ("ubuntu-latest:docker://node:20" → "ubuntu-latest"). */
+export const labelName = (label: string): string => label.split(':', 1)[0]!.trim();
+
+export function parseLabels(json: string): string[] {
+  try {
+    const v = JSON.parse(json) as unknown;
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+function checkLabels(labels: string[]): string[] {
+  const clean = [...new Set(labels.map((l) => l.trim()).filter(Boolean))];
+  if (clean.length > MAX_LABELS) throw badRequest(`a runner may have at most ${MAX_LABELS} labels`);
+  for (const l of clean) {
+    if (l.length > 255 || !labelName(l)) throw badRequest(`invalid runner label [label: ${l.slice(0, 100)}]`);
+  }
+  return clean;
+}
+
+/**
+ * The run's status from its jobs' (Forgejo's aggregation): all succeeded or skipped → success;
+ * else any cancelled → cancelled; any failed → failure; any running, or some done and others
+ * still to run → running; then waiting, blocked.
+ */
+export function aggregateStatus(statuses: string[]): string {
+  if (statuses.length === 0) return 'success';
+  if (statuses.every((s) => s === 'success' || s === 'skipped')) return 'success';
+  for (const s of ['cancelled', 'failure', 'running']) {
+    if (statuses.includes(s)) return s;
+  }
+  if (statuses.some((s) => s === 'success' || s === 'skipped')) return 'running';
+  return statuses.includes('waiting') ? 'waiting' : 'blocked';
+}
+
+export class RunnerService {
+  private box: SecretBox | undefined;
+  /** Bumped whenever jobs become waiting; runners compare it with theirs (FetchTask). */
+  private version = 1;
+  private timer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> | undefined;
+  /** Secret values of running tasks, to mask them in log rows (kept a few minutes). */
+  private readonly masks = new Map<number, { values: string[]; until: number }>();
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly actions: ActionsService,
+  ) {}
+
+  private get db() {
+    return this.ctx.db;
+  }
+
+  private registrationBox(): SecretBox {
+    return (this.box ??= new SecretBox(this.ctx.config.security.secretKey, 'actions-runner-registration'));
+  }
+
+  get tasksVersion(): number {
+    return this.version;
+  }
+
+  notifyNewJobs(): void {
+    this.version++;
+  }
+
+  // Registration tokens and runners (the API)
+
+  /** The scope's registration token, made on first request; the same one until it is replaced. */
+  async registrationToken(scope: Scope): Promise<string> {
+    this.actions.assertEnabled();
+    const existing = await store.latestRunnerToken(this.db, scope);
+    if (existing) return this.registrationBox().decrypt(existing.token);
+    const token = crypto.randomBytes(20).toString('hex');
+    await store.insertRunnerToken(this.db, {
+      owner_id: scope.ownerId,
+      repo_id: scope.repoId,
+      token_hash: sha256(token),
+      token: this.registrationBox().encrypt(token),
+      created_unix: nowUnix(),
+    });
+    return token;
+  }
+
+  async list(scope: Scope, limit: number, offset: number): Promise<[RunnerRow[], number, Set<number>]> {
+    this.actions.assertEnabled();
+    const [rows, total] = await store.listRunners(this.db, scope, limit, offset);
+    const busy = await store.busyRunners(
+      this.db,
+      rows.map((r) => r.id),
+    );
+    return [rows, total, busy];
+  }
+
+  async require(scope: Scope, id: number): Promise<{ runner: RunnerRow; busy: boolean }> {
+    this.actions.assertEnabled();
+    const runner = Number.isSafeInteger(id) && id > 0 ? await store.runnerById(this.db, id) : undefined;
+    if (!runner || runner.owner_id !== scope.ownerId || runner.repo_id !== scope.repoId) {
+      throw notFound(`runner does not exist [id: ${id}]`);
+    }
+    return { runner, busy: (await store.busyRunners(this.db, [runner.id])).has(runner.id) };
+  }
+
+  async delete(scope: Scope, id: number): Promise<void> {
+    const { runner } = await this.require(scope, id);
+    await store.deleteRunner(this.db, runner.id);
+  }
+
+  /** Waiting jobs of a scope whose runs-on labels are all among `labels` (all when none given). */
+  async waitingJobs(scope: Scope, labels: string[], limit: number): Promise<JobRow[]> {
+    this.actions.assertEnabled();
+    const want = new Set(labels.map(labelName).filter(Boolean));
+    const jobs = await store.waitingJobs(this.db, scope, Math.max(limit, 1) * 4);
+    return jobs
+      .filter((j) => want.size === 0 || parseLabels(j.runs_on).every((l) => want.has(labelName(l))))
+      .slice(0, limit);
+  }
+
+  // The runner protocol
+
+  /** Register: a new runner in the scope of the registration token. */
+  async register(input: RegisterInput): Promise<{ runner: RunnerRow; token: string }> {
+    this.actions.assertEnabled();
+    const name = input.name.trim().slice(0, 255);
+    if (!input.token || !name) throw badRequest('missing runner token, name');
+    const digest = sha256(input.token);
+    const reg = await store.runnerTokenByHash(this.db, digest);
+    if (!reg || !sameDigest(reg.token_hash, digest)) throw badRequest('runner registration token not found');
+    if (!reg.is_active)
+      throw badRequest('runner registration token has been invalidated, please use the latest one');
+    const labels = checkLabels(input.labels);
+    const token = crypto.randomBytes(20).toString('hex');
+    const now = nowUnix();
+    const id = await store.insertRunner(this.db, {
+      uuid: crypto.randomUUID(),
+      name,
+      owner_id: reg.owner_id,
+      repo_id: reg.repo_id,
+      token_hash: sha256(token),
+      version: input.version.slice(0, 64),
+      labels: JSON.stringify(labels),
+      last_online_unix: now,
+      created_unix: now,
+      updated_unix: now,
+    });
+    return { runner: (await store.runnerById(this.db, id))!, token };
+  }
+
+  /** The runner of the x-runner-uuid and x-runner-token headers; 401 (unauthenticated) otherwise. */
+  async authenticate(
+    uuid: string | undefined,
+    token: string | undefined,
+    active: boolean,
+  ): Promise<RunnerRow> {
+    this.actions.assertEnabled();
+    const runner = uuid && token && uuid.length <= 64 ? await store.runnerByUuid(this.db, uuid) : undefined;
+    if (!runner || !sameDigest(runner.token_hash, sha256(token ?? '')))
+      throw unauthorized('unregistered runner');
+    const now = nowUnix();
+    if (now - runner.last_online_unix >= 5 || (active && now - runner.last_active_unix >= 5)) {
+      await store.updateRunner(this.db, runner.id, {
+        last_online_unix: now,
+        ...(active ? { last_active_unix: now } : {}),
+      });
+    }
+    return runner;
+  }
+
+  async declare(runner: RunnerRow, version: string, labels: string[]): Promise<RunnerRow> {
+    const clean = checkLabels(labels);
+    await store.updateRunner(this.db, runner.id, {
+      version: version.slice(0, 64),
+      labels: JSON.stringify(clean),
+      updated_unix: nowUnix(),
+    });
+    return (await store.runnerById(this.db, runner.id))!;
+  }
+
+  /** FetchTask: the oldest waiting job the runner may take, as a task; undefined when none. */
+  async fetchTask(runner: RunnerRow): Promise<TaskData | undefined> {
+    const have = new Set(parseLabels(runner.labels).map(labelName));
+    const scope = { ownerId: runner.owner_id, repoId: runner.repo_id };
+    let afterId = 0;
+    for (let page = 0; page < PICK_PAGES; page++) {
+      const jobs = await store.waitingJobs(this.db, scope, PICK_BATCH, afterId);
+      if (!jobs.length) return undefined;
+      afterId = jobs[jobs.length - 1]!.id;
+      for (const job of jobs) {
+        const labels = parseLabels(job.runs_on);
+        if (!labels.length || !labels.every((l) => have.has(labelName(l)))) continue;
+        const task = await this.claim(runner, job);
+        if (task) return task;
+      }
+      if (jobs.length < PICK_BATCH) return undefined;
+    }
+    return undefined;
+  }
+
+  /** Gives `job` to `runner` unless another runner took it first. */
+  private async claim(runner: RunnerRow, job: JobRow): Promise<TaskData | undefined> {
+    const token = crypto.randomBytes(20).toString('hex');
+    const claimed = await transaction(this.db, async (tx) => {
+      const now = nowUnix();
+      const attempt = job.attempt + 1;
+      const moved = await store.moveJob(tx, job.id, 'waiting', {
+        status: 'running',
+        attempt,
+        started_unix: now,
+        updated_unix: now,
+      });
+      if (!moved) return undefined;
+      const taskId = await store.insertTask(tx, {
+        job_id: job.id,
+        run_id: job.run_id,
+        repo_id: job.repo_id,
+        runner_id: runner.id,
+        attempt,
+        status: 'running',
+        token_hash: sha256(token),
+        token_last_eight: token.slice(-8),
+        started_unix: now,
+        created_unix: now,
+        updated_unix: now,
+      });
+      await store.updateJob(tx, job.id, { task_id: taskId });
+      const run = (await store.runById(tx, job.run_id))!;
+      if (!isDone(run.status) && run.status !== 'running') {
+        await store.updateRun(tx, run.id, {
+          status: 'running',
+          started_unix: run.started_unix || now,
+          updated_unix: now,
+        });
+      }
+      return { taskId, run, attempt };
+    });
+    if (!claimed) return undefined;
+    try {
+      return await this.taskData(claimed.taskId, { ...job, attempt: claimed.attempt }, claimed.run, token);
+    } catch (err) {
+      // The task cannot be described (its repository went away): it fails rather than hangs.
+      await this.finish(claimed.taskId, 'failure').catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private async taskData(taskId: number, job: JobRow, run: RunRow, token: string): Promise<TaskData> {
+    const repo = await this.ctx.repos.getById(job.repo_id);
+    if (!repo) throw notFound('the repository of the job no longer exists');
+    const [owner, actor, { secrets, vars }, needs] = await Promise.all([
+      this.ctx.users.getById(repo.owner_id),
+      run.trigger_user_id === -2 ? this.actions.botUser() : this.ctx.users.getById(run.trigger_user_id),
+      this.actions.secretsAndVars(repo),
+      this.needsOf(job),
+    ]);
+    this.masks.set(taskId, { values: maskValues(Object.values(secrets)), until: nowUnix() + 3600 });
+    for (const k of ['GITHUB_TOKEN', 'GITEA_TOKEN', 'FORGEJO_TOKEN']) secrets[k] = token;
+    const root = this.ctx.config.server.rootUrl;
+    const serverUrl = root.replace(/\/+$/, '');
+    const runtimeToken = mintRuntimeToken({
+      secretKey: this.ctx.config.security.secretKey,
+      repoId: repo.id,
+      runId: run.id,
+      jobId: job.id,
+    });
+    const refName = run.ref.replace(/^refs\/(heads|tags)\//, '');
+    let event: JsonObject = {};
+    try {
+      event = JSON.parse(run.event_payload) as JsonObject;
+    } catch {
+      // an unreadable payload leaves github.event empty
+    }
+    const fullName = `${owner?.name ?? ''}/${repo.name}`;
+    const pull = run.event === 'pull_request' ? (event['pull_request'] as JsonObject | undefined) : undefined;
+    const branchOf = (side: string) => {
+      const v = pull?.[side];
+      return v && typeof v === 'object' && !Array.isArray(v) && typeof v['ref'] === 'string' ? v['ref'] : '';
+    };
+    const context: JsonObject = {
+      action: '',
+      action_path: '',
+      action_ref: '',
+      action_repository: '',
+      action_status: '',
+      actor: actor?.name ?? '',
+      api_url: `${serverUrl}/api/v1`,
+      base_ref: branchOf('base'),
+      env: '',
+      event,
+      event_name: run.event,
+      event_path: '',
+      graphql_url: '',
+      head_ref: branchOf('head'),
+      job: job.job_id,
+      ref: run.ref,
+      ref_name: refName,
+      ref_type: run.ref.startsWith('refs/tags/') ? 'tag' : 'branch',
+      path: '',
+      repository: fullName,
+      repository_owner: owner?.name ?? '',
+      repositoryUrl: `${root}${fullName}`,
+      retention_days: String(this.ctx.config.actions.artifactRetentionDays),
+      run_id: String(run.id),
+      run_number: String(run.run_number),
+      run_attempt: String(job.attempt),
+      secret_source: 'Actions',
+      server_url: serverUrl,
+      sha: run.commit_sha,
+      token,
+      triggering_actor: actor?.name ?? '',
+      workflow: run.workflow_id,
+      workspace: '',
+      // The artifact service: its token and where it is (runners hand both to the steps).
+      ACTIONS_RUNTIME_TOKEN: runtimeToken,
+      ACTIONS_RESULTS_URL: root,
+      gitea_runtime_token: runtimeToken,
+      forgejo_runtime_token: runtimeToken,
+      gitea_default_actions_url: 'https://code.forgejo.org',
+      forgejo_default_actions_url: 'https://code.forgejo.org',
+    };
+    return {
+      id: taskId,
+      workflowPayload: Buffer.from(job.workflow_payload, 'utf8'),
+      context,
+      secrets,
+      needs,
+      vars,
+    };
+  }
+
+  /** The outputs and result of the jobs `job` needs (matrix jobs of one key merged). */
+  private async needsOf(job: JobRow): Promise<Record<string, TaskNeedData>> {
+    const needs = parseLabels(job.needs);
+    if (!needs.length) return {};
+    const jobs = (await store.jobsOfRun(this.db, job.run_id)).filter((j) => needs.includes(j.job_id));
+    const outputs = await store.outputsOf(
+      this.db,
+      jobs.map((j) => j.task_id).filter((id): id is number => id !== null),
+    );
+    const out: Record<string, TaskNeedData> = {};
+    for (const need of needs) {
+      const mine = jobs.filter((j) => j.job_id === need);
+      const merged: Record<string, string> = {};
+      for (const j of mine) Object.assign(merged, j.task_id ? outputs.get(j.task_id) : {});
+      const statuses = mine.map((j) => j.status);
+      const status = statuses.every((s) => s === 'skipped') ? 'skipped' : aggregateStatus(statuses);
+      out[need] = { outputs: merged, result: resultOf(status) };
+    }
+    return out;
+  }
+
+  private async requireTask(runner: RunnerRow, taskId: number): Promise<TaskRow> {
+    const task =
+      Number.isSafeInteger(taskId) && taskId > 0 ? await store.taskById(this.db, taskId) : undefined;
+    if (!task || task.runner_id !== runner.id) throw notFound(`task does not exist [id: ${taskId}]`);
+    return task;
+  }
+
+  /**
+   * UpdateTask: records outputs (the first value of a key stays) and, with a result, ends the
+   * task and its job. Answers the task's result as the server sees it (cancelled tells the runner
+   * to stop) and every output key received so far.
+   */
+  async updateTask(
+    runner: RunnerRow,
+    taskId: number,
+    result: Result,
+    outputs: Record<string, string>,
+  ): Promise<{ result: Result; sentOutputs: string[] }> {
+    const task = await this.requireTask(runner, taskId);
+    const accepted = Object.entries(outputs).filter(
+      ([k, v]) => k.length > 0 && k.length <= 255 && Buffer.byteLength(v) <= 1024 * 1024,
+    );
+    await store.addOutputs(this.db, task.id, accepted);
+    let status = task.status;
+    if (status === 'running') {
+      const next = RESULT_STATUS[result];
+      if (next) status = await this.finish(task.id, next);
+      else await store.updateTask(this.db, task.id, { updated_unix: nowUnix() });
+    }
+    return { result: resultOf(status), sentOutputs: await store.outputKeys(this.db, task.id) };
+  }
+
+  /**
+   * Ends a running task with `status`: the task (its job token stops working), its job, the jobs
+   * that were waiting for it, and the run. Returns the task's status afterwards.
+   */
+  async finish(taskId: number, status: string): Promise<string> {
+    const { final, released } = await transaction(this.db, async (tx) => {
+      const task = (await store.taskById(tx, taskId))!;
+      if (task.status !== 'running') return { final: task.status, released: false };
+      const now = nowUnix();
+      await store.updateTask(tx, task.id, { status, stopped_unix: now, updated_unix: now, token_hash: null });
+      await store.updateJob(tx, task.job_id, { status, stopped_unix: now, updated_unix: now });
+      return { final: status, released: await this.advanceRun(tx, task.run_id, now) };
+    });
+    this.masks.delete(taskId);
+    if (released) this.notifyNewJobs();
+    return final;
+  }
+
+  /**
+   * After a job ended: blocked jobs whose needs have all ended become waiting (all succeeded) or
+   * skipped (otherwise), until nothing changes; then the run takes its jobs' aggregate status.
+   * Returns whether jobs became waiting.
+   */
+  private async advanceRun(tx: Tx, runId: number, now: number): Promise<boolean> {
+    const jobs = await store.jobsOfRun(tx, runId);
+    const statusOf = (key: string) => jobs.filter((j) => j.job_id === key).map((j) => j.status);
+    let released = false;
+    for (let changed = true; changed;) {
+      changed = false;
+      for (const job of jobs) {
+        if (job.status !== 'blocked') continue;
+        const needs = parseLabels(job.needs).flatMap(statusOf);
+        if (!needs.every(isDone)) continue;
+        job.status = needs.every((s) => s === 'success') ? 'waiting' : 'skipped';
+        await store.updateJob(tx, job.id, {
+          status: job.status,
+          updated_unix: now,
+          ...(job.status === 'skipped' ? { stopped_unix: now } : {}),
+        });
+        if (job.status === 'waiting') released = true;
+        changed = true;
+      }
+    }
+    const status = aggregateStatus(jobs.map((j) => j.status));
+    const allDone = jobs.every((j) => isDone(j.status));
+    await store.updateRun(tx, runId, {
+      status,
+      updated_unix: now,
+      ...(allDone ? { stopped_unix: now } : {}),
+    });
+    return released;
+  }
+
+  /**
+   * UpdateLog: appends the rows the server does not have yet (`index` is the first row's number)
+   * and answers how many rows it holds. Secret values are masked on the way in.
+   */
+  async updateLog(
+    runner: RunnerRow,
+    taskId: number,
+    index: number,
+    rows: LogRowInput[],
+    noMore: boolean,
+  ): Promise<number> {
+    const task = await this.requireTask(runner, taskId);
+    const ack = task.log_length;
+    if (rows.length === 0 || index > ack || index + rows.length <= ack) {
+      if (noMore && index + rows.length === ack && !task.log_complete) {
+        await store.updateTask(this.db, task.id, { log_complete: 1, updated_unix: nowUnix() });
+      }
+      return ack;
+    }
+    if (task.log_complete) throw conflict('the log of the task is complete');
+    const fresh = rows.slice(ack - index);
+    if (ack + fresh.length > MAX_LOG_ROWS)
+      throw new AppError('payload_too_large', 'the log of the task is too long');
+    const mask = await this.maskFor(task);
+    const clean = fresh.map((r) => ({
+      timeMs: Number.isFinite(r.timeMs) ? Math.trunc(r.timeMs) : Date.now(),
+      content: mask(r.content.length > MAX_ROW_CHARS ? r.content.slice(0, MAX_ROW_CHARS) : r.content),
+    }));
+    const bytes = clean.reduce((n, r) => n + Buffer.byteLength(r.content), 0);
+    return transaction(this.db, async (tx) => {
+      // Claims the rows first: of two requests with the same rows, one appends, one acknowledges.
+      const r = await tx
+        .updateTable('action_task')
+        .set({
+          log_length: ack + clean.length,
+          log_size: task.log_size + bytes,
+          log_complete: noMore ? 1 : 0,
+          updated_unix: nowUnix(),
+        })
+        .where('id', '=', task.id)
+        .where('log_length', '=', ack)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) return (await store.taskById(tx, task.id))!.log_length;
+      await store.appendLogs(tx, task.id, ack, clean);
+      return ack + clean.length;
+    });
+  }
+
+  /** Replaces the values of the task's secrets in a log row. */
+  private async maskFor(task: TaskRow): Promise<(s: string) => string> {
+    let entry = this.masks.get(task.id);
+    if (!entry || entry.until < nowUnix()) {
+      const repo = await this.ctx.repos.getById(task.repo_id);
+      const values = repo ? maskValues(Object.values((await this.actions.secretsAndVars(repo)).secrets)) : [];
+      entry = { values, until: nowUnix() + 300 };
+      this.masks.set(task.id, entry);
+    }
+    const values = entry.values;
+    return (s) => {
+      let out = s;
+      for (const v of values) if (out.includes(v)) out = out.split(v).join('***');
+      return out;
+    };
+  }
+
+  // Background work
+
+  /** Gives up tasks whose runner has not reported for ZOMBIE_TASK_SECONDS. */
+  async sweep(now = nowUnix()): Promise<number> {
+    const stale = await store.staleTasks(this.db, now - ZOMBIE_TASK_SECONDS, 100);
+    for (const t of stale) await this.finish(t.id, 'failure');
+    for (const [id, m] of this.masks) if (m.until < now) this.masks.delete(id);
+    return stale.length;
+  }
+
+  start(): void {
+    if (this.timer || !this.actions.enabled) return;
+    this.timer = setInterval(() => {
+      if (this.sweeping) return;
+      this.sweeping = this.sweep()
+        .then(() => undefined)
+        .catch((err: unknown) => this.ctx.log.error({ err }, 'actions: sweeping stale tasks failed'))
+        .finally(() => (this.sweeping = undefined));
+    }, SWEEP_MS);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.sweeping;
+  }
+}
+
+/** The strings to mask for secret values: each value and each of its lines (short ones excepted). */
+function maskValues(values: string[]): string[] {
+  const out = new Set<string>();
+  for (const v of values) {
+    for (const part of [v, ...v.split('\n')]) {
+      const t = part.trim();
+      if (t.length >= 4) out.add(t);
+    }
+  }
+  // Longest first: a value containing another is masked whole.
+  return [...out].sort((a, b) => b.length - a.length);
+}

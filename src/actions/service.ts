@@ -1,0 +1,699 @@
+// Actions (experimental, [actions] ENABLED): secrets and variables of owners and repositories,
+// workflow runs started by pushes and dispatches, and the job tokens jobs act with as the actions
+// bot. Runners, tasks and logs are in runners.ts (ctx.actions.runners).
+//
+// Secrets are encrypted at rest (SecretBox, purpose "actions-secrets") and never leave the server
+// except in the task a runner fetches. Secrets and variables stay manageable when actions are
+// disabled (so they can be prepared before switching actions on); everything else answers 404.
+import crypto from 'node:crypto';
+import type { AppContext } from '../app/context.js';
+import type { Identity } from '../auth/identity.js';
+import { SecretBox } from '../auth/secrets.js';
+import { nowUnix, transaction, type Tx } from '../db/database.js';
+import { badRequest, conflict, forbidden, invalidField, notFound } from '../errors.js';
+import type { AnvilEvents, RefUpdate } from '../events/bus.js';
+import { git, getCommit, ZERO_OID } from '../git/git.js';
+import { checkRefName, readBlobs, resolveRef } from '../git/data.js';
+import type { RepoRow } from '../repos/store.js';
+import type { UserRow } from '../users/store.js';
+import { parseScopes } from '../tokens/scopes.js';
+import type { RunInfo } from '../artifacts/service.js';
+import { ACTIONS_BOT_ID, botRow, isActionsBot } from './bot.js';
+import { RunnerService } from './runners.js';
+import * as store from './store.js';
+import type { JobRow, KvRow, RunFilter, RunRow, Scope } from './store.js';
+import {
+  hasPathFilter,
+  matchPaths,
+  matchRef,
+  MAX_WORKFLOW_BYTES,
+  parseWorkflow,
+  resolveInputs,
+  WORKFLOW_DIRS,
+  WorkflowError,
+  type Workflow,
+} from './workflow.js';
+
+/** Statuses of runs, jobs and tasks, as Forgejo names them. */
+export const DONE_STATUSES = ['success', 'failure', 'cancelled', 'skipped'] as const;
+export const isDone = (status: string): boolean => (DONE_STATUSES as readonly string[]).includes(status);
+
+/** The pull request events of the bus and the `types` of `on.pull_request` they are. */
+const PULL_EVENT_TYPES: Array<[keyof AnvilEvents & `pull.${string}`, string]> = [
+  ['pull.opened', 'opened'],
+  ['pull.synchronized', 'synchronize'],
+  ['pull.reopened', 'reopened'],
+  ['pull.closed', 'closed'],
+  ['pull.edited', 'edited'],
+  ['pull.labeled', 'labeled'],
+];
+/** What `on.pull_request` runs for when it names no types. */
+const DEFAULT_PULL_TYPES = ['opened', 'synchronize', 'reopened'];
+
+/** Largest secret or variable value. */
+const MAX_VALUE_BYTES = 64 * 1024;
+const NAME = /^[A-Z_][A-Z0-9_]*$/;
+const RESERVED_PREFIXES = ['GITHUB_', 'GITEA_', 'FORGEJO_'];
+
+/** What a job token may do: the repository and its issues (limited to its repository by access). */
+const JOB_TOKEN_SCOPES = parseScopes('write:repository,write:issue,read:user');
+const TOKEN_SHAPE = /^[0-9a-f]{40}$/;
+
+export const sha256 = (s: string): string => crypto.createHash('sha256').update(s).digest('hex');
+
+/** Compares two hex digests in constant time. */
+export function sameDigest(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && crypto.timingSafeEqual(x, y);
+}
+
+/**
+ * A secret or variable name in its stored form (upper case): letters, digits and `_`, not
+ * starting with a digit nor with GITHUB_, GITEA_ or FORGEJO_; 400 otherwise, as Forgejo answers.
+ */
+export function checkKvName(raw: string, what: 'secret' | 'variable'): string {
+  const name = raw.trim().toUpperCase();
+  if (!name || name.length > 255 || !NAME.test(name)) {
+    throw badRequest(
+      `invalid ${what} name [name: ${raw}]: use letters, digits and '_', not starting with a digit`,
+    );
+  }
+  const reserved = RESERVED_PREFIXES.find((p) => name.startsWith(p));
+  if (reserved) throw badRequest(`invalid ${what} name [name: ${raw}]: names cannot start with ${reserved}`);
+  return name;
+}
+
+function checkValue(value: string, field: string): string {
+  const normalized = value.replace(/\r\n/g, '\n');
+  if (Buffer.byteLength(normalized) > MAX_VALUE_BYTES) {
+    throw invalidField(field, `must be at most ${MAX_VALUE_BYTES} bytes`);
+  }
+  return normalized;
+}
+
+/** A unique index refused a row (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE). */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+export interface WorkflowFile {
+  /** Path in the repository. */
+  path: string;
+  /** File name: the workflow's id in the API ("ci.yml"). */
+  name: string;
+  content: string;
+}
+
+interface RunEvent {
+  event: 'push' | 'pull_request' | 'workflow_dispatch';
+  ref: string;
+  sha: string;
+  triggerUserId: number;
+  title: string;
+  payload: Record<string, unknown>;
+}
+
+export interface CreatedRun {
+  run: RunRow;
+  jobs: Array<{ name: string }>;
+}
+
+export class ActionsService {
+  readonly runners: RunnerService;
+  private box: SecretBox | undefined;
+
+  constructor(private readonly ctx: AppContext) {
+    this.runners = new RunnerService(ctx, this);
+    ctx.auth.addTokenResolver((token) => this.resolveJobToken(token));
+    ctx.events.on('push', (e) => this.onPush(e));
+    for (const [event, type] of PULL_EVENT_TYPES) {
+      ctx.events.on(event, (e) => this.onPull(type, e));
+    }
+    ctx.repos.addHooks({
+      beforeCreate: async (_tx, doer, owner) => {
+        if (isActionsBot(doer.id) || isActionsBot(owner.id)) {
+          throw forbidden('the actions bot cannot create repositories');
+        }
+      },
+    });
+  }
+
+  get enabled(): boolean {
+    return this.ctx.config.actions.enabled;
+  }
+
+  /** 404 when [actions] ENABLED is false. */
+  assertEnabled(): void {
+    if (!this.enabled) throw notFound('Actions are disabled on this server ([actions] ENABLED = false)');
+  }
+
+  /** The SecretBox of actions secrets (made when first needed: SECRET_KEY may be unset otherwise). */
+  secrets(): SecretBox {
+    return (this.box ??= new SecretBox(this.ctx.config.security.secretKey, 'actions-secrets'));
+  }
+
+  private get db() {
+    return this.ctx.db;
+  }
+
+  // Secrets
+
+  listSecrets(scope: Scope, limit: number, offset: number): Promise<[KvRow[], number]> {
+    return store.kvList(this.db, 'action_secret', scope, limit, offset);
+  }
+
+  /** Creates or replaces a secret; says which. */
+  async putSecret(scope: Scope, rawName: string, data: string): Promise<'created' | 'updated'> {
+    const name = checkKvName(rawName, 'secret');
+    const sealed = this.secrets().encrypt(checkValue(data, 'data'));
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await transaction(this.db, async (tx) => {
+          const now = nowUnix();
+          const existing = await store.kvGet(tx, 'action_secret', scope, name);
+          if (existing) {
+            await store.kvUpdate(tx, 'action_secret', existing.id, { data: sealed, updated_unix: now });
+            return 'updated' as const;
+          }
+          await store.kvInsert(tx, 'action_secret', {
+            owner_id: scope.ownerId,
+            repo_id: scope.repoId,
+            name,
+            data: sealed,
+            created_unix: now,
+            updated_unix: now,
+          });
+          return 'created' as const;
+        });
+      } catch (err) {
+        // The same name created at the same moment: the second one updates it.
+        if (attempt === 0 && isUniqueViolation(err)) continue;
+        throw err;
+      }
+    }
+  }
+
+  async deleteSecret(scope: Scope, rawName: string): Promise<void> {
+    const name = checkKvName(rawName, 'secret');
+    const row = await store.kvGet(this.db, 'action_secret', scope, name);
+    if (!row) throw notFound(`secret does not exist [name: ${name}]`);
+    await store.kvDelete(this.db, 'action_secret', row.id);
+  }
+
+  // Variables
+
+  listVariables(scope: Scope, limit: number, offset: number): Promise<[KvRow[], number]> {
+    return store.kvList(this.db, 'action_variable', scope, limit, offset);
+  }
+
+  async getVariable(scope: Scope, rawName: string): Promise<KvRow> {
+    const name = checkKvName(rawName, 'variable');
+    const row = await store.kvGet(this.db, 'action_variable', scope, name);
+    if (!row) throw notFound(`variable does not exist [name: ${name}]`);
+    return row;
+  }
+
+  async createVariable(scope: Scope, rawName: string, value: string): Promise<void> {
+    const name = checkKvName(rawName, 'variable');
+    const data = checkValue(value, 'value');
+    const now = nowUnix();
+    try {
+      await transaction(this.db, async (tx) => {
+        if (await store.kvGet(tx, 'action_variable', scope, name)) {
+          throw conflict(`variable already exists [name: ${name}]`);
+        }
+        await store.kvInsert(tx, 'action_variable', {
+          owner_id: scope.ownerId,
+          repo_id: scope.repoId,
+          name,
+          data,
+          created_unix: now,
+          updated_unix: now,
+        });
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw conflict(`variable already exists [name: ${name}]`);
+      throw err;
+    }
+  }
+
+  async updateVariable(scope: Scope, rawName: string, input: { name?: string | undefined; value: string }) {
+    const name = checkKvName(rawName, 'variable');
+    const newName = input.name ? checkKvName(input.name, 'variable') : name;
+    const data = checkValue(input.value, 'value');
+    try {
+      await transaction(this.db, async (tx) => {
+        const row = await store.kvGet(tx, 'action_variable', scope, name);
+        if (!row) throw notFound(`variable does not exist [name: ${name}]`);
+        if (newName !== name && (await store.kvGet(tx, 'action_variable', scope, newName))) {
+          throw conflict(`variable already exists [name: ${newName}]`);
+        }
+        await store.kvUpdate(tx, 'action_variable', row.id, { name: newName, data, updated_unix: nowUnix() });
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw conflict(`variable already exists [name: ${newName}]`);
+      throw err;
+    }
+  }
+
+  async deleteVariable(scope: Scope, rawName: string): Promise<KvRow> {
+    const row = await this.getVariable(scope, rawName);
+    await store.kvDelete(this.db, 'action_variable', row.id);
+    return row;
+  }
+
+  /**
+   * The decrypted secrets and the variables a job of `repo` gets: its owner's, then its own
+   * (a repository's value wins over its owner's of the same name).
+   */
+  async secretsAndVars(
+    repo: RepoRow,
+  ): Promise<{ secrets: Record<string, string>; vars: Record<string, string> }> {
+    const [secretRows, varRows] = await Promise.all([
+      store.kvForRepo(this.db, 'action_secret', repo),
+      store.kvForRepo(this.db, 'action_variable', repo),
+    ]);
+    const ordered = (rows: KvRow[]) =>
+      [...rows].sort((a, b) => Number(a.repo_id !== null) - Number(b.repo_id !== null));
+    const secrets: Record<string, string> = {};
+    for (const r of ordered(secretRows)) {
+      try {
+        secrets[r.name] = this.secrets().decrypt(r.data);
+      } catch {
+        this.ctx.log.warn(
+          { secretId: r.id },
+          'an actions secret could not be decrypted (was SECRET_KEY changed?)',
+        );
+      }
+    }
+    const vars: Record<string, string> = {};
+    for (const r of ordered(varRows)) vars[r.name] = r.data;
+    return { secrets, vars };
+  }
+
+  // Job tokens
+
+  /** A job token (GITEA_TOKEN) of a running task: the bot, limited to the task's repository. */
+  private async resolveJobToken(token: string): Promise<Identity | undefined> {
+    if (!this.enabled || !TOKEN_SHAPE.test(token)) return undefined;
+    const digest = sha256(token);
+    const task = await store.taskByTokenHash(this.db, digest);
+    if (!task || !task.token_hash || task.status !== 'running' || !sameDigest(task.token_hash, digest)) {
+      return undefined;
+    }
+    return { user: await this.botUser(), method: 'token', scopes: JOB_TOKEN_SCOPES, repoId: task.repo_id };
+  }
+
+  async botUser(): Promise<UserRow> {
+    return (await this.ctx.users.getById(ACTIONS_BOT_ID)) ?? botRow();
+  }
+
+  // Triggering runs
+
+  private async onPush({ repoId, pusherId, updates }: AnvilEvents['push']): Promise<void> {
+    if (!this.enabled || isActionsBot(pusherId)) return;
+    const repo = await this.ctx.repos.getById(repoId);
+    if (!repo || !repo.has_actions || repo.is_mirror) return;
+    for (const u of updates) {
+      if (u.newOid === ZERO_OID) continue;
+      if (!u.ref.startsWith('refs/heads/') && !u.ref.startsWith('refs/tags/')) continue;
+      try {
+        await this.triggerPush(repo, pusherId, u);
+      } catch (err) {
+        this.ctx.log.error({ err, repoId, ref: u.ref }, 'actions: could not start the workflows of a push');
+      }
+    }
+  }
+
+  private async triggerPush(repo: RepoRow, pusherId: number, u: RefUpdate): Promise<CreatedRun[]> {
+    const dir = this.ctx.repos.pathOf(repo);
+    const commit = (
+      await git(['rev-parse', '--verify', '--quiet', `${u.newOid}^{commit}`], { gitDir: dir, okCodes: [1] })
+    ).stdout
+      .toString()
+      .trim();
+    if (!commit) return [];
+    const files = await this.workflowsAt(dir, commit);
+    if (!files.length) return [];
+    let changed: string[] | undefined;
+    const matching: Array<{ file: WorkflowFile; wf: Workflow }> = [];
+    for (const file of files) {
+      const wf = this.parse(file);
+      const push = wf?.triggers.push;
+      if (!wf || !push || !matchRef(push, u.ref)) continue;
+      if (u.ref.startsWith('refs/heads/') && hasPathFilter(push)) {
+        changed ??= await changedFiles(dir, u.oldOid, commit);
+        if (!matchPaths(push, changed)) continue;
+      }
+      matching.push({ file, wf });
+    }
+    if (!matching.length) return [];
+    const [pusher, info] = await Promise.all([this.ctx.users.getById(pusherId), getCommit(dir, commit)]);
+    const title = (info?.message ?? '').split('\n', 1)[0]!.trim() || commit.slice(0, 10);
+    const payload = {
+      ref: u.ref,
+      before: u.oldOid,
+      after: commit,
+      repository: await this.repositoryPayload(repo),
+      pusher: pusher ? this.userPayload(pusher) : null,
+      sender: pusher ? this.userPayload(pusher) : null,
+      head_commit: info
+        ? {
+            id: info.oid,
+            message: info.message,
+            timestamp: new Date(info.committerTime * 1000).toISOString(),
+          }
+        : null,
+    };
+    return this.createRuns(repo, matching, {
+      event: 'push',
+      ref: u.ref,
+      sha: commit,
+      triggerUserId: pusherId,
+      title,
+      payload,
+    });
+  }
+
+  /**
+   * A pull request event: runs of the workflows (read at the head commit) whose `pull_request`
+   * trigger takes this type, base branch and changed files. Pull requests from forks start
+   * nothing (there is no approval of fork runs, and their jobs must not get secrets).
+   */
+  private async onPull(type: string, e: AnvilEvents['pull.opened']): Promise<void> {
+    if (!this.enabled || isActionsBot(e.doerId)) return;
+    try {
+      const pr = await this.db
+        .selectFrom('pull_request')
+        .selectAll()
+        .where('id', '=', e.pullId)
+        .executeTakeFirst();
+      if (!pr || pr.head_repo_id !== pr.base_repo_id || !pr.head_commit_id) return;
+      const repo = await this.ctx.repos.getById(pr.base_repo_id);
+      if (!repo || !repo.has_actions || repo.is_mirror) return;
+      const dir = this.ctx.repos.pathOf(repo);
+      const files = await this.workflowsAt(dir, pr.head_commit_id);
+      let changed: string[] | undefined;
+      const matching: Array<{ file: WorkflowFile; wf: Workflow }> = [];
+      for (const file of files) {
+        const wf = this.parse(file);
+        const f = wf?.triggers.pull_request;
+        if (!wf || !f || !(f.types ?? DEFAULT_PULL_TYPES).includes(type)) continue;
+        if (
+          !matchRef(
+            { branches: f.branches, branchesIgnore: f.branchesIgnore },
+            `refs/heads/${pr.base_branch}`,
+          )
+        )
+          continue;
+        if (hasPathFilter(f)) {
+          changed ??= await changedFiles(dir, pr.merge_base || ZERO_OID, pr.head_commit_id);
+          if (!matchPaths(f, changed)) continue;
+        }
+        matching.push({ file, wf });
+      }
+      if (!matching.length) return;
+      const [issue, doer] = await Promise.all([
+        this.db
+          .selectFrom('issue')
+          .select(['title', 'content'])
+          .where('id', '=', e.issueId)
+          .executeTakeFirst(),
+        this.ctx.users.getById(e.doerId),
+      ]);
+      const repository = await this.repositoryPayload(repo);
+      const payload = {
+        action: type === 'synchronize' ? 'synchronized' : type,
+        number: pr.index,
+        pull_request: {
+          id: pr.id,
+          number: pr.index,
+          title: issue?.title ?? '',
+          body: issue?.content ?? '',
+          merged: pr.has_merged === 1,
+          head: { ref: pr.head_branch, sha: pr.head_commit_id, repo: repository },
+          base: { ref: pr.base_branch, repo: repository },
+        },
+        repository,
+        sender: doer ? this.userPayload(doer) : null,
+      };
+      await this.createRuns(repo, matching, {
+        event: 'pull_request',
+        ref: `refs/pull/${pr.index}/head`,
+        sha: pr.head_commit_id,
+        triggerUserId: e.doerId,
+        title: issue?.title ?? `#${pr.index}`,
+        payload,
+      });
+    } catch (err) {
+      this.ctx.log.error(
+        { err, pullId: e.pullId },
+        'actions: could not start the workflows of a pull request',
+      );
+    }
+  }
+
+  /** POST .../actions/workflows/{file}/dispatches: one run of the workflow at `ref`. */
+  async dispatch(
+    repo: RepoRow,
+    doer: UserRow,
+    workflowName: string,
+    ref: string,
+    inputs: Record<string, string>,
+  ): Promise<CreatedRun> {
+    this.assertEnabled();
+    if (isActionsBot(doer.id)) throw forbidden('the actions bot cannot dispatch workflows');
+    if (!repo.has_actions) throw notFound('actions are disabled for this repository');
+    checkRefName(ref.trim() || ref, 'ref');
+    const dir = this.ctx.repos.pathOf(repo);
+    const resolved = repo.is_empty ? undefined : await resolveRef(dir, ref.trim());
+    if (!resolved || resolved.kind === 'commit') throw notFound(`ref does not exist [ref: ${ref}]`);
+    const fullRef = resolved.kind === 'branch' ? `refs/heads/${resolved.name}` : `refs/tags/${resolved.name}`;
+    const file = (await this.workflowsAt(dir, resolved.oid)).find((f) => f.name === workflowName);
+    if (!file) throw notFound(`workflow does not exist [name: ${workflowName}, ref: ${ref}]`);
+    let wf: Workflow;
+    try {
+      wf = parseWorkflow(file.content, file.path);
+    } catch (err) {
+      throw badRequest(err instanceof Error ? err.message : String(err));
+    }
+    const spec = wf.triggers.workflow_dispatch;
+    if (!spec) throw badRequest(`workflow ${workflowName} has no workflow_dispatch trigger`);
+    let resolvedInputs: Record<string, string>;
+    try {
+      resolvedInputs = resolveInputs(spec.inputs, inputs);
+    } catch (err) {
+      if (err instanceof WorkflowError) throw badRequest(err.message);
+      throw err;
+    }
+    const payload = {
+      inputs: resolvedInputs,
+      ref: fullRef,
+      repository: await this.repositoryPayload(repo),
+      sender: this.userPayload(doer),
+      workflow: file.path,
+    };
+    const [created] = await this.createRuns(repo, [{ file, wf }], {
+      event: 'workflow_dispatch',
+      ref: fullRef,
+      sha: resolved.oid,
+      triggerUserId: doer.id,
+      title: wf.name,
+      payload,
+    });
+    return created!;
+  }
+
+  private parse(file: WorkflowFile): Workflow | undefined {
+    try {
+      return parseWorkflow(file.content, file.path);
+    } catch (err) {
+      this.ctx.log.warn({ path: file.path, err: (err as Error).message }, 'actions: workflow ignored');
+      return undefined;
+    }
+  }
+
+  /** The workflow files at `commit`: those of the first workflow directory that exists. */
+  async workflowsAt(dir: string, commit: string): Promise<WorkflowFile[]> {
+    const out = await git(
+      ['ls-tree', '-r', '-l', '-z', '--end-of-options', commit, '--', ...WORKFLOW_DIRS.map((d) => `${d}/`)],
+      { gitDir: dir, env: { GIT_LITERAL_PATHSPECS: '1' } },
+    );
+    const entries: Array<{ oid: string; size: number; path: string; type: string }> = [];
+    for (const rec of out.stdout.toString('utf8').split('\0')) {
+      const tab = rec.indexOf('\t');
+      if (tab < 0) continue;
+      const [, type, oid, size] = rec.slice(0, tab).split(/ +/);
+      entries.push({ type: type!, oid: oid!, size: Number(size) || 0, path: rec.slice(tab + 1) });
+    }
+    const dirName = WORKFLOW_DIRS.find((d) => entries.some((e) => e.path.startsWith(`${d}/`)));
+    if (!dirName) return [];
+    const chosen = entries.filter(
+      (e) =>
+        e.path.startsWith(`${dirName}/`) &&
+        e.type === 'blob' &&
+        /\.ya?ml$/i.test(e.path) &&
+        e.size <= MAX_WORKFLOW_BYTES,
+    );
+    const blobs = await readBlobs(
+      dir,
+      chosen.map((e) => e.oid),
+    );
+    return chosen
+      .sort((a, b) => a.path.localeCompare(b.path))
+      .map((e) => ({
+        path: e.path,
+        name: e.path.slice(e.path.lastIndexOf('/') + 1),
+        content: (blobs.get(e.oid) ?? Buffer.alloc(0)).toString('utf8'),
+      }));
+  }
+
+  /** Creates one run per workflow with all its jobs, in one transaction. */
+  private async createRuns(
+    repo: RepoRow,
+    items: Array<{ file: WorkflowFile; wf: Workflow }>,
+    ev: RunEvent,
+  ): Promise<CreatedRun[]> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const created = await transaction(this.db, (tx) => this.insertRuns(tx, repo, items, ev));
+        this.runners.notifyNewJobs();
+        return created;
+      } catch (err) {
+        // Two triggers of one repository took the same run number: the later one tries again.
+        if (attempt < 3 && isUniqueViolation(err)) continue;
+        throw err;
+      }
+    }
+  }
+
+  private async insertRuns(
+    tx: Tx,
+    repo: RepoRow,
+    items: Array<{ file: WorkflowFile; wf: Workflow }>,
+    ev: RunEvent,
+  ): Promise<CreatedRun[]> {
+    const now = nowUnix();
+    let number = await store.nextRunNumber(tx, repo.id);
+    const out: CreatedRun[] = [];
+    for (const { file, wf } of items) {
+      const runId = await store.insertRun(tx, {
+        repo_id: repo.id,
+        run_number: number++,
+        workflow_id: file.name,
+        workflow_path: file.path,
+        title: ev.title.slice(0, 255),
+        trigger_user_id: ev.triggerUserId,
+        ref: ev.ref,
+        commit_sha: ev.sha,
+        event: ev.event,
+        event_payload: JSON.stringify(ev.payload),
+        status: 'waiting',
+        created_unix: now,
+        updated_unix: now,
+      });
+      await store.insertJobs(
+        tx,
+        wf.jobs.map((j) => ({
+          run_id: runId,
+          repo_id: repo.id,
+          job_id: j.jobId,
+          name: j.name.slice(0, 255),
+          workflow_payload: j.payload,
+          needs: JSON.stringify(j.needs),
+          runs_on: JSON.stringify(j.runsOn),
+          status: j.needs.length ? 'blocked' : 'waiting',
+          created_unix: now,
+          updated_unix: now,
+        })),
+      );
+      out.push({ run: (await store.runById(tx, runId))!, jobs: wf.jobs.map((j) => ({ name: j.name })) });
+    }
+    return out;
+  }
+
+  private async repositoryPayload(repo: RepoRow) {
+    const owner = await this.ctx.users.getById(repo.owner_id);
+    const root = this.ctx.config.server.rootUrl;
+    const fullName = `${owner?.name ?? ''}/${repo.name}`;
+    return {
+      id: repo.id,
+      name: repo.name,
+      full_name: fullName,
+      owner: owner ? this.userPayload(owner) : null,
+      private: repo.is_private === 1,
+      default_branch: repo.default_branch,
+      html_url: `${root}${fullName}`,
+      clone_url: `${root}${fullName}.git`,
+    };
+  }
+
+  private userPayload(u: UserRow) {
+    return { id: u.id, login: u.name, username: u.name, full_name: u.full_name };
+  }
+
+  // Reading runs
+
+  async requireRun(repo: RepoRow, id: number): Promise<RunRow> {
+    const run = Number.isSafeInteger(id) && id > 0 ? await store.runById(this.db, id) : undefined;
+    if (!run || run.repo_id !== repo.id) throw notFound(`run does not exist [id: ${id}]`);
+    return run;
+  }
+
+  listRuns(repo: RepoRow, filter: RunFilter, limit: number, offset: number) {
+    return store.listRuns(this.db, repo.id, filter, limit, offset);
+  }
+
+  listJobs(run: RunRow, limit: number, offset: number): Promise<[JobRow[], number]> {
+    return store.listJobsOfRun(this.db, run.id, limit, offset);
+  }
+
+  listTasks(repo: RepoRow, limit: number, offset: number) {
+    return store.listTasks(this.db, repo.id, limit, offset);
+  }
+
+  async requireJob(repo: RepoRow, id: number): Promise<JobRow> {
+    const job = Number.isSafeInteger(id) && id > 0 ? await store.jobById(this.db, id) : undefined;
+    if (!job || job.repo_id !== repo.id) throw notFound(`job does not exist [id: ${id}]`);
+    return job;
+  }
+
+  /** The log of a job's latest task, one line per row. */
+  async jobLog(job: JobRow): Promise<string> {
+    if (!job.task_id) return '';
+    const rows = await store.logsOf(this.db, job.task_id);
+    return rows.map((r) => `${new Date(Number(r.time_ms)).toISOString()} ${r.content}\n`).join('');
+  }
+
+  /** For the artifact service: run numbers and head commits. */
+  async runs(ids: number[]): Promise<Map<number, RunInfo>> {
+    const runs = await store.runsByIds(this.db, ids);
+    return new Map([...runs].map(([id, r]) => [id, { index: r.run_number, headSha: r.commit_sha }]));
+  }
+
+  start(): void {
+    this.runners.start();
+  }
+
+  stop(): Promise<void> {
+    return this.runners.stop();
+  }
+}
+
+/** The files a push changed (for path filters): against the old tip, or the commit's own for a new ref. */
+async function changedFiles(dir: string, oldOid: string, newOid: string): Promise<string[]> {
+  const list = (out: Buffer) => out.toString('utf8').split('\0').filter(Boolean);
+  if (oldOid !== ZERO_OID) {
+    const r = await git(['diff', '--name-only', '-z', '--no-renames', oldOid, newOid, '--'], {
+      gitDir: dir,
+      okCodes: [128],
+    });
+    if (r.code === 0) return list(r.stdout);
+  }
+  const r = await git(['diff-tree', '--root', '--no-commit-id', '-r', '--name-only', '-z', newOid], {
+    gitDir: dir,
+  });
+  return list(r.stdout);
+}

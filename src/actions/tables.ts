@@ -1,0 +1,157 @@
+// Tables of the actions domain (see db/migrations/0012_actions.ts).
+//
+// Secrets and variables belong to an owner (a user or an organization: `owner_id`) or to a
+// repository (`repo_id`); exactly one of the two is set. Runners and their registration tokens
+// belong to an owner, a repository, or (neither set) to the whole instance.
+import type { Generated } from 'kysely';
+
+export interface ActionSecretTable {
+  id: Generated<number>;
+  owner_id: number | null;
+  repo_id: number | null;
+  /** Upper case: letters, digits and `_`. */
+  name: string;
+  /** SecretBox ciphertext ("actions-secrets"); never returned. */
+  data: string;
+  created_unix: number;
+  updated_unix: number;
+}
+
+export interface ActionVariableTable {
+  id: Generated<number>;
+  owner_id: number | null;
+  repo_id: number | null;
+  name: string;
+  data: string;
+  created_unix: number;
+  updated_unix: number;
+}
+
+export interface ActionRunnerTokenTable {
+  id: Generated<number>;
+  owner_id: number | null;
+  repo_id: number | null;
+  /** SHA-256 of the token (hex), for looking it up when a runner registers. */
+  token_hash: string;
+  /** The token itself, SecretBox ciphertext ("actions-runner-registration"): shown again on request. */
+  token: string;
+  is_active: Generated<number>;
+  created_unix: number;
+}
+
+export interface ActionRunnerTable {
+  id: Generated<number>;
+  uuid: string;
+  name: string;
+  owner_id: number | null;
+  repo_id: number | null;
+  /** SHA-256 of the runner's token (hex); the token is shown once, at registration. */
+  token_hash: string;
+  version: Generated<string>;
+  /** JSON array of labels as declared ("name" or "name:scheme://..."). */
+  labels: Generated<string>;
+  last_online_unix: Generated<number>;
+  last_active_unix: Generated<number>;
+  created_unix: number;
+  updated_unix: number;
+}
+
+export interface ActionRunTable {
+  id: Generated<number>;
+  repo_id: number;
+  /** Per-repository run number, from 1. */
+  run_number: number;
+  /** The workflow file's name ("ci.yml"). */
+  workflow_id: string;
+  /** Path of the workflow file in the repository. */
+  workflow_path: string;
+  title: string;
+  /** Who caused the run (-2 is the actions bot, which never does). */
+  trigger_user_id: number;
+  /** Full ref name ("refs/heads/main"). */
+  ref: string;
+  commit_sha: string;
+  /** push, pull_request or workflow_dispatch. */
+  event: string;
+  /** The event payload (JSON) given to the jobs as github.event. */
+  event_payload: string;
+  status: string;
+  started_unix: Generated<number>;
+  stopped_unix: Generated<number>;
+  created_unix: number;
+  updated_unix: number;
+}
+
+export interface ActionRunJobTable {
+  id: Generated<number>;
+  run_id: number;
+  repo_id: number;
+  /** The job's key in the workflow (several jobs share it when a matrix expands it). */
+  job_id: string;
+  /** Display name (with the matrix values when expanded). */
+  name: string;
+  /** The workflow reduced to this one job, YAML: the task's workflow_payload. */
+  workflow_payload: string;
+  /** JSON array of the job keys this job needs. */
+  needs: string;
+  /** JSON array of runs-on labels. */
+  runs_on: string;
+  status: string;
+  /** The latest task that ran the job. */
+  task_id: number | null;
+  attempt: Generated<number>;
+  started_unix: Generated<number>;
+  stopped_unix: Generated<number>;
+  created_unix: number;
+  updated_unix: number;
+}
+
+export interface ActionTaskTable {
+  id: Generated<number>;
+  job_id: number;
+  run_id: number;
+  repo_id: number;
+  runner_id: number | null;
+  attempt: number;
+  status: string;
+  /** SHA-256 (hex) of the job token while the task runs; null once it has stopped. */
+  token_hash: string | null;
+  token_last_eight: string;
+  /** Rows of log received. */
+  log_length: Generated<number>;
+  /** Bytes of log content received. */
+  log_size: Generated<number>;
+  /** The runner said no more rows will come. */
+  log_complete: Generated<number>;
+  started_unix: Generated<number>;
+  stopped_unix: Generated<number>;
+  created_unix: number;
+  updated_unix: number;
+}
+
+export interface ActionTaskOutputTable {
+  task_id: number;
+  output_key: string;
+  output_value: string;
+}
+
+export interface ActionTaskLogTable {
+  task_id: number;
+  /** Row number in the task's log, from 0. */
+  idx: number;
+  /** Milliseconds since the epoch. */
+  time_ms: number;
+  content: string;
+}
+
+export interface ActionsTables {
+  action_secret: ActionSecretTable;
+  action_variable: ActionVariableTable;
+  action_runner_token: ActionRunnerTokenTable;
+  action_runner: ActionRunnerTable;
+  action_run: ActionRunTable;
+  action_run_job: ActionRunJobTable;
+  action_task: ActionTaskTable;
+  action_task_output: ActionTaskOutputTable;
+  action_task_log: ActionTaskLogTable;
+}

@@ -1,0 +1,339 @@
+// Workflow files: parsing (the `yaml` package, YAML 1.2, so `on` is a key and not `true`), the
+// triggers of `on:` with their filters, and the jobs a run gets: `needs`, `runs-on` labels and
+// `strategy.matrix` expansion (include/exclude as GitHub documents them). Each job carries the
+// workflow reduced to itself, which is what a runner receives as the task's workflow_payload.
+// Pure logic: no database, no git.
+import picomatch from 'picomatch';
+import { parse, stringify } from 'yaml';
+
+/** Where workflows live, in order: the first of these directories that exists is used. */
+export const WORKFLOW_DIRS = ['.forgejo/workflows', '.gitea/workflows', '.github/workflows'] as const;
+/** Largest workflow file read. */
+export const MAX_WORKFLOW_BYTES = 1024 * 1024;
+/** Most jobs one matrix may expand to (GitHub's limit). */
+const MAX_MATRIX = 256;
+
+export class WorkflowError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WorkflowError';
+  }
+}
+
+export interface RefFilter {
+  branches?: string[] | undefined;
+  branchesIgnore?: string[] | undefined;
+  tags?: string[] | undefined;
+  tagsIgnore?: string[] | undefined;
+  paths?: string[] | undefined;
+  pathsIgnore?: string[] | undefined;
+}
+
+export interface PullRequestFilter extends RefFilter {
+  types?: string[] | undefined;
+}
+
+export interface DispatchInput {
+  description: string;
+  required: boolean;
+  default: string | undefined;
+  type: string;
+  options: string[];
+}
+
+export interface Triggers {
+  push?: RefFilter;
+  pull_request?: PullRequestFilter;
+  workflow_dispatch?: { inputs: Record<string, DispatchInput> };
+}
+
+export interface WorkflowJob {
+  /** The job's key in `jobs:`. */
+  jobId: string;
+  /** Display name; with the matrix values when the job was expanded. */
+  name: string;
+  needs: string[];
+  runsOn: string[];
+  /** The workflow reduced to this job, YAML. */
+  payload: string;
+}
+
+export interface Workflow {
+  /** `name:`, or the file's path when there is none. */
+  name: string;
+  triggers: Triggers;
+  jobs: WorkflowJob[];
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function strings(v: unknown, what: string): string[] | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'string') return [v];
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string' || typeof x === 'number'))
+    return v.map(String);
+  throw new WorkflowError(`${what} must be a string or a list of strings`);
+}
+
+function refFilter(v: unknown, event: string): RefFilter {
+  if (v === null || v === undefined) return {};
+  if (!isObj(v)) throw new WorkflowError(`on.${event} must be a mapping`);
+  return {
+    branches: strings(v['branches'], `on.${event}.branches`),
+    branchesIgnore: strings(v['branches-ignore'], `on.${event}.branches-ignore`),
+    tags: strings(v['tags'], `on.${event}.tags`),
+    tagsIgnore: strings(v['tags-ignore'], `on.${event}.tags-ignore`),
+    paths: strings(v['paths'], `on.${event}.paths`),
+    pathsIgnore: strings(v['paths-ignore'], `on.${event}.paths-ignore`),
+  };
+}
+
+function dispatchInputs(v: unknown): Record<string, DispatchInput> {
+  const inputs: Record<string, DispatchInput> = {};
+  const raw = isObj(v) ? v['inputs'] : undefined;
+  if (!isObj(raw)) return inputs;
+  for (const [name, spec] of Object.entries(raw)) {
+    const s = isObj(spec) ? spec : {};
+    const def = s['default'];
+    inputs[name] = {
+      description: typeof s['description'] === 'string' ? s['description'] : '',
+      required: s['required'] === true,
+      default: def === undefined || def === null ? undefined : String(def),
+      type: typeof s['type'] === 'string' ? s['type'] : 'string',
+      options: Array.isArray(s['options']) ? s['options'].map(String) : [],
+    };
+  }
+  return inputs;
+}
+
+/** The events of `on:` Anvil runs (push, pull_request, workflow_dispatch); others are ignored. */
+export function parseTriggers(on: unknown): Triggers {
+  const t: Triggers = {};
+  const add = (event: string, spec: unknown) => {
+    if (event === 'push') t.push = refFilter(spec, event);
+    else if (event === 'pull_request') {
+      const f: PullRequestFilter = refFilter(spec, event);
+      f.types = isObj(spec) ? strings(spec['types'], 'on.pull_request.types') : undefined;
+      t.pull_request = f;
+    } else if (event === 'workflow_dispatch') t.workflow_dispatch = { inputs: dispatchInputs(spec) };
+  };
+  if (typeof on === 'string') add(on, null);
+  else if (Array.isArray(on)) for (const e of on) add(String(e), null);
+  else if (isObj(on)) for (const [e, spec] of Object.entries(on)) add(e, spec);
+  else throw new WorkflowError('`on` must name the events that trigger the workflow');
+  return t;
+}
+
+/** A workflow file's content, parsed; throws WorkflowError saying what is wrong. */
+export function parseWorkflow(content: string, path: string): Workflow {
+  let doc: unknown;
+  try {
+    doc = parse(content, { maxAliasCount: 100 });
+  } catch (err) {
+    throw new WorkflowError(`${path} is not valid YAML: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!isObj(doc)) throw new WorkflowError(`${path} is not a workflow (a mapping with on and jobs)`);
+  if (!('on' in doc)) throw new WorkflowError(`${path} has no \`on\``);
+  const triggers = parseTriggers(doc['on']);
+  const jobs = doc['jobs'];
+  if (!isObj(jobs) || Object.keys(jobs).length === 0) throw new WorkflowError(`${path} has no jobs`);
+  const name = typeof doc['name'] === 'string' && doc['name'].trim() ? doc['name'].trim() : path;
+  return { name, triggers, jobs: expandJobs(doc, jobs) };
+}
+
+function needsOf(jobId: string, job: Obj, all: Obj): string[] {
+  const needs = strings(job['needs'], `jobs.${jobId}.needs`) ?? [];
+  for (const n of needs) {
+    if (!(n in all)) throw new WorkflowError(`job ${jobId} needs ${n}, which is not a job of the workflow`);
+  }
+  return needs;
+}
+
+/** Throws when `needs` make a cycle. */
+function checkAcyclic(needs: Map<string, string[]>): void {
+  const state = new Map<string, 1 | 2>();
+  const visit = (id: string, path: string[]) => {
+    if (state.get(id) === 2) return;
+    if (state.get(id) === 1)
+      throw new WorkflowError(`jobs need each other in a cycle: ${[...path, id].join(' → ')}`);
+    state.set(id, 1);
+    for (const n of needs.get(id) ?? []) visit(n, [...path, id]);
+    state.set(id, 2);
+  };
+  for (const id of needs.keys()) visit(id, []);
+}
+
+type Combo = Record<string, unknown>;
+
+/** The combinations of a `strategy.matrix` mapping, include and exclude applied. */
+export function expandMatrix(matrix: Obj): Combo[] {
+  const keys = Object.keys(matrix).filter((k) => k !== 'include' && k !== 'exclude');
+  let combos: Combo[] = [{}];
+  for (const k of keys) {
+    const values = Array.isArray(matrix[k]) ? (matrix[k] as unknown[]) : [matrix[k]];
+    const next: Combo[] = [];
+    for (const c of combos) for (const v of values) next.push({ ...c, [k]: v });
+    combos = next;
+    if (combos.length > MAX_MATRIX) throw new WorkflowError(`a matrix may have at most ${MAX_MATRIX} jobs`);
+  }
+  if (keys.length === 0) combos = [];
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+  const excludes = Array.isArray(matrix['exclude']) ? matrix['exclude'].filter(isObj) : [];
+  combos = combos.filter((c) => !excludes.some((e) => Object.entries(e).every(([k, v]) => same(c[k], v))));
+  const base = combos.map((c) => ({ ...c }));
+  const includes = Array.isArray(matrix['include']) ? matrix['include'].filter(isObj) : [];
+  for (const inc of includes) {
+    let used = false;
+    combos.forEach((c, i) => {
+      // An entry extends the combinations whose original values it does not change.
+      const fits = Object.entries(inc).every(([k, v]) => !keys.includes(k) || same(base[i]![k], v));
+      if (fits && keys.length > 0) {
+        Object.assign(c, inc);
+        used = true;
+      }
+    });
+    if (!used) combos.push({ ...inc });
+  }
+  if (combos.length > MAX_MATRIX) throw new WorkflowError(`a matrix may have at most ${MAX_MATRIX} jobs`);
+  return combos;
+}
+
+const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+/** `${{ matrix.key }}` replaced by its value (the only expressions evaluated on the server). */
+function withMatrix(text: string, combo: Combo | undefined): string {
+  if (!combo) return text;
+  return text.replace(/\$\{\{\s*matrix\.([\w-]+)\s*\}\}/g, (whole, k: string) =>
+    k in combo ? show(combo[k]) : whole,
+  );
+}
+
+function runsOnOf(jobId: string, job: Obj, combo: Combo | undefined): string[] {
+  let v = job['runs-on'];
+  if (isObj(v)) v = v['labels'];
+  const labels = strings(v, `jobs.${jobId}.runs-on`) ?? [];
+  return labels.map((l) => withMatrix(l, combo).trim()).filter(Boolean);
+}
+
+function expandJobs(doc: Obj, jobs: Obj): WorkflowJob[] {
+  const needs = new Map<string, string[]>();
+  for (const [jobId, job] of Object.entries(jobs)) {
+    if (!isObj(job)) throw new WorkflowError(`job ${jobId} must be a mapping`);
+    needs.set(jobId, needsOf(jobId, job, jobs));
+  }
+  checkAcyclic(needs);
+  const top: Obj = {};
+  for (const [k, v] of Object.entries(doc)) if (k !== 'jobs') top[k] = v;
+  const out: WorkflowJob[] = [];
+  for (const [jobId, raw] of Object.entries(jobs)) {
+    const job = raw as Obj;
+    const strategy = isObj(job['strategy']) ? job['strategy'] : undefined;
+    const matrix = strategy && isObj(strategy['matrix']) ? strategy['matrix'] : undefined;
+    const combos: Array<Combo | undefined> = matrix ? expandMatrix(matrix) : [undefined];
+    for (const combo of combos.length ? combos : [undefined]) {
+      const given = typeof job['name'] === 'string' ? job['name'] : undefined;
+      let name = given ? withMatrix(given, combo) : jobId;
+      if (!given && combo && Object.keys(combo).length) {
+        name = `${jobId} (${Object.values(combo).map(show).join(', ')})`;
+      }
+      const runsOn = runsOnOf(jobId, job, combo);
+      const single: Obj = { ...job, name, 'runs-on': runsOn };
+      if (combo && strategy) {
+        single['strategy'] = {
+          ...strategy,
+          matrix: Object.fromEntries(Object.entries(combo).map(([k, v]) => [k, [v]])),
+        };
+      }
+      out.push({
+        jobId,
+        name,
+        needs: needs.get(jobId)!,
+        runsOn,
+        payload: stringify({ ...top, jobs: { [jobId]: single } }, { aliasDuplicateObjects: false }),
+      });
+    }
+  }
+  return out;
+}
+
+// Filters
+
+const matchers = new Map<string, (s: string) => boolean>();
+function glob(pattern: string): (s: string) => boolean {
+  let m = matchers.get(pattern);
+  if (!m) {
+    m = picomatch(pattern, { dot: true, nonegate: true });
+    if (matchers.size < 2000) matchers.set(pattern, m);
+  }
+  return m;
+}
+
+/**
+ * Whether `name` is selected by `patterns` as GitHub filters are read: in order, a pattern selects
+ * what it matches, a `!pattern` deselects it again; the last one that matches decides.
+ */
+export function matchPatterns(patterns: string[], name: string): boolean {
+  let selected = false;
+  for (const p of patterns) {
+    if (p.startsWith('!')) {
+      if (glob(p.slice(1))(name)) selected = false;
+    } else if (glob(p)(name)) {
+      selected = true;
+    }
+  }
+  return selected;
+}
+
+/** Whether a branch or tag `ref` passes the branch/tag filters of `f`. */
+export function matchRef(f: RefFilter, ref: string): boolean {
+  const hasBranch = f.branches !== undefined || f.branchesIgnore !== undefined;
+  const hasTag = f.tags !== undefined || f.tagsIgnore !== undefined;
+  if (ref.startsWith('refs/heads/')) {
+    const name = ref.slice('refs/heads/'.length);
+    if (!hasBranch) return !hasTag;
+    if (f.branches && !matchPatterns(f.branches, name)) return false;
+    if (f.branchesIgnore && matchPatterns(f.branchesIgnore, name)) return false;
+    return true;
+  }
+  if (ref.startsWith('refs/tags/')) {
+    const name = ref.slice('refs/tags/'.length);
+    if (!hasTag) return !hasBranch;
+    if (f.tags && !matchPatterns(f.tags, name)) return false;
+    if (f.tagsIgnore && matchPatterns(f.tagsIgnore, name)) return false;
+    return true;
+  }
+  return false;
+}
+
+export const hasPathFilter = (f: RefFilter): boolean => f.paths !== undefined || f.pathsIgnore !== undefined;
+
+/** Whether the changed `files` pass the path filters of `f`. */
+export function matchPaths(f: RefFilter, files: string[]): boolean {
+  if (f.paths && !files.some((file) => matchPatterns(f.paths!, file))) return false;
+  if (f.pathsIgnore && files.every((file) => matchPatterns(f.pathsIgnore!, file))) return false;
+  return true;
+}
+
+/** The inputs of a dispatch: defaults filled in; throws WorkflowError for a missing or bad one. */
+export function resolveInputs(
+  spec: Record<string, DispatchInput>,
+  given: Record<string, string>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, input] of Object.entries(spec)) {
+    const value = Object.hasOwn(given, name) ? given[name] : input.default;
+    if (value === undefined || (input.required && value === '')) {
+      if (input.required) throw new WorkflowError(`required input "${name}" was not given`);
+      continue;
+    }
+    if (input.type === 'choice' && input.options.length && !input.options.includes(value)) {
+      throw new WorkflowError(`input "${name}" must be one of: ${input.options.join(', ')}`);
+    }
+    if (input.type === 'boolean' && value !== 'true' && value !== 'false') {
+      throw new WorkflowError(`input "${name}" must be true or false`);
+    }
+    out[name] = value;
+  }
+  return out;
+}

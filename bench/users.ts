@@ -1,0 +1,160 @@
+// Benchmark for the foundation: GET /api/v1/users/{username} with a token on one Anvil process,
+// side by side with a bare Fastify handler doing the same indexed SQLite lookup; start-up time to
+// the first 200; idle resident memory. Run: npm run build && node dist/bench/users.js
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { freePort } from '../test/helpers/server.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const cli = path.join(here, '..', 'src', 'cli.js');
+const DURATION = Number(process.env['BENCH_SECONDS'] ?? 10);
+const CONNECTIONS = 10;
+
+function rssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
+
+async function waitFor200(url: string, deadlineMs: number): Promise<void> {
+  const end = Date.now() + deadlineMs;
+  for (;;) {
+    try {
+      const r = await fetch(url);
+      if (r.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > end) throw new Error(`no 200 from ${url}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+function run(cmd: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, cmd, { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.on('exit', (code) =>
+      code === 0 ? resolve(out.trim()) : reject(new Error(`${cmd.join(' ')}: exit ${code}`)),
+    );
+  });
+}
+
+async function load(url: string, headers: Record<string, string>): Promise<number> {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return result.requests.average;
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-bench-'));
+const port = await freePort();
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  ANVIL__SERVER__APP_DATA_PATH: dir,
+  ANVIL__SERVER__HTTP_PORT: String(port),
+  ANVIL__SERVER__HTTP_ADDR: '127.0.0.1',
+  ANVIL__LOG__LEVEL: 'warn',
+  ANVIL__DATABASE__DB_TYPE: 'sqlite3',
+};
+const children: ChildProcess[] = [];
+try {
+  await run(
+    [
+      cli,
+      'admin',
+      'user',
+      'create',
+      '--username',
+      'alice',
+      '--password',
+      'password-1',
+      '--email',
+      'a@example.com',
+      '--admin',
+    ],
+    env,
+  );
+  const token = await run(
+    [cli, 'admin', 'user', 'generate-access-token', '--username', 'alice', '--raw'],
+    env,
+  );
+  const started = process.hrtime.bigint();
+  // The flags `npm start` uses (see package.json).
+  const anvil = spawn(process.execPath, ['--max-semi-space-size=4', cli, 'web'], { env, stdio: 'inherit' });
+  children.push(anvil);
+  await waitFor200(`http://127.0.0.1:${port}/api/v1/version`, 10_000);
+  const startupMs = Number(process.hrtime.bigint() - started) / 1e6;
+  await new Promise((r) => setTimeout(r, 1000));
+  const idleRss = rssMb(anvil.pid!);
+
+  // Some more accounts so the lookup is an index seek among many rows.
+  const adminAuth = { authorization: `token ${token}`, 'content-type': 'application/json' };
+  for (let i = 0; i < 300; i += 20) {
+    await Promise.all(
+      Array.from({ length: 20 }, (_, j) =>
+        fetch(`http://127.0.0.1:${port}/api/v1/admin/users`, {
+          method: 'POST',
+          headers: adminAuth,
+          body: JSON.stringify({
+            username: `user${i + j}`,
+            email: `u${i + j}@example.com`,
+            password: 'password-1',
+          }),
+        }).then((r) => {
+          if (r.status !== 201) throw new Error(`create user: ${r.status}`);
+        }),
+      ),
+    );
+  }
+
+  const barePort = await freePort();
+  const bare = fork(path.join(here, 'bare-server.js'), [path.join(dir, 'anvil.db'), String(barePort)], {
+    stdio: 'inherit',
+  });
+  children.push(bare);
+  await new Promise((r) => bare.once('message', r));
+
+  const target = '/api/v1/users/user150';
+  // Warm both up, then measure each on its own.
+  await autocannon({
+    url: `http://127.0.0.1:${port}${target}`,
+    connections: CONNECTIONS,
+    duration: 2,
+    headers: { authorization: `token ${token}` },
+  });
+  await autocannon({ url: `http://127.0.0.1:${barePort}${target}`, connections: CONNECTIONS, duration: 2 });
+  const anvilRps = await load(`http://127.0.0.1:${port}${target}`, { authorization: `token ${token}` });
+  const bareRps = await load(`http://127.0.0.1:${barePort}${target}`, {});
+  const loadedRss = rssMb(anvil.pid!);
+
+  const ratio = anvilRps / bareRps;
+  console.log(
+    JSON.stringify(
+      {
+        anvilRps: Math.round(anvilRps),
+        bareRps: Math.round(bareRps),
+        ratio: Number(ratio.toFixed(3)),
+        startupMs: Math.round(startupMs),
+        idleRssMb: idleRss,
+        rssAfterLoadMb: loadedRss,
+      },
+      null,
+      2,
+    ),
+  );
+  console.log(
+    `GET ${target} with a token: Anvil ${Math.round(anvilRps)} req/s, bare Fastify+SQLite ${Math.round(bareRps)} req/s, ratio ${ratio.toFixed(2)} (target >= 0.6)`,
+  );
+  console.log(
+    `start-up to first 200: ${Math.round(startupMs)} ms (target < 1500); idle RSS ${idleRss} MB (target < 120)`,
+  );
+} finally {
+  for (const c of children) c.kill('SIGTERM');
+  fs.rmSync(dir, { recursive: true, force: true });
+}

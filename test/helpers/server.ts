@@ -1,0 +1,192 @@
+// Starts a real Anvil server on a free port against a fresh SQLite file (or, with
+// ANVIL__DATABASE__DB_TYPE=postgres, a fresh PostgreSQL database), and talks HTTP to it.
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import pg from 'pg';
+import { pino } from 'pino';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig, type Config } from '../../src/config/config.js';
+import { createContext, type AppContext } from '../../src/app/context.js';
+import { buildServer } from '../../src/app/server.js';
+import { postgresConnection } from '../../src/db/database.js';
+
+export interface Reply<T = unknown> {
+  status: number;
+  body: T;
+  text: string;
+  headers: Headers;
+}
+
+export interface Auth {
+  token?: string;
+  basic?: [string, string];
+  headers?: Record<string, string>;
+}
+
+export interface TestServer {
+  url: string;
+  config: Config;
+  ctx: AppContext;
+  app: FastifyInstance;
+  dataDir: string;
+  /** Environment that points the CLI at this server's configuration. */
+  env: NodeJS.ProcessEnv;
+  admin: { name: string; password: string; token: string };
+  api<T = unknown>(
+    method: string,
+    path: string,
+    opts?: Auth & { body?: unknown; raw?: string },
+  ): Promise<Reply<T>>;
+  /** Creates a user through the admin API and a token with `scopes` for it. */
+  createUser(
+    name: string,
+    opts?: { scopes?: string[]; admin?: boolean },
+  ): Promise<{ name: string; password: string; token: string; id: number }>;
+  close(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** For PostgreSQL runs: a database of its own for this server, dropped at close. */
+export async function freshPostgresDatabase(
+  base: Config['database'],
+): Promise<{ name: string; drop(): Promise<void> }> {
+  const name = `${base.name}_${process.pid}_${crypto.randomBytes(4).toString('hex')}`.toLowerCase();
+  const admin = new pg.Client(postgresConnection(base, 'postgres'));
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  return {
+    name,
+    async drop() {
+      const c = new pg.Client(postgresConnection(base, 'postgres'));
+      await c.connect();
+      try {
+        // The pool reports closed before its connections are gone; dropping under a live one
+        // would kill it and surface as an uncaught error in the test process.
+        for (let i = 0; i < 100; i++) {
+          const r = await c.query<{ n: string }>(
+            'SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1',
+            [name],
+          );
+          if (Number(r.rows[0]?.n ?? 0) === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+export async function startServer(settings: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-test-'));
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ANVIL__SERVER__APP_DATA_PATH: dataDir,
+    ANVIL__SERVER__HTTP_ADDR: '127.0.0.1',
+    ANVIL__SERVER__HTTP_PORT: String(port),
+    ANVIL__SERVER__ROOT_URL: `http://127.0.0.1:${port}/`,
+    ANVIL__SECURITY__SECRET_KEY: 'test-secret-key',
+    ANVIL__LOG__LEVEL: process.env['ANVIL__LOG__LEVEL'] ?? 'warn',
+    ...settings,
+  };
+  let config = loadConfig({ env, cwd: dataDir });
+  let dropDb: (() => Promise<void>) | undefined;
+  if (config.database.type === 'postgres') {
+    const fresh = await freshPostgresDatabase(config.database);
+    env['ANVIL__DATABASE__NAME'] = fresh.name;
+    config = loadConfig({ env, cwd: dataDir });
+    dropDb = fresh.drop;
+  }
+  const ctx = await createContext(config, pino({ level: config.log.level }));
+  const app = await buildServer(ctx);
+  await app.listen({ host: '127.0.0.1', port });
+  const url = `http://127.0.0.1:${port}`;
+
+  const adminPassword = 'admin-password-1';
+  const adminUser = await ctx.users.create({
+    username: 'root',
+    email: 'root@example.com',
+    password: adminPassword,
+    isAdmin: true,
+  });
+  const adminToken = (await ctx.tokens.create(adminUser, 'test-admin', ['all'])).token;
+
+  async function api<T>(
+    method: string,
+    p: string,
+    opts: Auth & { body?: unknown; raw?: string } = {},
+  ): Promise<Reply<T>> {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    if (opts.token) headers['authorization'] = `token ${opts.token}`;
+    if (opts.basic)
+      headers['authorization'] = `Basic ${Buffer.from(opts.basic.join(':')).toString('base64')}`;
+    let body: string | undefined;
+    if (opts.raw !== undefined) {
+      body = opts.raw;
+      headers['content-type'] ??= 'application/json';
+    } else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] = 'application/json';
+    }
+    const full = p.startsWith('/api/') || p.startsWith('/swagger') ? p : `/api/v1${p}`;
+    const res = await fetch(url + full, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.status, body: parsed as T, text, headers: res.headers };
+  }
+
+  return {
+    url,
+    config,
+    ctx,
+    app,
+    dataDir,
+    env,
+    admin: { name: 'root', password: adminPassword, token: adminToken },
+    api,
+    async createUser(name, opts = {}) {
+      const password = `${name}-password-1`;
+      const r = await api<{ id: number }>('POST', '/admin/users', {
+        token: adminToken,
+        body: { username: name, email: `${name}@example.com`, password, must_change_password: false },
+      });
+      if (r.status !== 201) throw new Error(`creating ${name}: ${r.status} ${r.text}`);
+      if (opts.admin) {
+        await api('PATCH', `/admin/users/${name}`, { token: adminToken, body: { admin: true } });
+      }
+      const t = await api<{ sha1: string }>('POST', `/users/${name}/tokens`, {
+        basic: [name, password],
+        body: { name: 'test', scopes: opts.scopes ?? ['all'] },
+      });
+      if (t.status !== 201) throw new Error(`token for ${name}: ${t.status} ${t.text}`);
+      return { name, password, token: t.body.sha1, id: r.body.id };
+    },
+    async close() {
+      await app.close();
+      await ctx.close();
+      if (dropDb) await dropDb();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,5 +1,8 @@
 // Pull request events on the bus (for webhooks and actions). Declared here, by augmenting the
-// bus's event map, so the pulls domain owns them.
+// bus's event map, so the pulls domain owns them. What a pull request shares with issues (title,
+// body, state, labels, assignees, milestone) is also announced by the issue.* events (isPull
+// true), whichever endpoint changed it; webhooks follow those, and the pull.* events below for
+// what only pull requests have.
 import '../events/bus.js';
 
 /** Which pull request changed, and who changed it. */
@@ -14,12 +17,17 @@ export interface PullEvent {
 declare module '../events/bus.js' {
   interface AnvilEvents {
     'pull.opened': PullEvent;
-    'pull.edited': PullEvent;
+    /** Sent after every edit through PATCH /pulls/{index}; baseFrom: the old base branch, when it changed. */
+    'pull.edited': PullEvent & { baseFrom?: string };
     'pull.closed': PullEvent;
     'pull.reopened': PullEvent;
     /** The head branch moved (doerId: the pusher). */
     'pull.synchronized': PullEvent;
     'pull.merged': PullEvent & { mergeCommitId: string };
     'pull.labeled': PullEvent;
+    /** A review was submitted (approve, request changes or comment; doerId: the reviewer). */
+    'pull.reviewed': PullEvent & { reviewId: number; reviewType: number; content: string };
+    /** A review of `reviewerId` was asked for (requested) or the request withdrawn. */
+    'pull.review_requested': PullEvent & { reviewerId: number; requested: boolean };
   }
 }

@@ -14,16 +14,13 @@ import { invalidField, notFound } from '../errors.js';
 import { toUserJson } from '../users/schemas.js';
 import type { Viewer } from '../users/store.js';
 import type { RepoRow } from '../repos/store.js';
-import type { RepositoryJson } from '../repos/schemas.js';
-import { IssuePresenter } from '../issues/present.js';
 import type { RepoView } from '../issues/service.js';
 import { endOfDay, parseTime } from '../issues/input.js';
 import { usersByEmails } from '../git/data-store.js';
-import { gitText } from '../git/git.js';
 import { Commit, escapePath, toCommitJson, type RepoLinks } from '../git/data-schemas.js';
+import { PullPresenter } from './present.js';
 import type { Pull } from './service.js';
 import type { ReviewRow } from './store.js';
-import { PullStatus } from './tables.js';
 import {
   ChangedFile,
   CreatePullRequestOption,
@@ -35,7 +32,6 @@ import {
   PullReview,
   PullReviewRequestOptions,
   REVIEW_STATES,
-  type PullRequestJson,
 } from './schemas.js';
 
 import { RepoParams } from '../http/params.js';
@@ -49,7 +45,8 @@ const PageOnly = Type.Object({ page: Type.Optional(Type.Integer()), limit: Type.
 
 export function pullsRoutes(app: Api, ctx: AppContext): void {
   const { repos, pulls, users } = ctx;
-  const present = new IssuePresenter(ctx);
+  /** Forgejo's PullRequest JSON, the same the webhook payloads carry. */
+  const presenter = new PullPresenter(ctx);
   const rootUrl = ctx.config.server.rootUrl;
   const tags = ['repository'];
   const read: RouteAuth = { scope: 'repository' };
@@ -70,121 +67,6 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
   async function fullName(repo: RepoRow): Promise<string> {
     const owner = await users.getById(repo.owner_id);
     return `${owner?.name ?? ''}/${repo.name}`;
-  }
-
-  /** Pull requests of `repo` as Forgejo's PullRequest JSON. */
-  async function pullsJson(list: Pull[], repo: RepoRow, viewer: Viewer | null): Promise<PullRequestJson[]> {
-    if (list.length === 0) return [];
-    const issuesJson = await present.issues(
-      list.map((p) => p.issue),
-      viewer,
-      [repo],
-    );
-    const headIds = [
-      ...new Set(
-        list.map((p) => p.pr.head_repo_id).filter((id): id is number => id !== null && id !== repo.id),
-      ),
-    ];
-    const headRows = (await Promise.all(headIds.map((id) => repos.getById(id)))).filter(
-      (r): r is RepoRow => r !== undefined,
-    );
-    const repoJson = new Map<number, RepositoryJson>();
-    const all = [repo, ...headRows];
-    const jsons = await ctx.forks.reposJson(all, viewer);
-    all.forEach((r, i) => repoJson.set(r.id, jsons[i]!));
-    const requested = await pulls.requestedReviewerIds(list.map((p) => p.issue.id));
-    const userIds = new Set<number>();
-    for (const p of list) if (p.pr.merger_id !== null) userIds.add(p.pr.merger_id);
-    for (const ids of requested.values()) for (const id of ids) userIds.add(id);
-    const userMap = await users.getByIds([...userIds]);
-    const uctx = { rootUrl, viewer };
-    const full = await fullName(repo);
-    const stats = await Promise.all(list.map((p) => pulls.diffStat(p).catch(() => undefined)));
-    return list.map((p, i) => {
-      const j = issuesJson[i]!;
-      const html = `${rootUrl}${full}/pulls/${p.issue.index}`;
-      const headRepo = p.pr.head_repo_id !== null ? repoJson.get(p.pr.head_repo_id) : undefined;
-      const headOwner = headRepo?.owner?.login ?? '';
-      const merger = p.pr.merger_id !== null ? userMap.get(p.pr.merger_id) : undefined;
-      const s = stats[i];
-      return {
-        id: p.pr.id,
-        url: html,
-        number: p.issue.index,
-        user: j.user,
-        title: j.title,
-        body: j.body,
-        labels: j.labels,
-        milestone: j.milestone,
-        assignee: j.assignee,
-        assignees: j.assignees,
-        requested_reviewers: (requested.get(p.issue.id) ?? [])
-          .map((id) => userMap.get(id))
-          .filter((u) => u !== undefined)
-          .map((u) => toUserJson(u, uctx)),
-        requested_reviewers_teams: [],
-        state: j.state,
-        draft: false,
-        is_locked: j.is_locked,
-        comments: j.comments,
-        review_comments: 0,
-        additions: s?.additions ?? 0,
-        deletions: s?.deletions ?? 0,
-        changed_files: s?.files ?? 0,
-        html_url: html,
-        diff_url: `${html}.diff`,
-        patch_url: `${html}.patch`,
-        mergeable:
-          !p.pr.has_merged &&
-          p.pr.status !== PullStatus.checking &&
-          p.pr.status !== PullStatus.conflict &&
-          p.pr.status !== PullStatus.error,
-        merged: p.pr.has_merged === 1,
-        merged_at: p.pr.has_merged ? isoTime(p.pr.merged_unix) : null,
-        merge_commit_sha: p.pr.has_merged ? p.pr.merged_commit_id : null,
-        merged_by: merger ? toUserJson(merger, uctx) : null,
-        allow_maintainer_edit: p.pr.allow_maintainer_edit === 1,
-        base: {
-          label: p.pr.base_branch,
-          ref: p.pr.base_branch,
-          sha: '',
-          repo_id: repo.id,
-          repo: repoJson.get(repo.id) ?? null,
-        },
-        head: {
-          label:
-            headRepo && p.pr.head_repo_id !== repo.id ? `${headOwner}:${p.pr.head_branch}` : p.pr.head_branch,
-          ref: p.pr.head_branch,
-          sha: p.pr.head_commit_id,
-          repo_id: p.pr.head_repo_id ?? 0,
-          repo: headRepo ?? null,
-        },
-        merge_base: p.pr.merge_base,
-        due_date: j.due_date,
-        created_at: j.created_at,
-        updated_at: j.updated_at,
-        closed_at: j.closed_at,
-        pin_order: j.pin_order,
-        flow: 0,
-      };
-    });
-  }
-
-  async function withBaseShas(json: PullRequestJson[], repo: RepoRow): Promise<PullRequestJson[]> {
-    const branches = [...new Set(json.map((j) => j.base.ref))];
-    const shas = new Map<string, string>();
-    for (const b of branches) {
-      const sha = await gitText(['rev-parse', '--verify', '--quiet', `refs/heads/${b}`], {
-        gitDir: repos.pathOf(repo),
-      }).catch(() => '');
-      shas.set(b, sha);
-    }
-    for (const j of json) j.base.sha = shas.get(j.base.ref) ?? '';
-    return json;
-  }
-
-  async function pullJson(p: Pull, repo: RepoRow, viewer: Viewer | null): Promise<PullRequestJson> {
-    return (await withBaseShas(await pullsJson([p], repo, viewer), repo))[0]!;
   }
 
   async function reviewsJson(rows: ReviewRow[], p: Pull, repo: RepoRow, viewer: Viewer | null) {
@@ -236,7 +118,7 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
         { state: q.state, sort: q.sort, labels: labels || undefined, milestone: q.milestone },
         page,
       );
-      const json = await withBaseShas(await pullsJson(rows, repo, request.viewer), repo);
+      const json = await presenter.pulls(rows, repo, request.viewer);
       return sendPage(request, reply, [json, total], page, rootUrl, (j) => j);
     },
   );
@@ -270,7 +152,7 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
         milestone: b.milestone,
         dueDate: b.due_date === undefined ? undefined : parseTime(b.due_date, 'due_date'),
       });
-      return reply.code(201).send(await pullJson(pull, view.repo, request.viewer));
+      return reply.code(201).send(await presenter.pull(pull, view.repo, request.viewer));
     },
   );
 
@@ -295,7 +177,7 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
       }
       return reply
         .type('application/json; charset=utf-8')
-        .send(await pullJson(pull, view.repo, request.viewer));
+        .send(await presenter.pull(pull, view.repo, request.viewer));
     },
   );
 
@@ -333,7 +215,7 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
         unsetDueDate: b.unset_due_date,
         allowMaintainerEdit: b.allow_maintainer_edit,
       });
-      return reply.code(201).send(await pullJson(updated, view.repo, request.viewer));
+      return reply.code(201).send(await presenter.pull(updated, view.repo, request.viewer));
     },
   );
 

@@ -101,6 +101,19 @@ export class PullService {
     ctx.events.on('push', (e) => {
       this.track(this.onPush(e.repoId, e.pusherId, e.updates));
     });
+    // A pull request is closed or reopened through its issue, whichever endpoint (or commit
+    // message) did it: announce that as a pull event too (actions' pull_request triggers).
+    ctx.events.on('issue.closed', (e) => (e.isPull ? this.announce('pull.closed', e) : undefined));
+    ctx.events.on('issue.reopened', (e) => (e.isPull ? this.announce('pull.reopened', e) : undefined));
+  }
+
+  private async announce(
+    event: 'pull.closed' | 'pull.reopened',
+    e: { repoId: number; issueId: number; index: number; doerId: number },
+  ): Promise<void> {
+    const pr = await store.getByIssueId(this.db, e.issueId);
+    if (!pr) return;
+    await this.ctx.events.emit(event, { ...e, pullId: pr.id });
   }
 
   private get db(): Db {
@@ -417,7 +430,6 @@ export class PullService {
         throw invalidField('base', 'head and base are the same branch');
       newBase = { branch: input.base, sha };
     }
-    const wasClosed = pull.issue.is_closed === 1;
     const issue = await this.ctx.issues.edit(view, pull.issue, doer, {
       title: input.title,
       body: input.body,
@@ -464,12 +476,10 @@ export class PullService {
     }
     const fresh = (await issueStore.getById(this.db, issue.id))!;
     const result = { issue: fresh, pr };
-    await this.ctx.events.emit('pull.edited', this.eventOf(result, doer));
-    if (fresh.is_closed !== (wasClosed ? 1 : 0))
-      await this.ctx.events.emit(
-        fresh.is_closed ? 'pull.closed' : 'pull.reopened',
-        this.eventOf(result, doer),
-      );
+    await this.ctx.events.emit('pull.edited', {
+      ...this.eventOf(result, doer),
+      ...(newBase ? { baseFrom: pull.pr.base_branch } : {}),
+    });
     return result;
   }
 
@@ -797,7 +807,7 @@ export class PullService {
       throw invalidField('body', 'a review comment needs a body');
     const code = view.access.units.get('repo.code') ?? 0;
     const now = nowUnix();
-    return transaction(this.db, async (tx) => {
+    const review = await transaction(this.db, async (tx) => {
       if (type !== ReviewType.pending)
         await store.removeReviews(tx, pull.issue.id, doer.id, ReviewType.request);
       return store.insertReview(tx, {
@@ -811,6 +821,14 @@ export class PullService {
         updated_unix: now,
       });
     });
+    if (type !== ReviewType.pending)
+      await this.ctx.events.emit('pull.reviewed', {
+        ...this.eventOf(pull, doer),
+        reviewId: review.id,
+        reviewType: type,
+        content: review.content,
+      });
+    return review;
   }
 
   async requestReviewers(view: RepoView, pull: Pull, doer: UserRow, names: string[], add: boolean) {
@@ -829,12 +847,15 @@ export class PullService {
       users.push(u);
     }
     const now = nowUnix();
-    return transaction(this.db, async (tx) => {
-      const out: ReviewRow[] = [];
+    /** The users whose request changed (asked anew, or withdrawn): announced after the commit. */
+    const changed: number[] = [];
+    const out = await transaction(this.db, async (tx) => {
+      const rows: ReviewRow[] = [];
       for (const u of users) {
-        await store.removeReviews(tx, pull.issue.id, u.id, ReviewType.request);
+        const removed = await store.removeReviews(tx, pull.issue.id, u.id, ReviewType.request);
+        if ((add && removed === 0) || (!add && removed > 0)) changed.push(u.id);
         if (add)
-          out.push(
+          rows.push(
             await store.insertReview(tx, {
               issue_id: pull.issue.id,
               reviewer_id: u.id,
@@ -844,8 +865,15 @@ export class PullService {
             }),
           );
       }
-      return out;
+      return rows;
     });
+    for (const reviewerId of [...new Set(changed)])
+      await this.ctx.events.emit('pull.review_requested', {
+        ...this.eventOf(pull, doer),
+        reviewerId,
+        requested: add,
+      });
+    return out;
   }
 
   /** The users asked to review and not having reviewed since. */

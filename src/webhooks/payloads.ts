@@ -1,11 +1,14 @@
 // Forgejo's webhook payloads (modules/structs/hook.go): push, create, delete, fork, repository,
-// issues, issue_comment and release. Repositories are shown as their owner sees them and users
+// issues, issue_comment, pull_request (every pull_request_* event) and release. Repositories are shown as their owner sees them and users
 // as an anonymous caller does (e-mail addresses hidden unless public), as Forgejo does.
 import type { AppContext } from '../app/context.js';
 import { git, ZERO_OID } from '../git/git.js';
 import { IssuePresenter } from '../issues/present.js';
 import { GHOST_USER } from '../issues/schemas.js';
 import type { CommentRow, IssueRow } from '../issues/store.js';
+import { PullPresenter } from '../pulls/present.js';
+import type { PullRequestJson } from '../pulls/schemas.js';
+import type { Pull } from '../pulls/service.js';
 import { AccessMode } from '../orgs/store.js';
 import { REPO_UNITS } from '../orgs/service.js';
 import type { RepoAccess } from '../repos/service.js';
@@ -132,11 +135,21 @@ async function fileChanges(dir: string, ids: string[]): Promise<Map<string, File
   return out;
 }
 
+/** What some pull_request events add to the payload. */
+export interface PullExtra {
+  changes?: Record<string, { from: string }> | undefined;
+  commitId?: string | undefined;
+  review?: { type: string; content: string } | undefined;
+  requestedReviewer?: UserJson | undefined;
+}
+
 export class Payloads {
   private readonly present: IssuePresenter;
+  private readonly pulls: PullPresenter;
 
   constructor(private readonly ctx: AppContext) {
     this.present = new IssuePresenter(ctx);
+    this.pulls = new PullPresenter(ctx);
   }
 
   private get rootUrl(): string {
@@ -324,6 +337,28 @@ export class Payloads {
       repository: s.json,
       sender,
       is_pull: issue.is_pull === 1,
+    };
+  }
+
+  // Pull requests
+
+  /** The pull request as GET /repos/{owner}/{repo}/pulls/{index} shows it to an anonymous caller. */
+  pullJson(s: Subject, pull: Pull): Promise<PullRequestJson> {
+    return this.pulls.pull(pull, s.repo, null);
+  }
+
+  /** Forgejo's PullRequestPayload (requested_reviewer and review are null unless the event has them). */
+  pullRequest(s: Subject, pr: PullRequestJson, action: string, sender: UserJson, extra: PullExtra = {}) {
+    return {
+      action,
+      number: pr.number,
+      ...(extra.changes && Object.keys(extra.changes).length ? { changes: extra.changes } : {}),
+      pull_request: pr,
+      requested_reviewer: extra.requestedReviewer ?? null,
+      repository: s.json,
+      sender,
+      commit_id: extra.commitId ?? '',
+      review: extra.review ?? null,
     };
   }
 

@@ -36,6 +36,12 @@ function firstLine(text: string): string {
   return text.split('\n')[0] ?? '';
 }
 
+const REVIEW_WORDS: Record<string, string> = {
+  pull_request_review_approved: 'approved',
+  pull_request_review_rejected: 'changes requested',
+  pull_request_review_comment: 'comment',
+};
+
 function describe(type: string, p: Json): Message {
   const repo = repoLink(p);
   const by = ` by ${senderName(p)}`;
@@ -118,6 +124,44 @@ function describe(type: string, p: Json): Message {
         ],
         details: str(p['action']) === 'deleted' ? [] : [str(comment['body'])],
         color: '#4f8fd7',
+      };
+    }
+    case 'pull_request':
+    case 'pull_request_assign':
+    case 'pull_request_label':
+    case 'pull_request_milestone':
+    case 'pull_request_sync':
+    case 'pull_request_review_request':
+    case 'pull_request_review_approved':
+    case 'pull_request_review_rejected':
+    case 'pull_request_review_comment': {
+      const pr = obj(p['pull_request']);
+      const review = obj(p['review']);
+      const merged = str(p['action']) === 'closed' && pr['merged'] === true;
+      const action = REVIEW_WORDS[type]
+        ? `review ${REVIEW_WORDS[type]}`
+        : merged
+          ? 'merged'
+          : str(p['action']).replace(/_/g, ' ');
+      const details =
+        str(p['action']) === 'opened'
+          ? [str(pr['body'])]
+          : str(p['action']) === 'reviewed'
+            ? [str(review['content'])]
+            : [];
+      return {
+        parts: [
+          repo,
+          ` Pull request ${action}: `,
+          { text: `#${str(pr['number'])} ${str(pr['title'])}`, url: str(pr['html_url']) },
+          by,
+        ],
+        details: details.filter(Boolean),
+        color: merged
+          ? '#6f42c1'
+          : str(p['action']) === 'closed' || type === 'pull_request_review_rejected'
+            ? '#cb2431'
+            : '#2cbe4e',
       };
     }
     default: {

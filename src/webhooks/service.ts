@@ -15,6 +15,8 @@ import { isValidRefName, resolveRef } from '../git/data.js';
 import { ZERO_OID } from '../git/git.js';
 import type { Page } from '../http/pagination.js';
 import type { CommentRow, IssueRow } from '../issues/store.js';
+import type { PullRequestJson } from '../pulls/schemas.js';
+import { ReviewType } from '../pulls/tables.js';
 import type { ReleaseRow } from '../releases/store.js';
 import type { RepoRow } from '../repos/store.js';
 import type { UserJson } from '../users/schemas.js';
@@ -30,7 +32,7 @@ import {
   type HookEventSettings,
 } from './events.js';
 import { HostList } from './hosts.js';
-import { Payloads, type Subject } from './payloads.js';
+import { Payloads, type PullExtra, type Subject } from './payloads.js';
 import { HOOK_TYPES, render } from './render.js';
 import { metaOf, toDeliveryJson, toHookJson, type HookJson } from './schemas.js';
 import * as store from './store.js';
@@ -64,6 +66,30 @@ interface Outgoing {
   type: EventType;
   payload: Record<string, unknown>;
 }
+
+/** One pull_request_* delivery of an event. */
+interface PullDelivery {
+  type: EventType;
+  action: string;
+  extra?: PullExtra;
+  /** For labels: how many were removed (label_cleared when that left none). */
+  labelsRemoved?: number | undefined;
+}
+
+/** The pull_request_* type of an issue event's type, for pull requests. */
+const PULL_TYPE_OF: Partial<Record<EventType, EventType>> = {
+  issues: 'pull_request',
+  issue_label: 'pull_request_label',
+  issue_assign: 'pull_request_assign',
+  issue_milestone: 'pull_request_milestone',
+};
+
+/** The event type of a submitted review (pending reviews and requests have none). */
+const REVIEW_EVENT: Partial<Record<number, EventType>> = {
+  [ReviewType.approve]: 'pull_request_review_approved',
+  [ReviewType.reject]: 'pull_request_review_rejected',
+  [ReviewType.comment]: 'pull_request_review_comment',
+};
 
 /** Seconds a claimed delivery stays hidden from other workers beyond its timeout. */
 const LEASE_MARGIN = 60;
@@ -161,7 +187,8 @@ export class WebhookService {
     on('push', (e) => this.onPush(e.repoId, e.pusherId, e.updates));
     on('repository.created', (e) => this.onRepoCreated(e.repoId, e.doerId));
     on('repository.deleted', (e) => this.onRepoDeleted(e.repoId, e.doerId));
-    on('issue.opened', (e) => this.onIssue(e, 'issues', ['opened']));
+    // A pull request's opening is pull.opened (the pulls domain creates its issue row itself).
+    on('issue.opened', (e) => (e.isPull ? undefined : this.onIssue(e, 'issues', ['opened'])));
     on('issue.edited', (e) => {
       const changes: Record<string, { from: string }> = {};
       if (e.changes.title) changes['title'] = e.changes.title;
@@ -182,6 +209,52 @@ export class WebhookService {
     );
     on('issue.milestoned', (e) =>
       this.onIssue(e, 'issue_milestone', [e.milestoneId ? 'milestoned' : 'demilestoned']),
+    );
+    // Pull requests: what they share with issues comes through the issue.* events above (routed
+    // to the pull_request_* types), whichever endpoint made the change; the rest comes from the
+    // pull.* events. pull.closed, pull.reopened and pull.labeled repeat an issue.* event, and a
+    // merge is announced as closed with merged: true, as in Forgejo.
+    on('pull.opened', (e) =>
+      this.onPull(
+        e,
+        ['pull_request', 'pull_request_label', 'pull_request_milestone', 'pull_request_assign'],
+        (pr) => [
+          // Labels, milestone and assignees set at creation are announced too, as Forgejo does.
+          { type: 'pull_request', action: 'opened' },
+          ...(pr.labels.length ? [{ type: 'pull_request_label' as const, action: 'label_updated' }] : []),
+          ...(pr.milestone ? [{ type: 'pull_request_milestone' as const, action: 'milestoned' }] : []),
+          ...(pr.assignees ?? []).map(() => ({ type: 'pull_request_assign' as const, action: 'assigned' })),
+        ],
+      ),
+    );
+    on('pull.edited', (e) => {
+      const from = e.baseFrom;
+      if (from === undefined) return;
+      return this.onPull(e, ['pull_request'], () => [
+        { type: 'pull_request', action: 'edited', extra: { changes: { ref: { from } } } },
+      ]);
+    });
+    on('pull.merged', (e) =>
+      this.onPull(e, ['pull_request'], () => [{ type: 'pull_request', action: 'closed' }]),
+    );
+    on('pull.synchronized', (e) =>
+      this.onPull(e, ['pull_request_sync'], () => [{ type: 'pull_request_sync', action: 'synchronized' }]),
+    );
+    on('pull.reviewed', (e) => {
+      const type = REVIEW_EVENT[e.reviewType];
+      if (!type) return;
+      return this.onPull(e, [type], () => [
+        { type, action: 'reviewed', extra: { review: { type, content: e.content } } },
+      ]);
+    });
+    on('pull.review_requested', (e) =>
+      this.onPull(e, ['pull_request_review_request'], async () => [
+        {
+          type: 'pull_request_review_request',
+          action: e.requested ? 'review_requested' : 'review_request_removed',
+          extra: { requestedReviewer: await this.payloads.userById(e.reviewerId) },
+        },
+      ]),
     );
     on('comment.created', (e) => this.onComment(e, 'created'));
     on('comment.edited', (e) => this.onComment(e, 'edited', { body: { from: e.oldBody } }));
@@ -540,8 +613,20 @@ export class WebhookService {
       labels?: { added: number[]; removed: number[] };
     } = {},
   ): Promise<void> {
-    // Pull requests get pull_request payloads, which need the pull request domain (not there yet).
-    if (e.isPull || actions.length === 0) return;
+    if (actions.length === 0) return;
+    if (e.isPull) {
+      // Forgejo separates them: a pull request's change is a pull_request_* event, never an issues one.
+      const pullType = PULL_TYPE_OF[type];
+      if (!pullType) return;
+      return this.onPull(e, [pullType], () =>
+        actions.map((action) => ({
+          type: pullType,
+          action,
+          extra: { changes: extra.changes, commitId: extra.commitId },
+          labelsRemoved: extra.labels?.removed.length,
+        })),
+      );
+    }
     const p = await this.prepare(e.repoId, type, e.doerId);
     if (!p) return;
     const issue = await this.ctx.issues.getById(e.issueId);
@@ -555,6 +640,43 @@ export class WebhookService {
         payload.action = action;
       }
       out.push({ hooks: p.hooks, type, payload });
+    }
+    await this.enqueue(out);
+  }
+
+  /**
+   * Deliveries of Forgejo's PullRequestPayload about pull request `e.index`: `items` says which
+   * event types and actions, given the pull request JSON (built once, only when a hook of the
+   * repository wants one of `types`). The branch filter does not apply, as in Forgejo (it applies
+   * to push, create and delete only).
+   */
+  private async onPull(
+    e: { repoId: number; index: number; doerId: number },
+    types: EventType[],
+    items: (pr: PullRequestJson) => PullDelivery[] | Promise<PullDelivery[]>,
+  ): Promise<void> {
+    const repo = await this.ctx.repos.getById(e.repoId);
+    if (!repo) return;
+    const hooks = await store.activeHooksFor(this.db, repo);
+    if (!types.some((t) => this.wanting(hooks, t).length)) return;
+    const pull = await this.ctx.pulls.requirePull(repo, e.index).catch(() => undefined);
+    if (!pull) return;
+    const [s, sender] = await Promise.all([this.payloads.subject(repo), this.payloads.userById(e.doerId)]);
+    if (!s) return;
+    const pr = await this.payloads.pullJson(s, pull);
+    const out: Outgoing[] = [];
+    for (const item of await items(pr)) {
+      const wanting = this.wanting(hooks, item.type);
+      if (wanting.length === 0) continue;
+      const action =
+        item.type === 'pull_request_label' && pr.labels.length === 0 && (item.labelsRemoved ?? 0) > 0
+          ? 'label_cleared'
+          : item.action;
+      out.push({
+        hooks: wanting,
+        type: item.type,
+        payload: this.payloads.pullRequest(s, pr, action, sender, item.extra),
+      });
     }
     await this.enqueue(out);
   }

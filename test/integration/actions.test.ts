@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { GitClient, repoUrl, waitFor } from '../helpers/git.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../bundle/cli.js', import.meta.url));
 const SECRET = 'pa55-w0rd-never-to-be-seen';
 
 interface User {
@@ -512,6 +512,12 @@ describe('actions', () => {
     assert.ok(await waitFor(async () => (await runs()).total_count === before + 2), 'synchronized');
     run = (await runs()).workflow_runs[0]!;
     assert.equal(run.head_sha, (await g.git(['rev-parse', 'HEAD'], wt)).trim());
+    // Closed and reopened through the issue endpoint: reopened is a default pull_request type.
+    for (const state of ['closed', 'open']) {
+      const r = await api('PATCH', `/repos/alice/ci/issues/${pr.body.number}`, alice.token, { state });
+      assert.equal(r.status, 201, r.text);
+    }
+    assert.ok(await waitFor(async () => (await runs()).total_count === before + 3), 'reopened');
     // A pull request into another base branch does not match branches: [main].
     const other = await api('POST', '/repos/alice/ci/pulls', alice.token, {
       head: 'pr-branch',
@@ -520,7 +526,7 @@ describe('actions', () => {
     });
     assert.equal(other.status, 201, other.text);
     await new Promise((r) => setTimeout(r, 300));
-    assert.equal((await runs()).total_count, before + 2);
+    assert.equal((await runs()).total_count, before + 3);
     await g.git(['checkout', '-q', 'main'], wt);
   });
 

@@ -1,15 +1,23 @@
 // Request validation: JSON bodies are checked strictly (a number is not a string, "false" is not a
 // boolean: Forgejo answers 422 to both), while query strings and path parameters, which are text,
 // are converted to the schema's types.
-import { Ajv, type Options } from 'ajv';
-import addFormatsImport from 'ajv-formats';
+//
+// Validators and serializers are compiled when a route first uses them, not at start-up: Anvil
+// has hundreds of routes and most processes serve a few of them, so compiling them all up front
+// costs start-up time and memory for nothing. `compileAll()` forces every pending one (tests use
+// it to prove every schema compiles).
+import { createRequire } from 'node:module';
+import type { Ajv, Options, ValidateFunction } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
-import fastJson from 'fast-json-stringify';
+import type fastJsonType from 'fast-json-stringify';
 
-// ajv-formats is CommonJS; its default export is the plugin function.
-const addFormats = addFormatsImport as unknown as (ajv: Ajv) => Ajv;
+// Ajv, ajv-formats and fast-json-stringify are CommonJS and only needed once a first request
+// comes: they are loaded then (synchronously), which keeps them out of start-up.
+const require = createRequire(import.meta.url);
 
 function make(coerceTypes: Options['coerceTypes']): Ajv {
+  const { Ajv } = require('ajv') as typeof import('ajv');
+  const addFormats = require('ajv-formats') as (ajv: Ajv) => Ajv;
   const ajv = new Ajv({
     coerceTypes,
     useDefaults: true,
@@ -21,23 +29,56 @@ function make(coerceTypes: Options['coerceTypes']): Ajv {
   return ajv;
 }
 
-/**
- * Many routes share the same schemas (owner/repo parameters, page queries, ...): each distinct
- * schema is compiled once, which keeps start-up time and memory down as routes are added.
- */
-export function validatorCompiler(): FastifySchemaCompiler<object> {
-  const strictBodies = make(false);
-  const textParts = make('array');
-  const cache = new Map<string, ReturnType<Ajv['compile']>>();
-  return ({ schema, httpPart }) => {
-    const body = httpPart === 'body';
-    const key = `${body ? 'b' : 't'}:${JSON.stringify(schema)}`;
-    let fn = cache.get(key);
+/** Compilations not yet run, so that `compileAll()` can run them. */
+const pending = new Set<() => unknown>();
+
+/** Compiles every validator and serializer that no request has needed yet. */
+export function compileAll(): void {
+  for (const force of [...pending]) force();
+}
+
+/** A function that compiles itself (through `compile`) on its first call. */
+function lazily<F extends (...args: never[]) => unknown>(compile: () => F): { get: () => F } {
+  let fn: F | undefined;
+  const get = () => {
     if (!fn) {
-      fn = (body ? strictBodies : textParts).compile(schema);
-      cache.set(key, fn);
+      fn = compile();
+      pending.delete(get);
     }
     return fn;
+  };
+  pending.add(get);
+  return { get };
+}
+
+/**
+ * Many routes share the same schemas (owner/repo parameters, page queries, ...): each distinct
+ * schema is compiled once.
+ */
+export function validatorCompiler(): FastifySchemaCompiler<object> {
+  let ajvs: { body: Ajv; text: Ajv } | undefined;
+  const cache = new Map<string, ValidateFunction>();
+  return ({ schema, httpPart }) => {
+    const body = httpPart === 'body';
+    const compiled = lazily(() => {
+      const key = `${body ? 'b' : 't'}:${JSON.stringify(schema)}`;
+      let fn = cache.get(key);
+      if (!fn) {
+        ajvs ??= { body: make(false), text: make('array') };
+        fn = (body ? ajvs.body : ajvs.text).compile(schema);
+        cache.set(key, fn);
+      }
+      return fn;
+    });
+    // Fastify reads `errors` off the function it was given after a failed call.
+    const validate = ((data: unknown) => {
+      const fn = compiled.get();
+      const ok = fn(data);
+      validate.errors = fn.errors;
+      return ok;
+    }) as ValidateFunction;
+    validate.errors = null;
+    return validate;
   };
 }
 
@@ -45,12 +86,16 @@ export function validatorCompiler(): FastifySchemaCompiler<object> {
 export function serializerCompiler(): (route: { schema: unknown }) => (data: unknown) => string {
   const cache = new Map<string, (data: unknown) => string>();
   return ({ schema }) => {
-    const key = JSON.stringify(schema);
-    let fn = cache.get(key);
-    if (!fn) {
-      fn = fastJson(schema as Parameters<typeof fastJson>[0]) as (data: unknown) => string;
-      cache.set(key, fn);
-    }
-    return fn;
+    const compiled = lazily(() => {
+      const key = JSON.stringify(schema);
+      let fn = cache.get(key);
+      if (!fn) {
+        const fastJson = require('fast-json-stringify') as typeof fastJsonType;
+        fn = fastJson(schema as Parameters<typeof fastJsonType>[0]) as (data: unknown) => string;
+        cache.set(key, fn);
+      }
+      return fn;
+    });
+    return (data) => compiled.get()(data);
   };
 }

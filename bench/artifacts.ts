@@ -24,7 +24,7 @@ import { mintRuntimeToken } from '../src/actions/runtime-token.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
-const cli = path.join(here, '..', 'src', 'cli.js');
+const cli = path.join(here, '..', 'bundle', 'cli.js');
 const MIB = Number(process.env['BENCH_MIB'] ?? 256);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const COMPRESSION = Number(process.env['BENCH_COMPRESSION'] ?? 0);

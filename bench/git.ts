@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '../test/helpers/server.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const cli = path.join(here, '..', 'src', 'cli.js');
+const cli = path.join(here, '..', 'bundle', 'cli.js');
 const COMMITS = Number(process.env['BENCH_COMMITS'] ?? 10_000);
 const TOTAL_BYTES = Number(process.env['BENCH_BYTES'] ?? 50 * 1024 * 1024);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);

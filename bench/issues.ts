@@ -23,7 +23,7 @@ import * as issueStore from '../src/issues/store.js';
 import * as labelStore from '../src/labels/store.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const cli = path.join(here, '..', 'src', 'cli.js');
+const cli = path.join(here, '..', 'bundle', 'cli.js');
 const ISSUES = Number(process.env['BENCH_ISSUES'] ?? 100_000);
 const COMMENTS = Number(process.env['BENCH_COMMENTS'] ?? 300_000);
 const LABELS = 20;

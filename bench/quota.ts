@@ -13,7 +13,7 @@ import SQLite from 'better-sqlite3';
 import { freePort } from '../test/helpers/server.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const cli = path.join(here, '..', 'src', 'cli.js');
+const cli = path.join(here, '..', 'bundle', 'cli.js');
 const REPOS = Number(process.env['BENCH_REPOS'] ?? 10_000);
 const ATTACHMENTS = Number(process.env['BENCH_ATTACHMENTS'] ?? 1_000_000);
 const REQUESTS = Number(process.env['BENCH_REQUESTS'] ?? 3000);

@@ -24,7 +24,7 @@ import { createContext } from '../src/app/context.js';
 
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
-const cli = path.join(here, '..', 'src', 'cli.js');
+const cli = path.join(here, '..', 'bundle', 'cli.js');
 const HOOKS = Number(process.env['BENCH_HOOKS'] ?? 100);
 const PUSHES = Number(process.env['BENCH_PUSHES'] ?? 10);
 const TARGET_MS = 2_000;

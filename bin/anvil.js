@@ -1,14 +1,12 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
-// Entry point of the `anvil` command: compiles the TypeScript sources first when the build is
-// missing or older than them, then runs the CLI.
-import { execFileSync } from 'node:child_process';
+// Entry point of the `anvil` command: builds first (scripts/build.js) when the bundled CLI is
+// missing or older than the TypeScript sources, then runs it.
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const entry = path.join(root, 'dist', 'src', 'cli.js');
+const entry = path.join(root, 'dist', 'bundle', 'cli.js');
 
 function newest(dir) {
   let t = 0;
@@ -22,9 +20,10 @@ function newest(dir) {
 const srcDir = path.join(root, 'src');
 const stale = !fs.existsSync(entry) || (fs.existsSync(srcDir) && newest(srcDir) > fs.statSync(entry).mtimeMs);
 if (stale && fs.existsSync(srcDir)) {
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   process.stderr.write('anvil: building...\n');
-  execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.json')], { stdio: 'inherit' });
+  const { buildAll } = await import(pathToFileURL(path.join(root, 'scripts', 'build.js')).href);
+  const status = await buildAll();
+  if (status !== 0) process.exit(status);
   fs.utimesSync(entry, new Date(), new Date());
 }
 await import(pathToFileURL(entry).href);

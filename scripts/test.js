@@ -1,18 +1,16 @@
-// `npm test`: compile, then run every test file under dist/test with Node's test runner.
+// `npm test`: build, then run every test file under dist/test with Node's test runner.
 // Set ANVIL__DATABASE__DB_TYPE=postgres (and ANVIL__DATABASE__NAME, HOST, USER) to run the same
 // suite against PostgreSQL; each test server then makes and drops a database of its own.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildAll } from './build.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-const build = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.json')], {
-  stdio: 'inherit',
-});
-if (build.status !== 0) process.exit(build.status ?? 1);
+// The same build as `npm start`: the CLI tests run the bundled CLI, as users do.
+const built = await buildAll();
+if (built !== 0) process.exit(built);
 
 /** Every *.test.js under dir (helpers and fixtures are not tests). */
 function testFiles(dir) {

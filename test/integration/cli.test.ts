@@ -2,8 +2,8 @@
 // directory, and `anvil web` serving what the admin commands wrote. With
 // ANVIL__DATABASE__DB_TYPE=postgres, the INI points at a fresh PostgreSQL database, dropped at the end.
 //
-// The compiled CLI (src/cli.js next to this compiled test, in dist/ or a private build directory) is
-// spawned directly: bin/anvil.js only adds a build step into dist/ before importing it.
+// The bundled CLI (dist/bundle/cli.js, made by scripts/build.js, which `npm test` runs first) is
+// spawned directly: bin/anvil.js only adds that build step before importing it.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -14,8 +14,9 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { freePort, freshPostgresDatabase } from '../helpers/server.js';
+import { GitClient, repoUrl } from '../helpers/git.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../bundle/cli.js', import.meta.url));
 
 /** Longest any single CLI run may take before it is killed and the test fails. */
 const RUN_TIMEOUT_MS = 30_000;
@@ -705,8 +706,8 @@ describe('npm start contract: `anvil web` in a fresh directory without configura
 
   it('serves on ANVIL__SERVER__HTTP_PORT and creates ./data/anvil.db and ./data/app.ini with a SECRET_KEY', async () => {
     const port = await freePort();
-    // `npm start` runs `node bin/anvil.js web`; bin/anvil.js only builds into dist/ first, so the
-    // compiled CLI is spawned here with `web`, from the fresh directory, configured by one variable.
+    // `npm start` runs `node bin/anvil.js web`; bin/anvil.js only builds first, so the bundled
+    // CLI is spawned here with `web`, from the fresh directory, configured by one variable.
     w = await startWeb([], {
       cwd,
       port,
@@ -723,6 +724,66 @@ describe('npm start contract: `anvil web` in a fresh directory without configura
     const key = /^SECRET_KEY = (\S+)$/m.exec(ini)?.[1];
     assert.ok(key && key.length >= 32, `./data/app.ini has a SECRET_KEY:\n${ini}`);
     assert.equal(loadConfig({ env: {}, cwd }).security.secretKey, key, 'the next start reads the same key');
+  });
+
+  it('serves git pushes (the bundled pre-receive hook) and the API description', async () => {
+    assert.ok(w, 'the server of the previous test is running');
+    const env = cleanEnv({ ANVIL__LOG__LEVEL: 'warn' });
+    assertOk(
+      await run(
+        [
+          'admin',
+          'user',
+          'create',
+          '--username',
+          'root',
+          '--password',
+          'pw-12345678',
+          '--email',
+          'r@x.io',
+          '--admin',
+        ],
+        { cwd, env },
+      ),
+      'admin user create',
+    );
+    const token = (
+      await run(['admin', 'user', 'generate-access-token', '--username', 'root', '--raw'], { cwd, env })
+    ).stdout.trim();
+    assert.equal((await api(w.url, 'POST', '/user/repos', token, { name: 'demo' })).status, 201);
+    const git = new GitClient();
+    try {
+      const wt = await git.workTree('main');
+      const oid = await git.commit(wt, 'README.md', '# demo\n');
+      await git.git(['push', repoUrl(w.url, 'root', 'demo', ['root', token]), 'main'], wt);
+      assert.equal(
+        (await git.lsRemote(repoUrl(w.url, 'root', 'demo', ['root', token]))).get('refs/heads/main'),
+        oid,
+      );
+      // The hook asks the server, which refuses a push to a protected branch.
+      await git.commit(wt, 'README.md', '# demo\nmore\n');
+      await git.git(['push', repoUrl(w.url, 'root', 'demo', ['root', token]), 'main:locked'], wt);
+      const protect = await api(w.url, 'POST', '/repos/root/demo/branch_protections', token, {
+        rule_name: 'locked',
+        enable_push: false,
+      });
+      assert.equal(protect.status, 201);
+      await git.commit(wt, 'README.md', '# demo\nagain\n');
+      const refused = await git.tryGit(
+        ['push', repoUrl(w.url, 'root', 'demo', ['root', token]), 'main:locked'],
+        wt,
+      );
+      assert.equal(refused.ok, false, 'push to a protected branch is refused');
+      assert.match(refused.out, /protected/i);
+    } finally {
+      git.cleanup();
+    }
+    const doc = await fetch(`${w.url}/swagger.v1.json`);
+    assert.equal(doc.status, 200);
+    assert.ok(((await doc.json()) as { paths: Record<string, unknown> }).paths['/users/{username}']);
+    const page = await fetch(`${w.url}/api/swagger/`);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /swagger/i);
   });
 });
 

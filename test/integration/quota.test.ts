@@ -13,7 +13,7 @@ import { postgresConnection } from '../../src/db/database.js';
 import { recordUsage } from '../../src/quota/usage.js';
 import type { LeafSubject } from '../../src/quota/subjects.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../bundle/cli.js', import.meta.url));
 const CLI_TIMEOUT_MS = 30_000;
 
 interface ErrorJson {

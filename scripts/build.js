@@ -1,0 +1,43 @@
+// `npm run build`: compiles the TypeScript sources into dist/ (what the tests import), then bundles
+// the CLI and the git hook into dist/bundle/ (what `anvil` and `npm start` run). One file instead
+// of some 1,400 modules to resolve and read halves start-up time and saves memory.
+// Native addons, and packages that find files next to their own code, stay in node_modules.
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export const EXTERNAL = ['better-sqlite3', 'argon2', 'pg', '@fastify/swagger', '@fastify/swagger-ui'];
+
+export async function buildAll({ bundle = true } = {}) {
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  const compiled = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.json')], {
+    stdio: 'inherit',
+  });
+  if (compiled.status !== 0) return compiled.status ?? 1;
+  if (!bundle) return 0;
+  await build({
+    entryPoints: {
+      cli: path.join(root, 'dist/src/cli.js'),
+      // Run by git for each push; src/git/pushes.ts finds it next to the code that names it.
+      hook: path.join(root, 'dist/src/git/hook.js'),
+    },
+    outdir: path.join(root, 'dist/bundle'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    external: EXTERNAL,
+    // Bundled CommonJS packages call require(); give the ES module one.
+    banner: {
+      js: "import { createRequire as __anvilRequire } from 'node:module'; const require = __anvilRequire(import.meta.url);",
+    },
+    logLevel: 'warning',
+  });
+  return 0;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) process.exit(await buildAll());

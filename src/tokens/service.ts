@@ -1,6 +1,6 @@
 // Access tokens: creation (value shown once), listing, deletion and resolving a presented token.
 import crypto from 'node:crypto';
-import { nowUnix, transaction, type Db } from '../db/database.js';
+import { nowUnix, transaction, writeGeneration, type Db } from '../db/database.js';
 import { badRequest, invalid, notFound } from '../errors.js';
 import type { UserRow } from '../users/store.js';
 import * as store from './store.js';
@@ -17,7 +17,24 @@ export interface CreatedToken {
   token: string;
 }
 
+/**
+ * A resolved token is served from memory while this process has written nothing to the database
+ * since it was read, for at most RECENT_MS: that bounds how late a change made by another process
+ * (the CLI, another server on the same PostgreSQL) is seen. Every change this process makes (a
+ * token deleted, a user edited or disabled) is seen at once.
+ */
+const RECENT_MS = 1000;
+const RECENT_MAX = 10_000;
+
+interface Resolved {
+  user: UserRow;
+  scopes: ScopeSet;
+  tokenId: number;
+}
+
 export class TokenService {
+  private readonly recent = new Map<string, { generation: number; until: number; resolved: Resolved }>();
+
   constructor(private readonly db: Db) {}
 
   async create(user: UserRow, name: string, scopes: readonly string[] | undefined): Promise<CreatedToken> {
@@ -57,15 +74,21 @@ export class TokenService {
   }
 
   /** Resolves a presented token to its owner and scopes; undefined when it is unknown. */
-  async resolve(token: string): Promise<{ user: UserRow; scopes: ScopeSet; tokenId: number } | undefined> {
+  async resolve(token: string): Promise<Resolved | undefined> {
     if (!TOKEN_SHAPE.test(token)) return undefined;
     const digest = hashToken(token);
+    const generation = writeGeneration();
+    const recent = this.recent.get(digest);
+    if (recent && recent.generation === generation && recent.until > Date.now()) return recent.resolved;
     const hit = await store.findWithUser(this.db, digest);
     // The lookup is by digest; compare again in constant time so no timing tells how close a guess was.
     if (!hit || !crypto.timingSafeEqual(Buffer.from(hit.token.token_hash), Buffer.from(digest)))
       return undefined;
     const now = nowUnix();
     if (now - hit.token.updated_unix > 300) await store.touch(this.db, hit.token.id, now);
-    return { user: hit.user, scopes: storedScopes(hit.token.scope), tokenId: hit.token.id };
+    const resolved = { user: hit.user, scopes: storedScopes(hit.token.scope), tokenId: hit.token.id };
+    if (this.recent.size >= RECENT_MAX) this.recent.clear();
+    this.recent.set(digest, { generation, until: Date.now() + RECENT_MS, resolved });
+    return resolved;
   }
 }

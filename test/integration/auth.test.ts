@@ -392,6 +392,8 @@ describe('authentication and authorization', () => {
   describe('blocked accounts', () => {
     it('a user with prohibit_login gets 403 with any credential, until it is lifted', async () => {
       const eve = await s.createUser('eve');
+      // Resolved once before the change, so that a remembered resolution would show.
+      assert.equal((await s.api('GET', '/user', { token: eve.token })).status, 200);
       const set = await s.api<UserJson>('PATCH', '/admin/users/eve', {
         ...admin(),
         body: { prohibit_login: true },

@@ -2,6 +2,9 @@
 // deletion by id or name, and storage of a hash only.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { postgresConnection } from '../../src/db/database.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 interface Msg {
@@ -324,6 +327,35 @@ describe('access tokens: /users/{username}/tokens', () => {
         }
       }
       assert.equal((await s.api('GET', '/user', { token: t.sha1 })).status, 200);
+    });
+
+    it('sees a token deleted by another process within a second', async () => {
+      const t = await create(['all'], 'elsewhere');
+      assert.equal(
+        (await s.api('GET', '/user', { token: t.sha1 })).status,
+        200,
+        'resolved (and kept in memory)',
+      );
+      // Another process's write: a connection of its own, outside this server's database layer.
+      if (s.config.database.type === 'postgres') {
+        const client = new pg.Client(postgresConnection(s.config.database));
+        await client.connect();
+        await client.query('DELETE FROM access_token WHERE id = $1', [t.id]);
+        await client.end();
+      } else {
+        const other = new SQLite(s.config.database.path);
+        other.pragma('busy_timeout = 5000');
+        other.prepare('DELETE FROM access_token WHERE id = ?').run(t.id);
+        other.close();
+      }
+      const deleted = Date.now();
+      let status = 200;
+      while (status === 200 && Date.now() - deleted < 3000) {
+        status = (await s.api('GET', '/user', { token: t.sha1 })).status;
+        if (status === 200) await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.equal(status, 401);
+      assert.ok(Date.now() - deleted < 1500, `refused ${Date.now() - deleted} ms after the deletion`);
     });
   });
 });

@@ -8,7 +8,7 @@
 // ratios (target >= 0.7), the Anvil server's CPU time and its peak resident memory during the
 // uploads, sampled from /proc/<pid>/status every 20 ms (target < 200 MB).
 //
-// Run: npx tsc -p tsconfig.json --outDir .build-artifacts && node .build-artifacts/bench/artifacts.js
+// Run: npm run build && node dist/bench/artifacts.js
 // Settings: BENCH_MIB (default 256), BENCH_ROUNDS (default 3), BENCH_COMPRESSION (the client's zip
 // level, default 0: the bytes are random, so compressing only measures the client's zlib),
 // BENCH_NODE_ARGS (extra node flags for the Anvil server, such as --cpu-prof), BENCH_LOG_LEVEL.

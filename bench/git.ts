@@ -3,7 +3,7 @@
 // (the whole history into an empty repository) to one Anvil process, side by side with
 // `git http-backend` behind a minimal Node HTTP server (CGI) serving the same kind of bare
 // repository. Prints the times and the ratios (target: Anvil within 1.15x of http-backend).
-// Run (not a test): npx tsc -p tsconfig.json --outDir .build-x && node .build-x/bench/git.js
+// Run (not a test): npm run build && node dist/bench/git.js
 // Settings: BENCH_COMMITS (10000), BENCH_BYTES (50 MB), BENCH_ROUNDS (5).
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';

@@ -5,7 +5,7 @@
 //   GET /repos/{owner}/{repo}/issues/{index}/comments (1,000 comments)  (target: < 50 ms)
 // measured one request at a time over a few hundred requests, and the throughput of the first
 // with 10 connections (autocannon).
-// Run: npx tsc -p tsconfig.json --outDir .build-issues && node .build-issues/bench/issues.js
+// Run: npm run build && node dist/bench/issues.js
 // On PostgreSQL: BENCH_DB=postgres (ANVIL__DATABASE__HOST/USER/NAME as for the tests).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';

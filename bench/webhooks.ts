@@ -5,7 +5,7 @@
 //     (target: no slower with the hooks: enqueueing is an insert, delivering happens later);
 //   - the time from the end of each push until all 100 deliveries of it have arrived
 //     (target: all within 2 s).
-// Run: npx tsc -p tsconfig.json --outDir .build-hooks && node .build-hooks/bench/webhooks.js
+// Run: npm run build && node dist/bench/webhooks.js
 // On PostgreSQL: BENCH_DB=postgres (ANVIL__DATABASE__HOST/USER/NAME as for the tests).
 // BENCH_HOOKS (100) and BENCH_PUSHES (10) change the sizes.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';

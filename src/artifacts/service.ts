@@ -49,6 +49,7 @@ import { recordUsage, type ItemSource, type OwnerTotals, type UsageSource } from
 import * as repoStore from '../repos/store.js';
 import type { RepoRow } from '../repos/store.js';
 import type { AfterCommit } from '../users/owned.js';
+import { sha256Passing } from '../storage/storage.js';
 import { UrlSigner, type UrlPurpose } from './signed-url.js';
 import * as store from './store.js';
 import type { ArtifactRow } from './store.js';
@@ -387,9 +388,17 @@ export class ArtifactService {
   /** A plain PUT: the whole content at once, replacing whatever was uploaded before. */
   async putContent(a: ArtifactRow, body: Readable): Promise<{ size: number; sha256: string }> {
     const key = blobKey(a.id);
-    const stored = await this.ctx.storage.artifacts.put(key, body);
+    const stored = await this.storeHashed(key, body);
     await this.adoptContent(a.id, key, stored);
     return stored;
+  }
+
+  /** Stores `data` under `key`, computing the SHA-256 that finalize checks on the way. */
+  private async storeHashed(key: string, data: Readable): Promise<{ size: number; sha256: string }> {
+    const hashed = sha256Passing();
+    data.on('error', (err) => hashed.destroy(err));
+    const { size } = await this.ctx.storage.artifacts.put(key, data.pipe(hashed));
+    return { size, sha256: hashed.digest() };
   }
 
   /** `comp=block`: one block, stored as it arrives under a key derived from the artifact and block id. */
@@ -438,7 +447,7 @@ export class ArtifactService {
       for (const key of keys) yield* await storage.open(key);
     }
     const key = blobKey(a.id);
-    const stored = await storage.put(key, Readable.from(joined(), { objectMode: false }));
+    const stored = await this.storeHashed(key, Readable.from(joined(), { objectMode: false }));
     await this.adoptContent(a.id, key, stored);
     await store.removeBlocks(this.db, a.id, [...blocks.keys()]);
     await this.removeKeys([...blocks.values()].map((b) => b.storage_key));

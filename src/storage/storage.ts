@@ -10,8 +10,6 @@ import { notFound } from '../errors.js';
 
 export interface StoredBlob {
   size: number;
-  /** Hex SHA-256 of the bytes written. */
-  sha256: string;
 }
 
 export interface BlobStore {
@@ -22,6 +20,23 @@ export interface BlobStore {
   stat(key: string): Promise<{ size: number } | undefined>;
   /** Removes the blob; absent blobs are not an error. */
   delete(key: string): Promise<void>;
+}
+
+/**
+ * Passes bytes through while computing their SHA-256 (hex, from `digest()` once the stream has
+ * ended), for callers that need the digest of what they store: one pass over the data.
+ */
+export function sha256Passing(): Transform & { digest(): string } {
+  const hash = crypto.createHash('sha256');
+  let hex: string | undefined;
+  const t = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  }) as Transform & { digest(): string };
+  t.digest = () => (hex ??= hash.digest('hex'));
+  return t;
 }
 
 const KEY = /^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/;
@@ -45,23 +60,15 @@ export class LocalBlobStore implements BlobStore {
     const tmp = path.join(this.root, '.tmp', `${crypto.randomUUID()}`);
     fs.mkdirSync(path.dirname(tmp), { recursive: true });
     fs.mkdirSync(path.dirname(target), { recursive: true });
-    const hash = crypto.createHash('sha256');
-    let size = 0;
-    const count = new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        size += chunk.length;
-        hash.update(chunk);
-        done(null, chunk);
-      },
-    });
+    const out = fs.createWriteStream(tmp, { highWaterMark: 1 << 20 });
     try {
-      await pipeline(data, count, fs.createWriteStream(tmp));
+      await pipeline(data, out);
       fs.renameSync(tmp, target);
     } catch (err) {
       fs.rmSync(tmp, { force: true });
       throw err;
     }
-    return { size, sha256: hash.digest('hex') };
+    return { size: out.bytesWritten };
   }
 
   async open(key: string, range?: { start: number; end?: number }): Promise<Readable> {

@@ -30,7 +30,8 @@
 //   - name_filter / id_filter (ListArtifactsRequest) keep the artifacts of that exact name / id.
 //     Lists only ever show finalized artifacts of the token's run.
 import crypto from 'node:crypto';
-import { Readable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { AppContext } from '../app/context.js';
 import { verifyRuntimeToken, RuntimeTokenError, type RuntimeTokenClaims } from '../actions/runtime-token.js';
@@ -426,9 +427,9 @@ export class ArtifactService {
 
   /**
    * `comp=blocklist`: the XML list of block ids (`<BlockList><Latest>id</Latest>...</BlockList>`,
-   * `Committed` and `Uncommitted` taken alike) becomes the content, the blocks joined in list order
-   * by streaming; then every block of the artifact is removed, listed or not (as Azure discards
-   * uncommitted blocks).
+   * `Committed` and `Uncommitted` taken alike) becomes the content: the storage composes it from
+   * the listed blocks (moved, not copied), which are read once for the SHA-256; then every other
+   * block of the artifact is removed (as Azure discards uncommitted blocks).
    */
   async commitBlocks(a: ArtifactRow, body: Readable): Promise<{ size: number; sha256: string }> {
     const ids = parseBlockList(await readLimited(body, MAX_BLOCK_LIST_BYTES));
@@ -442,12 +443,20 @@ export class ArtifactService {
       );
     }
     const storage = this.ctx.storage.artifacts;
-    const keys = ids.map((id) => blocks.get(id)!.storage_key);
-    async function* joined() {
-      for (const key of keys) yield* await storage.open(key);
-    }
     const key = blobKey(a.id);
-    const stored = await this.storeHashed(key, Readable.from(joined(), { objectMode: false }));
+    const { size } = await storage.compose(
+      key,
+      ids.map((id) => blocks.get(id)!.storage_key),
+    );
+    let stored: { size: number; sha256: string };
+    try {
+      const hashed = sha256Passing();
+      await pipeline(await storage.open(key), hashed, new Writable({ write: (_c, _e, done) => done() }));
+      stored = { size, sha256: hashed.digest() };
+    } catch (err) {
+      await this.removeKeys([key]);
+      throw err;
+    }
     await this.adoptContent(a.id, key, stored);
     await store.removeBlocks(this.db, a.id, [...blocks.keys()]);
     await this.removeKeys([...blocks.values()].map((b) => b.storage_key));

@@ -1,11 +1,12 @@
 // Blob storage for large data (LFS objects, attachments, artifacts, packages). One interface;
-// the local-disk backend is below, and an S3-compatible backend implements the same four calls.
+// the local-disk backend is below, and an S3-compatible backend implements the same calls
+// (`compose` as a multipart upload completed from existing objects).
 // Keys are Anvil's own (ids and digests), checked so none can step outside the store's root.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { Transform, type Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { notFound } from '../errors.js';
 
 export interface StoredBlob {
@@ -20,6 +21,11 @@ export interface BlobStore {
   stat(key: string): Promise<{ size: number } | undefined>;
   /** Removes the blob; absent blobs are not an error. */
   delete(key: string): Promise<void>;
+  /**
+   * Makes `key` the concatenation of the blobs `parts` (in order; one may repeat), which are
+   * consumed: moved, not copied, where the backend can.
+   */
+  compose(key: string, parts: string[]): Promise<StoredBlob>;
 }
 
 /**
@@ -41,8 +47,9 @@ export function sha256Passing(): Transform & { digest(): string } {
 
 const KEY = /^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/;
 
+/** Keys name files under the store's root; no segment may start with a dot (Anvil's own files do). */
 export function checkKey(key: string): void {
-  if (!KEY.test(key) || key.split('/').some((p) => p === '.' || p === '..')) {
+  if (!KEY.test(key) || key.split('/').some((p) => p.startsWith('.'))) {
     throw new Error(`invalid storage key: ${JSON.stringify(key)}`);
   }
 }
@@ -71,22 +78,96 @@ export class LocalBlobStore implements BlobStore {
     return { size: out.bytesWritten };
   }
 
+  /** Where the parts of a composed blob live (a directory of numbered part files). */
+  private partsDir(key: string): string {
+    checkKey(key);
+    return path.join(this.root, '.parts', key);
+  }
+
+  /** The part files of a composed blob with their sizes, or undefined when `key` is not one. */
+  private parts(key: string): Array<{ file: string; size: number }> | undefined {
+    const dir = this.partsDir(key);
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir).sort();
+    } catch {
+      return undefined;
+    }
+    return names.map((n) => {
+      const file = path.join(dir, n);
+      return { file, size: fs.statSync(file).size };
+    });
+  }
+
   async open(key: string, range?: { start: number; end?: number }): Promise<Readable> {
     const file = this.file(key);
-    if (!fs.existsSync(file)) throw notFound(`blob does not exist [key: ${key}]`);
-    return fs.createReadStream(file, range ? { start: range.start, end: range.end } : {});
+    if (fs.existsSync(file)) {
+      return fs.createReadStream(file, range ? { start: range.start, end: range.end } : {});
+    }
+    const parts = this.parts(key);
+    if (!parts) throw notFound(`blob does not exist [key: ${key}]`);
+    const start = range?.start ?? 0;
+    const end = range?.end ?? Infinity;
+    async function* chunks() {
+      let offset = 0;
+      for (const p of parts!) {
+        const first = offset;
+        offset += p.size;
+        const last = offset - 1;
+        if (p.size === 0 || last < start || first > end) continue;
+        yield* fs.createReadStream(p.file, {
+          start: Math.max(start - first, 0),
+          end: Math.min(end, last) - first,
+          highWaterMark: 1 << 20,
+        });
+      }
+    }
+    return Readable.from(chunks(), { objectMode: false });
   }
 
   async stat(key: string): Promise<{ size: number } | undefined> {
     try {
       return { size: fs.statSync(this.file(key)).size };
     } catch {
-      return undefined;
+      const parts = this.parts(key);
+      return parts && { size: parts.reduce((n, p) => n + p.size, 0) };
     }
   }
 
   async delete(key: string): Promise<void> {
     fs.rmSync(this.file(key), { force: true });
+    fs.rmSync(this.partsDir(key), { recursive: true, force: true });
+  }
+
+  /**
+   * The parts are renamed into a directory of their own (a part named twice is hard-linked),
+   * which then takes its place under `.parts/` in one rename: no byte is copied.
+   */
+  async compose(key: string, parts: string[]): Promise<StoredBlob> {
+    const target = this.partsDir(key);
+    const tmp = path.join(this.root, '.tmp', `${crypto.randomUUID()}`);
+    fs.mkdirSync(tmp, { recursive: true });
+    try {
+      const moved = new Map<string, string>();
+      let size = 0;
+      parts.forEach((part, i) => {
+        const dest = path.join(tmp, String(i).padStart(8, '0'));
+        const earlier = moved.get(part);
+        if (earlier) fs.linkSync(earlier, dest);
+        else {
+          fs.renameSync(this.file(part), dest);
+          moved.set(part, dest);
+        }
+        size += fs.statSync(dest).size;
+      });
+      await this.delete(key);
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      fs.renameSync(tmp, target);
+      return { size };
+    } catch (err) {
+      fs.rmSync(tmp, { recursive: true, force: true });
+      throw err;
+    }
   }
 }
 

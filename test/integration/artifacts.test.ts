@@ -131,11 +131,13 @@ function sameFile(a: string, b: string): boolean {
 }
 
 /** Files under `dir` (relative paths), to see what storage holds. */
+/** The blobs stored under dir: files, and composed blobs (a directory of parts under .parts/) as one. */
 function filesUnder(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return (fs.readdirSync(dir, { recursive: true }) as string[])
-    .filter((f) => fs.statSync(path.join(dir, f)).isFile() && !f.startsWith('.tmp'))
-    .sort();
+  const files = (fs.readdirSync(dir, { recursive: true }) as string[]).filter(
+    (f) => fs.statSync(path.join(dir, f)).isFile() && !f.startsWith('.tmp'),
+  );
+  return [...new Set(files.map((f) => (f.startsWith('.parts') ? path.dirname(f) : f)))].sort();
 }
 
 describe('artifacts (v4 artifact service)', () => {

@@ -1,6 +1,6 @@
 // Benchmark for the v4 artifact service (manual): a 256 MiB artifact uploaded with the real
 // @actions/artifact client (zip, Azure-style blocks of 8 MiB, up to 4 in flight, block list,
-// finalize) to an Anvil server started as `npm start` starts it (node --max-semi-space-size=4 ...
+// finalize) to an Anvil server started as `npm start` starts it (node --max-semi-space-size=16 ...
 // web), side by side with a raw HTTP PUT of the same bytes into a file by a bare node:http server
 // on the same machine. Also the same client against a null sink (a bare server that answers the
 // Twirp calls and throws the blocks away): the most the client itself can do here, whatever the
@@ -167,7 +167,7 @@ try {
     env,
   );
   const extra = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
-  const anvil = server(['--max-semi-space-size=4', ...extra, cli, 'web'], env);
+  const anvil = server(['--max-semi-space-size=16', ...extra, cli, 'web'], env);
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/api/v1/version`);
   const repo = await fetch(`${url}/api/v1/user/repos`, {

@@ -251,7 +251,7 @@ try {
   ]);
   if (tokenRun.code !== 0) throw new Error(`token: ${tokenRun.stderr}`);
   const token = tokenRun.stdout.trim();
-  const anvil = spawn(process.execPath, ['--max-semi-space-size=4', cli, 'web'], { env, stdio: 'inherit' });
+  const anvil = spawn(process.execPath, ['--max-semi-space-size=16', cli, 'web'], { env, stdio: 'inherit' });
   children.push(anvil);
   await waitFor200(`http://127.0.0.1:${port}/api/v1/version`, 15_000);
 

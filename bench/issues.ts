@@ -7,6 +7,7 @@
 // with 10 connections (autocannon).
 // Run: npm run build && node dist/bench/issues.js
 // On PostgreSQL: BENCH_DB=postgres (ANVIL__DATABASE__HOST/USER/NAME as for the tests).
+// BENCH_NODE_ARGS: extra node flags for the Anvil server (such as --cpu-prof).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -200,7 +201,11 @@ try {
   const loadSeconds = (Date.now() - loadStarted) / 1000;
 
   // Serve from a separate process, as `npm start` does.
-  server = spawn(process.execPath, ['--max-semi-space-size=4', cli, 'web'], { env, stdio: 'inherit' });
+  const extra = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+  server = spawn(process.execPath, ['--max-semi-space-size=16', ...extra, cli, 'web'], {
+    env,
+    stdio: 'inherit',
+  });
   const base = `http://127.0.0.1:${port}/api/v1`;
   await waitFor200(`${base}/version`, 20_000);
   const headers = { authorization: `token ${token}` };

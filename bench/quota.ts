@@ -156,7 +156,7 @@ try {
   for (const name of ['big', 'small']) {
     tokens[name] = await run(['admin', 'user', 'generate-access-token', '--username', name, '--raw'], env);
   }
-  server = spawn(process.execPath, ['--max-semi-space-size=4', cli, 'web'], { env, stdio: 'inherit' });
+  server = spawn(process.execPath, ['--max-semi-space-size=16', cli, 'web'], { env, stdio: 'inherit' });
   const base = `http://127.0.0.1:${port}/api/v1`;
   await waitFor200(`${base}/version`);
   // One group with a rule per subject family, assigned to both users.

@@ -107,7 +107,7 @@ try {
   await ctx.repos.create(alice, alice, { name: 'app', autoInit: true });
   await ctx.close();
 
-  server = spawn(process.execPath, ['--max-semi-space-size=4', cli, 'web'], { env, stdio: 'inherit' });
+  server = spawn(process.execPath, ['--max-semi-space-size=16', cli, 'web'], { env, stdio: 'inherit' });
   const base = `http://127.0.0.1:${port}/api/v1`;
   await waitFor200(`${base}/version`, 20_000);
   const headers = { authorization: `token ${token}`, 'content-type': 'application/json' };

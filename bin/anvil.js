@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=4
+#!/usr/bin/env -S node --max-semi-space-size=16
 // Entry point of the `anvil` command: builds first (scripts/build.js) when the bundled CLI is
 // missing or older than the TypeScript sources, then runs it.
 import fs from 'node:fs';

@@ -3,13 +3,14 @@
 // separate Anvil process, the latency of
 //   GET /repos/{owner}/{repo}/issues?state=open&labels=X&limit=50   (targets: p50 < 20 ms, p99 < 60 ms)
 //   GET /repos/{owner}/{repo}/issues/{index}/comments (1,000 comments)  (target: < 50 ms)
-// measured one request at a time over a few hundred requests, and the throughput of the first
-// with 10 connections (autocannon).
+// measured one request at a time (node:http, one kept-alive connection) over a few hundred
+// requests, and the throughput of the first with 10 connections (autocannon).
 // Run: npm run build && node dist/bench/issues.js
 // On PostgreSQL: BENCH_DB=postgres (ANVIL__DATABASE__HOST/USER/NAME as for the tests).
 // BENCH_NODE_ARGS: extra node flags for the Anvil server (such as --cpu-prof).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,15 +58,29 @@ async function waitFor200(url: string, deadlineMs: number): Promise<void> {
 }
 
 /** Latencies (ms) of `n` requests made one after the other. */
+/**
+ * Latencies (ms) of `n` requests made one after the other over one kept-alive node:http
+ * connection, the whole body read (fetch's own overhead and pauses would weigh on the tail).
+ */
 async function sequential(url: string, headers: Record<string, string>, n: number): Promise<number[]> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const get = () =>
+    new Promise<number>((resolve, reject) => {
+      http
+        .get(url, { agent, headers }, (res) => {
+          res.on('data', () => undefined);
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        })
+        .on('error', reject);
+    });
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
     const t = process.hrtime.bigint();
-    const r = await fetch(url, { headers });
-    await r.arrayBuffer();
+    const status = await get();
     out.push(Number(process.hrtime.bigint() - t) / 1e6);
-    if (r.status !== 200) throw new Error(`${url}: ${r.status}`);
+    if (status !== 200) throw new Error(`${url}: ${status}`);
   }
+  agent.destroy();
   return out;
 }
 

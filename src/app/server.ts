@@ -62,6 +62,9 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
 export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
+    // Below `info` no request is logged but failures: a logger of their own per request (bound to
+    // its id) would cost every request for nothing.
+    ...(ctx.log.isLevelEnabled('info') ? {} : { childLoggerFactory: (logger: FastifyBaseLogger) => logger }),
     trustProxy: false,
     bodyLimit: 10 * 1024 * 1024,
   }).withTypeProvider<TypeBoxTypeProvider>();

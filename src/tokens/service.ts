@@ -21,7 +21,8 @@ export interface CreatedToken {
  * A resolved token is served from memory while this process has written nothing to the database
  * since it was read, for at most RECENT_MS: that bounds how late a change made by another process
  * (the CLI, another server on the same PostgreSQL) is seen. Every change this process makes (a
- * token deleted, a user edited or disabled) is seen at once.
+ * token deleted, a user edited or disabled) is seen at once. Entries are keyed by the presented
+ * token itself, so a hit costs no hashing; only tokens that resolved are kept.
  */
 const RECENT_MS = 1000;
 const RECENT_MAX = 10_000;
@@ -76,10 +77,10 @@ export class TokenService {
   /** Resolves a presented token to its owner and scopes; undefined when it is unknown. */
   async resolve(token: string): Promise<Resolved | undefined> {
     if (!TOKEN_SHAPE.test(token)) return undefined;
-    const digest = hashToken(token);
     const generation = writeGeneration();
-    const recent = this.recent.get(digest);
+    const recent = this.recent.get(token);
     if (recent && recent.generation === generation && recent.until > Date.now()) return recent.resolved;
+    const digest = hashToken(token);
     const hit = await store.findWithUser(this.db, digest);
     // The lookup is by digest; compare again in constant time so no timing tells how close a guess was.
     if (!hit || !crypto.timingSafeEqual(Buffer.from(hit.token.token_hash), Buffer.from(digest)))
@@ -88,7 +89,7 @@ export class TokenService {
     if (now - hit.token.updated_unix > 300) await store.touch(this.db, hit.token.id, now);
     const resolved = { user: hit.user, scopes: storedScopes(hit.token.scope), tokenId: hit.token.id };
     if (this.recent.size >= RECENT_MAX) this.recent.clear();
-    this.recent.set(digest, { generation, until: Date.now() + RECENT_MS, resolved });
+    this.recent.set(token, { generation, until: Date.now() + RECENT_MS, resolved });
     return resolved;
   }
 }

@@ -266,14 +266,16 @@ describe('git data API', () => {
       root = git(dir, ['rev-parse', 'HEAD']).trim();
       write(dir, 'src/a.txt', 'one\ntwo\nthree\n');
       write(dir, 'src/b.txt', 'bee\n');
-      write(dir, 'bin/blob.bin', crypto.randomBytes(300));
+      // Binary for git whatever the random bytes: a NUL byte within the first 8000.
+      const binary = (n: number) => Buffer.concat([Buffer.from([0]), crypto.randomBytes(n - 1)]);
+      write(dir, 'bin/blob.bin', binary(300));
       write(dir, 'with space.txt', 'spaced\n');
       commitAll(dir, 'add files');
       write(dir, 'src/a.txt', 'one\n2\nthree\nfour\n');
       fs.rmSync(path.join(dir, 'src/b.txt'));
       commitAll(dir, 'modify and delete');
       git(dir, ['mv', 'with space.txt', 'renamed file.txt']);
-      write(dir, 'bin/blob.bin', crypto.randomBytes(200));
+      write(dir, 'bin/blob.bin', binary(200));
       commitAll(dir, 'rename a file\n\nwith a body line');
       git(dir, ['checkout', '-q', '-b', 'feature/x']);
       write(dir, 'feature.txt', 'f1\nf2\n');

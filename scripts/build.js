@@ -35,6 +35,9 @@ export async function buildAll({ bundle = true } = {}) {
     banner: {
       js: "import { createRequire as __anvilRequire } from 'node:module'; const require = __anvilRequire(import.meta.url);",
     },
+    // Smaller source to keep in memory and parse; identifiers stay, so stack traces still read.
+    minifyWhitespace: true,
+    minifySyntax: true,
     logLevel: 'warning',
   });
   return 0;

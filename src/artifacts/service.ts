@@ -52,6 +52,7 @@ import type { RepoRow } from '../repos/store.js';
 import type { AfterCommit } from '../users/owned.js';
 import { sha256Passing } from '../storage/storage.js';
 import { UrlSigner, type UrlPurpose } from './signed-url.js';
+import { UploadHashes } from './upload-hash.js';
 import * as store from './store.js';
 import type { ArtifactRow } from './store.js';
 
@@ -117,8 +118,10 @@ export class ArtifactService {
   private timers: NodeJS.Timeout[] = [];
   private sweeping: Promise<number> | undefined;
   private stopped = false;
+  private readonly hashes: UploadHashes;
 
   constructor(private readonly ctx: AppContext) {
+    this.hashes = new UploadHashes((key) => ctx.storage.artifacts.open(key));
     ctx.contributions.usageSources.push(this.usageSource());
     ctx.contributions.quotaItems.artifacts = this.itemSource();
     ctx.repos.addHooks({
@@ -406,7 +409,14 @@ export class ArtifactService {
   async putBlock(a: ArtifactRow, blockId: string, body: Readable): Promise<{ size: number }> {
     if (!BLOCK_ID.test(blockId)) throw badRequest('blockid must be a base64 string of at most 64 bytes');
     const key = blockKey(a.id, blockId);
-    const { size } = await this.ctx.storage.artifacts.put(key, body);
+    this.hashes.begin(a.id, blockId);
+    let size: number;
+    try {
+      ({ size } = await this.ctx.storage.artifacts.put(key, body));
+    } catch (err) {
+      this.hashes.stored(a.id, blockId);
+      throw err;
+    }
     try {
       const now = nowUnix();
       await store.upsertBlock(this.db, {
@@ -418,18 +428,21 @@ export class ArtifactService {
       });
     } catch (err) {
       // The artifact went away meanwhile (its row's foreign key refuses the block).
+      this.hashes.forget(a.id);
       await this.removeKeys([key]);
       if (isForeignKeyViolation(err)) throw notFound(`artifact does not exist [id: ${a.id}]`);
       throw err;
     }
+    this.hashes.stored(a.id, blockId, key);
     return { size };
   }
 
   /**
    * `comp=blocklist`: the XML list of block ids (`<BlockList><Latest>id</Latest>...</BlockList>`,
    * `Committed` and `Uncommitted` taken alike) becomes the content: the storage composes it from
-   * the listed blocks (moved, not copied), which are read once for the SHA-256; then every other
-   * block of the artifact is removed (as Azure discards uncommitted blocks).
+   * the listed blocks (moved, not copied); its SHA-256 was mostly computed as the blocks came, or
+   * is read now. Then every other block of the artifact is removed (as Azure discards uncommitted
+   * blocks).
    */
   async commitBlocks(a: ArtifactRow, body: Readable): Promise<{ size: number; sha256: string }> {
     const ids = parseBlockList(await readLimited(body, MAX_BLOCK_LIST_BYTES));
@@ -443,6 +456,8 @@ export class ArtifactService {
       );
     }
     const storage = this.ctx.storage.artifacts;
+    // Usually hashed already, as the blocks came (upload-hash.ts); read otherwise.
+    const early = await this.hashes.digest(a.id, ids);
     const key = blobKey(a.id);
     const { size } = await storage.compose(
       key,
@@ -450,9 +465,13 @@ export class ArtifactService {
     );
     let stored: { size: number; sha256: string };
     try {
-      const hashed = sha256Passing();
-      await pipeline(await storage.open(key), hashed, new Writable({ write: (_c, _e, done) => done() }));
-      stored = { size, sha256: hashed.digest() };
+      let sha256 = early;
+      if (sha256 === undefined) {
+        const hashed = sha256Passing();
+        await pipeline(await storage.open(key), hashed, new Writable({ write: (_c, _e, done) => done() }));
+        sha256 = hashed.digest();
+      }
+      stored = { size, sha256 };
     } catch (err) {
       await this.removeKeys([key]);
       throw err;

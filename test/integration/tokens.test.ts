@@ -350,12 +350,13 @@ describe('access tokens: /users/{username}/tokens', () => {
       }
       const deleted = Date.now();
       let status = 200;
-      while (status === 200 && Date.now() - deleted < 3000) {
+      while (status === 200 && Date.now() - deleted < 5000) {
         status = (await s.api('GET', '/user', { token: t.sha1 })).status;
         if (status === 200) await new Promise((r) => setTimeout(r, 50));
       }
       assert.equal(status, 401);
-      assert.ok(Date.now() - deleted < 1500, `refused ${Date.now() - deleted} ms after the deletion`);
+      // Remembered for at most 1 s; the rest is slack for a loaded machine.
+      assert.ok(Date.now() - deleted < 2500, `refused ${Date.now() - deleted} ms after the deletion`);
     });
   });
 });

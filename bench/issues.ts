@@ -10,13 +10,13 @@
 // BENCH_NODE_ARGS: extra node flags for the Anvil server (such as --cpu-prof).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { pino } from 'pino';
 import { sql } from 'kysely';
+import { keepAliveClient } from './keepalive.js';
 import { freePort, freshPostgresDatabase } from '../test/helpers/server.js';
 import { loadConfig } from '../src/config/config.js';
 import { createContext } from '../src/app/context.js';
@@ -57,30 +57,17 @@ async function waitFor200(url: string, deadlineMs: number): Promise<void> {
   }
 }
 
-/** Latencies (ms) of `n` requests made one after the other. */
-/**
- * Latencies (ms) of `n` requests made one after the other over one kept-alive node:http
- * connection, the whole body read (fetch's own overhead and pauses would weigh on the tail).
- */
+/** Latencies (ms) of `n` requests made one after the other (see keepalive.ts). */
 async function sequential(url: string, headers: Record<string, string>, n: number): Promise<number[]> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const get = () =>
-    new Promise<number>((resolve, reject) => {
-      http
-        .get(url, { agent, headers }, (res) => {
-          res.on('data', () => undefined);
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        })
-        .on('error', reject);
-    });
+  const client = keepAliveClient(url);
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
     const t = process.hrtime.bigint();
-    const status = await get();
+    const { status } = await client.get(headers);
     out.push(Number(process.hrtime.bigint() - t) / 1e6);
     if (status !== 200) throw new Error(`${url}: ${status}`);
   }
-  agent.destroy();
+  client.close();
   return out;
 }
 

@@ -5,12 +5,12 @@
 // (timed too). Run: npm run build && node dist/bench/quota.js
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
+import { keepAliveClient } from './keepalive.js';
 import { freePort } from '../test/helpers/server.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -63,22 +63,10 @@ function stats(times: number[]): Stats {
 
 /** Latencies of the same request for several tokens, interleaved so load changes hit all alike. */
 async function latencies(url: string, tokens: string[]): Promise<Stats[]> {
-  // node:http with one kept-alive connection: fetch's own overhead and pauses would dominate the tail.
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const get = (token: string) =>
-    new Promise<{ status: number; body: string }>((resolve, reject) => {
-      http
-        .get(url, { agent, headers: { authorization: `token ${token}` } }, (res) => {
-          let body = '';
-          res.setEncoding('utf8');
-          res.on('data', (c: string) => (body += c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-        })
-        .on('error', reject);
-    });
+  const client = keepAliveClient(url);
   const once = async (token: string) => {
     const t = process.hrtime.bigint();
-    const r = await get(token);
+    const r = await client.get({ authorization: `token ${token}` });
     if (r.status !== 200 || (r.body !== 'true' && r.body !== 'false'))
       throw new Error(`${url}: ${r.status} ${r.body}`);
     return Number(process.hrtime.bigint() - t) / 1e6;
@@ -88,6 +76,7 @@ async function latencies(url: string, tokens: string[]): Promise<Stats[]> {
   for (let i = 0; i < REQUESTS; i++) {
     for (const [k, t] of tokens.entries()) times[k]!.push(await once(t));
   }
+  client.close();
   return times.map(stats);
 }
 

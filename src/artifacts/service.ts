@@ -30,8 +30,7 @@
 //   - name_filter / id_filter (ListArtifactsRequest) keep the artifacts of that exact name / id.
 //     Lists only ever show finalized artifacts of the token's run.
 import crypto from 'node:crypto';
-import { Readable, Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { AppContext } from '../app/context.js';
 import { verifyRuntimeToken, RuntimeTokenError, type RuntimeTokenClaims } from '../actions/runtime-token.js';
@@ -50,7 +49,7 @@ import { recordUsage, type ItemSource, type OwnerTotals, type UsageSource } from
 import * as repoStore from '../repos/store.js';
 import type { RepoRow } from '../repos/store.js';
 import type { AfterCommit } from '../users/owned.js';
-import { sha256Passing } from '../storage/storage.js';
+import { hashInto, sha256Passing } from '../storage/storage.js';
 import { UrlSigner, type UrlPurpose } from './signed-url.js';
 import { UploadHashes } from './upload-hash.js';
 import * as store from './store.js';
@@ -467,9 +466,9 @@ export class ArtifactService {
     try {
       let sha256 = early;
       if (sha256 === undefined) {
-        const hashed = sha256Passing();
-        await pipeline(await storage.open(key), hashed, new Writable({ write: (_c, _e, done) => done() }));
-        sha256 = hashed.digest();
+        const hash = crypto.createHash('sha256');
+        await hashInto(hash, await storage.open(key));
+        sha256 = hash.digest('hex');
       }
       stored = { size, sha256 };
     } catch (err) {

@@ -7,6 +7,7 @@
 // In memory only: after a restart, or with blocks spread over several servers, the commit reads.
 import crypto from 'node:crypto';
 import type { Readable } from 'node:stream';
+import { hashInto } from '../storage/storage.js';
 
 interface Upload {
   hash: crypto.Hash;
@@ -90,7 +91,7 @@ export class UploadHashes {
       while (!u.spoiled && u.hashed < u.order.length) {
         const key = u.stored.get(u.order[u.hashed]!);
         if (key === undefined) return;
-        for await (const chunk of await this.open(key)) u.hash.update(chunk as Buffer);
+        await hashInto(u.hash, await this.open(key));
         u.hashed++;
       }
     } catch {

@@ -45,6 +45,11 @@ export function sha256Passing(): Transform & { digest(): string } {
   return t;
 }
 
+/** Feeds every byte of `data` into `hash` (for blobs already stored). */
+export async function hashInto(hash: crypto.Hash, data: Readable): Promise<void> {
+  for await (const chunk of data) hash.update(chunk as Buffer);
+}
+
 const KEY = /^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/;
 
 /** Keys name files under the store's root; no segment may start with a dot (Anvil's own files do). */

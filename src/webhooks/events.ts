@@ -4,7 +4,7 @@
 import picomatch from 'picomatch';
 import { invalid, invalidField } from '../errors.js';
 
-/** Forgejo's HookEventType values Anvil can send or record. */
+/** Forgejo's HookEventType values Anvil can send or record, in the order of its EventsArray (a Hook's `events`). */
 export const EVENT_TYPES = [
   'create',
   'delete',
@@ -24,11 +24,11 @@ export const EVENT_TYPES = [
   'pull_request_review_rejected',
   'pull_request_review_comment',
   'pull_request_sync',
-  'pull_request_review_request',
   'wiki',
   'repository',
   'release',
   'package',
+  'pull_request_review_request',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -92,33 +92,6 @@ const CHOICE_OF: Record<EventType, Choice> = {
   release: 'release',
   package: 'package',
 };
-
-/** The order of Forgejo's EventsArray (the `events` of a Hook). */
-const OUTPUT_ORDER: EventType[] = [
-  'create',
-  'delete',
-  'fork',
-  'push',
-  'issues',
-  'issue_assign',
-  'issue_label',
-  'issue_milestone',
-  'issue_comment',
-  'pull_request',
-  'pull_request_assign',
-  'pull_request_label',
-  'pull_request_milestone',
-  'pull_request_comment',
-  'pull_request_review_approved',
-  'pull_request_review_rejected',
-  'pull_request_review_comment',
-  'pull_request_sync',
-  'wiki',
-  'repository',
-  'release',
-  'package',
-  'pull_request_review_request',
-];
 
 /** X-Forgejo-Event for an event type (Forgejo's HookEventType.Event()). */
 export function eventName(type: string): string {
@@ -228,7 +201,7 @@ export function wants(s: HookEventSettings, type: EventType): boolean {
 
 /** The event types a hook receives, in Forgejo's order (the `events` of a Hook). */
 export function eventsArray(s: HookEventSettings): string[] {
-  return OUTPUT_ORDER.filter((t) => wants(s, t));
+  return EVENT_TYPES.filter((t) => wants(s, t));
 }
 
 const filters = new Map<string, (branch: string) => boolean>();

@@ -616,6 +616,7 @@ describe('actions', () => {
     assert.equal(malformed.body.code, 'invalid_argument');
     const unknown = await call('Explode', {});
     assert.equal(unknown.status, 404);
+    assert.equal(unknown.body.code, 'unimplemented', "an unknown method is connect-rpc's unimplemented");
     const plain = await s.api('POST', '/api/actions/runner.v1.RunnerService/FetchTask', {
       raw: 'x',
       headers: { 'content-type': 'text/plain' },

@@ -54,8 +54,11 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
   const cfg = config(opts, true, opts.port === undefined ? {} : { ANVIL__SERVER__HTTP_PORT: opts.port });
   const log = startLogger(cfg);
   const ctx = await createContext(cfg, log);
+  // Changes a crash interrupted are completed before the first request is served.
+  await ctx.recovery.recover(Math.floor(Date.now() / 1000) + 1);
   const app = await buildServer(ctx);
   await app.listen({ host: cfg.server.httpAddr, port: cfg.server.httpPort });
+  ctx.recovery.start();
   ctx.mirrors.start();
   ctx.webhooks.start();
   ctx.artifacts.start();

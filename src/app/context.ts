@@ -31,6 +31,7 @@ import { PullService } from '../pulls/service.js';
 import { ActionsService } from '../actions/service.js';
 import { ArtifactService } from '../artifacts/service.js';
 import { ForkService } from '../repos/forks.js';
+import { RefRecovery } from '../repos/recovery.js';
 
 /**
  * What domains contribute to shared mechanisms: things an account owns (for deletion and purge),
@@ -74,6 +75,7 @@ export interface AppContext {
   actions: ActionsService;
   artifacts: ArtifactService;
   forks: ForkService;
+  recovery: RefRecovery;
   close(): Promise<void>;
 }
 
@@ -109,11 +111,14 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     repos,
     events,
     pushes: new PushRegistry(),
+    recovery: new RefRecovery(db, repos, log),
     auth,
     storage: localStorage(config.server.appDataPath),
     contributions,
     close: () => database.close(),
   } as AppContext;
+  // A push the checks allowed is written down before git moves a ref (see repos/recovery.ts).
+  ctx.pushes.onAllowed = (p) => repos.beginIntent(p.repo.id, p.pusher.id, p.updates);
   // Domains built on the core: each registers its contributions, push checks and event listeners.
   ctx.lfs = new LfsService(ctx);
   ctx.protection = new ProtectionService(ctx);
@@ -132,7 +137,9 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.artifacts = new ArtifactService(ctx);
   ctx.artifacts.setRunSource(ctx.actions);
   // Background mirror and webhook work (started by `anvil web`) ends before the database closes.
+  ctx.recovery.register('merge', (intent) => ctx.pulls.recoverMerge(intent));
   ctx.close = async () => {
+    await ctx.recovery.stop();
     await ctx.mirrors.stop();
     await ctx.webhooks.stop();
     await ctx.artifacts.stop();

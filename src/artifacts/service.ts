@@ -54,6 +54,7 @@ import { UrlSigner, type UrlPurpose } from './signed-url.js';
 import { UploadHashes } from './upload-hash.js';
 import * as store from './store.js';
 import type { ArtifactRow } from './store.js';
+import { faultPoint } from '../faults.js';
 
 export type { ArtifactRow } from './store.js';
 
@@ -462,6 +463,7 @@ export class ArtifactService {
       key,
       ids.map((id) => blocks.get(id)!.storage_key),
     );
+    faultPoint('artifact:composed');
     let stored: { size: number; sha256: string };
     try {
       let sha256 = early;

@@ -20,6 +20,7 @@ import * as store from './store.js';
 import type { AttachmentRow } from './store.js';
 import { toAttachmentJson } from './schemas.js';
 import { UploadGate, sniffType, typeAllowed } from './upload.js';
+import { faultPoint } from '../faults.js';
 
 export type { AttachmentRow } from './store.js';
 
@@ -120,6 +121,7 @@ export class AttachmentService {
     data.pipe(gate);
     const uuid = crypto.randomUUID();
     const { size } = await this.ctx.storage.attachments.put(blobKey(uuid), gate);
+    faultPoint('attachment:stored');
     return { uuid, size };
   }
 

@@ -155,8 +155,10 @@ export class GitDataService {
 
   /** Applies one ref update like a push: atomically from its old value, then recorded. */
   private async apply(t: Target, doer: UserRow, u: RefUpdate, lost: string): Promise<void> {
-    if (!(await data.updateRef(t.dir, u.ref, u.oldOid, u.newOid))) throw conflict(lost);
-    await this.ctx.repos.afterPush(t.repo.id, doer.id, [u]);
+    const moved = await this.ctx.repos.changeRefs(t.repo.id, doer.id, [u], () =>
+      data.updateRef(t.dir, u.ref, u.oldOid, u.newOid),
+    );
+    if (!moved) throw conflict(lost);
   }
 
   // Branches

@@ -15,6 +15,7 @@ import type { RepoRow } from '../repos/store.js';
 import type { RepoAccess } from '../repos/service.js';
 import { gitEnv, installHooks } from './git.js';
 import type { RefUpdate } from '../events/bus.js';
+import { faultPoint } from '../faults.js';
 
 type Service = 'git-upload-pack' | 'git-receive-pack';
 const SERVICES = new Set<string>(['git-upload-pack', 'git-receive-pack']);
@@ -175,15 +176,23 @@ export function gitHttpRoutes(app: FastifyInstance, ctx: AppContext): void {
           request.log.warn({ code, stderr: stderr.slice(0, 2000), service }, 'git service failed');
         if (pushId) {
           const done = pushes.finish(pushId);
-          let applied: RefUpdate[] = [];
-          if (done && done.updates.length) {
-            applied = await repos.recordPush(repo.id, done.pusher.id, done.updates).catch((err: unknown) => {
-              request.log.error({ err, repoId: repo.id }, 'post-push processing failed');
-              return [];
-            });
+          faultPoint('push:refs-moved');
+          let recorded: RefUpdate[] | undefined;
+          if (done?.updates.length) {
+            // On failure the push's intent stays behind, and recovery records the push later.
+            recorded = await repos
+              .recordPush(repo.id, done.pusher.id, done.updates, done.intent)
+              .catch((err: unknown) => {
+                request.log.error({ err, repoId: repo.id }, 'post-push processing failed');
+                return undefined;
+              });
           }
           if (!reply.raw.writableEnded) reply.raw.end();
-          if (applied.length) await repos.announcePush(repo.id, done!.pusher.id, applied);
+          if (done && recorded) {
+            faultPoint('push:recorded');
+            if (recorded.length) await repos.announcePush(repo.id, done.pusher.id, recorded);
+            if (done.intent !== undefined) await repos.dropIntent(done.intent);
+          }
         }
       }),
     );

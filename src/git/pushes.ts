@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { RefUpdate } from '../events/bus.js';
 import type { RepoRow } from '../repos/store.js';
 import type { UserRow } from '../users/store.js';
+import { faultPoint } from '../faults.js';
 
 export interface PushContext {
   repo: RepoRow;
@@ -22,6 +23,8 @@ interface Pending {
   repo: RepoRow;
   pusher: UserRow;
   updates: RefUpdate[];
+  /** The intent written once the checks allowed the push (see RepoService.beginIntent). */
+  intent?: number;
 }
 
 const HOOK_SCRIPT = fileURLToPath(new URL('./hook.js', import.meta.url));
@@ -31,6 +34,8 @@ export class PushRegistry {
   private readonly token = crypto.randomBytes(32).toString('hex');
   private readonly pending = new Map<string, Pending>();
   private readonly checks: PushCheck[] = [];
+  /** Writes the intent of an allowed push before git moves any ref; returns its id. */
+  onAllowed: ((push: PushContext) => Promise<number>) | undefined;
 
   addCheck(check: PushCheck): void {
     this.checks.push(check);
@@ -73,6 +78,8 @@ export class PushRegistry {
       if (refusal) return refusal;
     }
     p.updates = updates;
+    if (this.onAllowed) p.intent = await this.onAllowed({ repo: p.repo, pusher: p.pusher, updates, gitEnv });
+    faultPoint('push:allowed');
     return null;
   }
 }

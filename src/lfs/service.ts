@@ -16,6 +16,7 @@ import type { AfterCommit } from '../users/owned.js';
 import type { UserRow } from '../users/store.js';
 import * as store from './store.js';
 import type { LockRow, MetaRow } from './store.js';
+import { faultPoint } from '../faults.js';
 
 const SUBJECT = 'size:git:lfs';
 const OID = /^[0-9a-f]{64}$/;
@@ -178,6 +179,7 @@ export class LfsService {
     });
     body.pipe(checked);
     const { size } = await this.ctx.storage.lfs.put(blobKey(oid), checked);
+    faultPoint('lfs:stored');
     let recorded = false;
     try {
       await transaction(this.ctx.db, async (tx) => {

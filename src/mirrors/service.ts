@@ -393,12 +393,16 @@ export class MirrorService {
     const now = nowUnix();
     const next = m.interval ? now + m.interval : 0;
     let credentials: Credentials | null = null;
+    let intent: number | undefined;
     try {
       credentials = this.unseal(m.credentials);
       const remote = parseRemote(m.remote_address, credentials?.username, credentials?.password);
       const addresses = await this.checker().check(remote.url);
       const dir = repos.pathOf(repo);
       const before = new Map((await listRefs(dir)).map((r) => [r.name, r.oid]));
+      // Which refs a fetch moves is known only afterwards: an intent without updates makes
+      // recovery compare every ref with the database.
+      intent = await repos.beginIntent(repoId, repo.owner_id, []);
       await runRemoteGit({
         gitDir: dir,
         args: [
@@ -423,13 +427,19 @@ export class MirrorService {
       }
       for (const [ref, oid] of before)
         if (!after.has(ref)) updates.push({ ref, oldOid: oid, newOid: ZERO_OID });
-      await repos.afterPush(repoId, repo.owner_id, updates);
+      await repos.afterPush(repoId, repo.owner_id, updates, intent);
+      intent = undefined;
       await store.updateMirror(db, repoId, {
         updated_unix: nowUnix(),
         next_update_unix: next,
         last_error: '',
       });
     } catch (err) {
+      if (intent !== undefined) {
+        // A fetch that failed half-way may still have moved refs.
+        await repos.reconcile(repoId).catch(() => []);
+        await repos.dropIntent(intent);
+      }
       const message = scrub(err instanceof Error ? err.message : String(err), credentials);
       this.ctx.log.warn({ repoId, error: message }, 'pull mirror update failed');
       await store.updateMirror(db, repoId, { next_update_unix: next, last_error: message });

@@ -28,6 +28,17 @@ import { PullStatus, ReviewType } from './tables.js';
 import * as pg from './git.js';
 import { MergeConflict, type Ident } from './git.js';
 import './events.js';
+import { faultPoint } from '../faults.js';
+import type { RefIntentRow } from '../repos/store.js';
+
+/** What a merge records, kept in its intent so that recovery can finish it. */
+interface MergeIntent {
+  issueId: number;
+  mergedSha: string;
+  headSha: string;
+  mergeBase: string;
+  status: number;
+}
 
 export const MERGE_STYLES = [
   'merge',
@@ -641,55 +652,154 @@ export class PullService {
         throw new AppError('conflict', 'Merge Conflicts', { conflicts: err.files });
       throw err;
     }
-    if (newSha !== baseSha) {
-      if (!(await data.updateRef(dir, baseRef, baseSha, newSha)))
+    const merge: MergeIntent = {
+      issueId: pull.issue.id,
+      mergedSha,
+      headSha,
+      mergeBase: pr.merge_base,
+      status: input.style === 'manually-merged' ? PullStatus.manuallyMerged : pr.status,
+    };
+    let merged: Pull;
+    if (newSha === baseSha) {
+      // Nothing moves in git (a manual merge): one transaction is the whole change.
+      merged = await this.recordMerge(merge, doer.id);
+      await this.announceMerge(repo, doer, merged, merge, []);
+    } else {
+      // The base branch moves: the intent is written first, so that a crash at any point ends
+      // merged (recovery completes it, events included) or not merged and mergeable.
+      const update: RefUpdate = { ref: baseRef, oldOid: baseSha, newOid: newSha };
+      const intent = await this.ctx.repos.beginIntent(repo.id, doer.id, [update], 'merge', { ...merge });
+      faultPoint('merge:intent');
+      if (!(await data.updateRef(dir, baseRef, baseSha, newSha))) {
+        await this.ctx.repos.dropIntent(intent);
         throw conflict('the base branch moved while merging: try again');
-      await this.ctx.repos.afterPush(repo.id, doer.id, [{ ref: baseRef, oldOid: baseSha, newOid: newSha }]);
+      }
+      faultPoint('merge:ref-moved');
+      merged = await this.completeMerge(repo, doer, intent, update, merge, commits);
     }
+    if (input.deleteBranch) await this.deleteHeadBranch(merged, doer);
+    return merged;
+  }
+
+  /**
+   * Finishes a merge whose base branch has moved (`update`): records the push and the merge,
+   * then tells the listeners and removes the intent. Also the end of recovery's merge path.
+   */
+  private async completeMerge(
+    repo: RepoRow,
+    doer: UserRow,
+    intent: number,
+    update: RefUpdate,
+    merge: MergeIntent,
+    commits: CommitData[],
+  ): Promise<Pull> {
+    await this.ctx.repos.recordPush(repo.id, doer.id, [update]);
+    const merged = await this.recordMerge(merge, doer.id, intent);
+    faultPoint('merge:recorded');
+    await this.ctx.repos.announcePush(repo.id, doer.id, [update]);
+    await this.announceMerge(repo, doer, merged, merge, commits);
+    await this.ctx.repos.dropIntent(intent);
+    return merged;
+  }
+
+  /** Marks the pull request merged and closed, with its timeline, in one transaction. */
+  private async recordMerge(merge: MergeIntent, doerId: number, intent?: number): Promise<Pull> {
     const now = nowUnix();
-    const merged = await transaction(this.db, async (tx) => {
+    return transaction(this.db, async (tx) => {
+      const pr = (await store.getByIssueId(tx, merge.issueId))!;
       const row = await store.update(tx, pr.id, {
         has_merged: 1,
         // What was merged, whatever a refresh racing with the base branch update wrote meanwhile.
-        head_commit_id: headSha,
-        merge_base: pr.merge_base,
-        merged_commit_id: mergedSha,
-        merger_id: doer.id,
+        head_commit_id: merge.headSha,
+        merge_base: merge.mergeBase,
+        merged_commit_id: merge.mergedSha,
+        merger_id: doerId,
         merged_unix: now,
-        status: input.style === 'manually-merged' ? PullStatus.manuallyMerged : pr.status,
+        status: merge.status,
       });
-      const issue = await issueStore.update(tx, pull.issue.id, {
+      const issue = await issueStore.update(tx, merge.issueId, {
         is_closed: 1,
         closed_unix: now,
-        closed_by_id: doer.id,
+        closed_by_id: doerId,
         updated_unix: now,
       });
       await this.ctx.labels.setIssueClosed(tx, issue.id, true);
       await issueStore.insertComment(tx, {
         type: MERGE_PULL_COMMENT,
-        repo_id: repo.id,
+        repo_id: issue.repo_id,
         issue_id: issue.id,
-        poster_id: doer.id,
-        commit_sha: mergedSha,
+        poster_id: doerId,
+        commit_sha: merge.mergedSha,
         created_unix: now,
         updated_unix: now,
       });
       await issueStore.insertComment(tx, {
         type: CommentType.close,
-        repo_id: repo.id,
+        repo_id: issue.repo_id,
         issue_id: issue.id,
-        poster_id: doer.id,
+        poster_id: doerId,
         created_unix: now,
         updated_unix: now,
       });
       await this.ctx.milestones.recount(tx, [issue.milestone_id]);
+      if (intent !== undefined) await this.ctx.repos.markIntentRecorded(tx, intent);
       return { issue, pr: row };
     });
-    await this.ctx.events.emit('pull.merged', { ...this.eventOf(merged, doer), mergeCommitId: mergedSha });
+  }
+
+  private async announceMerge(
+    repo: RepoRow,
+    doer: UserRow,
+    merged: Pull,
+    merge: MergeIntent,
+    commits: CommitData[],
+  ): Promise<void> {
+    await this.ctx.events.emit('pull.merged', {
+      ...this.eventOf(merged, doer),
+      mergeCommitId: merge.mergedSha,
+    });
     await this.ctx.events.emit('pull.closed', this.eventOf(merged, doer));
     await this.closeReferencedIssues(repo, doer, merged, commits);
-    if (input.deleteBranch) await this.deleteHeadBranch(merged, doer);
-    return merged;
+  }
+
+  /**
+   * Completes a merge a crash interrupted (the intent recovery found): when the base branch
+   * holds the merge, the merge is recorded (if it was not) and announced; otherwise the pull
+   * request stays open and its mergeability is computed again.
+   */
+  async recoverMerge(intent: RefIntentRow): Promise<string> {
+    const merge = JSON.parse(intent.data) as MergeIntent;
+    const update = (JSON.parse(intent.updates) as RefUpdate[])[0]!;
+    const repo = await this.ctx.repos.getById(intent.repo_id);
+    const doer = await this.ctx.users.getById(intent.doer_id);
+    const pr = await store.getByIssueId(this.db, merge.issueId);
+    if (!repo || !doer || !pr) {
+      await this.ctx.repos.dropIntent(intent.id);
+      return 'merge of a deleted pull request dropped';
+    }
+    const dir = this.dirOf(repo);
+    if (intent.state === 0 && !pr.has_merged) {
+      const tip = await this.branchSha(dir, update.ref.slice('refs/heads/'.length));
+      const landed =
+        tip !== undefined && (tip === update.newOid || (await isAncestor(dir, update.newOid, tip)));
+      if (!landed) {
+        await this.ctx.repos.dropIntent(intent.id);
+        await this.refresh(pr.id, doer.id).catch(() => undefined);
+        return `merge of pull request ${pr.index} had not happened: left open`;
+      }
+      // The branch may have moved on since: bring every row in line with the refs first.
+      if (tip !== update.newOid) await this.ctx.repos.reconcile(repo.id);
+      const commits = await data.log(dir, { from: merge.headSha, not: update.oldOid });
+      await this.completeMerge(repo, doer, intent.id, update, merge, commits);
+      return `merge of pull request ${pr.index} completed`;
+    }
+    // Recorded before the crash: only the listeners are left to tell.
+    const merged: Pull = { issue: (await issueStore.getById(this.db, merge.issueId))!, pr };
+    const commits = await data.log(dir, { from: merge.headSha, not: update.oldOid });
+    await this.ctx.repos.announcePush(repo.id, doer.id, [update]);
+    await this.announceMerge(repo, doer, merged, merge, commits);
+    await this.ctx.repos.dropIntent(intent.id);
+    return `merge of pull request ${pr.index} announced`;
   }
 
   private async mergeCommitFor(
@@ -764,8 +874,7 @@ export class PullService {
     const ref = `refs/heads/${pull.pr.head_branch}`;
     const u = { ref, oldOid: sha, newOid: ZERO_OID };
     if (await this.ctx.protection.refusalFor(headRepo, doer, [u])) return;
-    if (await data.updateRef(dir, ref, sha, ZERO_OID))
-      await this.ctx.repos.afterPush(headRepo.id, doer.id, [u]);
+    await this.ctx.repos.changeRefs(headRepo.id, doer.id, [u], () => data.updateRef(dir, ref, sha, ZERO_OID));
   }
 
   // Reviews

@@ -8,6 +8,7 @@ import { withinQuota, type Group, type Rule, type Usage } from './evaluate.js';
 import { LEAF_SUBJECTS, parseSubject, parseSubjects, type LeafSubject, type Subject } from './subjects.js';
 import type { ItemSource, OwnerTotals, UsageSource } from './usage.js';
 import type { QuotaUsedArtifactJson, QuotaUsedAttachmentJson, QuotaUsedPackageJson } from './schemas.js';
+import { faultPoint } from '../faults.js';
 
 export interface QuotaSettings {
   enabled: boolean;
@@ -112,6 +113,7 @@ export class QuotaService {
       if (!(await store.insertGroup(tx, groupName))) {
         throw conflict(`quota group already exists [name: ${groupName}]`);
       }
+      faultPoint('quota:group-inserted');
       for (const entry of entries) {
         if (!(await store.getRule(tx, entry.name))) {
           // A rule added meanwhile by someone else is then used unchanged, like any existing one.

@@ -158,10 +158,11 @@ export class ReleaseService {
         return (await store.getById(tx, repo.id, id))!;
       });
     } catch (err) {
-      if (published?.update) await this.undoTag(repo, published.update);
+      if (published?.update) await this.undoTag(repo, published.update, published.intent);
       throw err;
     }
-    if (published?.update) await this.ctx.repos.afterPush(repo.id, doer.id, [published.update]);
+    if (published?.update)
+      await this.ctx.repos.afterPush(repo.id, doer.id, [published.update], published.intent);
     if (!release.is_draft) {
       await this.ctx.events.emit('release.published', { repoId: repo.id, doerId: doer.id, release });
     }
@@ -214,10 +215,11 @@ export class ReleaseService {
         return row;
       });
     } catch (err) {
-      if (published?.update) await this.undoTag(repo, published.update);
+      if (published?.update) await this.undoTag(repo, published.update, published.intent);
       throw err;
     }
-    if (published?.update) await this.ctx.repos.afterPush(repo.id, doer.id, [published.update]);
+    if (published?.update)
+      await this.ctx.repos.afterPush(repo.id, doer.id, [published.update], published.intent);
     if (!updated.is_draft) {
       await this.ctx.events.emit(release.is_draft ? 'release.published' : 'release.updated', {
         repoId: repo.id,
@@ -257,7 +259,7 @@ export class ReleaseService {
     doer: UserRow,
     tag: string,
     target: string,
-  ): Promise<{ sha: string; update?: RefUpdate }> {
+  ): Promise<{ sha: string; update?: RefUpdate; intent?: number }> {
     const dir = this.ctx.repos.pathOf(repo);
     const ref = `refs/tags/${tag}`;
     const existing = await resolveRef(dir, ref);
@@ -267,16 +269,20 @@ export class ReleaseService {
     const update: RefUpdate = { ref, oldOid: ZERO_OID, newOid: commit.oid };
     const refusal = await this.ctx.protection.refusalFor(repo, doer, [update]);
     if (refusal) throw invalid(refusal);
+    // Written down first: a crash before the release is recorded still records the tag.
+    const intent = await this.ctx.repos.beginIntent(repo.id, doer.id, [update]);
     if (!(await updateRef(dir, ref, ZERO_OID, commit.oid))) {
+      await this.ctx.repos.dropIntent(intent);
       throw conflict(`tag already exists [name: ${tag}]`);
     }
-    return { sha: commit.oid, update };
+    return { sha: commit.oid, update, intent };
   }
 
   /** Removes a tag this service just created when the release could not be recorded. */
-  private async undoTag(repo: RepoRow, update: RefUpdate): Promise<void> {
+  private async undoTag(repo: RepoRow, update: RefUpdate, intent: number | undefined): Promise<void> {
     try {
       await updateRef(this.ctx.repos.pathOf(repo), update.ref, update.newOid, ZERO_OID);
+      if (intent !== undefined) await this.ctx.repos.dropIntent(intent);
     } catch (err) {
       this.ctx.log.error(
         { err, repoId: repo.id, ref: update.ref },

@@ -3,12 +3,13 @@ import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import { preparedQuery } from '../db/prepared.js';
-import type { BranchTable, RepositoryTable } from './tables.js';
+import type { BranchTable, RefIntentTable, RepositoryTable } from './tables.js';
 import { Visibility } from '../users/tables.js';
 
 type Q = Db | Tx;
 export type RepoRow = Selectable<RepositoryTable>;
 export type BranchRow = Selectable<BranchTable>;
+export type RefIntentRow = Selectable<RefIntentTable>;
 
 export async function insert(q: Q, row: Insertable<RepositoryTable>): Promise<number> {
   return (await q.insertInto('repository').values(row).returning('id').executeTakeFirstOrThrow()).id;
@@ -461,4 +462,49 @@ export async function sizeTotals(q: Q, ownerId?: number) {
     .groupBy(['owner_id', 'is_private']);
   if (ownerId !== undefined) s = s.where('owner_id', '=', ownerId);
   return s.execute();
+}
+
+/** Every branch row of a repository (for reconciliation with its refs). */
+export function allBranches(q: Q, repoId: number): Promise<BranchRow[]> {
+  return q.selectFrom('branch').selectAll().where('repo_id', '=', repoId).execute();
+}
+
+/** Every repository id, in order (for checks over all repositories). */
+export async function allIds(q: Q): Promise<number[]> {
+  return (await q.selectFrom('repository').select('id').orderBy('id').execute()).map((r) => r.id);
+}
+
+// The intent log of ref changes
+
+export async function insertIntent(q: Q, row: Insertable<RefIntentTable>): Promise<number> {
+  return (await q.insertInto('ref_intent').values(row).returning('id').executeTakeFirstOrThrow()).id;
+}
+
+export async function markIntentRecorded(q: Q, id: number): Promise<void> {
+  await q.updateTable('ref_intent').set({ state: 1 }).where('id', '=', id).execute();
+}
+
+export async function deleteIntent(q: Q, id: number): Promise<void> {
+  await q.deleteFrom('ref_intent').where('id', '=', id).execute();
+}
+
+export function getIntent(q: Q, id: number): Promise<RefIntentRow | undefined> {
+  return q.selectFrom('ref_intent').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Intents begun before `createdBefore` (unix seconds) with an id above `afterId`, oldest first. */
+export function intentsBefore(
+  q: Q,
+  createdBefore: number,
+  afterId: number,
+  limit: number,
+): Promise<RefIntentRow[]> {
+  return q
+    .selectFrom('ref_intent')
+    .selectAll()
+    .where('created_unix', '<', createdBefore)
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
 }

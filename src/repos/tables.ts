@@ -61,9 +61,26 @@ export interface BranchTable {
   updated_unix: number;
 }
 
+/** A ref change under way (see src/repos/recovery.ts). */
+export interface RefIntentTable {
+  id: Generated<number>;
+  repo_id: number;
+  /** 'push' (git, the API, mirrors: refs recorded as they are) or 'merge' (a pull request). */
+  kind: string;
+  doer_id: number;
+  /** JSON RefUpdate[]. */
+  updates: string;
+  /** JSON, kind-specific. */
+  data: Generated<string>;
+  /** 0 pending (refs may have moved), 1 recorded in the database (listeners not yet told). */
+  state: Generated<number>;
+  created_unix: number;
+}
+
 export interface RepoTables {
   repository: RepositoryTable;
   collaboration: CollaborationTable;
   team_repo: TeamRepoTable;
   branch: BranchTable;
+  ref_intent: RefIntentTable;
 }

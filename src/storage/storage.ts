@@ -8,6 +8,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable, Transform } from 'node:stream';
 import { notFound } from '../errors.js';
+import { faultPoint } from '../faults.js';
 
 export interface StoredBlob {
   size: number;
@@ -75,6 +76,7 @@ export class LocalBlobStore implements BlobStore {
     const out = fs.createWriteStream(tmp, { highWaterMark: 1 << 20 });
     try {
       await pipeline(data, out);
+      faultPoint('storage:written');
       fs.renameSync(tmp, target);
     } catch (err) {
       fs.rmSync(tmp, { force: true });

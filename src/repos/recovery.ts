@@ -1,0 +1,114 @@
+// Recovery of ref changes a crash interrupted. Every change that moves refs writes an intent
+// first (RepoService.beginIntent) and removes it when done; an intent still there at start-up
+// (or an hour after it was written, for a change whose recording failed) is completed here:
+// - a push (git, the API, a tag, a mirror sync): the repository's rows are brought in line with
+//   its refs (RepoService.reconcile), then the updates that took effect are announced;
+// - a merge: handed to the pull requests service, which completes it when the base branch holds
+//   the merge commit, and otherwise leaves the pull request open and mergeable.
+// Listeners are told at least once: a crash after they were told and before the intent was
+// removed tells them again.
+import type { Logger } from 'pino';
+import type { Db } from '../db/database.js';
+import type { RefUpdate } from '../events/bus.js';
+import { listRefs, ZERO_OID } from '../git/git.js';
+import * as store from './store.js';
+import type { RefIntentRow } from './store.js';
+import type { RepoService } from './service.js';
+
+/** Completes an interrupted change of one kind; returns a line saying what it did. */
+export type IntentRecovery = (intent: RefIntentRow) => Promise<string>;
+
+/** How long a change may take before recovery treats it as interrupted while the server runs. */
+export const STALE_INTENT_SECONDS = 3600;
+
+/** How often the running server looks for stale intents. */
+const CHECK_MS = 10 * 60 * 1000;
+
+export class RefRecovery {
+  private readonly kinds = new Map<string, IntentRecovery>();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<string[]> | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly repos: RepoService,
+    private readonly log: Logger,
+  ) {
+    this.kinds.set('push', (intent) => this.recoverPush(intent));
+  }
+
+  /** Registers how to complete interrupted changes of `kind` (pull requests: 'merge'). */
+  register(kind: string, recover: IntentRecovery): void {
+    this.kinds.set(kind, recover);
+  }
+
+  /** While `anvil web` runs: completes changes still unfinished an hour after they began. */
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      const before = Math.floor(Date.now() / 1000) - STALE_INTENT_SECONDS;
+      void this.recover(before).catch((err: unknown) => this.log.error({ err }, 'recovery failed'));
+    }, CHECK_MS);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => []);
+  }
+
+  /**
+   * Completes every change begun before `before` (unix seconds; at start-up, everything).
+   * One failing change is logged and left for the next run; the others go on.
+   */
+  recover(before: number): Promise<string[]> {
+    this.running ??= this.recoverAll(before).finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async recoverAll(before: number): Promise<string[]> {
+    const done: string[] = [];
+    let afterId = 0;
+    for (;;) {
+      const batch = await store.intentsBefore(this.db, before, afterId, 100);
+      if (!batch.length) break;
+      for (const intent of batch) {
+        afterId = intent.id;
+        const recover = this.kinds.get(intent.kind);
+        try {
+          if (!recover) throw new Error(`unknown kind of change: ${intent.kind}`);
+          const line = `repository ${intent.repo_id}: ${await recover(intent)}`;
+          this.log.warn(
+            { intent: intent.id, repoId: intent.repo_id },
+            `recovered an interrupted change: ${line}`,
+          );
+          done.push(line);
+        } catch (err) {
+          this.log.error({ err, intent: intent.id, repoId: intent.repo_id }, 'recovering a change failed');
+        }
+      }
+      if (batch.length < 100) break;
+    }
+    return done;
+  }
+
+  private async recoverPush(intent: RefIntentRow): Promise<string> {
+    const updates = JSON.parse(intent.updates) as RefUpdate[];
+    const fixed = await this.repos.reconcile(intent.repo_id);
+    const repo = await this.repos.getById(intent.repo_id);
+    let applied: RefUpdate[] = [];
+    if (repo) {
+      const refs = new Map((await listRefs(this.repos.pathOf(repo))).map((r) => [r.name, r.oid]));
+      applied = updates.filter((u) =>
+        u.newOid === ZERO_OID ? !refs.has(u.ref) : refs.get(u.ref) === u.newOid,
+      );
+      if (applied.length) await this.repos.announcePush(intent.repo_id, intent.doer_id, applied);
+    }
+    await this.repos.dropIntent(intent.id);
+    const what = applied.length
+      ? `${applied.length} ref update(s) announced`
+      : 'no ref update had taken effect';
+    return fixed.length ? `${what}; corrected: ${fixed.join(', ')}` : what;
+  }
+}

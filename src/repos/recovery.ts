@@ -7,6 +7,8 @@
 //   the merge commit, and otherwise leaves the pull request open and mergeable.
 // Listeners are told at least once: a crash after they were told and before the intent was
 // removed tells them again.
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import type { RefUpdate } from '../events/bus.js';
@@ -91,6 +93,31 @@ export class RefRecovery {
       if (batch.length < 100) break;
     }
     return done;
+  }
+
+  /**
+   * `anvil doctor`: every repository's rows against its refs (branch rows, default branch,
+   * `is_empty`, size), and repository directories that no repository owns (left by a creation
+   * a crash interrupted). With `fix`, corrects and removes what it reports.
+   */
+  async checkRepositories(fix: boolean): Promise<string[]> {
+    const found: string[] = [];
+    const ids = await store.allIds(this.db);
+    for (const id of ids) {
+      for (const line of await this.repos.reconcile(id, fix)) found.push(`repository ${id}: ${line}`);
+    }
+    const known = new Set(ids);
+    const root = path.dirname(this.repos.pathOf({ id: 0 }));
+    for (const entry of fs.existsSync(root) ? fs.readdirSync(root) : []) {
+      const m = /^(\d+)\.git$/.exec(entry);
+      if (!m || known.has(Number(m[1]))) continue;
+      // A creation under way has its directory before its row commits: leave young ones.
+      const age = Date.now() - fs.statSync(path.join(root, entry)).mtimeMs;
+      if (age < STALE_INTENT_SECONDS * 1000) continue;
+      found.push(`${entry}: a repository directory with no repository`);
+      if (fix) fs.rmSync(path.join(root, entry), { recursive: true, force: true });
+    }
+    return found;
   }
 
   private async recoverPush(intent: RefIntentRow): Promise<string> {

@@ -33,8 +33,12 @@ export interface BlobStore {
   /** A stream of the blob (optionally a byte range, end inclusive); 404 when absent. */
   open(key: string, range?: { start: number; end?: number }): Promise<Readable>;
   stat(key: string): Promise<{ size: number } | undefined>;
-  /** Removes the blob; absent blobs are not an error. */
-  delete(key: string): Promise<void>;
+  /**
+   * Removes the blob; absent blobs are not an error. With `ifUnmodifiedSince`, a blob written at
+   * or after that time is kept (a sweep deciding from an older listing never removes a blob
+   * written since; S3: HeadObject's LastModified, then DeleteObject). Whether it removed one.
+   */
+  delete(key: string, opts?: { ifUnmodifiedSince?: Date }): Promise<boolean>;
   /**
    * Makes `key` the concatenation of the blobs `parts` (in order; one may repeat), which are
    * consumed: moved, not copied, where the backend can.
@@ -164,9 +168,18 @@ export class LocalBlobStore implements BlobStore {
     }
   }
 
-  async delete(key: string): Promise<void> {
-    fs.rmSync(this.file(key), { force: true });
-    fs.rmSync(this.partsDir(key), { recursive: true, force: true });
+  async delete(key: string, opts: { ifUnmodifiedSince?: Date } = {}): Promise<boolean> {
+    const found = [this.file(key), this.partsDir(key)].flatMap((p) => {
+      try {
+        return [{ p, st: fs.lstatSync(p) }];
+      } catch {
+        return [];
+      }
+    });
+    const since = opts.ifUnmodifiedSince?.getTime();
+    if (since !== undefined && found.some((f) => f.st.mtimeMs >= since)) return false;
+    for (const f of found) fs.rmSync(f.p, { recursive: true, force: true });
+    return found.length > 0;
   }
 
   /**

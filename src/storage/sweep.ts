@@ -103,7 +103,7 @@ export class Sweeper {
         const before = (options.now ?? Date.now()) - (options.graceMs ?? this.graceMs);
         const report: SweepReport = {
           temporary: await this.sweepTemporary(before),
-          quarantine: this.sweepQuarantine(before),
+          quarantine: await this.sweepQuarantine(before),
           orphans: await this.sweepOrphans(before),
         };
         this.logReport(report);
@@ -126,7 +126,7 @@ export class Sweeper {
   }
 
   /** Quarantine directories and temporary pack files of every bare repository. */
-  private sweepQuarantine(before: number): SweepReport['quarantine'] {
+  private async sweepQuarantine(before: number): Promise<SweepReport['quarantine']> {
     const out: SweepReport['quarantine'] = [];
     const remove = (rel: string) => {
       const full = path.join(this.repoRoot, rel);
@@ -135,14 +135,15 @@ export class Sweeper {
       fs.rmSync(full, { recursive: true, force: true });
       out.push({ name: rel, size: seen.size });
     };
-    for (const repo of readDir(this.repoRoot)) {
+    for (const repo of await readDir(this.repoRoot)) {
       if (!repo.endsWith('.git')) continue;
-      for (const name of readDir(path.join(this.repoRoot, repo, 'objects'))) {
+      for (const name of await readDir(path.join(this.repoRoot, repo, 'objects'))) {
         if (name.startsWith('tmp_objdir-') || name.startsWith('incoming-')) remove(`${repo}/objects/${name}`);
       }
-      for (const name of readDir(path.join(this.repoRoot, repo, 'objects', 'pack'))) {
+      for (const name of await readDir(path.join(this.repoRoot, repo, 'objects', 'pack'))) {
         if (name.startsWith('tmp_')) remove(`${repo}/objects/pack/${name}`);
       }
+      if (this.stopped) break;
     }
     return out;
   }
@@ -157,8 +158,10 @@ export class Sweeper {
         const kept = await refs.referenced(batch.map((b) => b.key));
         for (const b of batch) {
           if (kept.has(b.key)) continue;
-          await store.delete(b.key);
-          out.push({ store: refs.store, key: b.key, size: b.size });
+          // Not when written since the listing (an LFS object uploaded again, its row coming).
+          if (await store.delete(b.key, { ifUnmodifiedSince: new Date(before) })) {
+            out.push({ store: refs.store, key: b.key, size: b.size });
+          }
         }
       };
       let batch: ListedBlob[] = [];
@@ -191,9 +194,9 @@ export class Sweeper {
   }
 }
 
-function readDir(dir: string): string[] {
+async function readDir(dir: string): Promise<string[]> {
   try {
-    return fs.readdirSync(dir);
+    return await fs.promises.readdir(dir);
   } catch {
     return [];
   }

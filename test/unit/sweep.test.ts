@@ -95,6 +95,27 @@ describe('LocalBlobStore.list', () => {
   });
 });
 
+describe('LocalBlobStore.delete', () => {
+  it('says whether it removed a blob, and keeps one modified since the time it is given', async () => {
+    const store = storage.attachments as LocalBlobStore;
+    await put(store, 'a/b/plain', 'x');
+    await put(store, 'blocks/1', 'y');
+    await store.compose('blobs/composed', ['blocks/1']);
+    const anHourAgo = new Date(Date.now() - HOUR);
+    assert.equal(await store.delete('a/b/plain', { ifUnmodifiedSince: anHourAgo }), false);
+    assert.equal(await store.delete('blobs/composed', { ifUnmodifiedSince: anHourAgo }), false);
+    assert.deepEqual(await store.stat('a/b/plain'), { size: 1 });
+    assert.deepEqual(await store.stat('blobs/composed'), { size: 1 });
+    age(path.join(dir, 'attachments', 'a'), 2 * HOUR);
+    age(path.join(dir, 'attachments', '.parts'), 2 * HOUR);
+    assert.equal(await store.delete('a/b/plain', { ifUnmodifiedSince: anHourAgo }), true);
+    assert.equal(await store.delete('blobs/composed', { ifUnmodifiedSince: anHourAgo }), true);
+    assert.equal(await store.stat('a/b/plain'), undefined);
+    assert.equal(await store.stat('blobs/composed'), undefined);
+    assert.equal(await store.delete('a/b/plain'), false, 'absent: nothing removed, no error');
+  });
+});
+
 describe('Sweeper', () => {
   it('removes temporary files and directories older than the grace period and keeps fresh ones', async () => {
     const tmp = path.join(dir, 'attachments', '.tmp');
@@ -161,6 +182,29 @@ describe('Sweeper', () => {
       602,
       'only the blobs older than the grace period are checked, each once',
     );
+  });
+
+  it('keeps an old orphan written again after the listing (an upload whose row is coming)', async () => {
+    const lfs = storage.lfs as LocalBlobStore;
+    await put(lfs, 'aa/bb/again', 'old content');
+    await put(lfs, 'aa/bb/gone', 'old content');
+    age(path.join(dir, 'lfs', 'aa'), 2 * HOUR);
+    const refs: BlobReferences = {
+      label: 'lfs',
+      store: 'lfs',
+      prefix: '',
+      referenced: async () => {
+        // Between the listing and the removal, an upload stores the same key again.
+        await put(lfs, 'aa/bb/again', 'new content');
+        return new Set();
+      },
+    };
+    const report = await sweeper([refs]).sweep();
+    assert.deepEqual(
+      report.orphans.map((o) => o.key),
+      ['aa/bb/gone'],
+    );
+    assert.deepEqual(await lfs.stat('aa/bb/again'), { size: 11 });
   });
 
   it('removes old git quarantine directories and temporary packs, and keeps fresh ones and real objects', async () => {

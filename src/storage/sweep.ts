@@ -118,8 +118,12 @@ export class Sweeper {
   private async sweepTemporary(before: number): Promise<SweepReport['temporary']> {
     const out: SweepReport['temporary'] = [];
     for (const name of Object.keys(this.storage) as Array<keyof Storage>) {
-      for (const r of await this.storage[name].sweepTemporary(new Date(before))) {
-        out.push({ store: name, ...r });
+      try {
+        for (const r of await this.storage[name].sweepTemporary(new Date(before))) {
+          out.push({ store: name, ...r });
+        }
+      } catch (err) {
+        this.log.error({ err, store: name }, 'sweeping temporary files failed');
       }
     }
     return out;
@@ -132,8 +136,12 @@ export class Sweeper {
       const full = path.join(this.repoRoot, rel);
       const seen = newestIn(full);
       if (!seen || seen.mtimeMs >= before) return;
-      fs.rmSync(full, { recursive: true, force: true });
-      out.push({ name: rel, size: seen.size });
+      try {
+        fs.rmSync(full, { recursive: true, force: true });
+        out.push({ name: rel, size: seen.size });
+      } catch (err) {
+        this.log.error({ err, path: full }, 'removing a git quarantine leftover failed');
+      }
     };
     for (const repo of await readDir(this.repoRoot)) {
       if (!repo.endsWith('.git')) continue;
@@ -152,31 +160,49 @@ export class Sweeper {
   private async sweepOrphans(before: number): Promise<SweepReport['orphans']> {
     const out: SweepReport['orphans'] = [];
     for (const refs of this.references) {
-      const store = this.storage[refs.store];
-      const flush = async (batch: ListedBlob[]) => {
-        if (batch.length === 0) return;
-        const kept = await refs.referenced(batch.map((b) => b.key));
-        for (const b of batch) {
-          if (kept.has(b.key)) continue;
-          // Not when written since the listing (an LFS object uploaded again, its row coming).
-          if (await store.delete(b.key, { ifUnmodifiedSince: new Date(before) })) {
-            out.push({ store: refs.store, key: b.key, size: b.size });
-          }
-        }
-      };
-      let batch: ListedBlob[] = [];
-      for await (const b of store.list(refs.prefix)) {
-        if (b.mtime.getTime() >= before) continue;
-        batch.push(b);
-        if (batch.length >= BATCH) {
-          await flush(batch);
-          batch = [];
-          if (this.stopped) return out;
-        }
+      try {
+        await this.sweepOrphansOf(refs, before, out);
+      } catch (err) {
+        // One domain failing leaves the others to be swept.
+        this.log.error(
+          { err, store: refs.store, prefix: refs.prefix },
+          `sweeping orphaned ${refs.label} failed`,
+        );
       }
-      await flush(batch);
+      if (this.stopped) break;
     }
     return out;
+  }
+
+  /** One domain's orphans: its keys listed, checked a batch at a time, the unreferenced removed. */
+  private async sweepOrphansOf(
+    refs: BlobReferences,
+    before: number,
+    out: SweepReport['orphans'],
+  ): Promise<void> {
+    const store = this.storage[refs.store];
+    const flush = async (batch: ListedBlob[]) => {
+      if (batch.length === 0) return;
+      const kept = await refs.referenced(batch.map((b) => b.key));
+      for (const b of batch) {
+        if (kept.has(b.key)) continue;
+        // Not when written since the listing (an LFS object uploaded again, its row coming).
+        if (await store.delete(b.key, { ifUnmodifiedSince: new Date(before) })) {
+          out.push({ store: refs.store, key: b.key, size: b.size });
+        }
+      }
+    };
+    let batch: ListedBlob[] = [];
+    for await (const b of store.list(refs.prefix)) {
+      if (b.mtime.getTime() >= before) continue;
+      batch.push(b);
+      if (batch.length >= BATCH) {
+        await flush(batch);
+        batch = [];
+        if (this.stopped) return;
+      }
+    }
+    await flush(batch);
   }
 
   private logReport(r: SweepReport): void {

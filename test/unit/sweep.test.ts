@@ -207,6 +207,27 @@ describe('Sweeper', () => {
     assert.deepEqual(await lfs.stat('aa/bb/again'), { size: 11 });
   });
 
+  it('sweeps the other domains when one fails', async () => {
+    const lfs = storage.lfs as LocalBlobStore;
+    const attachments = storage.attachments as LocalBlobStore;
+    await put(lfs, 'aa/bb/x', 'x');
+    await put(attachments, 'a/b/y', 'y');
+    age(path.join(dir, 'lfs', 'aa'), 2 * HOUR);
+    age(path.join(dir, 'attachments', 'a'), 2 * HOUR);
+    const failing: BlobReferences = {
+      label: 'LFS objects',
+      store: 'lfs',
+      prefix: '',
+      referenced: () => Promise.reject(new Error('database went away')),
+    };
+    const report = await sweeper([failing, referencing('attachments', '', []).refs]).sweep();
+    assert.deepEqual(
+      report.orphans.map((o) => `${o.store}:${o.key}`),
+      ['attachments:a/b/y'],
+    );
+    assert.deepEqual(await lfs.stat('aa/bb/x'), { size: 1 }, 'nothing removed without an answer');
+  });
+
   it('removes old git quarantine directories and temporary packs, and keeps fresh ones and real objects', async () => {
     const objects = path.join(repos, '7.git', 'objects');
     const make = (rel: string, content = 'data') => {

@@ -63,6 +63,8 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
   ctx.webhooks.start();
   ctx.artifacts.start();
   ctx.actions.start();
+  // Leftovers of interrupted uploads and pushes: swept now, then hourly.
+  ctx.sweeper.start();
   log.info(`Anvil ${VERSION.anvil} serving ${cfg.server.rootUrl} (database: ${cfg.database.type})`);
   const stop = async () => {
     await app.close();
@@ -216,18 +218,24 @@ const quota = admin.command('quota').description('quota engine');
 
 quota
   .command('recalculate')
-  .description('recompute quota usage from the resource tables and report any drift')
+  .description(
+    'measure repositories on disk and blobs in storage, correct the recorded sizes, recompute quota usage and report any drift',
+  )
   .addOption(configOption())
   .option('--owner <name>', 'only this user or organization')
   .action(async (opts: { config?: string; owner?: string }) =>
     withContext(opts, async (ctx) => {
       const owner = opts.owner ? await ctx.users.requireAccount(opts.owner) : undefined;
-      const drift = await ctx.quota.recalculate(owner?.id);
+      const { resized, drift } = await ctx.quota.reconcile(owner?.id);
+      for (const r of resized) {
+        console.log(`size: ${r.kind} ${r.name}: recorded ${r.recorded}, measured ${r.measured} (fixed)`);
+      }
       const names = await ctx.users.getByIds([...new Set(drift.map((d) => d.ownerId))]);
       for (const d of drift) {
         const who = names.get(d.ownerId)?.name ?? `#${d.ownerId}`;
         console.log(`drift: ${who} ${d.subject}: stored ${d.stored}, actual ${d.actual} (fixed)`);
       }
+      if (resized.length) console.log(`${resized.length} recorded size(s) corrected.`);
       console.log(
         drift.length
           ? `${drift.length} total(s) corrected.`

@@ -16,6 +16,7 @@ import type { OwnedResources } from '../users/owned.js';
 import type { PagingSettings } from '../http/pagination.js';
 import type { ItemSources } from '../quota/service.js';
 import { localStorage, type Storage } from '../storage/storage.js';
+import { Sweeper, type BlobReferences } from '../storage/sweep.js';
 import { LfsService } from '../lfs/service.js';
 import { ProtectionService } from '../protection/service.js';
 import { StatusService } from '../statuses/service.js';
@@ -35,13 +36,14 @@ import { RefRecovery } from '../repos/recovery.js';
 
 /**
  * What domains contribute to shared mechanisms: things an account owns (for deletion and purge),
- * sized things (for quota recalculation) and the item lists of /user/quota/*. A domain service
- * adds to these in its constructor.
+ * sized things (for quota recalculation), the item lists of /user/quota/* and the blobs their rows
+ * reference (for the sweep of orphaned blobs). A domain service adds to these in its constructor.
  */
 export interface Contributions {
   owned: OwnedResources[];
   usageSources: UsageSource[];
   quotaItems: ItemSources;
+  blobReferences: BlobReferences[];
 }
 
 export interface AppContext {
@@ -60,6 +62,8 @@ export interface AppContext {
   auth: Authenticator;
   storage: Storage;
   contributions: Contributions;
+  /** Removes leftovers of interrupted work (temporary files, git quarantines, orphaned blobs). */
+  sweeper: Sweeper;
   lfs: LfsService;
   protection: ProtectionService;
   statuses: StatusService;
@@ -88,6 +92,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     owned: [repos.ownedResources()],
     usageSources: [repos.usageSource()],
     quotaItems: {},
+    blobReferences: [],
   };
   const users = new UserService(db, contributions.owned, log);
   const tokens = new TokenService(db);
@@ -136,6 +141,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.actions = new ActionsService(ctx);
   ctx.artifacts = new ArtifactService(ctx);
   ctx.artifacts.setRunSource(ctx.actions);
+  ctx.sweeper = new Sweeper(ctx.storage, config.repository.root, contributions.blobReferences, log);
   // Background mirror and webhook work (started by `anvil web`) ends before the database closes.
   ctx.recovery.register('merge', (intent) => ctx.pulls.recoverMerge(intent));
   ctx.close = async () => {
@@ -144,6 +150,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     await ctx.webhooks.stop();
     await ctx.artifacts.stop();
     await ctx.actions.stop();
+    await ctx.sweeper.stop();
     await database.close();
   };
   return ctx;

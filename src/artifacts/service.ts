@@ -45,7 +45,13 @@ import {
   type ErrorKind,
 } from '../errors.js';
 import type { QuotaUsedArtifactJson } from '../quota/schemas.js';
-import { recordUsage, type ItemSource, type OwnerTotals, type UsageSource } from '../quota/usage.js';
+import {
+  measureRows,
+  recordUsage,
+  type ItemSource,
+  type OwnerTotals,
+  type UsageSource,
+} from '../quota/usage.js';
 import * as repoStore from '../repos/store.js';
 import type { RepoRow } from '../repos/store.js';
 import type { AfterCommit } from '../users/owned.js';
@@ -124,6 +130,13 @@ export class ArtifactService {
     this.hashes = new UploadHashes((key) => ctx.storage.artifacts.open(key));
     ctx.contributions.usageSources.push(this.usageSource());
     ctx.contributions.quotaItems.artifacts = this.itemSource();
+    // Contents (`blobs/`, plain or composed) and blocks of uploads (`blocks/`).
+    ctx.contributions.blobReferences.push({
+      label: 'artifacts',
+      store: 'artifacts',
+      prefix: '',
+      referenced: (keys) => store.referencedKeys(ctx.db, keys),
+    });
     ctx.repos.addHooks({
       beforeDelete: (tx, repo) => this.beforeRepoDelete(tx, repo),
       onTransfer: (tx, repo, newOwnerId) => this.onRepoTransfer(tx, repo, newOwnerId),
@@ -652,10 +665,21 @@ export class ArtifactService {
 
   // Quota
 
-  /** Artifact sizes for quota recalculation: the finalized artifacts of each owner's repositories. */
+  /**
+   * Artifact sizes for quota recalculation: the finalized artifacts of each owner's repositories,
+   * each row's size checked against its content's (a row whose content is missing is left alone).
+   */
   usageSource(): UsageSource {
     return {
       subjects: [SUBJECT],
+      measure: (db, ownerId) =>
+        measureRows({
+          kind: 'artifact',
+          page: (after, limit) => store.uploadedPage(db, after, limit, ownerId),
+          measure: async (r) => (await this.ctx.storage.artifacts.stat(r.storage_key))?.size,
+          fix: (r, size) => store.setSizeIf(db, r.id, Number(r.size), size),
+          name: (r) => `${r.owner_name}/${r.repo_name} artifact ${r.id} (${r.name})`,
+        }),
       totals: async (q, ownerId) => {
         const out: OwnerTotals = new Map();
         for (const r of await store.ownerTotals(q, ownerId)) out.set(r.owner_id, { [SUBJECT]: r.total });

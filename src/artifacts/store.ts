@@ -227,3 +227,53 @@ export async function removeBlocks(q: Q, artifactId: number, blockIds: string[])
       .execute();
   }
 }
+
+/** Which of `keys` an artifact or a block of an upload still stores its content under. */
+export async function referencedKeys(q: Q, keys: string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (let i = 0; i < keys.length; i += CHUNK) {
+    const part = keys.slice(i, i + CHUNK);
+    const [artifacts, blocks] = await Promise.all([
+      q.selectFrom('action_artifact').select('storage_key').where('storage_key', 'in', part).execute(),
+      q.selectFrom('action_artifact_block').select('storage_key').where('storage_key', 'in', part).execute(),
+    ]);
+    for (const r of [...artifacts, ...blocks]) out.add(r.storage_key);
+  }
+  return out;
+}
+
+/** A page of finalized artifacts by id, with their repository, for measuring their blobs. */
+export function uploadedPage(q: Q, afterId: number, limit: number, ownerId?: number) {
+  let s = q
+    .selectFrom('action_artifact')
+    .innerJoin('repository', 'repository.id', 'action_artifact.repo_id')
+    .innerJoin('user', 'user.id', 'repository.owner_id')
+    .select([
+      'action_artifact.id',
+      'action_artifact.name',
+      'action_artifact.size',
+      'action_artifact.storage_key',
+      'repository.owner_id',
+      'repository.name as repo_name',
+      'user.name as owner_name',
+    ])
+    .where('action_artifact.id', '>', afterId)
+    .where('action_artifact.status', '=', 'uploaded')
+    .where('action_artifact.storage_key', '!=', '')
+    .orderBy('action_artifact.id')
+    .limit(limit);
+  if (ownerId !== undefined) s = s.where('repository.owner_id', '=', ownerId);
+  return s.execute();
+}
+
+/** Sets a finalized artifact's size, unless it changed from `from` meanwhile; whether it did. */
+export async function setSizeIf(q: Q, id: number, from: number, to: number): Promise<boolean> {
+  const r = await q
+    .updateTable('action_artifact')
+    .set({ size: to })
+    .where('id', '=', id)
+    .where('size', '=', from)
+    .where('status', '=', 'uploaded')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}

@@ -9,7 +9,7 @@ import type { AppContext } from '../app/context.js';
 import { nowUnix, transaction, type Tx } from '../db/database.js';
 import { AppError, badRequest, invalid, notFound } from '../errors.js';
 import { AccessMode } from '../orgs/store.js';
-import { recordUsage, type OwnerTotals, type UsageSource } from '../quota/usage.js';
+import { measureRows, recordUsage, type OwnerTotals, type UsageSource } from '../quota/usage.js';
 import type { ItemSource } from '../quota/usage.js';
 import type { QuotaUsedAttachmentJson } from '../quota/schemas.js';
 import type { RepoAccess } from '../repos/service.js';
@@ -53,6 +53,21 @@ export class AttachmentService {
   constructor(private readonly ctx: AppContext) {
     ctx.contributions.usageSources.push(this.usageSource());
     ctx.contributions.quotaItems.attachments = this.itemSource();
+    ctx.contributions.blobReferences.push({
+      label: 'attachments',
+      store: 'attachments',
+      prefix: '',
+      referenced: async (keys) => {
+        // A key not named like an attachment's blob is referenced by nothing.
+        const byUuid = new Map<string, string>();
+        for (const key of keys) {
+          const uuid = key.slice(key.lastIndexOf('/') + 1);
+          if (UUID.test(uuid) && blobKey(uuid) === key) byUuid.set(uuid, key);
+        }
+        const held = await store.existingUuids(ctx.db, [...byUuid.keys()]);
+        return new Set([...held].map((uuid) => byUuid.get(uuid)!));
+      },
+    });
     ctx.repos.addHooks({
       beforeDelete: (tx, repo) => this.beforeRepoDelete(tx, repo),
       onTransfer: (tx, repo, newOwnerId) => this.onRepoTransfer(tx, repo, newOwnerId),
@@ -357,10 +372,21 @@ export class AttachmentService {
 
   // Quota
 
-  /** Attachment sizes for quota recalculation: those of each owner's repositories. */
+  /**
+   * Attachment sizes for quota recalculation: those of each owner's repositories, each row's size
+   * checked against its blob's (a row whose blob is missing is left alone).
+   */
   usageSource(): UsageSource {
     return {
       subjects: [ISSUES, RELEASES],
+      measure: (db, ownerId) =>
+        measureRows({
+          kind: 'attachment',
+          page: (after, limit) => store.storedPage(db, after, limit, ownerId),
+          measure: async (r) => (await this.ctx.storage.attachments.stat(blobKey(r.uuid)))?.size,
+          fix: (r, size) => store.setSizeIf(db, r.id, Number(r.size), size),
+          name: (r) => `${r.owner_name}/${r.repo_name} attachment ${r.uuid} (${r.name})`,
+        }),
       totals: async (q, ownerId) => {
         const out: OwnerTotals = new Map();
         for (const r of await store.ownerTotals(q, ownerId)) {

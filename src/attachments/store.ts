@@ -176,3 +176,47 @@ export function quotaItems(
     offset,
   );
 }
+
+/** Which of `uuids` name an attachment, in one query per 500. */
+export async function existingUuids(q: Q, uuids: string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const part of chunks([...new Set(uuids)])) {
+    const rows = await q.selectFrom('attachment').select('uuid').where('uuid', 'in', part).execute();
+    for (const r of rows) out.add(r.uuid);
+  }
+  return out;
+}
+
+/** A page of stored (not external) attachments by id, with their repository, for measuring their blobs. */
+export function storedPage(q: Q, afterId: number, limit: number, ownerId?: number) {
+  let s = q
+    .selectFrom('attachment')
+    .innerJoin('repository', 'repository.id', 'attachment.repo_id')
+    .innerJoin('user', 'user.id', 'repository.owner_id')
+    .select([
+      'attachment.id',
+      'attachment.uuid',
+      'attachment.name',
+      'attachment.size',
+      'repository.owner_id',
+      'repository.name as repo_name',
+      'user.name as owner_name',
+    ])
+    .where('attachment.id', '>', afterId)
+    .where('attachment.external_url', '=', '')
+    .orderBy('attachment.id')
+    .limit(limit);
+  if (ownerId !== undefined) s = s.where('repository.owner_id', '=', ownerId);
+  return s.execute();
+}
+
+/** Sets an attachment's size, unless it changed from `from` meanwhile; whether it did. */
+export async function setSizeIf(q: Q, id: number, from: number, to: number): Promise<boolean> {
+  const r = await q
+    .updateTable('attachment')
+    .set({ size: to })
+    .where('id', '=', id)
+    .where('size', '=', from)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}

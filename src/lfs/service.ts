@@ -8,7 +8,7 @@ import type { AppContext } from '../app/context.js';
 import { nowUnix, transaction, type Tx } from '../db/database.js';
 import { AppError, conflict, forbidden, invalid, invalidField, notFound } from '../errors.js';
 import { AccessMode } from '../orgs/store.js';
-import { recordUsage, type OwnerTotals, type UsageSource } from '../quota/usage.js';
+import { measureRows, recordUsage, type OwnerTotals, type UsageSource } from '../quota/usage.js';
 import type { RepoAccess } from '../repos/service.js';
 import * as repoStore from '../repos/store.js';
 import type { RepoRow } from '../repos/store.js';
@@ -99,6 +99,21 @@ function verifying(oid: string, expected: number | undefined): Transform {
 export class LfsService {
   constructor(private readonly ctx: AppContext) {
     ctx.contributions.usageSources.push(this.usageSource());
+    ctx.contributions.blobReferences.push({
+      label: 'LFS objects',
+      store: 'lfs',
+      prefix: '',
+      referenced: async (keys) => {
+        // A key not named like an object's blob is referenced by nothing.
+        const byOid = new Map<string, string>();
+        for (const key of keys) {
+          const oid = key.slice(key.lastIndexOf('/') + 1);
+          if (isOid(oid) && blobKey(oid) === key) byOid.set(oid, key);
+        }
+        const held = await store.referencedOids(ctx.db, [...byOid.keys()]);
+        return new Set([...held].map((oid) => byOid.get(oid)!));
+      },
+    });
     ctx.repos.addHooks({
       beforeDelete: (tx, repo) => this.beforeRepoDelete(tx, repo),
       onTransfer: (tx, repo, newOwnerId) => this.onRepoTransfer(tx, repo, newOwnerId),
@@ -355,10 +370,21 @@ export class LfsService {
     }
   }
 
-  /** LFS sizes for quota recalculation: the objects of each owner's repositories. */
+  /**
+   * LFS sizes for quota recalculation: the objects of each owner's repositories, each row's size
+   * checked against its blob's (a row whose blob is missing is left alone).
+   */
   usageSource(): UsageSource {
     return {
       subjects: [SUBJECT],
+      measure: (db, ownerId) =>
+        measureRows({
+          kind: 'lfs',
+          page: (after, limit) => store.metaPage(db, after, limit, ownerId),
+          measure: async (r) => (await this.ctx.storage.lfs.stat(blobKey(r.oid)))?.size,
+          fix: (r, size) => store.setSizeIf(db, r.id, Number(r.size), size),
+          name: (r) => `${r.owner_name}/${r.repo_name} LFS object ${r.oid}`,
+        }),
       totals: async (q, ownerId) => {
         const out: OwnerTotals = new Map();
         for (const r of await store.ownerTotals(q, ownerId)) out.set(r.owner_id, { [SUBJECT]: r.total });

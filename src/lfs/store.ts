@@ -131,6 +131,38 @@ export async function ownerTotals(
   return (await s.execute()).map((r) => ({ owner_id: r.owner_id, total: Number(r.total) }));
 }
 
+/** A page of meta objects (by id, after `afterId`) with their repository, for measuring their blobs. */
+export function metaPage(q: Q, afterId: number, limit: number, ownerId?: number) {
+  let s = q
+    .selectFrom('lfs_meta_object')
+    .innerJoin('repository', 'repository.id', 'lfs_meta_object.repository_id')
+    .innerJoin('user', 'user.id', 'repository.owner_id')
+    .select([
+      'lfs_meta_object.id',
+      'lfs_meta_object.oid',
+      'lfs_meta_object.size',
+      'repository.owner_id',
+      'repository.name as repo_name',
+      'user.name as owner_name',
+    ])
+    .where('lfs_meta_object.id', '>', afterId)
+    .orderBy('lfs_meta_object.id')
+    .limit(limit);
+  if (ownerId !== undefined) s = s.where('repository.owner_id', '=', ownerId);
+  return s.execute();
+}
+
+/** Sets a meta object's size, unless it changed from `from` meanwhile; whether it did. */
+export async function setSizeIf(q: Q, id: number, from: number, to: number): Promise<boolean> {
+  const r = await q
+    .updateTable('lfs_meta_object')
+    .set({ size: to })
+    .where('id', '=', id)
+    .where('size', '=', from)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
 // Locks
 
 function locks(q: Q) {

@@ -6,7 +6,7 @@ import type { UserRow } from '../users/store.js';
 import * as store from './store.js';
 import { withinQuota, type Group, type Rule, type Usage } from './evaluate.js';
 import { LEAF_SUBJECTS, parseSubject, parseSubjects, type LeafSubject, type Subject } from './subjects.js';
-import type { ItemSource, OwnerTotals, UsageSource } from './usage.js';
+import type { ItemSource, OwnerTotals, SizeCorrection, UsageSource } from './usage.js';
 import type { QuotaUsedArtifactJson, QuotaUsedAttachmentJson, QuotaUsedPackageJson } from './schemas.js';
 import { faultPoint } from '../faults.js';
 
@@ -32,6 +32,14 @@ export interface Drift {
   subject: LeafSubject;
   stored: number;
   actual: number;
+}
+
+/** What a recalculation found and fixed. */
+export interface Recalculation {
+  /** Rows whose recorded size disagreed with what was measured (repositories, blobs), corrected. */
+  resized: SizeCorrection[];
+  /** Per-owner totals that disagreed with the (corrected) rows, corrected. */
+  drift: Drift[];
 }
 
 export class QuotaService {
@@ -233,10 +241,28 @@ export class QuotaService {
   // Recalculation
 
   /**
-   * Recomputes usage from the resource tables (for one owner or all), stores the result and
-   * returns every difference found between what was stored and what is actually there.
+   * Measures what the resources really take (each repository on disk, each blob in storage) and
+   * corrects the rows whose recorded size disagrees, then recomputes the usage totals from the
+   * rows (for one owner or all) and stores them; everything it corrected.
    */
+  async reconcile(ownerId?: number): Promise<Recalculation> {
+    const resized: SizeCorrection[] = [];
+    for (const source of this.sources) {
+      if (source.measure) resized.push(...(await source.measure(this.db, ownerId)));
+    }
+    return { resized, drift: await this.recalculateTotals(ownerId) };
+  }
+
+  /** `reconcile`, answering only the drift of the usage totals. */
   async recalculate(ownerId?: number): Promise<Drift[]> {
+    return (await this.reconcile(ownerId)).drift;
+  }
+
+  /**
+   * Recomputes usage from the resource tables (for one owner or all), stores the result and
+   * returns every difference found between what was stored and what the rows add up to.
+   */
+  private recalculateTotals(ownerId?: number): Promise<Drift[]> {
     return transaction(this.db, async (tx) => {
       const actual: OwnerTotals = new Map();
       for (const source of this.sources) {
@@ -248,11 +274,12 @@ export class QuotaService {
           actual.set(owner, into);
         }
       }
-      const owners = new Set<number>(ownerId === undefined ? await store.ownersWithUsage(tx) : [ownerId]);
-      for (const owner of actual.keys()) owners.add(owner);
+      const storedAll = await store.usageOfOwners(tx, ownerId);
+      const owners = new Set<number>([...storedAll.keys(), ...actual.keys()]);
+      if (ownerId !== undefined) owners.add(ownerId);
       const drift: Drift[] = [];
       for (const owner of [...owners].sort((a, b) => a - b)) {
-        const stored = await store.usageOf(tx, owner);
+        const stored = storedAll.get(owner) ?? new Map<string, number>();
         const real = actual.get(owner) ?? {};
         for (const subject of LEAF_SUBJECTS) {
           const was = stored.get(subject) ?? 0;

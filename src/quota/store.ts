@@ -238,6 +238,19 @@ export async function usageOf(q: Q, ownerId: number): Promise<Map<string, number
   return new Map(rows.map((r) => [r.subject, Number(r.size)]));
 }
 
+/** Every stored total, by owner and subject, in one query (only `ownerId`'s when given). */
+export async function usageOfOwners(q: Q, ownerId?: number): Promise<Map<number, Map<string, number>>> {
+  let s = q.selectFrom('quota_usage').select(['owner_id', 'subject', 'size']);
+  if (ownerId !== undefined) s = s.where('owner_id', '=', ownerId);
+  const out = new Map<number, Map<string, number>>();
+  for (const r of await s.execute()) {
+    const m = out.get(r.owner_id) ?? new Map<string, number>();
+    m.set(r.subject, Number(r.size));
+    out.set(r.owner_id, m);
+  }
+  return out;
+}
+
 /** Adds `delta` bytes (negative to subtract) to an owner's total for one stored subject. */
 export async function addUsage(q: Q, ownerId: number, subject: LeafSubject, delta: number): Promise<void> {
   if (delta === 0) return;
@@ -258,10 +271,4 @@ export async function setUsage(q: Q, ownerId: number, subject: LeafSubject, size
     .values({ owner_id: ownerId, subject, size })
     .onConflict((oc) => oc.columns(['owner_id', 'subject']).doUpdateSet({ size }))
     .execute();
-}
-
-/** Owners that have usage rows, for a full recalculation. */
-export async function ownersWithUsage(q: Q): Promise<number[]> {
-  const rows = await q.selectFrom('quota_usage').select('owner_id').distinct().execute();
-  return rows.map((r) => r.owner_id);
 }

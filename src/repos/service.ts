@@ -12,7 +12,7 @@ import { AccessMode } from '../orgs/store.js';
 import { UserType, Visibility } from '../users/tables.js';
 import type { UserRow, Viewer } from '../users/store.js';
 import type { AfterCommit, OwnedResources } from '../users/owned.js';
-import { recordUsage, type UsageSource, type OwnerTotals } from '../quota/usage.js';
+import { measureRows, recordUsage, type UsageSource, type OwnerTotals } from '../quota/usage.js';
 import type { EventBus, RefUpdate } from '../events/bus.js';
 import { REPO_UNITS } from '../orgs/service.js';
 import { faultPoint } from '../faults.js';
@@ -753,10 +753,24 @@ export class RepoService {
     };
   }
 
-  /** Repository sizes for quota recalculation. */
+  /**
+   * Repository sizes for quota recalculation: each bare repository is measured on disk (as after
+   * a push) and its size column corrected; one whose directory is missing is left alone.
+   */
   usageSource(): UsageSource {
     return {
       subjects: ['size:repos:public', 'size:repos:private'],
+      measure: (db, ownerId) =>
+        measureRows({
+          kind: 'repository',
+          page: (after, limit) => store.sizePage(db, after, limit, ownerId),
+          measure: async (r) => {
+            const dir = this.pathOf(r);
+            return fs.existsSync(dir) ? objectsSize(dir) : undefined;
+          },
+          fix: (r, size) => store.setSizeIf(db, r.id, Number(r.size), size),
+          name: (r) => `${r.owner_name}/${r.name}`,
+        }),
       totals: async (q, ownerId) => {
         const out: OwnerTotals = new Map();
         for (const r of await store.sizeTotals(q, ownerId)) {

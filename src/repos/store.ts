@@ -454,6 +454,36 @@ export function getBranch(q: Q, repoId: number, name: string): Promise<BranchRow
     .executeTakeFirst();
 }
 
+/** A page of repositories by id (after `afterId`), for measuring them on disk. */
+export function sizePage(q: Q, afterId: number, limit: number, ownerId?: number) {
+  let s = q
+    .selectFrom('repository')
+    .innerJoin('user', 'user.id', 'repository.owner_id')
+    .select([
+      'repository.id',
+      'repository.owner_id',
+      'repository.name',
+      'repository.size',
+      'user.name as owner_name',
+    ])
+    .where('repository.id', '>', afterId)
+    .orderBy('repository.id')
+    .limit(limit);
+  if (ownerId !== undefined) s = s.where('repository.owner_id', '=', ownerId);
+  return s.execute();
+}
+
+/** Sets a repository's size column, unless it changed from `from` meanwhile; whether it did. */
+export async function setSizeIf(q: Q, id: number, from: number, to: number): Promise<boolean> {
+  const r = await q
+    .updateTable('repository')
+    .set({ size: to })
+    .where('id', '=', id)
+    .where('size', '=', from)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
 /** Bytes of git data per owner and visibility, for quota recalculation. */
 export async function sizeTotals(q: Q, ownerId?: number) {
   let s = q

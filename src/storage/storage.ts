@@ -14,19 +14,48 @@ export interface StoredBlob {
   size: number;
 }
 
+/** A stored blob as a listing sees it (S3's ListObjectsV2 gives the same: key, size, last modified). */
+export interface ListedBlob {
+  key: string;
+  size: number;
+  mtime: Date;
+}
+
+/** A leftover of an interrupted write that `sweepTemporary` removed. */
+export interface RemovedLeftover {
+  /** Where it was, relative to the store (for the log). */
+  name: string;
+  size: number;
+}
+
 export interface BlobStore {
   /** Streams `data` into `key`; the blob appears whole or not at all. */
   put(key: string, data: Readable): Promise<StoredBlob>;
   /** A stream of the blob (optionally a byte range, end inclusive); 404 when absent. */
   open(key: string, range?: { start: number; end?: number }): Promise<Readable>;
   stat(key: string): Promise<{ size: number } | undefined>;
-  /** Removes the blob; absent blobs are not an error. */
-  delete(key: string): Promise<void>;
+  /**
+   * Removes the blob; absent blobs are not an error. With `ifUnmodifiedSince`, a blob written at
+   * or after that time is kept (a sweep deciding from an older listing never removes a blob
+   * written since; S3: HeadObject's LastModified, then DeleteObject). Whether it removed one.
+   */
+  delete(key: string, opts?: { ifUnmodifiedSince?: Date }): Promise<boolean>;
   /**
    * Makes `key` the concatenation of the blobs `parts` (in order; one may repeat), which are
    * consumed: moved, not copied, where the backend can.
    */
   compose(key: string, parts: string[]): Promise<StoredBlob>;
+  /**
+   * Every blob whose key starts with `prefix` (a plain string prefix, as S3's), composed blobs
+   * included, lazily: a store of millions of keys is never held in memory.
+   */
+  list(prefix?: string): AsyncIterable<ListedBlob>;
+  /**
+   * Removes the backend's own leftovers of writes that never finished (the local backend's
+   * temporary files and directories; an S3 backend's incomplete multipart uploads) last modified
+   * before `before`; what it removed.
+   */
+  sweepTemporary(before: Date): Promise<RemovedLeftover[]>;
 }
 
 /**
@@ -141,9 +170,18 @@ export class LocalBlobStore implements BlobStore {
     }
   }
 
-  async delete(key: string): Promise<void> {
-    fs.rmSync(this.file(key), { force: true });
-    fs.rmSync(this.partsDir(key), { recursive: true, force: true });
+  async delete(key: string, opts: { ifUnmodifiedSince?: Date } = {}): Promise<boolean> {
+    const found = [this.file(key), this.partsDir(key)].flatMap((p) => {
+      try {
+        return [{ p, st: fs.lstatSync(p) }];
+      } catch {
+        return [];
+      }
+    });
+    const since = opts.ifUnmodifiedSince?.getTime();
+    if (since !== undefined && found.some((f) => f.st.mtimeMs >= since)) return false;
+    for (const f of found) fs.rmSync(f.p, { recursive: true, force: true });
+    return found.length > 0;
   }
 
   /**
@@ -176,6 +214,119 @@ export class LocalBlobStore implements BlobStore {
       throw err;
     }
   }
+
+  async *list(prefix = ''): AsyncIterable<ListedBlob> {
+    // Only the directory the prefix names is walked; the rest of the prefix filters names.
+    const slash = prefix.lastIndexOf('/');
+    const dir = slash < 0 ? '' : prefix.slice(0, slash);
+    if (dir) checkKey(dir);
+    for await (const b of walkBlobs(this.root, dir)) if (b.key.startsWith(prefix)) yield b;
+    // Composed blobs: under .parts/, each key is a directory of part files.
+    for await (const b of walkParts(path.join(this.root, '.parts'), dir))
+      if (b.key.startsWith(prefix)) yield b;
+  }
+
+  async sweepTemporary(before: Date): Promise<RemovedLeftover[]> {
+    const tmp = path.join(this.root, '.tmp');
+    const removed: RemovedLeftover[] = [];
+    let names: string[];
+    try {
+      names = await fs.promises.readdir(tmp);
+    } catch {
+      return removed;
+    }
+    for (const name of names) {
+      const full = path.join(tmp, name);
+      // A write in progress keeps touching its file (or, composing, its directory's files).
+      const seen = newestIn(full);
+      if (!seen || seen.mtimeMs >= before.getTime()) continue;
+      fs.rmSync(full, { recursive: true, force: true });
+      removed.push({ name: `.tmp/${name}`, size: seen.size });
+    }
+    return removed;
+  }
+}
+
+/** The blob files under `root/dir` (Anvil's own dot-directories skipped), as keys relative to `root`. */
+async function* walkBlobs(root: string, dir: string): AsyncGenerator<ListedBlob> {
+  let entries: fs.Dirent[];
+  try {
+    entries = await fs.promises.readdir(path.join(root, dir), { withFileTypes: true });
+  } catch {
+    return;
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const e of entries) {
+    if (e.name.startsWith('.')) continue;
+    const key = dir ? `${dir}/${e.name}` : e.name;
+    if (e.isDirectory()) yield* walkBlobs(root, key);
+    else if (e.isFile()) {
+      let st: fs.Stats;
+      try {
+        st = await fs.promises.stat(path.join(root, key));
+      } catch {
+        continue; // removed meanwhile
+      }
+      yield { key, size: st.size, mtime: st.mtime };
+    }
+  }
+}
+
+/**
+ * Composed blobs under `parts/dir`: a directory holding part files is one blob (its size their
+ * sum, its time the directory's, which the compose set when it moved them in).
+ */
+async function* walkParts(parts: string, dir: string): AsyncGenerator<ListedBlob> {
+  let entries: fs.Dirent[];
+  try {
+    entries = await fs.promises.readdir(path.join(parts, dir), { withFileTypes: true });
+  } catch {
+    return;
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const files = entries.filter((e) => e.isFile());
+  if (files.length && dir) {
+    try {
+      let size = 0;
+      for (const f of files) size += (await fs.promises.stat(path.join(parts, dir, f.name))).size;
+      const st = await fs.promises.stat(path.join(parts, dir));
+      yield { key: dir, size, mtime: st.mtime };
+    } catch {
+      // removed meanwhile
+    }
+    return;
+  }
+  for (const e of entries) {
+    if (e.isDirectory() && !e.name.startsWith('.'))
+      yield* walkParts(parts, dir ? `${dir}/${e.name}` : e.name);
+  }
+}
+
+/** The newest modification time anywhere in `p` (a file or a directory tree) and its total size. */
+export function newestIn(p: string): { mtimeMs: number; size: number } | undefined {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(p);
+  } catch {
+    return undefined;
+  }
+  let mtimeMs = st.mtimeMs;
+  let size = st.isFile() ? st.size : 0;
+  if (st.isDirectory()) {
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(p);
+    } catch {
+      // gone meanwhile
+    }
+    for (const n of names) {
+      const inner = newestIn(path.join(p, n));
+      if (!inner) continue;
+      mtimeMs = Math.max(mtimeMs, inner.mtimeMs);
+      size += inner.size;
+    }
+  }
+  return { mtimeMs, size };
 }
 
 /** The stores Anvil uses, one per kind of data. */

@@ -33,6 +33,7 @@ import { ActionsService } from '../actions/service.js';
 import { ArtifactService } from '../artifacts/service.js';
 import { ForkService } from '../repos/forks.js';
 import { RefRecovery } from '../repos/recovery.js';
+import { testSweepGraceMs } from '../faults.js';
 
 /**
  * What domains contribute to shared mechanisms: things an account owns (for deletion and purge),
@@ -141,7 +142,13 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.actions = new ActionsService(ctx);
   ctx.artifacts = new ArtifactService(ctx);
   ctx.artifacts.setRunSource(ctx.actions);
-  ctx.sweeper = new Sweeper(ctx.storage, config.repository.root, contributions.blobReferences, log);
+  ctx.sweeper = new Sweeper(
+    ctx.storage,
+    config.repository.root,
+    contributions.blobReferences,
+    log,
+    testSweepGraceMs(),
+  );
   // Background mirror and webhook work (started by `anvil web`) ends before the database closes.
   ctx.recovery.register('merge', (intent) => ctx.pulls.recoverMerge(intent));
   ctx.close = async () => {

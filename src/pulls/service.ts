@@ -672,6 +672,7 @@ export class PullService {
       faultPoint('merge:intent');
       if (!(await data.updateRef(dir, baseRef, baseSha, newSha))) {
         await this.ctx.repos.dropIntent(intent);
+        await this.ctx.repos.refreshSize(repo.id);
         throw conflict('the base branch moved while merging: try again');
       }
       faultPoint('merge:ref-moved');
@@ -783,6 +784,8 @@ export class PullService {
       const landed =
         tip !== undefined && (tip === update.newOid || (await isAncestor(dir, update.newOid, tip)));
       if (!landed) {
+        // The merge commit may have been written: the size is measured again.
+        await this.ctx.repos.reconcile(repo.id);
         await this.ctx.repos.dropIntent(intent.id);
         await this.refresh(pr.id, doer.id).catch(() => undefined);
         return `merge of pull request ${pr.index} had not happened: left open`;

@@ -8,6 +8,7 @@ import { buildServer } from './app/server.js';
 import { AppError } from './errors.js';
 import { VERSION } from './version.js';
 import { runnerCommand } from './actions/runner-cli.js';
+import { STALE_INTENT_SECONDS } from './repos/recovery.js';
 
 function parseBool(value: string | undefined): boolean {
   if (value === undefined) return true;
@@ -243,6 +244,41 @@ quota
       );
     }),
   );
+
+program
+  .command('doctor')
+  .description(
+    'check that the database agrees with the repositories on disk (branches, default branch, emptiness, sizes), ' +
+      'changes left unfinished and directories no repository owns; --fix corrects them, sweeps leftovers and recalculates quota',
+  )
+  .addOption(configOption())
+  .option('--fix', 'correct what is found', false)
+  .action(async (opts: { config?: string; fix: boolean }) => {
+    let problems = 0;
+    await withContext(opts, async (ctx) => {
+      // Changes begun more than an hour ago are not under way any more: a server would have
+      // finished them. Younger ones may belong to a running server.
+      const before = Math.floor(Date.now() / 1000) - STALE_INTENT_SECONDS;
+      if (opts.fix) for (const line of await ctx.recovery.recover(before)) console.log(`recovered: ${line}`);
+      const found = await ctx.recovery.checkRepositories(opts.fix);
+      for (const line of found) console.log(`${opts.fix ? 'fixed' : 'found'}: ${line}`);
+      if (!opts.fix) {
+        problems = found.length;
+        console.log(
+          problems ? `${problems} problem(s) found; run with --fix to correct them.` : 'No problems found.',
+        );
+        return;
+      }
+      const swept = await ctx.sweeper.sweep();
+      const removed = swept.temporary.length + swept.quarantine.length + swept.orphans.length;
+      if (removed) console.log(`swept: ${removed} leftover(s) removed`);
+      const { resized, drift } = await ctx.quota.reconcile();
+      for (const r of resized) console.log(`fixed: ${r.kind} ${r.name} size ${r.recorded} -> ${r.measured}`);
+      if (drift.length) console.log(`fixed: ${drift.length} quota total(s)`);
+      console.log('Done.');
+    });
+    if (problems) process.exitCode = 1;
+  });
 
 program.addCommand(runnerCommand());
 

@@ -479,6 +479,27 @@ describe('crash safety (SIGKILL at fixed points, then a restart)', () => {
     });
   });
 
+  it('anvil doctor finds what the database does not know of the repositories, and --fix corrects it', async () => {
+    const name = 'doctor';
+    const wt = await newRepo(name);
+    // A branch written straight into the bare repository, behind Anvil's back.
+    await git.git(['checkout', '--quiet', '-b', 'behind-the-back'], wt);
+    const sha = await git.commit(wt, 'x.txt', crypto.randomBytes(20_000).toString('hex'));
+    await git.git(['push', '--quiet', await repoDir(name), 'behind-the-back'], wt);
+    const check = await exec(process.execPath, [CLI, 'doctor'], { env, cwd: dataDir }).catch(
+      (e: { code: number; stdout: string }) => e,
+    );
+    assert.equal((check as { code?: number }).code, 1, 'problems found: exit status 1');
+    assert.match(check.stdout, /branch behind-the-back unrecorded/);
+    assert.match(check.stdout, /size was \d+, is \d+/);
+    const fixed = await cli('doctor', '--fix');
+    assert.match(fixed, /fixed: repository \d+: branch behind-the-back unrecorded/);
+    const b = await api<{ commit: { id: string } }>('GET', `/repos/root/${name}/branches/behind-the-back`);
+    assert.equal(b.body.commit.id, sha);
+    await assertConsistent(name);
+    assert.match(await cli('doctor'), /No problems found/);
+  });
+
   it('a quota group creation killed half-way leaves neither the group nor its new rule', async () => {
     const body = { name: 'crash-group', rules: [{ name: 'crash-rule', limit: 100, subjects: ['size:all'] }] };
     await crashDuring('quota:group-inserted', () => api('POST', '/admin/quota/groups', body));

@@ -62,9 +62,12 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
 export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
-    // Below `info` no request is logged but failures: a logger of their own per request (bound to
-    // its id) would cost every request for nothing.
-    ...(ctx.log.isLevelEnabled('info') ? {} : { childLoggerFactory: (logger: FastifyBaseLogger) => logger }),
+    // Each request's log lines carry its id, method and url. Below `info` no request is logged but
+    // failures: a logger of their own per request would cost every request for nothing (the error
+    // handler names the request itself).
+    childLoggerFactory: ctx.log.isLevelEnabled('info')
+      ? (logger, bindings, opts, raw) => logger.child({ ...bindings, method: raw.method, url: raw.url }, opts)
+      : (logger) => logger,
     trustProxy: false,
     bodyLimit: 10 * 1024 * 1024,
   }).withTypeProvider<TypeBoxTypeProvider>();

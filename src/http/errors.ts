@@ -1,5 +1,6 @@
 // Maps every failure to Forgejo's JSON error shape {"message", "url"} with the right status.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
 import { AppError, fieldLabel, type ErrorKind } from '../errors.js';
 
 export const statusOf: Record<ErrorKind, number> = {
@@ -61,7 +62,12 @@ export function registerErrorHandling(app: FastifyInstance, docsUrl: string): vo
       // Fastify's own refusals: malformed JSON, unsupported media type, body too large, ...
       return send(reply, status, err.message);
     }
-    request.log.error({ err }, 'unexpected failure');
+    // Below `info`, request.log is not bound to the request (see app/server.ts): name it here.
+    const named = (request.log as Logger).bindings()['reqId'] !== undefined;
+    request.log.error(
+      named ? { err } : { err, reqId: request.id, method: request.method, url: request.url },
+      'unexpected failure',
+    );
     return send(reply, 500, 'Internal Server Error');
   });
 

@@ -1,6 +1,5 @@
 // Maps every failure to Forgejo's JSON error shape {"message", "url"} with the right status.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Logger } from 'pino';
 import { AppError, fieldLabel, type ErrorKind } from '../errors.js';
 
 export const statusOf: Record<ErrorKind, number> = {
@@ -63,7 +62,8 @@ export function registerErrorHandling(app: FastifyInstance, docsUrl: string): vo
       return send(reply, status, err.message);
     }
     // Below `info`, request.log is not bound to the request (see app/server.ts): name it here.
-    const named = (request.log as Logger).bindings()['reqId'] !== undefined;
+    const named =
+      (request.log as unknown as { bindings(): Record<string, unknown> }).bindings()['reqId'] !== undefined;
     request.log.error(
       named ? { err } : { err, reqId: request.id, method: request.method, url: request.url },
       'unexpected failure',

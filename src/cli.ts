@@ -54,11 +54,12 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
   // --port is [server] HTTP_PORT, set before loading so that a default ROOT_URL follows it.
   const cfg = config(opts, true, opts.port === undefined ? {} : { ANVIL__SERVER__HTTP_PORT: opts.port });
   const log = startLogger(cfg);
+  for (const warning of cfg.warnings) log.warn(warning);
   const ctx = await createContext(cfg, log);
   // Changes a crash interrupted are completed before the first request is served.
   await ctx.recovery.recover(Math.floor(Date.now() / 1000) + 1);
   const app = await buildServer(ctx);
-  await app.listen({ host: cfg.server.httpAddr, port: cfg.server.httpPort });
+  const address = await app.listen({ host: cfg.server.httpAddr, port: cfg.server.httpPort });
   ctx.recovery.start();
   ctx.mirrors.start();
   ctx.webhooks.start();
@@ -66,7 +67,12 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
   ctx.actions.start();
   // Leftovers of interrupted uploads and pushes: swept now, then hourly.
   ctx.sweeper.start();
-  log.info(`Anvil ${VERSION.anvil} serving ${cfg.server.rootUrl} (database: ${cfg.database.type})`);
+  // Where it listens is said at any level but `none`.
+  const announce =
+    log.isLevelEnabled('info') || log.level === 'silent' ? log : log.child({}, { level: 'info' });
+  announce.info(
+    `Anvil ${VERSION.anvil} listening on ${address}, serving ${cfg.server.rootUrl} (database: ${cfg.database.type})`,
+  );
   const stop = async () => {
     await app.close();
     await ctx.close();

@@ -9,6 +9,13 @@ import type { Api } from '../http/types.js';
 import { registerErrorHandling } from '../http/errors.js';
 import { registerAuth } from '../http/auth.js';
 import { serializerCompiler, validatorCompiler } from '../http/validation.js';
+import {
+  BODY_LIMIT,
+  BODY_TIMEOUTS,
+  HEADERS_TIMEOUT_MS,
+  guardSlowBodies,
+  type BodyTimeouts,
+} from '../http/limits.js';
 import { VERSION } from '../version.js';
 import { metaRoutes } from '../meta/routes.js';
 import { userRoutes } from '../users/routes.js';
@@ -59,20 +66,31 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   artifactsRoutes,
 ];
 
-export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
+export interface ServerOptions {
+  /** How slowly a request body may arrive (tests shorten them). */
+  bodyTimeouts?: BodyTimeouts;
+}
+
+export async function buildServer(ctx: AppContext, options: ServerOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
-    // Below `info` no request is logged but failures: a logger of their own per request (bound to
-    // its id) would cost every request for nothing.
-    ...(ctx.log.isLevelEnabled('info') ? {} : { childLoggerFactory: (logger: FastifyBaseLogger) => logger }),
+    // Each request's log lines carry its id, method and url. Below `info` no request is logged but
+    // failures: a logger of their own per request would cost every request for nothing (the error
+    // handler names the request itself).
+    childLoggerFactory: ctx.log.isLevelEnabled('info')
+      ? (logger, bindings, opts, raw) => logger.child({ ...bindings, method: raw.method, url: raw.url }, opts)
+      : (logger) => logger,
     trustProxy: false,
-    bodyLimit: 10 * 1024 * 1024,
+    // Routes that take whole files as JSON declare a larger limit; streamed bodies are not parsed.
+    bodyLimit: BODY_LIMIT,
+    http: { headersTimeout: HEADERS_TIMEOUT_MS },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler());
   app.setSerializerCompiler(serializerCompiler());
 
   const docsUrl = `${ctx.config.server.rootUrl}api/swagger`;
   registerErrorHandling(app, docsUrl);
+  guardSlowBodies(app.server, docsUrl, options.bodyTimeouts ?? BODY_TIMEOUTS);
 
   await app.register(swagger, {
     openapi: {

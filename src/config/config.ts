@@ -12,6 +12,8 @@ export type DbType = 'sqlite3' | 'postgres';
 export interface Config {
   /** The INI file that was read (or will receive generated secrets), if any. */
   configPath: string | null;
+  /** Sections and keys set in the file or the environment that Anvil does not read (`anvil web` logs them). */
+  warnings: string[];
   server: {
     httpAddr: string;
     httpPort: number;
@@ -125,14 +127,20 @@ const DEFAULT_ATTACHMENT_TYPES =
   '.avif,.cpuprofile,.csv,.dmp,.docx,.fodg,.fodp,.fods,.fodt,.gif,.gz,.jpeg,.jpg,.json,.jsonc,.log,.md,.mov,' +
   '.mp4,.odf,.odg,.odp,.ods,.odt,.patch,.pdf,.png,.pptx,.svg,.tgz,.txt,.webm,.webp,.xls,.xlsx,.zip';
 
-/** Reads ANVIL__SECTION__KEY variables into raw sections. `_0X2E_` in a section stands for a dot. */
-function envSections(env: NodeJS.ProcessEnv): Raw {
+/**
+ * Reads ANVIL__SECTION__KEY variables into raw sections. `_0X2E_` in a section stands for a dot.
+ * Variables not of that form are added to `malformed` when given.
+ */
+function envSections(env: NodeJS.ProcessEnv, malformed?: string[]): Raw {
   const raw: Raw = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || !name.toUpperCase().startsWith(ENV_PREFIX)) continue;
     const rest = name.slice(ENV_PREFIX.length);
     const sep = rest.lastIndexOf('__');
-    if (sep <= 0) continue;
+    if (sep <= 0) {
+      malformed?.push(name);
+      continue;
+    }
     const section = rest
       .slice(0, sep)
       .replace(/_0X2E_/gi, '.')
@@ -165,9 +173,15 @@ export function readIni(file: string): Raw {
 }
 
 class Reader {
+  /** Every section and key read, for telling which settings are not used. */
+  readonly known = new Map<string, Set<string>>();
+
   constructor(private readonly raw: Raw) {}
 
   private get(section: string, key: string): string | undefined {
+    let keys = this.known.get(section);
+    if (!keys) this.known.set(section, (keys = new Set()));
+    keys.add(key);
     const v = this.raw[section]?.[key];
     return v === undefined ? undefined : v.trim();
   }
@@ -257,7 +271,9 @@ export function loadConfig(opts: LoadOptions = {}): Config {
       throw new ConfigError(`cannot read config file ${configPath}: ${(err as Error).message}`);
     }
   }
-  const r = new Reader(merge(fromFile, envSections(env)));
+  const malformedEnv: string[] = [];
+  const fromEnv = envSections(env, malformedEnv);
+  const r = new Reader(merge(fromFile, fromEnv));
 
   const httpPort = r.int('server', 'HTTP_PORT', 3000, 0, 65535);
   const httpAddr = r.string('server', 'HTTP_ADDR', '0.0.0.0');
@@ -280,6 +296,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
 
   const config: Config = {
     configPath,
+    warnings: [],
     server: { httpAddr, httpPort, rootUrl, appDataPath },
     database: {
       type: dbType,
@@ -373,6 +390,16 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     },
   };
 
+  config.warnings = [
+    ...unusedSettings(fromFile, r.known, {
+      section: (s) => `[${s}]`,
+      key: (s, k) => (s === '' ? `${k} (before the first section)` : `[${s}] ${k}`),
+      where: ` in ${configPath}`,
+    }),
+    ...unusedSettings(fromEnv, r.known, { section: (s) => `${envName(s)}__*`, key: envName, where: '' }),
+    ...malformedEnv.map((name) => `${name} is not of the form ANVIL__SECTION__KEY and is ignored`),
+  ];
+
   if (config.api.defaultPagingNum > config.api.maxResponseItems) {
     config.api.defaultPagingNum = config.api.maxResponseItems;
   }
@@ -380,6 +407,67 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     config.security.secretKey = persistSecretKey(config);
   }
   return config;
+}
+
+/** The environment variable of a section (and key). */
+function envName(section: string, key?: string): string {
+  const s = ENV_PREFIX + section.toUpperCase().replace(/\./g, '_0X2E_');
+  return key === undefined ? s : `${s}__${key}`;
+}
+
+/** Levenshtein distance, for suggesting the setting a misspelled one meant. */
+export function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
+/** The candidate closest to `word`, if it is close enough to be a likely misspelling. */
+function closest(word: string, candidates: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const c of candidates) {
+    const d = editDistance(word.toUpperCase(), c.toUpperCase());
+    if (d < bestDistance) [best, bestDistance] = [c, d];
+  }
+  return bestDistance <= Math.max(1, Math.floor(word.length / 3)) ? best : undefined;
+}
+
+/** How a source of settings names its sections and keys in warnings, and where it is. */
+interface Naming {
+  section(section: string): string;
+  key(section: string, key: string): string;
+  where: string;
+}
+
+/**
+ * Warnings for the sections and keys of `raw` that Anvil does not read (`known`): an unknown section
+ * once, an unknown key of a known section each, with the closest known name when one is near.
+ */
+function unusedSettings(raw: Raw, known: Map<string, Set<string>>, naming: Naming): string[] {
+  const out: string[] = [];
+  for (const [section, keys] of Object.entries(raw)) {
+    const knownKeys = known.get(section);
+    if (!knownKeys && section !== '') {
+      const near = closest(section, known.keys());
+      const hint = near === undefined ? '' : ` (did you mean ${naming.section(near)}?)`;
+      out.push(`${naming.section(section)}${naming.where} is not a section used by Anvil${hint}`);
+      continue;
+    }
+    for (const key of Object.keys(keys)) {
+      if (knownKeys?.has(key)) continue;
+      const near = knownKeys && closest(key, knownKeys);
+      const hint = near === undefined ? '' : ` (did you mean ${naming.key(section, near)}?)`;
+      out.push(`${naming.key(section, key)}${naming.where} is not used by Anvil${hint}`);
+    }
+  }
+  return out;
 }
 
 /**

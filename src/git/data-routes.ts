@@ -13,6 +13,7 @@ import { signedIn } from '../http/auth.js';
 import { PageFields, pageOf, sendPage, setPageHeaders } from '../http/pagination.js';
 import * as data from './data.js';
 import { GitDataService, MAX_COMMIT_PAGE, type FileChangeInput, type Target } from './data-service.js';
+import { LARGE_BODY_LIMIT } from '../http/limits.js';
 import {
   AnnotatedTag,
   Branch,
@@ -430,6 +431,8 @@ export function gitDataRoutes(app: Api, ctx: AppContext): void {
         { 201: FileResponse },
       ),
       config: { auth: write },
+      // base64 file contents
+      bodyLimit: LARGE_BODY_LIMIT,
     },
     (request, reply) => changeFile(request, reply, fileInput(request, 'create'), 201),
   );
@@ -444,6 +447,8 @@ export function gitDataRoutes(app: Api, ctx: AppContext): void {
         { 200: FileResponse },
       ),
       config: { auth: write },
+      // base64 file contents
+      bodyLimit: LARGE_BODY_LIMIT,
     },
     (request, reply) => changeFile(request, reply, fileInput(request, 'update'), 200),
   );

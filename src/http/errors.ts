@@ -61,7 +61,13 @@ export function registerErrorHandling(app: FastifyInstance, docsUrl: string): vo
       // Fastify's own refusals: malformed JSON, unsupported media type, body too large, ...
       return send(reply, status, err.message);
     }
-    request.log.error({ err }, 'unexpected failure');
+    // Below `info`, request.log is not bound to the request (see app/server.ts): name it here.
+    const named =
+      (request.log as unknown as { bindings(): Record<string, unknown> }).bindings()['reqId'] !== undefined;
+    request.log.error(
+      named ? { err } : { err, reqId: request.id, method: request.method, url: request.url },
+      'unexpected failure',
+    );
     return send(reply, 500, 'Internal Server Error');
   });
 

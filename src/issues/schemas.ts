@@ -153,7 +153,7 @@ const StateOption = Type.Union([Type.Literal('open'), Type.Literal('closed')], {
 
 export const CreateIssueOption = Type.Object(
   {
-    title: Type.String(),
+    title: Type.String({ maxLength: 255 }),
     body: Type.Optional(Type.String()),
     ref: Type.Optional(Type.String()),
     assignee: Type.Optional(Type.String({ description: 'deprecated: use assignees' })),
@@ -169,7 +169,7 @@ export type CreateIssueBody = Static<typeof CreateIssueOption>;
 
 export const EditIssueOption = Type.Object(
   {
-    title: Type.Optional(Type.String()),
+    title: Type.Optional(Type.String({ maxLength: 255 })),
     body: Type.Optional(Type.String()),
     ref: Type.Optional(Type.String()),
     assignee: Type.Optional(Type.String({ description: 'deprecated: use assignees' })),

@@ -29,7 +29,7 @@ const State = Type.Union([Type.Literal('open'), Type.Literal('closed')], { descr
 
 export const CreateMilestoneOption = Type.Object(
   {
-    title: Type.String(),
+    title: Type.String({ maxLength: 255 }),
     description: Type.Optional(Type.String()),
     due_on: Type.Optional(Type.Union([Time, Type.Null()])),
     state: Type.Optional(State),
@@ -39,7 +39,7 @@ export const CreateMilestoneOption = Type.Object(
 
 export const EditMilestoneOption = Type.Object(
   {
-    title: Type.Optional(Type.String()),
+    title: Type.Optional(Type.String({ maxLength: 255 })),
     description: Type.Optional(Type.String()),
     due_on: Type.Optional(Type.Union([Time, Type.Null()], { description: 'null removes the due date' })),
     state: Type.Optional(State),

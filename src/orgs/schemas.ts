@@ -24,11 +24,11 @@ export const Organization = Type.Object(
 export type OrganizationJson = Static<typeof Organization>;
 
 const orgFields = {
-  full_name: Type.Optional(Type.String()),
-  email: Type.Optional(Type.String()),
-  description: Type.Optional(Type.String()),
-  website: Type.Optional(Type.String()),
-  location: Type.Optional(Type.String()),
+  full_name: Type.Optional(Type.String({ maxLength: 100 })),
+  email: Type.Optional(Type.String({ maxLength: 255 })),
+  description: Type.Optional(Type.String({ maxLength: 255 })),
+  website: Type.Optional(Type.String({ maxLength: 255 })),
+  location: Type.Optional(Type.String({ maxLength: 50 })),
   visibility: Type.Optional(VisibilityOption),
   repo_admin_change_team_access: Type.Optional(Type.Boolean()),
 };
@@ -57,7 +57,7 @@ export type TeamJson = Static<typeof Team>;
 
 const Permission = Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('admin')]);
 const teamFields = {
-  description: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String({ maxLength: 255 })),
   permission: Type.Optional(Permission),
   units: Type.Optional(Type.Array(Type.String())),
   units_map: Type.Optional(Type.Record(Type.String(), Type.String())),

@@ -71,7 +71,7 @@ export const CreatePullRequestOption = Type.Object(
   {
     head: Type.String(),
     base: Type.String(),
-    title: Type.String(),
+    title: Type.String({ maxLength: 255 }),
     body: Type.Optional(Type.String()),
     assignee: Type.Optional(Type.String()),
     assignees: Type.Optional(Type.Array(Type.String())),
@@ -84,7 +84,7 @@ export const CreatePullRequestOption = Type.Object(
 
 export const EditPullRequestOption = Type.Object(
   {
-    title: Type.Optional(Type.String()),
+    title: Type.Optional(Type.String({ maxLength: 255 })),
     body: Type.Optional(Type.String()),
     base: Type.Optional(Type.String()),
     assignee: Type.Optional(Type.String()),

@@ -46,9 +46,9 @@ export type UserJson = Static<typeof User>;
 export const CreateUserOption = Type.Object(
   {
     username: Type.String(),
-    email: Type.String({ format: 'email' }),
-    password: Type.Optional(Type.String()),
-    full_name: Type.Optional(Type.String()),
+    email: Type.String({ format: 'email', maxLength: 254 }),
+    password: Type.Optional(Type.String({ maxLength: 255 })),
+    full_name: Type.Optional(Type.String({ maxLength: 100 })),
     login_name: Type.Optional(Type.String()),
     source_id: Type.Optional(Type.Integer()),
     must_change_password: Type.Optional(Type.Boolean()),
@@ -67,16 +67,16 @@ export const CreateUserOption = Type.Object(
 
 export const EditUserOption = Type.Object(
   {
-    email: Type.Optional(Type.String({ format: 'email' })),
-    full_name: Type.Optional(Type.String()),
+    email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
+    full_name: Type.Optional(Type.String({ maxLength: 100 })),
     login_name: Type.Optional(Type.String()),
     source_id: Type.Optional(Type.Integer()),
-    password: Type.Optional(Type.String()),
+    password: Type.Optional(Type.String({ maxLength: 255 })),
     must_change_password: Type.Optional(Type.Boolean()),
-    website: Type.Optional(Type.String()),
-    location: Type.Optional(Type.String()),
-    description: Type.Optional(Type.String()),
-    pronouns: Type.Optional(Type.String()),
+    website: Type.Optional(Type.String({ maxLength: 255 })),
+    location: Type.Optional(Type.String({ maxLength: 50 })),
+    description: Type.Optional(Type.String({ maxLength: 255 })),
+    pronouns: Type.Optional(Type.String({ maxLength: 50 })),
     active: Type.Optional(Type.Boolean()),
     admin: Type.Optional(Type.Boolean()),
     allow_git_hook: Type.Optional(Type.Boolean()),

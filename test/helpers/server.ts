@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { createContext, type AppContext } from '../../src/app/context.js';
-import { buildServer } from '../../src/app/server.js';
+import { buildServer, type ServerOptions } from '../../src/app/server.js';
 import { postgresConnection } from '../../src/db/database.js';
 
 export interface Reply<T = unknown> {
@@ -92,7 +92,10 @@ export async function freshPostgresDatabase(
   };
 }
 
-export async function startServer(settings: Record<string, string> = {}): Promise<TestServer> {
+export async function startServer(
+  settings: Record<string, string> = {},
+  serverOptions: ServerOptions = {},
+): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-test-'));
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
@@ -114,7 +117,7 @@ export async function startServer(settings: Record<string, string> = {}): Promis
     dropDb = fresh.drop;
   }
   const ctx = await createContext(config, pino({ level: config.log.level }));
-  const app = await buildServer(ctx);
+  const app = await buildServer(ctx, serverOptions);
   await app.listen({ host: '127.0.0.1', port });
   const url = `http://127.0.0.1:${port}`;
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig, ConfigError, readIni } from '../../src/config/config.js';
+import { loadConfig, ConfigError, editDistance, readIni } from '../../src/config/config.js';
 
 const dirs: string[] = [];
 function tmp(): string {
@@ -353,5 +353,68 @@ describe('INI sections', () => {
     assert.deepEqual(raw['server'], { HTTP_PORT: '4000' });
     assert.deepEqual(raw['repository.upload'], { ENABLED: 'false', FILE_MAX_SIZE: '3' });
     assert.deepEqual(raw['storage.lfs'], { PATH: '/x' });
+  });
+});
+
+describe('config warnings', () => {
+  it('has none for a configuration that uses only keys Anvil reads', () => {
+    const cwd = tmp();
+    const file = write(path.join(cwd, 'app.ini'), '[server]\nHTTP_PORT = 4000\n[log]\nLEVEL = warn\n');
+    const c = loadConfig({ configPath: file, env: { ANVIL__API__MAX_RESPONSE_ITEMS: '20' }, cwd });
+    assert.deepEqual(c.warnings, []);
+  });
+
+  it('names a misspelled key or section of the file with the closest one Anvil reads', () => {
+    const cwd = tmp();
+    const file = write(
+      path.join(cwd, 'app.ini'),
+      [
+        'APP_NAME = Forge',
+        '[server]',
+        'HTTP_PROT = 4000',
+        'LFS_JWT_SECRET = x',
+        '[securty]',
+        'SECRET_KEY = s',
+        '[ui]',
+        'THEMES = dark',
+      ].join('\n'),
+    );
+    const c = loadConfig({ configPath: file, env: {}, cwd });
+    assert.equal(c.server.httpPort, 3000, 'the misspelled key is not used');
+    assert.deepEqual(c.warnings, [
+      `APP_NAME (before the first section) in ${file} is not used by Anvil`,
+      `[server] HTTP_PROT in ${file} is not used by Anvil (did you mean [server] HTTP_PORT?)`,
+      `[server] LFS_JWT_SECRET in ${file} is not used by Anvil`,
+      `[securty] in ${file} is not a section used by Anvil (did you mean [security]?)`,
+      `[ui] in ${file} is not a section used by Anvil`,
+    ]);
+  });
+
+  it('names misspelled ANVIL__SECTION__KEY variables as variables', () => {
+    const cwd = tmp();
+    const c = loadConfig({
+      env: {
+        ANVIL__SERVER__HTTP_PROT: '4000',
+        ANVIL__SECURTY__SECRET_KEY: 's',
+        ANVIL__REPOSITORY_0X2E_RELEASE__ALLOWED_TYPE: '.zip',
+        ANVIL__HTTP_PORT: '1',
+        PATH: '/usr/bin',
+      },
+      cwd,
+    });
+    assert.deepEqual(c.warnings, [
+      'ANVIL__SERVER__HTTP_PROT is not used by Anvil (did you mean ANVIL__SERVER__HTTP_PORT?)',
+      'ANVIL__SECURTY__* is not a section used by Anvil (did you mean ANVIL__SECURITY__*?)',
+      'ANVIL__REPOSITORY_0X2E_RELEASE__ALLOWED_TYPE is not used by Anvil ' +
+        '(did you mean ANVIL__REPOSITORY_0X2E_RELEASE__ALLOWED_TYPES?)',
+      'ANVIL__HTTP_PORT is not of the form ANVIL__SECTION__KEY and is ignored',
+    ]);
+  });
+
+  it('measures closeness with a plain edit distance', () => {
+    assert.equal(editDistance('HTTP_PROT', 'HTTP_PORT'), 2);
+    assert.equal(editDistance('securty', 'security'), 1);
+    assert.equal(editDistance('', 'abc'), 3);
+    assert.equal(editDistance('same', 'same'), 0);
   });
 });

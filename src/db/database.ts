@@ -1,21 +1,40 @@
 // Database access: one Kysely instance over better-sqlite3 (the embedded default) or pg, migrated
 // to the newest schema at start-up. Every multi-step write goes through `transaction()`.
+//
+// SQLite has one writer at a time across every connection and process. A transaction begins
+// IMMEDIATE (it takes the write lock at BEGIN, never upgrades later, where SQLite would answer
+// SQLITE_BUSY at once); a statement that finds the lock held waits for it without blocking the
+// event loop (see WriterConnection) for up to BUSY_BUDGET_MS. On PostgreSQL a transaction that
+// loses a deadlock or a serialization check runs again (retry.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import type pg from 'pg';
 import {
+  CompiledQuery,
   Kysely,
   PostgresDialect,
-  SqliteDialect,
+  SqliteAdapter,
+  SqliteDriver,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type DatabaseConnection,
+  type DatabaseIntrospector,
+  type Dialect as KyselyDialect,
+  type DialectAdapter,
+  type Driver,
   type KyselyPlugin,
+  type QueryCompiler,
   type QueryId,
+  type QueryResult,
   type SqliteDatabase,
   type Transaction,
 } from 'kysely';
 import type { Config } from '../config/config.js';
+import { AppError } from '../errors.js';
 import type { DB } from './schema.js';
 import { migrateToLatest } from './migrate.js';
+import { BUSY_BUDGET_MS, TRANSACTION_ATTEMPTS, backoffMs, busyError, retryableError } from './retry.js';
 
 export type Db = Kysely<DB>;
 export type Tx = Transaction<DB>;
@@ -105,14 +124,13 @@ export async function openDatabase(config: Config, opts: { migrate?: boolean } =
   } else {
     fs.mkdirSync(path.dirname(config.database.path), { recursive: true });
     const sqlite = new SQLite(config.database.path);
-    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma(`busy_timeout = ${BUSY_BUDGET_MS}`);
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('synchronous = NORMAL');
-    db = new Kysely<DB>({
-      dialect: new SqliteDialect({ database: cachingStatements(sqlite) }),
-      plugins: [writeTracker],
-    });
+    // From here on a busy lock is waited for by WriterConnection, between turns of the event loop.
+    sqlite.pragma('busy_timeout = 0');
+    db = new Kysely<DB>({ dialect: new SqliteWriterDialect(sqlite), plugins: [writeTracker] });
     dialect = 'sqlite';
   }
   if (opts.migrate !== false) {
@@ -126,7 +144,7 @@ export async function openDatabase(config: Config, opts: { migrate?: boolean } =
   let reader: SQLite.Database | undefined;
   if (dialect === 'sqlite') {
     reader = new SQLite(config.database.path, { readonly: true });
-    reader.pragma('busy_timeout = 5000');
+    reader.pragma(`busy_timeout = ${BUSY_BUDGET_MS}`);
     const statements = cachingStatements(reader);
     fastReaders.set(db, { all: (sql, params) => statements.prepare(sql).all(params) });
   }
@@ -203,13 +221,183 @@ class RowStatement {
 /**
  * Runs `fn` in one transaction; when `q` already is a transaction, `fn` joins it. This is the only
  * way Anvil writes more than one row for one change, so nothing is ever half-written.
+ *
+ * On PostgreSQL a deadlock or serialization failure rolls the transaction back and runs `fn` again
+ * on a fresh one (up to TRANSACTION_ATTEMPTS times), so `fn` must do nothing outside the database
+ * that a second run would repeat. On SQLite the transaction begins IMMEDIATE (SqliteWriterDriver).
  */
 export async function transaction<T>(q: Db | Tx, fn: (tx: Tx) => Promise<T>): Promise<T> {
   if (q.isTransaction) return fn(q as Tx);
-  try {
-    return await q.transaction().execute(fn);
-  } finally {
-    writes++;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await q.transaction().execute(fn);
+    } catch (err) {
+      if (!retryableError(err)) throw err;
+      if (attempt >= TRANSACTION_ATTEMPTS) throw busy();
+    } finally {
+      writes++;
+    }
+    await sleep(backoffMs(attempt - 1, 5, 100));
+  }
+}
+
+function busy(): AppError {
+  return new AppError('unavailable', 'The database is busy; try again later.');
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Kysely's SQLite dialect with SqliteWriterDriver in place of its driver. */
+class SqliteWriterDialect implements KyselyDialect {
+  constructor(private readonly sqlite: SQLite.Database) {}
+
+  createDriver(): Driver {
+    return new SqliteWriterDriver(this.sqlite, cachingStatements(this.sqlite));
+  }
+
+  createQueryCompiler(): QueryCompiler {
+    return new SqliteQueryCompiler();
+  }
+
+  createAdapter(): DialectAdapter {
+    return new SqliteAdapter();
+  }
+
+  createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new SqliteIntrospector(db);
+  }
+}
+
+/**
+ * Kysely's SQLite driver (one connection, taken in turn) except that transactions begin IMMEDIATE
+ * and that a statement finding the write lock held waits for it (WriterConnection).
+ */
+class SqliteWriterDriver implements Driver {
+  readonly #turn = new Turn();
+  readonly #connection: WriterConnection;
+  readonly #statements: SqliteDatabase;
+  // Savepoints are compiled and run as Kysely's own driver does; it needs no state for that.
+  readonly #savepoints: SqliteDriver;
+
+  constructor(sqlite: SQLite.Database, statements: SqliteDatabase & { prepare(sql: string): RowStatement }) {
+    this.#statements = statements;
+    this.#connection = new WriterConnection(sqlite, statements, this.#turn);
+    this.#savepoints = new SqliteDriver({ database: statements });
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    await this.#turn.take();
+    return this.#connection;
+  }
+
+  async beginTransaction(): Promise<void> {
+    await this.#connection.executeQuery(BEGIN);
+  }
+
+  async commitTransaction(): Promise<void> {
+    await this.#connection.executeQuery(COMMIT);
+  }
+
+  async rollbackTransaction(): Promise<void> {
+    await this.#connection.executeQuery(ROLLBACK);
+  }
+
+  savepoint(c: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+    return this.#savepoints.savepoint(c, name, compile);
+  }
+
+  rollbackToSavepoint(c: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
+    return this.#savepoints.rollbackToSavepoint(c, name, compile);
+  }
+
+  releaseSavepoint(c: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
+    return this.#savepoints.releaseSavepoint(c, name, compile);
+  }
+
+  async releaseConnection(): Promise<void> {
+    this.#turn.give();
+  }
+
+  async destroy(): Promise<void> {
+    this.#statements.close();
+  }
+}
+
+const BEGIN = CompiledQuery.raw('begin immediate');
+const COMMIT = CompiledQuery.raw('commit');
+const ROLLBACK = CompiledQuery.raw('rollback');
+
+/**
+ * The writer connection. The connection's busy timeout is 0: a statement outside a transaction
+ * (BEGIN IMMEDIATE included) that finds another connection's write lock fails at once with
+ * SQLITE_BUSY, and is tried again after a short timer, with the connection's turn handed back
+ * meanwhile so that other queries (reads do not need the lock) run, until BUSY_BUDGET_MS have
+ * passed. better-sqlite3's own busy wait would stop the whole process for as long.
+ */
+class WriterConnection implements DatabaseConnection {
+  constructor(
+    private readonly sqlite: SQLite.Database,
+    private readonly statements: { prepare(sql: string): RowStatement },
+    private readonly turn: Turn,
+  ) {}
+
+  executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    try {
+      return Promise.resolve(this.run<R>(compiled));
+    } catch (err) {
+      if (!busyError(err) || this.sqlite.inTransaction) return Promise.reject(err);
+      return this.waitAndRun<R>(compiled, Date.now());
+    }
+  }
+
+  private async waitAndRun<R>(compiled: CompiledQuery, since: number): Promise<QueryResult<R>> {
+    for (let attempt = 0; ; attempt++) {
+      const wait = backoffMs(attempt, 2, 50);
+      if (Date.now() + wait - since > BUSY_BUDGET_MS) throw busy();
+      // The caller holds this connection's turn; another query may have it while this one waits.
+      this.turn.give();
+      await sleep(wait);
+      await this.turn.take();
+      try {
+        return this.run<R>(compiled);
+      } catch (err) {
+        if (!busyError(err) || this.sqlite.inTransaction) throw err;
+      }
+    }
+  }
+
+  private run<R>(compiled: CompiledQuery): QueryResult<R> {
+    const stmt = this.statements.prepare(compiled.sql);
+    if (stmt.reader) return { rows: stmt.all(compiled.parameters) as R[] };
+    const { changes, lastInsertRowid } = stmt.run(compiled.parameters);
+    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+  }
+
+  async *streamQuery<R>(compiled: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    const stmt = this.statements.prepare(compiled.sql);
+    for (const row of stmt.iterate(compiled.parameters)) yield { rows: [row as R] };
+  }
+}
+
+/** Whose turn it is on the one SQLite connection (Kysely's driver has the same mutex inside). */
+class Turn {
+  #held: Promise<void> | undefined;
+  #release: (() => void) | undefined;
+
+  async take(): Promise<void> {
+    while (this.#held) await this.#held;
+    this.#held = new Promise((resolve) => (this.#release = resolve));
+  }
+
+  give(): void {
+    const release = this.#release;
+    this.#held = undefined;
+    this.#release = undefined;
+    release?.();
   }
 }
 

@@ -172,6 +172,7 @@ export class QuotaService {
 
   async addUserToGroup(groupName: string, user: UserRow): Promise<void> {
     await transaction(this.db, async (tx) => {
+      await store.lockOwner(tx, user.id);
       if (!(await store.groupExists(tx, groupName)))
         throw notFound(`quota group does not exist [name: ${groupName}]`);
       if (!(await store.addUserToGroup(tx, groupName, user.id))) {
@@ -182,6 +183,7 @@ export class QuotaService {
 
   async removeUserFromGroup(groupName: string, user: UserRow): Promise<void> {
     await transaction(this.db, async (tx) => {
+      await store.lockOwner(tx, user.id);
       if (!(await store.groupExists(tx, groupName)))
         throw notFound(`quota group does not exist [name: ${groupName}]`);
       if (!(await store.userInGroup(tx, groupName, user.id))) {

@@ -188,9 +188,11 @@ export async function addUserToGroup(q: Q, group: string, userId: number): Promi
 }
 
 /**
- * Holds an owner's row until the transaction ends, so that replacements of its group list run one
- * after the other rather than interleaved. SQLite runs one write transaction at a time anyway (and
- * has no FOR UPDATE).
+ * Holds an owner's row until the transaction ends, so that changes to its group list run one after
+ * the other rather than interleaved. Every such change takes it first: a membership insert's
+ * foreign key check share-locks the user row, so one that took it later could wait on a
+ * replacement holding it while that replacement waits on the insert's unique key (a deadlock).
+ * SQLite runs one write transaction at a time anyway (and has no FOR UPDATE).
  */
 export async function lockOwner(tx: Tx, ownerId: number): Promise<void> {
   if (tx.getExecutor().adapter instanceof SqliteAdapter) return;

@@ -6,9 +6,10 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from './context.js';
 import type { Api } from '../http/types.js';
-import { registerErrorHandling } from '../http/errors.js';
+import { frameworkErrors, registerErrorHandling } from '../http/errors.js';
 import { registerAuth } from '../http/auth.js';
-import { serializerCompiler, validatorCompiler } from '../http/validation.js';
+import { parseQuery, serializerCompiler, validatorCompiler } from '../http/validation.js';
+import { transformOpenApi } from '../http/openapi.js';
 import { VERSION } from '../version.js';
 import { metaRoutes } from '../meta/routes.js';
 import { userRoutes } from '../users/routes.js';
@@ -60,6 +61,7 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
 ];
 
 export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
+  const docsUrl = `${ctx.config.server.rootUrl}api/swagger`;
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     // Below `info` no request is logged but failures: a logger of their own per request (bound to
@@ -67,11 +69,12 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     ...(ctx.log.isLevelEnabled('info') ? {} : { childLoggerFactory: (logger: FastifyBaseLogger) => logger }),
     trustProxy: false,
     bodyLimit: 10 * 1024 * 1024,
+    // Paths hold file paths and ref names: Fastify's 100 characters is far too short.
+    routerOptions: { maxParamLength: 4096, querystringParser: parseQuery },
+    frameworkErrors: frameworkErrors(docsUrl),
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler());
   app.setSerializerCompiler(serializerCompiler());
-
-  const docsUrl = `${ctx.config.server.rootUrl}api/swagger`;
   registerErrorHandling(app, docsUrl);
 
   await app.register(swagger, {
@@ -103,6 +106,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
       },
       security: [{ BasicAuth: [] }, { AuthorizationHeaderToken: [] }, { SudoHeader: [] }],
     },
+    transformObject: transformOpenApi,
   });
   await app.register(swaggerUi, { routePrefix: '/api/swagger' });
   app.get('/swagger.v1.json', { schema: { hide: true } }, async () => app.swagger());

@@ -86,7 +86,27 @@ function nulField(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
+/** One registered route, as the route table records it. */
+export interface RouteEntry {
+  method: string;
+  url: string;
+  schema: Record<string, unknown> | undefined;
+}
+const tables = new WeakMap<FastifyInstance, RouteEntry[]>();
+
+/** Every route registered on `app` after `registerErrorHandling` (the generated fuzz test walks it). */
+export function routeTable(app: FastifyInstance): readonly RouteEntry[] {
+  return tables.get(app) ?? [];
+}
+
 export function registerErrorHandling(app: FastifyInstance, docsUrl: string): void {
+  const table: RouteEntry[] = [];
+  tables.set(app, table);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      table.push({ method, url: route.url, schema: route.schema as Record<string, unknown> | undefined });
+    }
+  });
   const sendError = (
     reply: FastifyReply,
     status: number,

@@ -1,6 +1,7 @@
 // Finishes the OpenAPI document @fastify/swagger generates from the routes' TypeBox schemas
 // (its `transformObject` hook, run once when the document is first asked for):
-// - wildcard routes (`/contents/*`) get Forgejo's parameter name (`{filepath}`) instead of `{*}`;
+// - wildcard routes (`/contents/*`) get Forgejo's parameter name (`{filepath}`) instead of `{*}`,
+//   and the few paths whose route names a parameter otherwise get Forgejo's name;
 // - the errors every operation can answer are declared in one place, in Forgejo's shape: 404
 //   where a path names a resource, 422 where there is input to validate (path, query or body),
 //   401 and 403 where the operation requires authentication.
@@ -16,6 +17,12 @@ const WILDCARD_NAMES: Record<string, string> = {
   tags: 'tag',
   branch_protections: 'name',
   branches: 'branch',
+};
+
+/** Paths whose route names a parameter differently from Forgejo's description of the same path. */
+const PARAM_RENAMES: Record<string, Record<string, string>> = {
+  '/users/{owner}/repos': { owner: 'username' },
+  '/orgs/{owner}/repos': { owner: 'org' },
 };
 
 type Json = Record<string, unknown>;
@@ -65,6 +72,17 @@ export function transformOpenApi(input: object): Json {
       for (const method of METHODS) {
         for (const p of item[method]?.parameters ?? []) {
           if (p['in'] === 'path' && p['name'] === '*') p['name'] = name;
+        }
+      }
+    }
+    const renames = PARAM_RENAMES[path];
+    if (renames) {
+      for (const [from, to] of Object.entries(renames)) {
+        path = path.replace(`{${from}}`, `{${to}}`);
+        for (const method of METHODS) {
+          for (const p of item[method]?.parameters ?? []) {
+            if (p['in'] === 'path' && p['name'] === from) p['name'] = to;
+          }
         }
       }
     }

@@ -6,9 +6,10 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from './context.js';
 import type { Api } from '../http/types.js';
-import { registerErrorHandling } from '../http/errors.js';
+import { frameworkErrors, registerErrorHandling } from '../http/errors.js';
 import { registerAuth } from '../http/auth.js';
-import { serializerCompiler, validatorCompiler } from '../http/validation.js';
+import { parseQuery, serializerCompiler, validatorCompiler } from '../http/validation.js';
+import { transformOpenApi } from '../http/openapi.js';
 import {
   BODY_LIMIT,
   BODY_TIMEOUTS,
@@ -72,6 +73,7 @@ export interface ServerOptions {
 }
 
 export async function buildServer(ctx: AppContext, options: ServerOptions = {}): Promise<FastifyInstance> {
+  const docsUrl = `${ctx.config.server.rootUrl}api/swagger`;
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     // Each request's log lines carry its id, method and url. Below `info` no request is logged but
@@ -84,11 +86,12 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     // Routes that take whole files as JSON declare a larger limit; streamed bodies are not parsed.
     bodyLimit: BODY_LIMIT,
     http: { headersTimeout: HEADERS_TIMEOUT_MS },
+    // Paths hold file paths and ref names: Fastify's 100 characters is far too short.
+    routerOptions: { maxParamLength: 4096, querystringParser: parseQuery },
+    frameworkErrors: frameworkErrors(docsUrl),
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler());
   app.setSerializerCompiler(serializerCompiler());
-
-  const docsUrl = `${ctx.config.server.rootUrl}api/swagger`;
   registerErrorHandling(app, docsUrl);
   guardSlowBodies(app.server, docsUrl, options.bodyTimeouts ?? BODY_TIMEOUTS);
 
@@ -121,6 +124,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
       },
       security: [{ BasicAuth: [] }, { AuthorizationHeaderToken: [] }, { SudoHeader: [] }],
     },
+    transformObject: transformOpenApi,
   });
   await app.register(swaggerUi, { routePrefix: '/api/swagger' });
   app.get('/swagger.v1.json', { schema: { hide: true } }, async () => app.swagger());

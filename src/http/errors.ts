@@ -1,6 +1,10 @@
-// Maps every failure to Forgejo's JSON error shape {"message", "url"} with the right status.
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+// Maps every failure to Forgejo's JSON error shape {"message", "url"} with the right status (404s
+// and 405s also carry Forgejo's `errors` array), including Fastify's own refusals (bad URL
+// encoding, over-long path parameters), a method a path does not have (405 with Allow) and a NUL
+// byte in a path parameter or query value that no schema declares.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { AppError, fieldLabel, type ErrorKind } from '../errors.js';
+import { NO_NUL } from './validation.js';
 
 export const statusOf: Record<ErrorKind, number> = {
   bad_request: 400,
@@ -35,6 +39,8 @@ function validationMessage(issues: AjvIssue[], context: string | undefined): str
     reason = 'Required';
   } else if (issue.keyword === 'format') {
     reason = `must be a valid ${String(issue.params?.['format'] ?? 'value')}`;
+  } else if (issue.keyword === NO_NUL) {
+    reason = 'must not contain NUL bytes';
   } else if (issue.keyword === 'additionalProperties') {
     reason = `unknown field ${String(issue.params?.['additionalProperty'] ?? '')}`;
   }
@@ -42,24 +48,94 @@ function validationMessage(issues: AjvIssue[], context: string | undefined): str
   return field ? `[${fieldLabel(field)}]: ${reason}${where}` : `${reason}${where}`;
 }
 
+const send = (
+  reply: FastifyReply,
+  docsUrl: string,
+  status: number,
+  message: string,
+  extra: Record<string, unknown> = {},
+) =>
+  reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send({ message, url: docsUrl, ...(status === 404 || status === 405 ? { errors: [] } : {}), ...extra });
+
+/**
+ * Fastify's `frameworkErrors` option: a path that is not valid percent-encoding (400) or a path
+ * parameter longer than `maxParamLength` (414), in Forgejo's shape rather than Fastify's.
+ */
+export function frameworkErrors(docsUrl: string) {
+  return (err: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+    if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return send(reply, docsUrl, 414, 'URI Too Long');
+    if (err.code === 'FST_ERR_BAD_URL') return send(reply, docsUrl, 400, 'invalid URL encoding');
+    return send(reply, docsUrl, err.statusCode ?? 500, err.message);
+  };
+}
+
+const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/** The first path parameter or query value holding a NUL byte, for routes whose schema does not check it. */
+function nulField(request: FastifyRequest): string | undefined {
+  for (const part of [request.params, request.query]) {
+    if (!part || typeof part !== 'object') continue;
+    for (const [k, v] of Object.entries(part as Record<string, unknown>)) {
+      const values = Array.isArray(v) ? v : [v];
+      if (values.some((x) => typeof x === 'string' && x.includes('\0'))) return k === '*' ? 'path' : k;
+    }
+  }
+  return undefined;
+}
+
+/** One registered route, as the route table records it. */
+export interface RouteEntry {
+  method: string;
+  url: string;
+  schema: Record<string, unknown> | undefined;
+}
+const tables = new WeakMap<FastifyInstance, RouteEntry[]>();
+
+/** Every route registered on `app` after `registerErrorHandling` (the generated fuzz test walks it). */
+export function routeTable(app: FastifyInstance): readonly RouteEntry[] {
+  return tables.get(app) ?? [];
+}
+
 export function registerErrorHandling(app: FastifyInstance, docsUrl: string): void {
-  const send = (reply: FastifyReply, status: number, message: string, extra: Record<string, unknown> = {}) =>
-    reply
-      .code(status)
-      .type('application/json; charset=utf-8')
-      .send({ message, url: docsUrl, ...extra });
+  const table: RouteEntry[] = [];
+  tables.set(app, table);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      table.push({ method, url: route.url, schema: route.schema as Record<string, unknown> | undefined });
+    }
+  });
+  const sendError = (
+    reply: FastifyReply,
+    status: number,
+    message: string,
+    extra: Record<string, unknown> = {},
+  ) => send(reply, docsUrl, status, message, extra);
+
+  // A NUL byte can only arrive in a path or query percent-encoded: requests without `%00` pay one
+  // indexOf. Declared strings are refused by their schema too (x-no-nul); this covers the rest
+  // (git, LFS, downloads, runner routes, parameters no schema declares).
+  app.addHook('preValidation', (request, reply, done) => {
+    const url = request.raw.url ?? '';
+    if (url.indexOf('%00') < 0) return done();
+    const field = nulField(request);
+    if (!field) return done();
+    void sendError(reply, 422, `[${fieldLabel(field)}]: must not contain NUL bytes`);
+  });
 
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof AppError) {
-      return send(reply, statusOf[err.kind], err.message, err.extra);
+      return sendError(reply, statusOf[err.kind], err.message, err.extra);
     }
     if (err.validation) {
-      return send(reply, 422, validationMessage(err.validation as AjvIssue[], err.validationContext));
+      return sendError(reply, 422, validationMessage(err.validation as AjvIssue[], err.validationContext));
     }
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       // Fastify's own refusals: malformed JSON, unsupported media type, body too large, ...
-      return send(reply, status, err.message);
+      return sendError(reply, status, err.message);
     }
     // Below `info`, request.log is not bound to the request (see app/server.ts): name it here.
     const named =
@@ -68,12 +144,20 @@ export function registerErrorHandling(app: FastifyInstance, docsUrl: string): vo
       named ? { err } : { err, reqId: request.id, method: request.method, url: request.url },
       'unexpected failure',
     );
-    return send(reply, 500, 'Internal Server Error');
+    return sendError(reply, 500, 'Internal Server Error');
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    send(reply, 404, "The target couldn't be found.", {
-      errors: [`${request.method} ${request.url.split('?')[0]}`],
-    }),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    // A path that exists for other methods: 405 with the methods it has, as Forgejo answers.
+    const allowed = METHODS.filter((method) => app.findRoute({ method, url: path }));
+    if (allowed.length) {
+      return sendError(reply.header('Allow', allowed.join(', ')), 405, 'Method Not Allowed', {
+        errors: [`${request.method} ${path}`],
+      });
+    }
+    return sendError(reply, 404, "The target couldn't be found.", {
+      errors: [`${request.method} ${path}`],
+    });
+  });
 }

@@ -2,11 +2,19 @@
 // boolean: Forgejo answers 422 to both), while query strings and path parameters, which are text,
 // are converted to the schema's types.
 //
+// Every schema is hardened while it compiles (`harden`), so no route has to remember it: an integer
+// without bounds of its own gets the JavaScript safe range (±9007199254740991, below int64's
+// ±9223372036854775807, which a JS number cannot hold exactly: a larger one would reach the database
+// rounded, or as 1e+300 on SQLite and an error on PostgreSQL), and every string refuses NUL bytes
+// (PostgreSQL cannot store them). Forgejo's API declares its integers int64 (page and limit, Go
+// `int`, are already capped at int32 by `PageFields`). Both failures answer 422 naming the field.
+//
 // Validators and serializers are compiled when a route first uses them, not at start-up: Anvil
 // has hundreds of routes and most processes serve a few of them, so compiling them all up front
 // costs start-up time and memory for nothing. `compileAll()` forces every pending one (tests use
 // it to prove every schema compiles).
 import { createRequire } from 'node:module';
+import querystring from 'node:querystring';
 import type { Ajv, Options, ValidateFunction } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
 import type fastJsonType from 'fast-json-stringify';
@@ -26,7 +34,45 @@ function make(coerceTypes: Options['coerceTypes']): Ajv {
     strict: false,
   });
   addFormats(ajv);
+  ajv.addKeyword({
+    keyword: NO_NUL,
+    type: 'string',
+    schemaType: 'boolean',
+    errors: false,
+    validate: (on: boolean, data: string) => !on || !data.includes('\0'),
+  });
   return ajv;
+}
+
+/** The keyword `harden` adds to string schemas: no NUL byte. */
+export const NO_NUL = 'x-no-nul';
+const SAFE_MAX = Number.MAX_SAFE_INTEGER;
+
+function isType(schema: Record<string, unknown>, type: string): boolean {
+  const t = schema['type'];
+  return t === type || (Array.isArray(t) && t.includes(type));
+}
+
+/**
+ * A copy of `schema` where every integer has bounds within the safe range and every string refuses
+ * NUL bytes, at any depth (properties, items, unions, ...). Runs once per schema, at compile time.
+ */
+export function harden(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(harden);
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema as Record<string, unknown>)) {
+    // `const`, `enum`, `default` and `examples` are values, not schemas.
+    out[k] = k === 'const' || k === 'enum' || k === 'default' || k === 'examples' ? v : harden(v);
+  }
+  if (isType(out, 'integer') || isType(out, 'number')) {
+    const max = out['maximum'];
+    const min = out['minimum'];
+    if (typeof max !== 'number' || max > SAFE_MAX) out['maximum'] = SAFE_MAX;
+    if (typeof min !== 'number' || min < -SAFE_MAX) out['minimum'] = -SAFE_MAX;
+  }
+  if (isType(out, 'string') && !('enum' in out) && !('const' in out)) out[NO_NUL] = true;
+  return out;
 }
 
 /** Compilations not yet run, so that `compileAll()` can run them. */
@@ -65,7 +111,7 @@ export function validatorCompiler(): FastifySchemaCompiler<object> {
       let fn = cache.get(key);
       if (!fn) {
         ajvs ??= { body: make(false), text: make('array') };
-        fn = (body ? ajvs.body : ajvs.text).compile(schema);
+        fn = (body ? ajvs.body : ajvs.text).compile(harden(schema) as object);
         cache.set(key, fn);
       }
       return fn;
@@ -98,4 +144,22 @@ export function serializerCompiler(): (route: { schema: unknown }) => (data: unk
     });
     return (data) => compiled.get()(data);
   };
+}
+
+/**
+ * The query-string parser (Fastify's `querystringParser`): an empty value (`?page=&state=`) is
+ * left out, so it reads as absent, as Forgejo treats it, rather than failing the schema.
+ */
+export function parseQuery(text: string): Record<string, string | string[]> {
+  const query = querystring.parse(text) as Record<string, string | string[]>;
+  for (const key in query) {
+    const v = query[key];
+    if (v === '') delete query[key];
+    else if (Array.isArray(v) && v.includes('')) {
+      const kept = v.filter((x) => x !== '');
+      if (kept.length) query[key] = kept.length === 1 ? (kept[0] as string) : kept;
+      else delete query[key];
+    }
+  }
+  return query;
 }

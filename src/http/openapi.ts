@@ -1,0 +1,112 @@
+// Finishes the OpenAPI document @fastify/swagger generates from the routes' TypeBox schemas
+// (its `transformObject` hook, run once when the document is first asked for):
+// - wildcard routes (`/contents/*`) get Forgejo's parameter name (`{filepath}`) instead of `{*}`,
+//   and the few paths whose route names a parameter otherwise get Forgejo's name;
+// - the errors every operation can answer are declared in one place, in Forgejo's shape: 404
+//   where a path names a resource, 422 where there is input to validate (path, query or body),
+//   401 and 403 where the operation requires authentication.
+
+/** Forgejo's name for the wildcard that follows each path segment. */
+const WILDCARD_NAMES: Record<string, string> = {
+  contents: 'filepath',
+  raw: 'filepath',
+  media: 'filepath',
+  editorconfig: 'filepath',
+  archive: 'archive',
+  refs: 'ref',
+  tags: 'tag',
+  branch_protections: 'name',
+  branches: 'branch',
+};
+
+/** Paths whose route names a parameter differently from Forgejo's description of the same path. */
+const PARAM_RENAMES: Record<string, Record<string, string>> = {
+  '/users/{owner}/repos': { owner: 'username' },
+  '/orgs/{owner}/repos': { owner: 'org' },
+};
+
+type Json = Record<string, unknown>;
+interface Operation extends Json {
+  parameters?: Json[];
+  requestBody?: unknown;
+  responses?: Record<string, unknown>;
+  security?: unknown[];
+}
+
+const errorSchema = {
+  type: 'object',
+  properties: {
+    errors: { type: 'array', items: { type: 'string' } },
+    message: { type: 'string' },
+    url: { type: 'string' },
+  },
+};
+const errorResponses: Record<string, { description: string; content: Json }> = {
+  unauthorized: { description: 'authentication is required', content: {} },
+  forbidden: { description: 'APIForbiddenError is a forbidden error response', content: {} },
+  notFound: { description: 'APINotFound is a not found error response', content: {} },
+  validationError: {
+    description: 'APIValidationError is error format response related to input validation',
+    content: {},
+  },
+};
+for (const r of Object.values(errorResponses)) r.content = { 'application/json': { schema: errorSchema } };
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'];
+
+function wildcardName(path: string): string {
+  const segments = path.split('/');
+  const before = segments[segments.indexOf('{*}') - 1] ?? '';
+  return WILDCARD_NAMES[before] ?? 'path';
+}
+
+export function transformOpenApi(input: object): Json {
+  const doc = ((input as { openapiObject?: Json }).openapiObject ?? {}) as Json;
+  const paths = (doc['paths'] ?? {}) as Record<string, Record<string, Operation>>;
+  const out: Record<string, Record<string, Operation>> = {};
+  for (const [rawPath, item] of Object.entries(paths)) {
+    let path = rawPath;
+    if (path.includes('{*}')) {
+      const name = wildcardName(path);
+      path = path.replace('{*}', `{${name}}`);
+      for (const method of METHODS) {
+        for (const p of item[method]?.parameters ?? []) {
+          if (p['in'] === 'path' && p['name'] === '*') p['name'] = name;
+        }
+      }
+    }
+    const renames = PARAM_RENAMES[path];
+    if (renames) {
+      for (const [from, to] of Object.entries(renames)) {
+        path = path.replace(`{${from}}`, `{${to}}`);
+        for (const method of METHODS) {
+          for (const p of item[method]?.parameters ?? []) {
+            if (p['in'] === 'path' && p['name'] === from) p['name'] = to;
+          }
+        }
+      }
+    }
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      const responses = (op.responses ??= {});
+      const params = op.parameters ?? [];
+      const add = (status: string, ref: string) => {
+        responses[status] ??= { $ref: `#/components/responses/${ref}` };
+      };
+      const authenticated = !Array.isArray(op.security) || op.security.length > 0;
+      if (authenticated) {
+        add('401', 'unauthorized');
+        add('403', 'forbidden');
+      }
+      if (params.some((p) => p['in'] === 'path')) add('404', 'notFound');
+      if (op.requestBody || params.some((p) => p['in'] === 'path' || p['in'] === 'query')) {
+        add('422', 'validationError');
+      }
+    }
+    out[path] = { ...out[path], ...item };
+  }
+  const components = (doc['components'] ?? {}) as Json;
+  components['responses'] = { ...((components['responses'] as Json | undefined) ?? {}), ...errorResponses };
+  return { ...doc, components, paths: out };
+}

@@ -31,6 +31,7 @@ import { PullService } from '../pulls/service.js';
 import { ActionsService } from '../actions/service.js';
 import { ArtifactService } from '../artifacts/service.js';
 import { ForkService } from '../repos/forks.js';
+import { PackageService } from '../packages/service.js';
 
 /**
  * What domains contribute to shared mechanisms: things an account owns (for deletion and purge),
@@ -74,6 +75,7 @@ export interface AppContext {
   actions: ActionsService;
   artifacts: ArtifactService;
   forks: ForkService;
+  packages: PackageService;
   close(): Promise<void>;
 }
 
@@ -131,6 +133,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.actions = new ActionsService(ctx);
   ctx.artifacts = new ArtifactService(ctx);
   ctx.artifacts.setRunSource(ctx.actions);
+  ctx.packages = new PackageService(ctx);
   // Background mirror and webhook work (started by `anvil web`) ends before the database closes.
   ctx.close = async () => {
     await ctx.mirrors.stop();

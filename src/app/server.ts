@@ -33,6 +33,8 @@ import { webhooksRoutes } from '../webhooks/routes.js';
 import { pullsRoutes } from '../pulls/routes.js';
 import { actionsRoutes, actionsRunnerRoutes } from '../actions/routes.js';
 import { artifactsRoutes, artifactServiceRoutes } from '../artifacts/routes.js';
+import { packagesRoutes } from '../packages/routes.js';
+import { genericRoutes } from '../packages/generic/routes.js';
 
 /** Each domain's API routes, registered under /api/v1. */
 const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
@@ -57,6 +59,7 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   webhooksRoutes,
   actionsRoutes,
   artifactsRoutes,
+  packagesRoutes,
 ];
 
 export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
@@ -124,5 +127,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   // Runner-facing actions endpoints and the artifact service, each in a scope of its own.
   await app.register(async (scope) => actionsRunnerRoutes(scope, ctx));
   await app.register(async (scope) => artifactServiceRoutes(scope, ctx));
+  // Package registries at /api/packages/{owner}/{format}/..., each format in a scope of its own.
+  await app.register(async (scope) => genericRoutes(scope, ctx));
   return app;
 }

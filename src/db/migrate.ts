@@ -17,6 +17,7 @@ import * as m0011 from './migrations/0011_webhooks.js';
 import * as m0012 from './migrations/0012_actions.js';
 import * as m0013 from './migrations/0013_artifacts.js';
 import * as m0014 from './migrations/0014_pulls.js';
+import * as m0016 from './migrations/0016_packages.js';
 
 export interface AnvilMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -37,6 +38,7 @@ const migrations: Record<string, AnvilMigration> = {
   '0012_actions': m0012,
   '0013_artifacts': m0013,
   '0014_pulls': m0014,
+  '0016_packages': m0016,
 };
 
 export async function migrateToLatest(db: Kysely<DB>, dialect: Dialect): Promise<void> {

@@ -21,6 +21,8 @@ export interface BlobStore {
   stat(key: string): Promise<{ size: number } | undefined>;
   /** Removes the blob; absent blobs are not an error. */
   delete(key: string): Promise<void>;
+  /** Renames blob `from` to `to` (replacing it); no byte is copied where the backend can. */
+  move(from: string, to: string): Promise<void>;
   /**
    * Makes `key` the concatenation of the blobs `parts` (in order; one may repeat), which are
    * consumed: moved, not copied, where the backend can.
@@ -142,6 +144,12 @@ export class LocalBlobStore implements BlobStore {
   async delete(key: string): Promise<void> {
     fs.rmSync(this.file(key), { force: true });
     fs.rmSync(this.partsDir(key), { recursive: true, force: true });
+  }
+
+  async move(from: string, to: string): Promise<void> {
+    const target = this.file(to);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.renameSync(this.file(from), target);
   }
 
   /**

@@ -35,6 +35,7 @@ import { actionsRoutes, actionsRunnerRoutes } from '../actions/routes.js';
 import { artifactsRoutes, artifactServiceRoutes } from '../artifacts/routes.js';
 import { packagesRoutes } from '../packages/routes.js';
 import { genericRoutes } from '../packages/generic/routes.js';
+import { npmRoutes } from '../packages/npm/routes.js';
 
 /** Each domain's API routes, registered under /api/v1. */
 const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
@@ -129,5 +130,6 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(async (scope) => artifactServiceRoutes(scope, ctx));
   // Package registries at /api/packages/{owner}/{format}/..., each format in a scope of its own.
   await app.register(async (scope) => genericRoutes(scope, ctx));
+  await app.register(async (scope) => npmRoutes(scope, ctx));
   return app;
 }

@@ -21,7 +21,10 @@ export type ErrorBody = (message: string, status: number) => unknown;
 
 export function sendRegistryError(reply: FastifyReply, status: number, message: string, body: ErrorBody) {
   if (status === 401) reply.header('WWW-Authenticate', REALM);
-  return reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(body(message, status)));
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify(body(message, status)));
 }
 
 /**

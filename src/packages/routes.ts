@@ -38,15 +38,24 @@ export function packagesRoutes(app: Api, ctx: AppContext): void {
   async function packagesJson(request: FastifyRequest, owner: UserRow, rows: VersionWithPackage[]) {
     const creatorIds = [...new Set(rows.map((r) => r.creator_id).filter((id): id is number => id !== null))];
     const repoIds = [...new Set(rows.map((r) => r.repo_id).filter((id): id is number => id !== null))];
-    const [creators, repoRows] = await Promise.all([users.getByIds(creatorIds), packages.reposByIds(repoIds)]);
-    const access = await ctx.repos.accessMany([...repoRows.values()], request.viewer, new Map([[owner.id, owner]]));
+    const [creators, repoRows] = await Promise.all([
+      users.getByIds(creatorIds),
+      packages.reposByIds(repoIds),
+    ]);
+    const access = await ctx.repos.accessMany(
+      [...repoRows.values()],
+      request.viewer,
+      new Map([[owner.id, owner]]),
+    );
     const repos = new Map<number, RepositoryJson>();
     for (const repo of repoRows.values()) {
       const a = access.get(repo.id)!;
       if (a.mode > 0) repos.set(repo.id, repoJsonOf(repo, owner, a, { rootUrl, viewer: request.viewer }));
     }
     // A version linked to a repository the viewer cannot read is not shown.
-    const visible = rows.filter((r) => r.repo_id === null || repos.has(r.repo_id) || !repoRows.has(r.repo_id));
+    const visible = rows.filter(
+      (r) => r.repo_id === null || repos.has(r.repo_id) || !repoRows.has(r.repo_id),
+    );
     return {
       visible,
       json: (r: VersionWithPackage) =>
@@ -81,7 +90,10 @@ export function packagesRoutes(app: Api, ctx: AppContext): void {
     },
   );
 
-  const version = async (request: FastifyRequest, p: { owner: string; type: string; name: string; version: string }) => {
+  const version = async (
+    request: FastifyRequest,
+    p: { owner: string; type: string; name: string; version: string },
+  ) => {
     const owner = await packages.requireOwner(p.owner, request.identity, 'read');
     const found = await packages.requireVersion(owner, p.type, p.name, p.version, request.identity);
     return { owner, ...found };
@@ -101,7 +113,13 @@ export function packagesRoutes(app: Api, ctx: AppContext): void {
     },
     async (request) => {
       const { owner, pkg, version: v } = await version(request, request.params);
-      const row: VersionWithPackage = { ...v, owner_id: pkg.owner_id, repo_id: pkg.repo_id, type: pkg.type, name: pkg.name };
+      const row: VersionWithPackage = {
+        ...v,
+        owner_id: pkg.owner_id,
+        repo_id: pkg.repo_id,
+        type: pkg.type,
+        name: pkg.name,
+      };
       const { json } = await packagesJson(request, owner, [row]);
       return json(row);
     },
@@ -122,7 +140,13 @@ export function packagesRoutes(app: Api, ctx: AppContext): void {
     async (request, reply) => {
       const p = request.params;
       const owner = await packages.requireOwner(p.owner, request.identity, 'write');
-      const { pkg, version: v } = await packages.requireVersion(owner, p.type, p.name, p.version, request.identity);
+      const { pkg, version: v } = await packages.requireVersion(
+        owner,
+        p.type,
+        p.name,
+        p.version,
+        request.identity,
+      );
       await packages.deleteVersion(pkg, v, signedIn(request).user);
       return reply.code(204).send(null);
     },

@@ -61,7 +61,11 @@ class Hasher extends Transform {
     super({ highWaterMark: 1 << 20 });
   }
 
-  override _transform(chunk: Buffer, _enc: BufferEncoding, done: (err?: Error | null, data?: Buffer) => void) {
+  override _transform(
+    chunk: Buffer,
+    _enc: BufferEncoding,
+    done: (err?: Error | null, data?: Buffer) => void,
+  ) {
     this.size += chunk.length;
     if (this.limit >= 0 && this.size > this.limit) {
       done(forbidden(`the package file is larger than the limit of ${this.limit} bytes`));
@@ -167,11 +171,7 @@ export class PackageService {
       if (!identity) throw unauthorized('authentication required');
       throw forbidden(`${identity.user.name} may not read packages of ${owner.name}`);
     }
-    if (
-      owner.visibility !== Visibility.public &&
-      identity &&
-      !hasScope(identity.scopes, 'package', 'read')
-    ) {
+    if (owner.visibility !== Visibility.public && identity && !hasScope(identity.scopes, 'package', 'read')) {
       throw forbidden('token does not have at least one of required scope(s): [read:package]');
     }
     return owner;
@@ -244,7 +244,12 @@ export class PackageService {
     return stream;
   }
 
-  list(owner: UserRow, f: { type?: string | undefined; q?: string | undefined }, limit: number, offset: number) {
+  list(
+    owner: UserRow,
+    f: { type?: string | undefined; q?: string | undefined },
+    limit: number,
+    offset: number,
+  ) {
     return store.listVersions(this.db, owner.id, f, limit, offset);
   }
 
@@ -573,7 +578,13 @@ export class PackageService {
   }
 }
 
-export function packageHtmlUrl(root: string, owner: string, type: string, name: string, version: string): string {
+export function packageHtmlUrl(
+  root: string,
+  owner: string,
+  type: string,
+  name: string,
+  version: string,
+): string {
   return `${root}${encodeURIComponent(owner)}/-/packages/${type}/${encodeURIComponent(name)}/${encodeURIComponent(version)}`;
 }
 

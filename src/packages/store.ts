@@ -2,12 +2,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
-import type {
-  PackageBlobTable,
-  PackageFileTable,
-  PackageTable,
-  PackageVersionTable,
-} from './tables.js';
+import type { PackageBlobTable, PackageFileTable, PackageTable, PackageVersionTable } from './tables.js';
 import { PropertyRef } from './tables.js';
 
 type Q = Db | Tx;
@@ -102,7 +97,11 @@ export async function insertVersion(q: Q, row: Insertable<PackageVersionTable>):
 }
 
 export async function updateVersionMetadata(q: Q, versionId: number, metadata: string): Promise<void> {
-  await q.updateTable('package_version').set({ metadata_json: metadata }).where('id', '=', versionId).execute();
+  await q
+    .updateTable('package_version')
+    .set({ metadata_json: metadata })
+    .where('id', '=', versionId)
+    .execute();
 }
 
 export async function countDownload(q: Q, versionId: number): Promise<void> {
@@ -147,7 +146,9 @@ export async function removeUnreferencedBlobs(q: Q, ids: number[]): Promise<stri
       .select(['id', 'hash_sha256'])
       .where('id', 'in', part)
       .where((eb) =>
-        eb.not(eb.exists(eb.selectFrom('package_file').select('id').whereRef('blob_id', '=', 'package_blob.id'))),
+        eb.not(
+          eb.exists(eb.selectFrom('package_file').select('id').whereRef('blob_id', '=', 'package_blob.id')),
+        ),
       )
       .execute();
     if (orphans.length === 0) continue;
@@ -297,7 +298,10 @@ export async function deleteProperties(
 // Quota and limits
 
 /** Bytes of package files per owner (a blob counts once per file that names it). */
-export async function ownerTotals(q: Q, ownerId?: number): Promise<Array<{ owner_id: number; total: number }>> {
+export async function ownerTotals(
+  q: Q,
+  ownerId?: number,
+): Promise<Array<{ owner_id: number; total: number }>> {
   let s = q
     .selectFrom('package_file')
     .innerJoin('package_blob', 'package_blob.id', 'package_file.blob_id')

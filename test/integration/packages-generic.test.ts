@@ -191,7 +191,11 @@ describe('generic package registry', () => {
     assert.equal((await put(gen('alice', 'dd/2/two.bin'), content, auth)).status, 201);
     const blobs = storedFiles(s.dataDir).filter((p) => p.endsWith(sha));
     assert.deepEqual(blobs, [`${sha.slice(0, 2)}/${sha.slice(2, 4)}/${sha}`]);
-    const rows = await s.ctx.db.selectFrom('package_blob').selectAll().where('hash_sha256', '=', sha).execute();
+    const rows = await s.ctx.db
+      .selectFrom('package_blob')
+      .selectAll()
+      .where('hash_sha256', '=', sha)
+      .execute();
     assert.equal(rows.length, 1);
     await fetch(gen('alice', 'dd/1'), { method: 'DELETE', headers: { authorization: auth } });
     assert.equal(storedFiles(s.dataDir).filter((p) => p.endsWith(sha)).length, 1);
@@ -277,7 +281,10 @@ describe('generic package registry', () => {
       assert.equal(items.headers.get('x-total-count'), '2');
 
       // Deleting a file and a version subtracts their sizes; recalculation agrees.
-      let r = await fetch(gen('pkg-org', 'lib/1.0/b.bin'), { method: 'DELETE', headers: { authorization: auth } });
+      let r = await fetch(gen('pkg-org', 'lib/1.0/b.bin'), {
+        method: 'DELETE',
+        headers: { authorization: auth },
+      });
       assert.equal(r.status, 204);
       r = await fetch(gen('pkg-org', 'lib/2.0'), { method: 'DELETE', headers: { authorization: auth } });
       assert.equal(r.status, 204);
@@ -320,7 +327,9 @@ describe('generic package registry', () => {
       assert.equal(r.headers.get('x-total-count'), '2');
       assert.equal(r.body[0]!.name, 'lib');
       assert.match(r.headers.get('link') ?? '', /rel="first"/);
-      const one = await s.api<PackageJson>('GET', '/packages/pkg-org/generic/lib/1.0', { token: carol.token });
+      const one = await s.api<PackageJson>('GET', '/packages/pkg-org/generic/lib/1.0', {
+        token: carol.token,
+      });
       assert.equal(one.status, 200);
       assert.equal(one.body.version, '1.0');
       // Deleting through the API.
@@ -342,23 +351,32 @@ describe('generic package registry', () => {
       assert.equal(r.status, 201, r.text);
       r = await s.api('POST', '/packages/pkg-org/generic/lib/-/link/secret', { token: alice.token });
       assert.equal(r.status, 400);
-      const one = await s.api<PackageJson>('GET', '/packages/pkg-org/generic/lib/1.0', { token: alice.token });
+      const one = await s.api<PackageJson>('GET', '/packages/pkg-org/generic/lib/1.0', {
+        token: alice.token,
+      });
       assert.equal(one.body.repository?.name, 'secret');
       // bob cannot read the private repository, so not the package either.
-      const dl = await fetch(gen('pkg-org', 'lib/1.0/a.bin'), { headers: { authorization: `token ${bob.token}` } });
+      const dl = await fetch(gen('pkg-org', 'lib/1.0/a.bin'), {
+        headers: { authorization: `token ${bob.token}` },
+      });
       assert.equal(dl.status, 404);
       const anon = await fetch(gen('pkg-org', 'lib/1.0/a.bin'));
       assert.equal(anon.status, 401);
       r = await s.api('POST', '/packages/pkg-org/generic/lib/-/unlink', { token: alice.token });
       assert.equal(r.status, 204);
-      const open = await fetch(gen('pkg-org', 'lib/1.0/a.bin'), { headers: { authorization: `token ${bob.token}` } });
+      const open = await fetch(gen('pkg-org', 'lib/1.0/a.bin'), {
+        headers: { authorization: `token ${bob.token}` },
+      });
       assert.equal(open.status, 200);
     });
 
     it('answers 413 once the owner is over quota for packages', async () => {
       let r = await s.api('POST', '/admin/quota/groups', {
         token: s.admin.token,
-        body: { name: 'tiny', rules: [{ name: 'pkg-2k', limit: 2000, subjects: ['size:assets:packages:all'] }] },
+        body: {
+          name: 'tiny',
+          rules: [{ name: 'pkg-2k', limit: 2000, subjects: ['size:assets:packages:all'] }],
+        },
       });
       assert.equal(r.status, 201, r.text);
       r = await s.api('POST', '/admin/users/pkg-org/quota/groups', {

@@ -14,7 +14,10 @@ interface Packument {
   name: string;
   description: string;
   'dist-tags': Record<string, string>;
-  versions: Record<string, { version: string; deprecated?: string; dist: { integrity: string; shasum: string; tarball: string } }>;
+  versions: Record<
+    string,
+    { version: string; deprecated?: string; dist: { integrity: string; shasum: string; tarball: string } }
+  >;
 }
 
 interface Run {
@@ -60,7 +63,10 @@ describe('npm package registry (npm client)', () => {
       path.join(dir, 'package.json'),
       JSON.stringify({ name, version, description: `the ${name} package`, main: 'index.js', ...extra }),
     );
-    fs.writeFileSync(path.join(dir, 'index.js'), `module.exports = ${JSON.stringify(`${name}@${version}`)};\n`);
+    fs.writeFileSync(
+      path.join(dir, 'index.js'),
+      `module.exports = ${JSON.stringify(`${name}@${version}`)};\n`,
+    );
     return dir;
   }
 
@@ -89,7 +95,13 @@ describe('npm package registry (npm client)', () => {
           },
         },
       },
-      _attachments: { [file]: { content_type: 'application/octet-stream', data: tarball.toString('base64'), length: tarball.length } },
+      _attachments: {
+        [file]: {
+          content_type: 'application/octet-stream',
+          data: tarball.toString('base64'),
+          length: tarball.length,
+        },
+      },
     };
   }
 
@@ -193,9 +205,14 @@ describe('npm package registry (npm client)', () => {
   });
 
   it('finds packages with npm search', async () => {
-    const r = await fetch(`${registry}-/v1/search?text=hel&size=5`, { headers: { authorization: `Bearer ${u.token}` } });
+    const r = await fetch(`${registry}-/v1/search?text=hel&size=5`, {
+      headers: { authorization: `Bearer ${u.token}` },
+    });
     assert.equal(r.status, 200);
-    const body = (await r.json()) as { objects: Array<{ package: { name: string; version: string } }>; total: number };
+    const body = (await r.json()) as {
+      objects: Array<{ package: { name: string; version: string } }>;
+      total: number;
+    };
     assert.equal(body.total, 1);
     assert.equal(body.objects[0]!.package.name, '@s/hello');
     assert.equal(body.objects[0]!.package.version, '1.0.0');
@@ -205,12 +222,21 @@ describe('npm package registry (npm client)', () => {
     const r = await npm(['publish'], project('@s/hello', '1.0.0'));
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, /409|already exists/);
-    const raw = await rawPublish('@s/hello', publishBody('@s/hello', '1.0.0', Buffer.from('tarball')), u.token);
+    const raw = await rawPublish(
+      '@s/hello',
+      publishBody('@s/hello', '1.0.0', Buffer.from('tarball')),
+      u.token,
+    );
     assert.equal(raw.status, 409);
   });
 
   it('refuses a tarball whose integrity does not match with 400', async () => {
-    const body = publishBody('@s/broken', '1.0.0', Buffer.from('tarball'), `sha512-${Buffer.alloc(64).toString('base64')}`);
+    const body = publishBody(
+      '@s/broken',
+      '1.0.0',
+      Buffer.from('tarball'),
+      `sha512-${Buffer.alloc(64).toString('base64')}`,
+    );
     const r = await rawPublish('@s/broken', body, u.token);
     assert.equal(r.status, 400);
     assert.match(((await r.json()) as { error: string }).error, /integrity/);

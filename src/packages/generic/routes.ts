@@ -60,7 +60,13 @@ export function genericRoutes(app: FastifyInstance, ctx: AppContext): void {
       const locate = async (request: FastifyRequest) => {
         const p = request.params as FileParams;
         const owner = await packages.requireOwner(p.owner, request.packageIdentity, 'read');
-        const found = await packages.requireVersion(owner, 'generic', p.name, p.version, request.packageIdentity);
+        const found = await packages.requireVersion(
+          owner,
+          'generic',
+          p.name,
+          p.version,
+          request.packageIdentity,
+        );
         const file = await packages.requireFile(found.version.id, p.filename);
         return { owner, ...found, file };
       };

@@ -87,7 +87,9 @@ export function npmRoutes(app: FastifyInstance, ctx: AppContext): void {
       both('GET', '', '', async (request, reply, name) => {
         const o = await owner(request, 'read');
         const pkg = await npm.requirePackage(o, name, request.packageIdentity);
-        return reply.type('application/json; charset=utf-8').send(JSON.stringify(await npm.packument(o, pkg)));
+        return reply
+          .type('application/json; charset=utf-8')
+          .send(JSON.stringify(await npm.packument(o, pkg)));
       });
 
       both(
@@ -108,7 +110,13 @@ export function npmRoutes(app: FastifyInstance, ctx: AppContext): void {
       both('GET', '', '/-/:version/:filename', async (request, reply, name) => {
         const p = request.params as Params;
         const o = await owner(request, 'read');
-        const found = await packages.requireVersion(o, 'npm', name, p['version'] ?? '', request.packageIdentity);
+        const found = await packages.requireVersion(
+          o,
+          'npm',
+          name,
+          p['version'] ?? '',
+          request.packageIdentity,
+        );
         const file = await packages.requireFile(found.version.id, p['filename'] ?? '');
         return reply
           .type('application/octet-stream')
@@ -121,7 +129,13 @@ export function npmRoutes(app: FastifyInstance, ctx: AppContext): void {
       both('DELETE', '', '/-/:version/:filename/-rev/:rev', async (request, _reply, name) => {
         const p = request.params as Params;
         const o = await owner(request, 'write');
-        const found = await packages.requireVersion(o, 'npm', name, p['version'] ?? '', request.packageIdentity);
+        const found = await packages.requireVersion(
+          o,
+          'npm',
+          name,
+          p['version'] ?? '',
+          request.packageIdentity,
+        );
         await packages.deleteVersion(found.pkg, found.version, request.packageIdentity!.user);
         return { ok: true };
       });

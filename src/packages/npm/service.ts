@@ -141,7 +141,8 @@ export class NpmService {
         if (!row || !m) continue;
         const current = JSON.parse(row.metadata_json) as Json;
         const next = { ...current };
-        if (typeof m['deprecated'] === 'string' && m['deprecated'] !== '') next['deprecated'] = m['deprecated'];
+        if (typeof m['deprecated'] === 'string' && m['deprecated'] !== '')
+          next['deprecated'] = m['deprecated'];
         else delete next['deprecated'];
         if (JSON.stringify(next) !== row.metadata_json) {
           await store.updateVersionMetadata(tx, row.id, JSON.stringify(next));
@@ -150,7 +151,12 @@ export class NpmService {
     });
   }
 
-  private async setTagIn(tx: Parameters<Parameters<typeof this.packages.update>[0]>[0], pkg: PackageRow, v: VersionRow, tag: string) {
+  private async setTagIn(
+    tx: Parameters<Parameters<typeof this.packages.update>[0]>[0],
+    pkg: PackageRow,
+    v: VersionRow,
+    tag: string,
+  ) {
     const ids = (await store.versionsOf(tx, pkg.id)).map((r) => r.id);
     await store.deleteProperties(tx, PropertyRef.version, ids, TAG, tag);
     await store.addProperty(tx, PropertyRef.version, v.id, TAG, tag);

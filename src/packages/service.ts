@@ -227,6 +227,13 @@ export class PackageService {
     return store.versionsOf(this.db, pkg.id);
   }
 
+  versionsOfPackages(pkgs: PackageRow[]) {
+    return store.versionsOfPackages(
+      this.db,
+      pkgs.map((p) => p.id),
+    );
+  }
+
   filesOf(versionIds: number[]) {
     return store.filesOfVersions(this.db, versionIds);
   }

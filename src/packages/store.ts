@@ -83,6 +83,24 @@ export function versionsOf(q: Q, packageId: number) {
     .execute();
 }
 
+/** The versions of the packages `ids`, each package's in id order. */
+export async function versionsOfPackages(q: Q, ids: number[]): Promise<VersionRow[]> {
+  const out: VersionRow[] = [];
+  const unique = [...new Set(ids)];
+  for (let i = 0; i < unique.length; i += CHUNK) {
+    const part = unique.slice(i, i + CHUNK);
+    out.push(
+      ...(await q
+        .selectFrom('package_version')
+        .selectAll()
+        .where('package_id', 'in', part)
+        .orderBy('id')
+        .execute()),
+    );
+  }
+  return out;
+}
+
 export async function countVersions(q: Q, packageId: number): Promise<number> {
   const r = await q
     .selectFrom('package_version')

@@ -250,11 +250,18 @@ export class NpmService {
   /** `npm search`: the owner's npm packages whose name holds `text`. */
   async search(owner: UserRow, text: string, from: number, size: number) {
     const [pkgs, total] = await this.packages.search(owner, 'npm', text, size, from);
+    // Versions and tags of the whole page in two queries.
+    const all = await this.packages.versionsOfPackages(pkgs);
+    const tagRows = await this.packages.properties(
+      PropertyRef.version,
+      all.map((v) => v.id),
+      TAG,
+    );
+    const latestIds = new Set(tagRows.filter((t) => t.value === 'latest').map((t) => t.ref_id));
     const objects = [];
     for (const pkg of pkgs) {
-      const versions = await this.packages.versionsOf(pkg);
-      const tags = await this.distTags(pkg, versions);
-      const v = versions.find((r) => r.version === tags['latest']) ?? versions[versions.length - 1];
+      const versions = all.filter((v) => v.package_id === pkg.id);
+      const v = versions.find((r) => latestIds.has(r.id)) ?? versions[versions.length - 1];
       if (!v) continue;
       const meta = JSON.parse(v.metadata_json) as Json;
       const scope = pkg.name.startsWith('@') ? pkg.name.slice(1, pkg.name.indexOf('/')) : 'unscoped';

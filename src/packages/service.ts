@@ -4,13 +4,13 @@
 // the owner-wide limits of [packages], quota recalculation and lists, and package events.
 //
 // An upload streams into a temporary object while its MD5, SHA-1, SHA-256 and SHA-512 are
-// computed in the same pass; it then takes the place of the blob named by its SHA-256 (or is
+// computed in the same pass (hashing.ts); it then takes the place of the blob named by its SHA-256 (or is
 // dropped when that blob is already stored) and the rows are written in one transaction. When
 // that transaction fails, a blob no row names is removed again: a failed upload leaves nothing.
 // Blob placement and removal for one digest are serialized in this process, so a deletion can
 // never remove an object an upload has just decided to reuse.
 import crypto from 'node:crypto';
-import { pipeline, Readable, Transform } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import type { AppContext } from '../app/context.js';
 import { nowUnix, transaction, type Tx } from '../db/database.js';
 import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from '../errors.js';
@@ -25,6 +25,7 @@ import { hasScope } from '../tokens/scopes.js';
 import type { OwnedResources } from '../users/owned.js';
 import type { UserRow } from '../users/store.js';
 import { UserType, Visibility } from '../users/tables.js';
+import { hashingStream } from './hashing.js';
 import * as store from './store.js';
 import type { FileWithBlob, PackageRow, VersionRow } from './store.js';
 
@@ -48,45 +49,6 @@ export interface PackageEventInfo {
 }
 
 export const blobKey = (sha256: string) => `${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}`;
-
-/** Digests and size of a stream, computed while it passes. */
-class Hasher extends Transform {
-  private readonly md5 = crypto.createHash('md5');
-  private readonly sha1 = crypto.createHash('sha1');
-  private readonly sha256 = crypto.createHash('sha256');
-  private readonly sha512 = crypto.createHash('sha512');
-  size = 0;
-
-  constructor(private readonly limit: number) {
-    super({ highWaterMark: 1 << 20 });
-  }
-
-  override _transform(
-    chunk: Buffer,
-    _enc: BufferEncoding,
-    done: (err?: Error | null, data?: Buffer) => void,
-  ) {
-    this.size += chunk.length;
-    if (this.limit >= 0 && this.size > this.limit) {
-      done(forbidden(`the package file is larger than the limit of ${this.limit} bytes`));
-      return;
-    }
-    this.md5.update(chunk);
-    this.sha1.update(chunk);
-    this.sha256.update(chunk);
-    this.sha512.update(chunk);
-    done(null, chunk);
-  }
-
-  digests() {
-    return {
-      md5: this.md5.digest('hex'),
-      sha1: this.sha1.digest('hex'),
-      sha256: this.sha256.digest('hex'),
-      sha512: this.sha512.digest('hex'),
-    };
-  }
-}
 
 export interface AddFileInput {
   owner: UserRow;
@@ -338,7 +300,7 @@ export class PackageService {
     }
 
     const tmp = `tmp/${crypto.randomUUID()}`;
-    const hasher = new Hasher(this.sizeLimit(type, creator));
+    const hasher = hashingStream(this.sizeLimit(type, creator), announced);
     const hashed = pipeline(input.data, hasher, () => undefined);
     try {
       await this.blobs.put(tmp, hashed);

@@ -125,6 +125,36 @@ describe('generic package registry', () => {
     );
   });
 
+  it('computes the same digests for large uploads (hashed off the main thread), with and without a length', async () => {
+    const content = crypto.randomBytes(9 * 1024 * 1024 + 123);
+    const auth = `token ${alice.token}`;
+    let r = await put(gen('alice', 'large/1/sized.bin'), content, auth);
+    assert.equal(r.status, 201, await r.text());
+    // Without Content-Length (chunked): the length is unknown until the end.
+    r = await fetch(gen('alice', 'large/1/chunked.bin'), {
+      method: 'PUT',
+      headers: { authorization: auth },
+      body: new Blob([content]).stream(),
+      duplex: 'half',
+    } as RequestInit);
+    assert.equal(r.status, 201, await r.text());
+    const files = await s.api<FileJson[]>('GET', '/packages/alice/generic/large/1/files', {
+      token: alice.token,
+    });
+    const digest = (a: string) => crypto.createHash(a).update(content).digest('hex');
+    for (const f of files.body) {
+      assert.equal(f.Size, content.length);
+      assert.deepEqual(
+        [f.md5, f.sha1, f.sha256, f.sha512],
+        [digest('md5'), digest('sha1'), digest('sha256'), digest('sha512')],
+      );
+    }
+    assert.equal(files.body.length, 2);
+    const dl = await fetch(gen('alice', 'large/1/chunked.bin'));
+    assert.ok(Buffer.from(await dl.arrayBuffer()).equals(content));
+    await fetch(gen('alice', 'large/1'), { method: 'DELETE', headers: { authorization: auth } });
+  });
+
   it('refuses a duplicate file with 409 and adds other files to the version', async () => {
     const auth = `token ${alice.token}`;
     assert.equal((await put(gen('alice', 'dup/1/a.txt'), 'a', auth)).status, 201);

@@ -87,9 +87,7 @@ export function npmRoutes(app: FastifyInstance, ctx: AppContext): void {
       both('GET', '', '', async (request, reply, name) => {
         const o = await owner(request, 'read');
         const pkg = await npm.requirePackage(o, name, request.packageIdentity);
-        return reply
-          .type('application/json; charset=utf-8')
-          .send(JSON.stringify(await npm.packument(o, pkg)));
+        return reply.type('application/json; charset=utf-8').send(await npm.packumentJson(o, pkg));
       });
 
       both(

@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import type { AppContext } from '../../app/context.js';
 import type { Identity } from '../../auth/identity.js';
 import { isoTime } from '../../http/format.js';
+import { writeGeneration } from '../../db/database.js';
 import { badRequest, notFound } from '../../errors.js';
 import type { UserRow } from '../../users/store.js';
 import * as store from '../store.js';
@@ -39,8 +40,31 @@ export interface Packument {
   time: Record<string, string>;
 }
 
+/** How long a rendered packument is reused while this process writes nothing (see packumentJson). */
+const PACKUMENT_MS = 1000;
+const PACKUMENT_MAX = 200;
+
 export class NpmService {
+  private readonly rendered = new Map<string, { generation: number; until: number; body: string }>();
+
   constructor(private readonly ctx: AppContext) {}
+
+  /**
+   * The packument as JSON text. A package with many versions costs milliseconds to render, and
+   * `npm install` asks for it often: the text is reused while this process has written nothing to
+   * the database (writeGeneration), for at most a second, so another process's change (the CLI's)
+   * shows within that second and this process's own at once.
+   */
+  async packumentJson(owner: UserRow, pkg: PackageRow): Promise<string> {
+    const key = `${pkg.id}:${owner.name}`;
+    const generation = writeGeneration();
+    const hit = this.rendered.get(key);
+    if (hit && hit.generation === generation && hit.until > Date.now()) return hit.body;
+    const body = JSON.stringify(await this.packument(owner, pkg));
+    if (this.rendered.size >= PACKUMENT_MAX) this.rendered.clear();
+    this.rendered.set(key, { generation, until: Date.now() + PACKUMENT_MS, body });
+    return body;
+  }
 
   private get packages() {
     return this.ctx.packages;

@@ -31,15 +31,6 @@ type Json = Record<string, unknown>;
 const obj = (v: unknown): Json | undefined =>
   v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
 
-export interface Packument {
-  _id: string;
-  name: string;
-  description: string;
-  'dist-tags': Record<string, string>;
-  versions: Record<string, Json>;
-  time: Record<string, string>;
-}
-
 /** How long a rendered packument is reused while this process writes nothing (see packumentJson). */
 const PACKUMENT_MS = 1000;
 const PACKUMENT_MAX = 200;
@@ -60,7 +51,7 @@ export class NpmService {
     const generation = writeGeneration();
     const hit = this.rendered.get(key);
     if (hit && hit.generation === generation && hit.until > Date.now()) return hit.body;
-    const body = JSON.stringify(await this.packument(owner, pkg));
+    const body = await this.packument(owner, pkg);
     if (this.rendered.size >= PACKUMENT_MAX) this.rendered.clear();
     this.rendered.set(key, { generation, until: Date.now() + PACKUMENT_MS, body });
     return body;
@@ -225,7 +216,7 @@ export class NpmService {
   }
 
   /** The packument: every version with its dist, in three queries whatever their number. */
-  async packument(owner: UserRow, pkg: PackageRow): Promise<Packument> {
+  async packument(owner: UserRow, pkg: PackageRow): Promise<string> {
     const versions = await this.packages.versionsOf(pkg);
     const [files, tags] = await Promise.all([
       this.packages.filesOf(versions.map((v) => v.id)),
@@ -233,42 +224,35 @@ export class NpmService {
     ]);
     const lead = new Map<number, (typeof files)[number]>();
     for (const f of files) if (f.is_lead === 1 || !lead.has(f.version_id)) lead.set(f.version_id, f);
-    const out: Packument = {
-      _id: pkg.name,
-      name: pkg.name,
-      description: '',
-      'dist-tags': tags,
-      versions: {},
-      time: {},
-    };
-    let latest: Json | undefined;
+    // Each version's stored metadata (a JSON object that names itself) is spliced in as text
+    // after the fields Anvil adds: parsing and re-serializing a thousand of them would cost more
+    // than everything else together.
+    const q = JSON.stringify;
+    const entries: string[] = [];
+    const times: string[] = [];
+    let description = '';
     for (const v of versions) {
-      const meta = JSON.parse(v.metadata_json) as Json;
       const f = lead.get(v.id);
-      const entry: Json = {
-        ...meta,
-        name: pkg.name,
-        version: v.version,
-        _id: `${pkg.name}@${v.version}`,
-        dist: f
-          ? {
-              integrity: `sha512-${Buffer.from(f.hash_sha512, 'hex').toString('base64')}`,
-              shasum: f.hash_sha1,
-              tarball: this.tarballUrl(owner, pkg.name, v.version, f.name),
-            }
-          : {},
-      };
-      out.versions[v.version] = entry;
-      out.time[v.version] = isoTime(v.created_unix);
-      if (tags['latest'] === v.version) latest = meta;
+      const dist = f
+        ? `{"integrity":${q(`sha512-${Buffer.from(f.hash_sha512, 'hex').toString('base64')}`)},"shasum":${q(f.hash_sha1)},"tarball":${q(this.tarballUrl(owner, pkg.name, v.version, f.name))}}`
+        : '{}';
+      const rest = v.metadata_json.trim().slice(1);
+      const head = `{"_id":${q(`${pkg.name}@${v.version}`)},"dist":${dist}`;
+      entries.push(`${q(v.version)}:${rest.trim() === '}' ? `${head}}` : `${head},${rest}`}`);
+      times.push(`${q(v.version)}:${q(isoTime(v.created_unix))}`);
+      if (tags['latest'] === v.version) {
+        const d = (JSON.parse(v.metadata_json) as Json)['description'];
+        description = typeof d === 'string' ? d : '';
+      }
     }
     if (versions.length) {
-      out.time['created'] = isoTime(versions[0]!.created_unix);
-      out.time['modified'] = isoTime(versions[versions.length - 1]!.created_unix);
+      times.push(`"created":${q(isoTime(versions[0]!.created_unix))}`);
+      times.push(`"modified":${q(isoTime(versions[versions.length - 1]!.created_unix))}`);
     }
-    const desc = (latest ?? {})['description'];
-    out.description = typeof desc === 'string' ? desc : '';
-    return out;
+    return (
+      `{"_id":${q(pkg.name)},"name":${q(pkg.name)},"description":${q(description)},` +
+      `"dist-tags":${q(tags)},"versions":{${entries.join(',')}},"time":{${times.join(',')}}}`
+    );
   }
 
   /** `npm search`: the owner's npm packages whose name holds `text`. */

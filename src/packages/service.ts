@@ -367,6 +367,7 @@ export class PackageService {
             created_unix: now,
           });
           await recordUsage(tx, owner.id, SUBJECT, Number(blob.size));
+          await store.bumpRevision(tx, pkg.id);
           if (input.inTransaction) await input.inTransaction(tx, pkg, version, created);
           const file: FileWithBlob = {
             id: fileId,
@@ -414,9 +415,13 @@ export class PackageService {
     };
   }
 
-  /** Writes format metadata or properties of an existing version in one transaction. */
-  update<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return transaction(this.db, fn);
+  /** Writes format metadata or properties of the package's versions in one transaction. */
+  update<T>(pkg: PackageRow, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return transaction(this.db, async (tx) => {
+      const out = await fn(tx);
+      await store.bumpRevision(tx, pkg.id);
+      return out;
+    });
   }
 
   /** Removes a version, its files and properties, and their usage; the package goes with its last version. */
@@ -430,6 +435,7 @@ export class PackageService {
       );
       await store.deleteVersion(tx, version.id);
       if ((await store.countVersions(tx, pkg.id)) === 0) await store.deletePackage(tx, pkg.id);
+      else await store.bumpRevision(tx, pkg.id);
       if (bytes) await recordUsage(tx, pkg.owner_id, SUBJECT, -bytes);
       return store.removeUnreferencedBlobs(
         tx,
@@ -446,6 +452,7 @@ export class PackageService {
     if (remaining.length === 0) return this.deleteVersion(pkg, version, doer);
     const orphans = await transaction(this.db, async (tx) => {
       await store.deleteFiles(tx, [file.id]);
+      await store.bumpRevision(tx, pkg.id);
       await recordUsage(tx, pkg.owner_id, SUBJECT, -Number(file.size));
       return store.removeUnreferencedBlobs(tx, [file.blob_id]);
     });

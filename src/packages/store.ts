@@ -48,6 +48,14 @@ export async function ensurePackage(q: Q, row: Insertable<PackageTable>): Promis
   return (await getPackage(q, row.owner_id, row.type, row.lower_name))!;
 }
 
+export async function bumpRevision(q: Q, packageId: number): Promise<void> {
+  await q
+    .updateTable('package')
+    .set((eb) => ({ revision: eb('revision', '+', 1) }))
+    .where('id', '=', packageId)
+    .execute();
+}
+
 export async function setRepo(q: Q, packageId: number, repoId: number | null): Promise<void> {
   await q.updateTable('package').set({ repo_id: repoId }).where('id', '=', packageId).execute();
 }

@@ -9,6 +9,8 @@ export interface PackageTable {
   type: string;
   name: string;
   lower_name: string;
+  /** Raised by every change to the package's versions, files or properties. */
+  revision: Generated<number>;
   created_unix: number;
 }
 

@@ -13,6 +13,9 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('type', 'text', (c) => c.notNull())
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('lower_name', 'text', (c) => c.notNull())
+    // Raised by every change to the package's versions, files or properties: rendered documents
+    // (the npm packument) are reused while it stays the same.
+    .addColumn('revision', 'bigint', (c) => c.notNull().defaultTo(0))
     .addColumn('created_unix', 'bigint', (c) => c.notNull())
     .addUniqueConstraint('package_owner_type_name', ['owner_id', 'type', 'lower_name'])
     .execute();

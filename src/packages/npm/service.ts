@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import type { AppContext } from '../../app/context.js';
 import type { Identity } from '../../auth/identity.js';
 import { isoTime } from '../../http/format.js';
-import { writeGeneration } from '../../db/database.js';
+import type { Tx } from '../../db/database.js';
 import { badRequest, notFound } from '../../errors.js';
 import type { UserRow } from '../../users/store.js';
 import * as store from '../store.js';
@@ -31,29 +31,27 @@ type Json = Record<string, unknown>;
 const obj = (v: unknown): Json | undefined =>
   v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
 
-/** How long a rendered packument is reused while this process writes nothing (see packumentJson). */
-const PACKUMENT_MS = 1000;
+/** Rendered packuments kept (see packumentJson). */
 const PACKUMENT_MAX = 200;
 
 export class NpmService {
-  private readonly rendered = new Map<string, { generation: number; until: number; body: string }>();
+  private readonly rendered = new Map<string, { revision: number; body: string }>();
 
   constructor(private readonly ctx: AppContext) {}
 
   /**
    * The packument as JSON text. A package with many versions costs milliseconds to render, and
-   * `npm install` asks for it often: the text is reused while this process has written nothing to
-   * the database (writeGeneration), for at most a second, so another process's change (the CLI's)
-   * shows within that second and this process's own at once.
+   * `npm install` asks for it often: the text is reused while the package's revision (raised in
+   * the transaction of every change to its versions, files or tags, whichever process makes it)
+   * and its owner's name stay the same.
    */
   async packumentJson(owner: UserRow, pkg: PackageRow): Promise<string> {
     const key = `${pkg.id}:${owner.name}`;
-    const generation = writeGeneration();
     const hit = this.rendered.get(key);
-    if (hit && hit.generation === generation && hit.until > Date.now()) return hit.body;
+    if (hit && hit.revision === Number(pkg.revision)) return hit.body;
     const body = await this.packument(owner, pkg);
     if (this.rendered.size >= PACKUMENT_MAX) this.rendered.clear();
-    this.rendered.set(key, { generation, until: Date.now() + PACKUMENT_MS, body });
+    this.rendered.set(key, { revision: Number(pkg.revision), body });
     return body;
   }
 
@@ -149,7 +147,7 @@ export class NpmService {
     if (!pkg) throw notFound(`package does not exist [name: ${name}]`);
     const rows = await this.packages.versionsOf(pkg);
     const byVersion = new Map(rows.map((r) => [r.version, r]));
-    await this.packages.update(async (tx) => {
+    await this.packages.update(pkg, async (tx) => {
       for (const [version, meta] of Object.entries(versions)) {
         const row = byVersion.get(version);
         const m = obj(meta);
@@ -166,12 +164,7 @@ export class NpmService {
     });
   }
 
-  private async setTagIn(
-    tx: Parameters<Parameters<typeof this.packages.update>[0]>[0],
-    pkg: PackageRow,
-    v: VersionRow,
-    tag: string,
-  ) {
+  private async setTagIn(tx: Tx, pkg: PackageRow, v: VersionRow, tag: string) {
     const ids = (await store.versionsOf(tx, pkg.id)).map((r) => r.id);
     await store.deleteProperties(tx, PropertyRef.version, ids, TAG, tag);
     await store.addProperty(tx, PropertyRef.version, v.id, TAG, tag);
@@ -199,12 +192,12 @@ export class NpmService {
     const rows = await this.packages.versionsOf(pkg);
     const v = rows.find((r) => r.version === version);
     if (!v) throw notFound(`package version does not exist [version: ${version}]`);
-    await this.packages.update((tx) => this.setTagIn(tx, pkg, v, tag));
+    await this.packages.update(pkg, (tx) => this.setTagIn(tx, pkg, v, tag));
   }
 
   async deleteTag(pkg: PackageRow, tag: string): Promise<void> {
     const rows = await this.packages.versionsOf(pkg);
-    await this.packages.update((tx) =>
+    await this.packages.update(pkg, (tx) =>
       store.deleteProperties(
         tx,
         PropertyRef.version,

@@ -140,6 +140,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     await ctx.webhooks.stop();
     await ctx.artifacts.stop();
     await ctx.actions.stop();
+    await ctx.packages.stop();
     await database.close();
   };
   return ctx;

@@ -99,6 +99,10 @@ class HashWorker {
   post(m: Record<string, unknown>): void {
     this.worker.postMessage(m);
   }
+
+  terminate(): Promise<number> {
+    return this.worker.terminate();
+  }
 }
 
 let pool: [HashWorker, HashWorker] | undefined;
@@ -106,6 +110,13 @@ let nextJob = 1;
 
 function workers(): [HashWorker, HashWorker] {
   return (pool ??= [new HashWorker(['md5', 'sha256']), new HashWorker(['sha1', 'sha512'])]);
+}
+
+/** Stops the hashing workers (they start again when needed). */
+export async function stopHashWorkers(): Promise<void> {
+  const p = pool;
+  pool = undefined;
+  if (p) await Promise.all(p.map((w) => w.terminate()));
 }
 
 /** Hashing by the two workers. */

@@ -25,7 +25,7 @@ import { hasScope } from '../tokens/scopes.js';
 import type { OwnedResources } from '../users/owned.js';
 import type { UserRow } from '../users/store.js';
 import { UserType, Visibility } from '../users/tables.js';
-import { hashingStream } from './hashing.js';
+import { hashingStream, stopHashWorkers } from './hashing.js';
 import * as store from './store.js';
 import type { FileWithBlob, PackageRow, VersionRow } from './store.js';
 
@@ -90,6 +90,11 @@ export class PackageService {
 
   private get blobs() {
     return this.ctx.storage.packages;
+  }
+
+  /** Stops the hashing workers (ctx.close). */
+  stop(): Promise<void> {
+    return stopHashWorkers();
   }
 
   assertEnabled(): void {

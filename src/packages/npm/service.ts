@@ -35,7 +35,7 @@ const obj = (v: unknown): Json | undefined =>
 const PACKUMENT_MAX = 200;
 
 export class NpmService {
-  private readonly rendered = new Map<string, { revision: number; body: string }>();
+  private readonly rendered = new Map<string, { revision: number; body: Buffer }>();
 
   constructor(private readonly ctx: AppContext) {}
 
@@ -45,11 +45,12 @@ export class NpmService {
    * the transaction of every change to its versions, files or tags, whichever process makes it)
    * and its owner's name stay the same.
    */
-  async packumentJson(owner: UserRow, pkg: PackageRow): Promise<string> {
+  async packumentJson(owner: UserRow, pkg: PackageRow): Promise<Buffer> {
     const key = `${pkg.id}:${owner.name}`;
     const hit = this.rendered.get(key);
     if (hit && hit.revision === Number(pkg.revision)) return hit.body;
-    const body = await this.packument(owner, pkg);
+    // Kept encoded: sending it then allocates nothing per request.
+    const body = Buffer.from(await this.packument(owner, pkg));
     if (this.rendered.size >= PACKUMENT_MAX) this.rendered.clear();
     this.rendered.set(key, { revision: Number(pkg.revision), body });
     return body;

@@ -34,6 +34,7 @@ import { ArtifactService } from '../artifacts/service.js';
 import { ForkService } from '../repos/forks.js';
 import { RefRecovery } from '../repos/recovery.js';
 import { testSweepGraceMs } from '../faults.js';
+import { PackageService } from '../packages/service.js';
 
 /**
  * What domains contribute to shared mechanisms: things an account owns (for deletion and purge),
@@ -81,6 +82,7 @@ export interface AppContext {
   artifacts: ArtifactService;
   forks: ForkService;
   recovery: RefRecovery;
+  packages: PackageService;
   close(): Promise<void>;
 }
 
@@ -149,6 +151,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     log,
     testSweepGraceMs(),
   );
+  ctx.packages = new PackageService(ctx);
   // Background mirror and webhook work (started by `anvil web`) ends before the database closes.
   ctx.recovery.register('merge', (intent) => ctx.pulls.recoverMerge(intent));
   ctx.close = async () => {
@@ -158,6 +161,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     await ctx.artifacts.stop();
     await ctx.actions.stop();
     await ctx.sweeper.stop();
+    await ctx.packages.stop();
     await database.close();
   };
   return ctx;

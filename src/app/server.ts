@@ -41,6 +41,9 @@ import { webhooksRoutes } from '../webhooks/routes.js';
 import { pullsRoutes } from '../pulls/routes.js';
 import { actionsRoutes, actionsRunnerRoutes } from '../actions/routes.js';
 import { artifactsRoutes, artifactServiceRoutes } from '../artifacts/routes.js';
+import { packagesRoutes } from '../packages/routes.js';
+import { genericRoutes } from '../packages/generic/routes.js';
+import { npmRoutes } from '../packages/npm/routes.js';
 
 /** Each domain's API routes, registered under /api/v1. */
 const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
@@ -65,6 +68,7 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   webhooksRoutes,
   actionsRoutes,
   artifactsRoutes,
+  packagesRoutes,
 ];
 
 export interface ServerOptions {
@@ -146,5 +150,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   // Runner-facing actions endpoints and the artifact service, each in a scope of its own.
   await app.register(async (scope) => actionsRunnerRoutes(scope, ctx));
   await app.register(async (scope) => artifactServiceRoutes(scope, ctx));
+  // Package registries at /api/packages/{owner}/{format}/..., each format in a scope of its own.
+  await app.register(async (scope) => genericRoutes(scope, ctx));
+  await app.register(async (scope) => npmRoutes(scope, ctx));
   return app;
 }

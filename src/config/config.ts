@@ -95,6 +95,16 @@ export interface Config {
     /** The same for release attachments ([repository.release] ALLOWED_TYPES, empty by default). */
     releaseAllowedTypes: string[];
   };
+  packages: {
+    enabled: boolean;
+    /** Bytes of package files an owner may store (-1: unlimited). */
+    limitTotalOwnerSize: number;
+    /** Package versions an owner may have (-1: unlimited). */
+    limitTotalOwnerCount: number;
+    /** Largest file per format, in bytes (-1: unlimited). */
+    limitSizeGeneric: number;
+    limitSizeNpm: number;
+  };
   log: {
     level: string;
   };
@@ -227,6 +237,19 @@ class Reader {
     if (seconds === null)
       throw new ConfigError(`[${section}] ${key}: "${v}" is not a duration such as 10m or 8h`);
     return seconds;
+  }
+
+  /** A byte size ("512", "10 MiB", "1GB") or -1 (unlimited). */
+  size(section: string, key: string, def: number): number {
+    const v = this.get(section, key);
+    if (v === undefined || v === '') return def;
+    if (v === '-1') return -1;
+    const m = /^(\d+(?:\.\d+)?)\s*([kmgt]i?b?|b)?$/i.exec(v);
+    if (!m) throw new ConfigError(`[${section}] ${key}: "${v}" is not a size such as 500 MiB or -1`);
+    const unit = (m[2] ?? 'b').toLowerCase();
+    const power = 'bkmgt'.indexOf(unit[0]!);
+    const base = unit.includes('i') ? 1024 : unit === 'b' ? 1 : 1000;
+    return Math.floor(Number(m[1]) * base ** power);
   }
 
   list(section: string, key: string): string[] {
@@ -375,6 +398,13 @@ export function loadConfig(opts: LoadOptions = {}): Config {
         ? r.list('attachment', 'ALLOWED_TYPES')
         : DEFAULT_ATTACHMENT_TYPES.split(','),
       releaseAllowedTypes: r.list('repository.release', 'ALLOWED_TYPES'),
+    },
+    packages: {
+      enabled: r.bool('packages', 'ENABLED', true),
+      limitTotalOwnerSize: r.size('packages', 'LIMIT_TOTAL_OWNER_SIZE', -1),
+      limitTotalOwnerCount: r.int('packages', 'LIMIT_TOTAL_OWNER_COUNT', -1, -1, 2 ** 31 - 1),
+      limitSizeGeneric: r.size('packages', 'LIMIT_SIZE_GENERIC', -1),
+      limitSizeNpm: r.size('packages', 'LIMIT_SIZE_NPM', -1),
     },
     log: {
       level: r.oneOf('log', 'LEVEL', 'info', {

@@ -18,6 +18,7 @@ import type { WebhookTables } from '../webhooks/tables.js';
 import type { ActionsTables } from '../actions/tables.js';
 import type { ArtifactTables } from '../artifacts/tables.js';
 import type { PullTables } from '../pulls/tables.js';
+import type { PackageTables } from '../packages/tables.js';
 
 export interface DB
   extends
@@ -39,4 +40,5 @@ export interface DB
     WebhookTables,
     ActionsTables,
     ArtifactTables,
-    PullTables {}
+    PullTables,
+    PackageTables {}

@@ -2,6 +2,7 @@
 // the change has committed; a failing listener is logged and never undoes or blocks the change.
 import type { Logger } from 'pino';
 import type { ReleaseRow } from '../releases/store.js';
+import type { PackageEventInfo } from '../packages/service.js';
 
 export interface RefUpdate {
   ref: string;
@@ -30,6 +31,14 @@ export interface AnvilEvents {
   'release.published': ReleaseEvent;
   'release.updated': ReleaseEvent;
   'release.deleted': ReleaseEvent;
+  // Package versions: created with their first file, deleted with their last (or by hand).
+  'package.created': PackageEvent;
+  'package.deleted': PackageEvent;
+}
+
+export interface PackageEvent {
+  package: PackageEventInfo;
+  doerId: number;
 }
 
 export interface ReleaseEvent {

@@ -40,6 +40,8 @@ export interface BlobStore {
    * written since; S3: HeadObject's LastModified, then DeleteObject). Whether it removed one.
    */
   delete(key: string, opts?: { ifUnmodifiedSince?: Date }): Promise<boolean>;
+  /** Renames blob `from` to `to` (replacing it); no byte is copied where the backend can. */
+  move(from: string, to: string): Promise<void>;
   /**
    * Makes `key` the concatenation of the blobs `parts` (in order; one may repeat), which are
    * consumed: moved, not copied, where the backend can.
@@ -182,6 +184,12 @@ export class LocalBlobStore implements BlobStore {
     if (since !== undefined && found.some((f) => f.st.mtimeMs >= since)) return false;
     for (const f of found) fs.rmSync(f.p, { recursive: true, force: true });
     return found.length > 0;
+  }
+
+  async move(from: string, to: string): Promise<void> {
+    const target = this.file(to);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.renameSync(this.file(from), target);
   }
 
   /**

@@ -18,6 +18,8 @@ import type { CommentRow, IssueRow } from '../issues/store.js';
 import type { PullRequestJson } from '../pulls/schemas.js';
 import { ReviewType } from '../pulls/tables.js';
 import type { ReleaseRow } from '../releases/store.js';
+import { packageHtmlUrl, type PackageEventInfo } from '../packages/service.js';
+import { isoTime } from '../http/format.js';
 import type { RepoRow } from '../repos/store.js';
 import type { UserJson } from '../users/schemas.js';
 import type { UserRow } from '../users/store.js';
@@ -262,6 +264,8 @@ export class WebhookService {
     on('release.published', (e) => this.onRelease(e.repoId, e.release, 'published', e.doerId));
     on('release.updated', (e) => this.onRelease(e.repoId, e.release, 'updated', e.doerId));
     on('release.deleted', (e) => this.onRelease(e.repoId, e.release, 'deleted', e.doerId));
+    on('package.created', (e) => this.onPackage(e.package, 'created', e.doerId));
+    on('package.deleted', (e) => this.onPackage(e.package, 'deleted', e.doerId));
     // Rows that are gone by the time their deletion is announced.
     ctx.repos.addHooks({
       beforeDelete: async (_tx, repo) => {
@@ -713,6 +717,37 @@ export class WebhookService {
     if (!p) return;
     const payload = await this.payloads.release(p.s, release, action, p.sender);
     await this.enqueue([{ hooks: p.hooks, type: 'release', payload }]);
+  }
+
+  /** Forgejo's package event: {action, package, sender}, to the owner's (and linked repository's) hooks. */
+  private async onPackage(p: PackageEventInfo, action: 'created' | 'deleted', doerId: number): Promise<void> {
+    const hooks = this.wanting(await store.activeHooksForPackage(this.db, p.ownerId, p.repoId), 'package');
+    if (hooks.length === 0) return;
+    const [owner, creator, sender] = await Promise.all([
+      this.ctx.users.getById(p.ownerId),
+      p.creatorId === null ? undefined : this.ctx.users.getById(p.creatorId),
+      this.payloads.userById(doerId),
+    ]);
+    if (!owner) return;
+    const repo = p.repoId === null ? undefined : await this.ctx.repos.getById(p.repoId);
+    const s = repo ? await this.payloads.subject(repo, owner) : undefined;
+    const root = this.ctx.config.server.rootUrl;
+    const payload = {
+      action,
+      package: {
+        id: p.versionId,
+        owner: this.payloads.user(owner),
+        repository: s?.json ?? null,
+        creator: this.payloads.user(creator),
+        type: p.type,
+        name: p.name,
+        version: p.version,
+        html_url: packageHtmlUrl(root, owner.name, p.type, p.name, p.version),
+        created_at: isoTime(p.createdUnix),
+      },
+      sender,
+    };
+    await this.enqueue([{ hooks, type: 'package', payload }]);
   }
 
   // The delivery worker

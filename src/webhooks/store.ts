@@ -62,6 +62,23 @@ export function activeHooksFor(q: Q, repo: { id: number; owner_id: number }): Pr
     .execute();
 }
 
+/** The active hooks that fire for an owner's package: the owner's, its linked repository's and the system hooks. */
+export function activeHooksForPackage(q: Q, ownerId: number, repoId: number | null): Promise<WebhookRow[]> {
+  return q
+    .selectFrom('webhook')
+    .selectAll()
+    .where('is_active', '=', 1)
+    .where((eb) =>
+      eb.or([
+        eb('owner_id', '=', ownerId),
+        eb('is_system_webhook', '=', 1),
+        ...(repoId !== null ? [eb('repo_id', '=', repoId)] : []),
+      ]),
+    )
+    .orderBy('id')
+    .execute();
+}
+
 /** Default hooks (site-wide, not system): copied into every new repository. */
 export function defaultHooks(q: Q): Promise<WebhookRow[]> {
   return q

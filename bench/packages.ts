@@ -1,0 +1,259 @@
+// Benchmark for the package registries (manual). A 256 MiB generic package file uploaded (PUT)
+// and downloaded (GET) against an Anvil server started as `npm start` starts it, side by side with
+// a raw PUT into a file and a raw GET of that file by a bare node:http server on the same machine;
+// BENCH_ROUNDS rounds, interleaved, medians reported with the throughput ratios (targets: upload
+// >= 0.7, download >= 0.8) and the server's peak resident memory (target < 200 MB). Then the npm
+// packument of a package with 1,000 versions (inserted through the service before the server
+// starts), fetched sequentially over one kept-alive connection: p50 and p99 (target p99 < 50 ms).
+//
+// Run: npm run build && node dist/bench/packages.js
+// Settings: BENCH_MIB (default 256), BENCH_ROUNDS (default 3), BENCH_VERSIONS (default 1000),
+// BENCH_REQUESTS (packument requests, default 200).
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { freePort } from '../test/helpers/server.js';
+import { loadConfig } from '../src/config/config.js';
+import { createContext } from '../src/app/context.js';
+import { keepAliveClient } from './keepalive.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const cli = path.join(here, '..', 'bundle', 'cli.js');
+const MIB = Number(process.env['BENCH_MIB'] ?? 256);
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
+const VERSIONS = Number(process.env['BENCH_VERSIONS'] ?? 1000);
+const REQUESTS = Number(process.env['BENCH_REQUESTS'] ?? 200);
+
+function rssMb(pid: number): number {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+function sampleRss(pid: number): { stop(): number } {
+  let peak = rssMb(pid);
+  const t = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 20);
+  return {
+    stop() {
+      clearInterval(t);
+      return Math.max(peak, rssMb(pid));
+    },
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+
+async function waitFor(url: string): Promise<void> {
+  const end = Date.now() + 30_000;
+  for (;;) {
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > end) throw new Error(`nothing answers at ${url}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function run(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    p.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    p.on('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`exit ${code}: ${out}`))));
+  });
+}
+
+const children: ChildProcess[] = [];
+function server(args: string[], env?: NodeJS.ProcessEnv): ChildProcess {
+  const p = spawn(process.execPath, args, { env: env ?? process.env, stdio: 'inherit' });
+  children.push(p);
+  return p;
+}
+
+/** A PUT of `file` to `url`; seconds. */
+function put(
+  url: string,
+  file: string,
+  bytes: number,
+  headers: Record<string, string> = {},
+): Promise<number> {
+  const start = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const req = http.request(
+      {
+        host: u.hostname,
+        port: u.port,
+        method: 'PUT',
+        path: u.pathname,
+        headers: { 'content-length': String(bytes), ...headers },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () =>
+          res.statusCode === 201
+            ? resolve(Number(process.hrtime.bigint() - start) / 1e9)
+            : reject(new Error(`PUT ${url}: ${res.statusCode}`)),
+        );
+      },
+    );
+    req.on('error', reject);
+    fs.createReadStream(file, { highWaterMark: 1 << 20 }).pipe(req);
+  });
+}
+
+/** A GET of `url`, the body read and dropped; seconds. */
+function get(url: string, bytes: number, headers: Record<string, string> = {}): Promise<number> {
+  const start = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers }, (res) => {
+        let n = 0;
+        res.on('data', (c: Buffer) => (n += c.length));
+        res.on('end', () =>
+          res.statusCode === 200 && n === bytes
+            ? resolve(Number(process.hrtime.bigint() - start) / 1e9)
+            : reject(new Error(`GET ${url}: ${res.statusCode}, ${n} bytes`)),
+        );
+      })
+      .on('error', reject);
+  });
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-bench-packages-'));
+try {
+  const file = path.join(dir, 'payload.bin');
+  const fd = fs.openSync(file, 'w');
+  for (let i = 0; i < MIB; i++) fs.writeSync(fd, crypto.randomBytes(1 << 20));
+  fs.closeSync(fd);
+  const bytes = MIB * 1024 * 1024;
+
+  // The baseline: a bare node:http server writing a PUT body into a file and serving it on GET.
+  const rawPort = await freePort();
+  const rawFile = path.join(dir, 'raw.bin');
+  server([
+    '-e',
+    `const fs = require('fs'); require('http').createServer((q, s) => {` +
+      ` if (q.method === 'GET') { if (!fs.existsSync(${JSON.stringify(rawFile)})) { s.writeHead(200); return s.end(); }` +
+      ` s.writeHead(200, { 'content-length': fs.statSync(${JSON.stringify(rawFile)}).size });` +
+      ` return fs.createReadStream(${JSON.stringify(rawFile)}, { highWaterMark: 1 << 20 }).pipe(s); }` +
+      ` const w = fs.createWriteStream(${JSON.stringify(rawFile)}); q.pipe(w); w.on('finish', () => { s.writeHead(201); s.end(); }); })` +
+      `.listen(${rawPort}, '127.0.0.1')`,
+  ]);
+  await waitFor(`http://127.0.0.1:${rawPort}/`);
+
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ANVIL__SERVER__APP_DATA_PATH: path.join(dir, 'anvil'),
+    ANVIL__SERVER__HTTP_PORT: String(port),
+    ANVIL__SERVER__HTTP_ADDR: '127.0.0.1',
+    ANVIL__SERVER__ROOT_URL: `http://127.0.0.1:${port}/`,
+    ANVIL__SECURITY__SECRET_KEY: 'bench-secret-key',
+    ANVIL__LOG__LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
+    ANVIL__DATABASE__DB_TYPE: 'sqlite3',
+  };
+  const admin = ['--username', 'bench', '--password', 'password-1', '--email', 'b@example.com', '--admin'];
+  await run([cli, 'admin', 'user', 'create', ...admin], env);
+  const token = await run(
+    [cli, 'admin', 'user', 'generate-access-token', '--username', 'bench', '--raw'],
+    env,
+  );
+
+  // 1,000 npm versions, inserted through the service before the server starts.
+  {
+    const ctx = await createContext(loadConfig({ env, cwd: dir }), pino({ level: 'warn' }));
+    const owner = (await ctx.users.getByName('bench'))!;
+    const t0 = Date.now();
+    for (let i = 0; i < VERSIONS; i++) {
+      await ctx.packages.addFile({
+        owner,
+        creator: owner,
+        type: 'npm',
+        name: '@bench/many',
+        version: `1.0.${i}`,
+        fileName: `many-1.0.${i}.tgz`,
+        isLead: true,
+        data: Readable.from([crypto.randomBytes(512)]),
+        newVersionOnly: true,
+        metadata: JSON.stringify({
+          name: '@bench/many',
+          version: `1.0.${i}`,
+          description: 'a package with many versions',
+          dependencies: { left: '^1.0.0', right: '^2.0.0' },
+        }),
+      });
+    }
+    console.log(`inserted ${VERSIONS} npm versions in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    await ctx.close();
+  }
+
+  const anvil = server(['--max-semi-space-size=16', cli, 'web'], env);
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/api/v1/version`);
+  const auth = { authorization: `token ${token}` };
+  const idleRss = rssMb(anvil.pid!);
+
+  const raw = { up: [] as number[], down: [] as number[] };
+  const anv = { up: [] as number[], down: [] as number[] };
+  let peak = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    raw.up.push(await put(`http://127.0.0.1:${rawPort}/`, file, bytes));
+    raw.down.push(await get(`http://127.0.0.1:${rawPort}/`, bytes));
+    fs.rmSync(rawFile, { force: true });
+    const target = `${url}/api/packages/bench/generic/big/${round}/payload.bin`;
+    const rss = sampleRss(anvil.pid!);
+    anv.up.push(await put(target, file, bytes, auth));
+    anv.down.push(await get(target, bytes, auth));
+    peak = Math.max(peak, rss.stop());
+    // Removed again, so that every round stores its blob anew (no deduplication).
+    await fetch(`${url}/api/packages/bench/generic/big/${round}`, { method: 'DELETE', headers: auth });
+  }
+  const mibs = (s: number) => MIB / s;
+  console.log(`generic ${MIB} MiB, ${ROUNDS} rounds (medians):`);
+  console.log(
+    `  raw upload   ${mibs(median(raw.up)).toFixed(0)} MiB/s, download ${mibs(median(raw.down)).toFixed(0)} MiB/s`,
+  );
+  console.log(
+    `  anvil upload ${mibs(median(anv.up)).toFixed(0)} MiB/s, download ${mibs(median(anv.down)).toFixed(0)} MiB/s`,
+  );
+  console.log(
+    `  ratio upload ${(median(raw.up) / median(anv.up)).toFixed(2)} (target >= 0.7), download ${(median(raw.down) / median(anv.down)).toFixed(2)} (target >= 0.8)`,
+  );
+  console.log(`  server RSS idle ${idleRss.toFixed(0)} MB, peak ${peak.toFixed(0)} MB (target < 200)`);
+
+  const client = keepAliveClient(`${url}/api/packages/bench/npm/@bench%2fmany`);
+  const times: number[] = [];
+  let size = 0;
+  for (let i = 0; i < REQUESTS + 20; i++) {
+    const t = process.hrtime.bigint();
+    const r = await client.get(auth);
+    const ms = Number(process.hrtime.bigint() - t) / 1e6;
+    if (r.status !== 200) throw new Error(`packument: ${r.status} ${r.body.slice(0, 200)}`);
+    size = r.body.length;
+    if (i >= 20) times.push(ms);
+  }
+  client.close();
+  console.log(
+    `npm packument, ${VERSIONS} versions (${(size / 1024).toFixed(0)} KiB), ${REQUESTS} requests: p50 ${pct(times, 0.5).toFixed(1)} ms, p99 ${pct(times, 0.99).toFixed(1)} ms (target < 50)`,
+  );
+} finally {
+  for (const c of children) c.kill('SIGINT');
+  await new Promise((r) => setTimeout(r, 300));
+  fs.rmSync(dir, { recursive: true, force: true });
+}

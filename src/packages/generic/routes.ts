@@ -1,0 +1,134 @@
+// The generic registry: /api/packages/{owner}/generic/{name}/{version}/{file}. PUT uploads a
+// file (201; 409 when the version has that file; files are added to an existing version), GET
+// and HEAD download it (Content-Length, Range), DELETE removes it (the version goes with its last
+// file); DELETE /{name}/{version} removes the version. Bodies stream both ways.
+import { Readable } from 'node:stream';
+import rangeParser from 'range-parser';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../app/context.js';
+import { unauthorized } from '../../errors.js';
+import { registryScope, sendRegistryError } from '../registry.js';
+import { checkFileName, checkName, checkVersion } from './service.js';
+
+interface FileParams {
+  owner: string;
+  name: string;
+  version: string;
+  filename: string;
+}
+
+const errorBody = (message: string) => ({ message });
+
+export function genericRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const { packages } = ctx;
+  void app.register(
+    async (scope) => {
+      registryScope(scope, ctx, errorBody);
+      scope.removeAllContentTypeParsers();
+      scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+
+      const prefix = '/:owner/generic/:name/:version';
+
+      scope.put(`${prefix}/:filename`, async (request, reply) => {
+        const p = request.params as FileParams;
+        const identity = request.packageIdentity;
+        const owner = await packages.requireOwner(p.owner, identity, 'write');
+        if (!identity) throw unauthorized('authentication required');
+        checkName(p.name);
+        checkVersion(p.version);
+        checkFileName(p.filename);
+        const length = request.headers['content-length'];
+        const announced = length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined;
+        const data = (request.body as Readable | undefined) ?? Readable.from([]);
+        await packages.addFile(
+          {
+            owner,
+            creator: identity.user,
+            type: 'generic',
+            name: p.name,
+            version: p.version,
+            fileName: p.filename,
+            isLead: false,
+            data,
+            newVersionOnly: false,
+          },
+          announced,
+        );
+        return reply.code(201).send();
+      });
+
+      const locate = async (request: FastifyRequest) => {
+        const p = request.params as FileParams;
+        const owner = await packages.requireOwner(p.owner, request.packageIdentity, 'read');
+        const found = await packages.requireVersion(
+          owner,
+          'generic',
+          p.name,
+          p.version,
+          request.packageIdentity,
+        );
+        const file = await packages.requireFile(found.version.id, p.filename);
+        return { owner, ...found, file };
+      };
+
+      const headers = (reply: FastifyReply, size: number, sha256: string, created: number) =>
+        reply
+          .header('Accept-Ranges', 'bytes')
+          .header('ETag', `"${sha256}"`)
+          .header('Last-Modified', new Date(created * 1000).toUTCString())
+          .type('application/octet-stream')
+          .header('Content-Length', String(size));
+
+      // HEAD before GET, so that Fastify does not derive one from GET (which would count a download).
+      scope.head(`${prefix}/:filename`, async (request, reply) => {
+        const { file } = await locate(request);
+        headers(reply, Number(file.size), file.hash_sha256, file.created_unix);
+        return reply.code(200).send();
+      });
+
+      scope.get(`${prefix}/:filename`, async (request, reply) => {
+        const { file } = await locate(request);
+        const size = Number(file.size);
+        headers(reply, size, file.hash_sha256, file.created_unix);
+        const range = request.headers.range;
+        if (range) {
+          const ranges = rangeParser(size, range, { combine: true });
+          if (ranges === -1) {
+            reply.header('Content-Range', `bytes */${size}`).removeHeader('Content-Length');
+            return sendRegistryError(reply, 416, `the range ${range} is not satisfiable`, errorBody);
+          }
+          if (ranges !== -2 && ranges.type === 'bytes' && ranges.length === 1) {
+            const { start, end } = ranges[0]!;
+            const stream = await packages.open(file, { start, end });
+            return reply
+              .code(206)
+              .header('Content-Range', `bytes ${start}-${end}/${size}`)
+              .header('Content-Length', String(end - start + 1))
+              .send(stream);
+          }
+        }
+        return reply.code(200).send(await packages.open(file));
+      });
+
+      scope.delete(`${prefix}/:filename`, async (request, reply) => {
+        const p = request.params as FileParams;
+        const identity = request.packageIdentity;
+        const owner = await packages.requireOwner(p.owner, identity, 'write');
+        const { pkg, version } = await packages.requireVersion(owner, 'generic', p.name, p.version, identity);
+        const file = await packages.requireFile(version.id, p.filename);
+        await packages.deleteFile(pkg, version, file, identity!.user);
+        return reply.code(204).send();
+      });
+
+      scope.delete(prefix, async (request, reply) => {
+        const p = request.params as Omit<FileParams, 'filename'>;
+        const identity = request.packageIdentity;
+        const owner = await packages.requireOwner(p.owner, identity, 'write');
+        const { pkg, version } = await packages.requireVersion(owner, 'generic', p.name, p.version, identity);
+        await packages.deleteVersion(pkg, version, identity!.user);
+        return reply.code(204).send();
+      });
+    },
+    { prefix: '/api/packages' },
+  );
+}

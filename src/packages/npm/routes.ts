@@ -1,0 +1,164 @@
+// The npm registry at /api/packages/{owner}/npm/: packuments, publish (and deprecate),
+// tarballs, dist-tags, unpublish and search, for the stock `npm` client. Scoped names arrive
+// escaped (`@scope%2Fname`, one path segment, decoded into the parameter) or, in tarball URLs
+// of other registries, as two segments (`@scope/name`): both forms are routed.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../app/context.js';
+import { badRequest, notFound, unauthorized } from '../../errors.js';
+import { registryScope } from '../registry.js';
+import { NpmService, checkName } from './service.js';
+
+type Params = Record<string, string | undefined>;
+type Handler = (request: FastifyRequest, reply: FastifyReply, name: string) => Promise<unknown>;
+
+const errorBody = (message: string) => ({ error: message });
+
+/** The package name of a request: `name`, or `scope/name` when the scope came as its own segment. */
+function nameOf(p: Params): string {
+  if (p['scope'] !== undefined) {
+    if (!p['scope'].startsWith('@')) throw notFound();
+    return `${p['scope']}/${p['name'] ?? ''}`;
+  }
+  return p['name'] ?? '';
+}
+
+export function npmRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const { packages } = ctx;
+  const npm = new NpmService(ctx);
+  const limit = ctx.config.packages.limitSizeNpm;
+  // base64 makes the tarball a third larger; the rest of the document is small.
+  const publishBodyLimit = limit >= 0 ? Math.ceil(limit * 1.4) + (4 << 20) : 1 << 30;
+
+  void app.register(
+    async (scope) => {
+      registryScope(scope, ctx, errorBody);
+      const base = '/:owner/npm';
+
+      /** Registers `path` for a one-segment name and for a scope and name in two segments. */
+      const both = (
+        method: 'GET' | 'PUT' | 'DELETE',
+        prefix: string,
+        suffix: string,
+        handler: Handler,
+        opts: { bodyLimit?: number } = {},
+      ) => {
+        for (const names of [':name', ':scope/:name']) {
+          scope.route({
+            method,
+            url: `${base}${prefix}/${names}${suffix}`,
+            ...opts,
+            handler: (request, reply) => handler(request, reply, nameOf(request.params as Params)),
+          });
+        }
+      };
+
+      const owner = (request: FastifyRequest, need: 'read' | 'write') =>
+        packages.requireOwner((request.params as Params)['owner'] ?? '', request.packageIdentity, need);
+
+      scope.get(`${base}/-/v1/search`, async (request) => {
+        const o = await owner(request, 'read');
+        const q = request.query as Params;
+        const from = Math.max(0, Number(q['from']) || 0);
+        const size = Math.min(250, Math.max(1, Number(q['size']) || 20));
+        return npm.search(o, (q['text'] ?? '').trim(), from, size);
+      });
+
+      both('GET', '/-/package', '/dist-tags', async (request, _reply, name) => {
+        const o = await owner(request, 'read');
+        return npm.distTags(await npm.requirePackage(o, name, request.packageIdentity));
+      });
+
+      both('PUT', '/-/package', '/dist-tags/:tag', async (request, _reply, name) => {
+        const o = await owner(request, 'write');
+        const pkg = await npm.requirePackage(o, name, request.packageIdentity);
+        const version = request.body;
+        if (typeof version !== 'string') throw badRequest('the body must be a JSON string: the version');
+        await npm.addTag(pkg, version, (request.params as Params)['tag'] ?? '');
+        return { ok: true };
+      });
+
+      both('DELETE', '/-/package', '/dist-tags/:tag', async (request, _reply, name) => {
+        const o = await owner(request, 'write');
+        const pkg = await npm.requirePackage(o, name, request.packageIdentity);
+        await npm.deleteTag(pkg, (request.params as Params)['tag'] ?? '');
+        return { ok: true };
+      });
+
+      both('GET', '', '', async (request, reply, name) => {
+        const o = await owner(request, 'read');
+        const pkg = await npm.requirePackage(o, name, request.packageIdentity);
+        return reply.type('application/json; charset=utf-8').send(await npm.packumentJson(o, pkg));
+      });
+
+      both(
+        'PUT',
+        '',
+        '',
+        async (request, reply, name) => {
+          const o = await owner(request, 'write');
+          const identity = request.packageIdentity;
+          if (!identity) throw unauthorized('authentication required');
+          checkName(name);
+          await npm.publish(o, identity.user, name, request.body);
+          return reply.code(201).send({ ok: true });
+        },
+        { bodyLimit: publishBodyLimit },
+      );
+
+      both('GET', '', '/-/:version/:filename', async (request, reply, name) => {
+        const p = request.params as Params;
+        const o = await owner(request, 'read');
+        const found = await packages.requireVersion(
+          o,
+          'npm',
+          name,
+          p['version'] ?? '',
+          request.packageIdentity,
+        );
+        const file = await packages.requireFile(found.version.id, p['filename'] ?? '');
+        return reply
+          .type('application/octet-stream')
+          .header('Content-Length', String(file.size))
+          .send(await packages.open(file));
+      });
+
+      // Unpublishing one version: npm first PUTs the packument without it (accepted, changes
+      // nothing, as in Forgejo), then deletes the tarball.
+      both('DELETE', '', '/-/:version/:filename/-rev/:rev', async (request, _reply, name) => {
+        const p = request.params as Params;
+        const o = await owner(request, 'write');
+        const found = await packages.requireVersion(
+          o,
+          'npm',
+          name,
+          p['version'] ?? '',
+          request.packageIdentity,
+        );
+        await packages.deleteVersion(found.pkg, found.version, request.packageIdentity!.user);
+        return { ok: true };
+      });
+
+      both(
+        'PUT',
+        '',
+        '/-rev/:rev',
+        async (request, _reply, name) => {
+          const o = await owner(request, 'write');
+          await npm.requirePackage(o, name, request.packageIdentity);
+          return { ok: true };
+        },
+        { bodyLimit: publishBodyLimit },
+      );
+
+      both('DELETE', '', '/-rev/:rev', async (request, _reply, name) => {
+        const o = await owner(request, 'write');
+        const pkg = await npm.requirePackage(o, name, request.packageIdentity);
+        for (const v of await packages.versionsOf(pkg)) {
+          await packages.deleteVersion(pkg, v, request.packageIdentity!.user);
+        }
+        return { ok: true };
+      });
+    },
+    { prefix: '/api/packages' },
+  );
+}

@@ -1,0 +1,53 @@
+// What every package-manager endpoint under /api/packages/{owner}/{format}/ shares: credentials
+// from the Authorization header only (basic auth with a password or a token as the password,
+// `token X` or `Bearer X`; never a session cookie), 401 with a Basic challenge so that clients
+// send credentials, and errors in the format's own body shape.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../app/context.js';
+import type { Identity } from '../auth/identity.js';
+import { AppError } from '../errors.js';
+import { statusOf } from '../http/errors.js';
+
+export const REALM = 'Basic realm="Anvil"';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    packageIdentity: Identity | null;
+  }
+}
+
+/** The body of an error answer, per format (npm reads `error`, others `message`). */
+export type ErrorBody = (message: string, status: number) => unknown;
+
+export function sendRegistryError(reply: FastifyReply, status: number, message: string, body: ErrorBody) {
+  if (status === 401) reply.header('WWW-Authenticate', REALM);
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify(body(message, status)));
+}
+
+/**
+ * Sets a scope up for a format's endpoints: authentication (before the body is read), the error
+ * handler, and the 404 for requests while [packages] is disabled.
+ */
+export function registryScope(scope: FastifyInstance, ctx: AppContext, body: ErrorBody): void {
+  scope.decorateRequest('packageIdentity', null);
+  scope.addHook('onRequest', async (request: FastifyRequest) => {
+    ctx.packages.assertEnabled();
+    const identity = await ctx.auth.authenticate({ authorization: request.headers.authorization });
+    if (identity) ctx.users.assertMayAct(identity.user);
+    request.packageIdentity = identity;
+  });
+  scope.setErrorHandler((err: FastifyError, request, reply) => {
+    if (err instanceof AppError) return sendRegistryError(reply, statusOf[err.kind], err.message, body);
+    if (err.validation) return sendRegistryError(reply, 400, err.message, body);
+    const status = err.statusCode ?? 500;
+    if (status >= 400 && status < 500) return sendRegistryError(reply, status, err.message, body);
+    // A client that went away mid-upload is no server failure.
+    if (request.raw.destroyed || (err as { code?: string }).code === 'ECONNRESET') {
+      request.log.debug({ err }, 'package request cut off by the client');
+    } else request.log.error({ err }, 'unexpected failure in a package registry');
+    return sendRegistryError(reply, 500, 'Internal Server Error', body);
+  });
+}

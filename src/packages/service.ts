@@ -1,0 +1,593 @@
+// The package registry core, shared by every format: who may read and write an owner's packages,
+// content-addressed blobs (one stored object per distinct SHA-256, named `sha[0:2]/sha[2:4]/sha`),
+// adding a file to a version in one transaction with its quota usage, deleting versions and files,
+// the owner-wide limits of [packages], quota recalculation and lists, and package events.
+//
+// An upload streams into a temporary object while its MD5, SHA-1, SHA-256 and SHA-512 are
+// computed in the same pass (hashing.ts); it then takes the place of the blob named by its SHA-256 (or is
+// dropped when that blob is already stored) and the rows are written in one transaction. When
+// that transaction fails, a blob no row names is removed again: a failed upload leaves nothing.
+// Blob placement and removal for one digest are serialized in this process, so a deletion can
+// never remove an object an upload has just decided to reuse.
+import crypto from 'node:crypto';
+import { pipeline, type Readable } from 'node:stream';
+import type { AppContext } from '../app/context.js';
+import { nowUnix, transaction, type Tx } from '../db/database.js';
+import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from '../errors.js';
+import type { Identity } from '../auth/identity.js';
+import { viewerOf } from '../auth/identity.js';
+import { AccessMode } from '../orgs/store.js';
+import type { QuotaUsedPackageJson } from '../quota/schemas.js';
+import { recordUsage, type ItemSource, type OwnerTotals, type UsageSource } from '../quota/usage.js';
+import * as repoStore from '../repos/store.js';
+import type { RepoRow } from '../repos/store.js';
+import { hasScope } from '../tokens/scopes.js';
+import type { OwnedResources } from '../users/owned.js';
+import type { UserRow } from '../users/store.js';
+import { UserType, Visibility } from '../users/tables.js';
+import { hashingStream, stopHashWorkers } from './hashing.js';
+import * as store from './store.js';
+import type { FileWithBlob, PackageRow, VersionRow } from './store.js';
+
+export type { FileWithBlob, PackageRow, VersionRow, VersionWithPackage } from './store.js';
+export { PropertyRef } from './tables.js';
+
+export const SUBJECT = 'size:assets:packages:all';
+export const PACKAGE_TYPES = ['generic', 'npm'] as const;
+export type PackageType = (typeof PACKAGE_TYPES)[number];
+
+/** A version as package events carry it (the row may be gone by the time a listener runs). */
+export interface PackageEventInfo {
+  versionId: number;
+  ownerId: number;
+  repoId: number | null;
+  creatorId: number | null;
+  type: string;
+  name: string;
+  version: string;
+  createdUnix: number;
+}
+
+export const blobKey = (sha256: string) => `${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}`;
+
+export interface AddFileInput {
+  owner: UserRow;
+  creator: UserRow;
+  type: PackageType;
+  /** Name and version as given (already validated by the format). */
+  name: string;
+  version: string;
+  fileName: string;
+  isLead?: boolean;
+  data: Readable;
+  /** npm: the version must not exist yet (409); generic: files are added to an existing one. */
+  newVersionOnly: boolean;
+  /** Metadata JSON of a new version. */
+  metadata?: string;
+  /** Runs inside the transaction once the rows exist (format-specific properties). */
+  inTransaction?: (tx: Tx, pkg: PackageRow, version: VersionRow, created: boolean) => Promise<void>;
+}
+
+export interface AddedFile {
+  pkg: PackageRow;
+  version: VersionRow;
+  file: FileWithBlob;
+  versionCreated: boolean;
+}
+
+export class PackageService {
+  private readonly locks = new Map<string, Promise<void>>();
+
+  constructor(private readonly ctx: AppContext) {
+    ctx.contributions.usageSources.push(this.usageSource());
+    ctx.contributions.quotaItems.packages = this.itemSource();
+    ctx.contributions.owned.push(this.ownedResources());
+    ctx.contributions.blobReferences.push({
+      label: 'package files',
+      store: 'packages',
+      prefix: '',
+      referenced: async (keys) => {
+        // A key not named like a blob's (sha[0:2]/sha[2:4]/sha256) is referenced by nothing.
+        const bySha = new Map<string, string>();
+        for (const key of keys) {
+          const sha = key.slice(key.lastIndexOf('/') + 1);
+          if (/^[0-9a-f]{64}$/.test(sha) && blobKey(sha) === key) bySha.set(sha, key);
+        }
+        const held = await store.existingBlobs(ctx.db, [...bySha.keys()]);
+        return new Set([...held].map((sha) => bySha.get(sha)!));
+      },
+    });
+  }
+
+  private get db() {
+    return this.ctx.db;
+  }
+
+  private get blobs() {
+    return this.ctx.storage.packages;
+  }
+
+  /** Stops the hashing workers (ctx.close). */
+  stop(): Promise<void> {
+    return stopHashWorkers();
+  }
+
+  assertEnabled(): void {
+    if (!this.ctx.config.packages.enabled) {
+      throw notFound('Packages are disabled on this server ([packages] ENABLED = false)');
+    }
+  }
+
+  // Access
+
+  /** Whether `identity` sees the account `owner` (its packages are as visible as it is). */
+  private async seesOwner(identity: Identity | null, owner: UserRow): Promise<boolean> {
+    const viewer = viewerOf(identity);
+    if (owner.type === UserType.Organization) return this.ctx.orgs.canSee(viewer, owner);
+    return this.ctx.users.canSee(viewer, owner);
+  }
+
+  /**
+   * The owner `name` when `identity` may read (or write) its packages. Anonymous callers who may
+   * not get 401, so that clients send credentials; others 403 (or 404 for an unknown owner).
+   * Tokens need `read:package` for non-public owners and `write:package` to write.
+   */
+  async requireOwner(name: string, identity: Identity | null, need: 'read' | 'write'): Promise<UserRow> {
+    this.assertEnabled();
+    const owner = /^[\w.-]{1,255}$/.test(name) ? await this.ctx.users.getByName(name) : undefined;
+    if (!owner) {
+      if (!identity && need === 'write') throw unauthorized('authentication required');
+      throw notFound(`owner does not exist [name: ${name}]`);
+    }
+    if (need === 'write') {
+      if (!identity) throw unauthorized('authentication required');
+      if (!hasScope(identity.scopes, 'package', 'write')) {
+        throw forbidden('token does not have at least one of required scope(s): [write:package]');
+      }
+      if (!(await this.mayWrite(identity, owner))) {
+        throw forbidden(`${identity.user.name} may not write packages of ${owner.name}`);
+      }
+      return owner;
+    }
+    if (!(await this.seesOwner(identity, owner))) {
+      if (!identity) throw unauthorized('authentication required');
+      throw forbidden(`${identity.user.name} may not read packages of ${owner.name}`);
+    }
+    if (owner.visibility !== Visibility.public && identity && !hasScope(identity.scopes, 'package', 'read')) {
+      throw forbidden('token does not have at least one of required scope(s): [read:package]');
+    }
+    return owner;
+  }
+
+  private async mayWrite(identity: Identity, owner: UserRow): Promise<boolean> {
+    const user = identity.user;
+    if (user.is_admin === 1 || user.id === owner.id) return true;
+    if (identity.repoId !== undefined || identity.scopes.publicOnly) return false;
+    if (owner.type !== UserType.Organization) return false;
+    return (await store.teamPackageMode(this.db, owner.id, user.id)) >= AccessMode.write;
+  }
+
+  /** A package linked to a repository is read as that repository is (404 otherwise). */
+  async assertCanReadPackage(pkg: PackageRow, identity: Identity | null): Promise<void> {
+    if (pkg.repo_id === null) return;
+    const repo = await this.ctx.repos.getById(pkg.repo_id);
+    if (!repo) return;
+    const access = await this.ctx.repos.access(repo, viewerOf(identity));
+    if (access.mode < AccessMode.read) {
+      if (!identity) throw unauthorized('authentication required');
+      throw notFound('package does not exist');
+    }
+  }
+
+  // Reading
+
+  getPackage(owner: UserRow, type: string, name: string) {
+    return store.getPackage(this.db, owner.id, type, name.toLowerCase());
+  }
+
+  async requirePackage(owner: UserRow, type: string, name: string, identity: Identity | null) {
+    const pkg = await this.getPackage(owner, type, name);
+    if (!pkg) throw notFound(`package does not exist [name: ${name}]`);
+    await this.assertCanReadPackage(pkg, identity);
+    return pkg;
+  }
+
+  async requireVersion(
+    owner: UserRow,
+    type: string,
+    name: string,
+    version: string,
+    identity: Identity | null,
+  ): Promise<{ pkg: PackageRow; version: VersionRow }> {
+    const pkg = await this.requirePackage(owner, type, name, identity);
+    const v = await store.getVersion(this.db, pkg.id, version.toLowerCase());
+    if (!v) throw notFound(`package version does not exist [name: ${name}, version: ${version}]`);
+    return { pkg, version: v };
+  }
+
+  versionsOf(pkg: PackageRow) {
+    return store.versionsOf(this.db, pkg.id);
+  }
+
+  versionsOfPackages(pkgs: PackageRow[]) {
+    return store.versionsOfPackages(
+      this.db,
+      pkgs.map((p) => p.id),
+    );
+  }
+
+  filesOf(versionIds: number[]) {
+    return store.filesOfVersions(this.db, versionIds);
+  }
+
+  async requireFile(versionId: number, fileName: string): Promise<FileWithBlob> {
+    const f = await store.getFile(this.db, versionId, fileName.toLowerCase());
+    if (!f) throw notFound(`package file does not exist [name: ${fileName}]`);
+    return f;
+  }
+
+  /** The content of a file (a byte range, end inclusive), counting a download unless told not to. */
+  async open(file: FileWithBlob, range?: { start: number; end: number }, count = true): Promise<Readable> {
+    const stream = await this.blobs.open(blobKey(file.hash_sha256), range);
+    if (count && (!range || range.start === 0)) await store.countDownload(this.db, file.version_id);
+    return stream;
+  }
+
+  list(
+    owner: UserRow,
+    f: { type?: string | undefined; q?: string | undefined },
+    limit: number,
+    offset: number,
+  ) {
+    return store.listVersions(this.db, owner.id, f, limit, offset);
+  }
+
+  search(owner: UserRow, type: string, text: string, limit: number, offset: number) {
+    return store.searchPackages(this.db, owner.id, type, text, limit, offset);
+  }
+
+  properties(refType: number, refIds: number[], name?: string) {
+    return store.properties(this.db, refType, refIds, name);
+  }
+
+  // Writing
+
+  /** Size, count and quota checks that can be made before any byte is read. */
+  private async checkLimits(owner: UserRow, creator: UserRow, type: PackageType, announced?: number) {
+    const limits = this.ctx.config.packages;
+    if (!(await this.ctx.quota.check(owner.id, SUBJECT))) {
+      throw new AppError('payload_too_large', 'quota exceeded');
+    }
+    if (creator.is_admin === 1) return;
+    const typeLimit = this.sizeLimit(type, creator);
+    if (announced !== undefined && typeLimit >= 0 && announced > typeLimit) {
+      throw forbidden(`the package file is larger than the limit of ${typeLimit} bytes`);
+    }
+    if (limits.limitTotalOwnerSize >= 0) {
+      const used = (await store.ownerTotals(this.db, owner.id))[0]?.total ?? 0;
+      if (used + (announced ?? 0) > limits.limitTotalOwnerSize) {
+        throw forbidden(`the packages of ${owner.name} would exceed ${limits.limitTotalOwnerSize} bytes`);
+      }
+    }
+  }
+
+  private sizeLimit(type: PackageType, creator: UserRow): number {
+    if (creator.is_admin === 1) return -1;
+    const l = this.ctx.config.packages;
+    return type === 'npm' ? l.limitSizeNpm : l.limitSizeGeneric;
+  }
+
+  /** Runs `fn` with the blob `sha256` to itself (in this process). */
+  private async withBlobLock<T>(sha256: string, fn: () => Promise<T>): Promise<T> {
+    const before = this.locks.get(sha256) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((r) => (release = r));
+    const chained = before.then(() => mine);
+    this.locks.set(sha256, chained);
+    await before;
+    try {
+      return await fn();
+    } finally {
+      release();
+      if (this.locks.get(sha256) === chained) this.locks.delete(sha256);
+    }
+  }
+
+  /**
+   * Adds a file to a package version (both created when absent) from a stream: 409 when the
+   * file exists (or, with `newVersionOnly`, the version), 413 over quota, 403 over a [packages]
+   * limit. Nothing is kept when anything fails.
+   */
+  async addFile(input: AddFileInput, announced?: number): Promise<AddedFile> {
+    const { owner, creator, type } = input;
+    const lowerName = input.name.toLowerCase();
+    const lowerVersion = input.version.toLowerCase();
+    const lowerFile = input.fileName.toLowerCase();
+    await this.checkLimits(owner, creator, type, announced);
+    // Conflicts found before reading the body spare the upload.
+    const existing = await store.getPackage(this.db, owner.id, type, lowerName);
+    const existingVersion = existing && (await store.getVersion(this.db, existing.id, lowerVersion));
+    if (existingVersion) {
+      if (input.newVersionOnly) throw conflict(`package version already exists [version: ${input.version}]`);
+      if (await store.getFile(this.db, existingVersion.id, lowerFile)) {
+        throw conflict(`package file already exists [name: ${input.fileName}]`);
+      }
+    } else if (creator.is_admin !== 1 && this.ctx.config.packages.limitTotalOwnerCount >= 0) {
+      const count = await store.ownerVersionCount(this.db, owner.id);
+      if (count >= this.ctx.config.packages.limitTotalOwnerCount) {
+        throw forbidden(`${owner.name} has reached the limit of ${count} package versions`);
+      }
+    }
+
+    const tmp = `tmp/${crypto.randomUUID()}`;
+    const hasher = hashingStream(this.sizeLimit(type, creator), announced);
+    const hashed = pipeline(input.data, hasher, () => undefined);
+    try {
+      await this.blobs.put(tmp, hashed);
+    } catch (err) {
+      input.data.destroy();
+      await this.blobs.delete(tmp).catch(() => undefined);
+      throw err;
+    }
+    const digests = hasher.digests();
+    const size = hasher.size;
+    const key = blobKey(digests.sha256);
+
+    const result = await this.withBlobLock(digests.sha256, async () => {
+      let placed = false;
+      if (await this.blobs.stat(key)) await this.blobs.delete(tmp);
+      else {
+        await this.blobs.move(tmp, key);
+        placed = true;
+      }
+      try {
+        return await transaction(this.db, async (tx) => {
+          const now = nowUnix();
+          const blob = await store.ensureBlob(tx, {
+            size,
+            hash_md5: digests.md5,
+            hash_sha1: digests.sha1,
+            hash_sha256: digests.sha256,
+            hash_sha512: digests.sha512,
+            created_unix: now,
+          });
+          const pkg = await store.ensurePackage(tx, {
+            owner_id: owner.id,
+            repo_id: null,
+            type,
+            name: input.name,
+            lower_name: lowerName,
+            created_unix: now,
+          });
+          let version = await store.getVersion(tx, pkg.id, lowerVersion);
+          let created = false;
+          if (version && input.newVersionOnly) {
+            throw conflict(`package version already exists [version: ${input.version}]`);
+          }
+          if (!version) {
+            version = await store.insertVersion(tx, {
+              package_id: pkg.id,
+              creator_id: creator.id,
+              version: input.version,
+              lower_version: lowerVersion,
+              metadata_json: input.metadata ?? '{}',
+              created_unix: now,
+            });
+            created = true;
+          }
+          if (await store.getFile(tx, version.id, lowerFile)) {
+            throw conflict(`package file already exists [name: ${input.fileName}]`);
+          }
+          const fileId = await store.insertFile(tx, {
+            version_id: version.id,
+            blob_id: blob.id,
+            name: input.fileName,
+            lower_name: lowerFile,
+            is_lead: input.isLead ? 1 : 0,
+            created_unix: now,
+          });
+          await recordUsage(tx, owner.id, SUBJECT, Number(blob.size));
+          await store.bumpRevision(tx, pkg.id);
+          if (input.inTransaction) await input.inTransaction(tx, pkg, version, created);
+          const file: FileWithBlob = {
+            id: fileId,
+            version_id: version.id,
+            blob_id: blob.id,
+            name: input.fileName,
+            lower_name: lowerFile,
+            composite_key: '',
+            is_lead: input.isLead ? 1 : 0,
+            created_unix: now,
+            size: Number(blob.size),
+            hash_md5: blob.hash_md5,
+            hash_sha1: blob.hash_sha1,
+            hash_sha256: blob.hash_sha256,
+            hash_sha512: blob.hash_sha512,
+          };
+          return { pkg, version, file, versionCreated: created };
+        });
+      } catch (err) {
+        if (placed && !(await store.getBlob(this.db, digests.sha256))) {
+          await this.blobs.delete(key).catch(() => undefined);
+        }
+        throw unique(err);
+      }
+    });
+    if (result.versionCreated) {
+      await this.ctx.events.emit('package.created', {
+        package: this.eventInfo(result.pkg, result.version),
+        doerId: creator.id,
+      });
+    }
+    return result;
+  }
+
+  private eventInfo(pkg: PackageRow, v: VersionRow): PackageEventInfo {
+    return {
+      versionId: v.id,
+      ownerId: pkg.owner_id,
+      repoId: pkg.repo_id,
+      creatorId: v.creator_id,
+      type: pkg.type,
+      name: pkg.name,
+      version: v.version,
+      createdUnix: v.created_unix,
+    };
+  }
+
+  /** Writes format metadata or properties of the package's versions in one transaction. */
+  update<T>(pkg: PackageRow, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return transaction(this.db, async (tx) => {
+      const out = await fn(tx);
+      await store.bumpRevision(tx, pkg.id);
+      return out;
+    });
+  }
+
+  /** Removes a version, its files and properties, and their usage; the package goes with its last version. */
+  async deleteVersion(pkg: PackageRow, version: VersionRow, doer: UserRow): Promise<void> {
+    const orphans = await transaction(this.db, async (tx) => {
+      const files = await store.filesOfVersions(tx, [version.id]);
+      const bytes = files.reduce((n, f) => n + Number(f.size), 0);
+      await store.deleteFiles(
+        tx,
+        files.map((f) => f.id),
+      );
+      await store.deleteVersion(tx, version.id);
+      if ((await store.countVersions(tx, pkg.id)) === 0) await store.deletePackage(tx, pkg.id);
+      else await store.bumpRevision(tx, pkg.id);
+      if (bytes) await recordUsage(tx, pkg.owner_id, SUBJECT, -bytes);
+      return store.removeUnreferencedBlobs(
+        tx,
+        files.map((f) => f.blob_id),
+      );
+    });
+    await this.removeBlobs(orphans);
+    await this.ctx.events.emit('package.deleted', { package: this.eventInfo(pkg, version), doerId: doer.id });
+  }
+
+  /** Removes one file; the version goes with its last file. */
+  async deleteFile(pkg: PackageRow, version: VersionRow, file: FileWithBlob, doer: UserRow): Promise<void> {
+    const remaining = (await store.filesOfVersions(this.db, [version.id])).filter((f) => f.id !== file.id);
+    if (remaining.length === 0) return this.deleteVersion(pkg, version, doer);
+    const orphans = await transaction(this.db, async (tx) => {
+      await store.deleteFiles(tx, [file.id]);
+      await store.bumpRevision(tx, pkg.id);
+      await recordUsage(tx, pkg.owner_id, SUBJECT, -Number(file.size));
+      return store.removeUnreferencedBlobs(tx, [file.blob_id]);
+    });
+    await this.removeBlobs(orphans);
+  }
+
+  /** Stored objects of blobs whose rows are gone (checked again under the blob's lock). */
+  private async removeBlobs(shas: string[]): Promise<void> {
+    for (const sha of shas) {
+      await this.withBlobLock(sha, async () => {
+        if (await store.getBlob(this.db, sha)) return;
+        await this.blobs.delete(blobKey(sha)).catch((err: unknown) => {
+          this.ctx.log.error({ err, sha }, 'removing a package blob failed');
+        });
+      });
+    }
+  }
+
+  async link(pkg: PackageRow, owner: UserRow, repoName: string): Promise<void> {
+    const repo = /^[\w.-]{1,255}$/.test(repoName)
+      ? await repoStore.getByOwnerAndName(this.db, owner.name, repoName)
+      : undefined;
+    if (!repo || repo.owner_id !== owner.id) throw notFound(`repository does not exist [name: ${repoName}]`);
+    if (pkg.repo_id !== null) throw badRequest('package is already linked to a repository');
+    await store.setRepo(this.db, pkg.id, repo.id);
+  }
+
+  async unlink(pkg: PackageRow): Promise<void> {
+    await store.setRepo(this.db, pkg.id, null);
+  }
+
+  reposByIds(ids: number[]): Promise<Map<number, RepoRow>> {
+    return repoStore.getByIds(this.db, [...new Set(ids)]);
+  }
+
+  // Quota and account deletion
+
+  usageSource(): UsageSource {
+    return {
+      subjects: [SUBJECT],
+      totals: async (q, ownerId) => {
+        const out: OwnerTotals = new Map();
+        for (const r of await store.ownerTotals(q, ownerId)) out.set(r.owner_id, { [SUBJECT]: r.total });
+        return out;
+      },
+    };
+  }
+
+  itemSource(): ItemSource<QuotaUsedPackageJson> {
+    return {
+      list: async (q, ownerId, limit, offset) => {
+        const [rows, total] = await store.quotaItems(q, ownerId, limit, offset);
+        const owner = await this.ctx.users.getById(ownerId);
+        const root = this.ctx.config.server.rootUrl;
+        return [
+          rows.map((r) => ({
+            name: r.name,
+            type: r.type,
+            version: r.version,
+            size: Number(r.size ?? 0),
+            html_url: packageHtmlUrl(root, owner?.name ?? '', r.type, r.name, r.version),
+          })),
+          total,
+        ];
+      },
+    };
+  }
+
+  ownedResources(): OwnedResources {
+    return {
+      label: 'packages',
+      count: async (tx, ownerId) => (await store.packagesOfOwner(tx, ownerId)).length,
+      purge: async (tx, ownerId) => {
+        const pkgs = await store.packagesOfOwner(tx, ownerId);
+        const blobIds: number[] = [];
+        let bytes = 0;
+        for (const pkg of pkgs) {
+          const versions = await store.versionsOf(tx, pkg.id);
+          const files = await store.filesOfVersions(
+            tx,
+            versions.map((v) => v.id),
+          );
+          for (const f of files) {
+            blobIds.push(f.blob_id);
+            bytes += Number(f.size);
+          }
+          await store.deleteFiles(
+            tx,
+            files.map((f) => f.id),
+          );
+          for (const v of versions) await store.deleteVersion(tx, v.id);
+          await store.deletePackage(tx, pkg.id);
+        }
+        if (bytes) await recordUsage(tx, ownerId, SUBJECT, -bytes);
+        const orphans = await store.removeUnreferencedBlobs(tx, blobIds);
+        return () => this.removeBlobs(orphans);
+      },
+    };
+  }
+}
+
+export function packageHtmlUrl(
+  root: string,
+  owner: string,
+  type: string,
+  name: string,
+  version: string,
+): string {
+  return `${root}${encodeURIComponent(owner)}/-/packages/${type}/${encodeURIComponent(name)}/${encodeURIComponent(version)}`;
+}
+
+/** A unique-constraint race (two uploads of the same file at once) is a 409, not a 500. */
+function unique(err: unknown): unknown {
+  if (err instanceof AppError) return err;
+  const msg = err instanceof Error ? err.message : '';
+  if (/UNIQUE constraint|duplicate key/i.test(msg)) return conflict('package file already exists');
+  return err;
+}

@@ -1,0 +1,412 @@
+// Queries on packages, versions, files, blobs and properties. No HTTP here.
+import type { Insertable, Selectable } from 'kysely';
+import type { Db, Tx } from '../db/database.js';
+import { paged } from '../db/paged.js';
+import type { PackageBlobTable, PackageFileTable, PackageTable, PackageVersionTable } from './tables.js';
+import { PropertyRef } from './tables.js';
+
+type Q = Db | Tx;
+export type PackageRow = Selectable<PackageTable>;
+export type VersionRow = Selectable<PackageVersionTable>;
+export type BlobRow = Selectable<PackageBlobTable>;
+export type FileRow = Selectable<PackageFileTable>;
+/** A file with its blob's size and digests. */
+export type FileWithBlob = FileRow & {
+  size: number;
+  hash_md5: string;
+  hash_sha1: string;
+  hash_sha256: string;
+  hash_sha512: string;
+};
+/** A version with its package (the rows of the /packages/{owner} list). */
+export type VersionWithPackage = VersionRow & {
+  owner_id: number;
+  repo_id: number | null;
+  type: string;
+  name: string;
+};
+
+const CHUNK = 500;
+
+export function getPackage(q: Q, ownerId: number, type: string, lowerName: string) {
+  return q
+    .selectFrom('package')
+    .selectAll()
+    .where('owner_id', '=', ownerId)
+    .where('type', '=', type)
+    .where('lower_name', '=', lowerName)
+    .executeTakeFirst();
+}
+
+/** The package, created when absent (a concurrent creation of the same package is no error). */
+export async function ensurePackage(q: Q, row: Insertable<PackageTable>): Promise<PackageRow> {
+  await q
+    .insertInto('package')
+    .values(row)
+    .onConflict((oc) => oc.columns(['owner_id', 'type', 'lower_name']).doNothing())
+    .execute();
+  return (await getPackage(q, row.owner_id, row.type, row.lower_name))!;
+}
+
+export async function bumpRevision(q: Q, packageId: number): Promise<void> {
+  await q
+    .updateTable('package')
+    .set((eb) => ({ revision: eb('revision', '+', 1) }))
+    .where('id', '=', packageId)
+    .execute();
+}
+
+export async function setRepo(q: Q, packageId: number, repoId: number | null): Promise<void> {
+  await q.updateTable('package').set({ repo_id: repoId }).where('id', '=', packageId).execute();
+}
+
+export async function deletePackage(q: Q, packageId: number): Promise<void> {
+  await q
+    .deleteFrom('package_property')
+    .where('ref_type', '=', PropertyRef.package)
+    .where('ref_id', '=', packageId)
+    .execute();
+  await q.deleteFrom('package').where('id', '=', packageId).execute();
+}
+
+export function packagesOfOwner(q: Q, ownerId: number) {
+  return q.selectFrom('package').selectAll().where('owner_id', '=', ownerId).execute();
+}
+
+export function getVersion(q: Q, packageId: number, lowerVersion: string) {
+  return q
+    .selectFrom('package_version')
+    .selectAll()
+    .where('package_id', '=', packageId)
+    .where('lower_version', '=', lowerVersion)
+    .executeTakeFirst();
+}
+
+export function versionsOf(q: Q, packageId: number) {
+  return q
+    .selectFrom('package_version')
+    .selectAll()
+    .where('package_id', '=', packageId)
+    .orderBy('id')
+    .execute();
+}
+
+/** The versions of the packages `ids`, each package's in id order. */
+export async function versionsOfPackages(q: Q, ids: number[]): Promise<VersionRow[]> {
+  const out: VersionRow[] = [];
+  const unique = [...new Set(ids)];
+  for (let i = 0; i < unique.length; i += CHUNK) {
+    const part = unique.slice(i, i + CHUNK);
+    out.push(
+      ...(await q
+        .selectFrom('package_version')
+        .selectAll()
+        .where('package_id', 'in', part)
+        .orderBy('id')
+        .execute()),
+    );
+  }
+  return out;
+}
+
+export async function countVersions(q: Q, packageId: number): Promise<number> {
+  const r = await q
+    .selectFrom('package_version')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('package_id', '=', packageId)
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+export async function insertVersion(q: Q, row: Insertable<PackageVersionTable>): Promise<VersionRow> {
+  return q.insertInto('package_version').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateVersionMetadata(q: Q, versionId: number, metadata: string): Promise<void> {
+  await q
+    .updateTable('package_version')
+    .set({ metadata_json: metadata })
+    .where('id', '=', versionId)
+    .execute();
+}
+
+export async function countDownload(q: Q, versionId: number): Promise<void> {
+  await q
+    .updateTable('package_version')
+    .set((eb) => ({ download_count: eb('download_count', '+', 1) }))
+    .where('id', '=', versionId)
+    .execute();
+}
+
+export async function deleteVersion(q: Q, versionId: number): Promise<void> {
+  await q
+    .deleteFrom('package_property')
+    .where('ref_type', '=', PropertyRef.version)
+    .where('ref_id', '=', versionId)
+    .execute();
+  await q.deleteFrom('package_version').where('id', '=', versionId).execute();
+}
+
+export function getBlob(q: Q, sha256: string) {
+  return q.selectFrom('package_blob').selectAll().where('hash_sha256', '=', sha256).executeTakeFirst();
+}
+
+/** Which of these SHA-256s have a blob row (for the sweep of orphaned blobs). */
+export async function existingBlobs(q: Q, sha256s: string[]): Promise<Set<string>> {
+  if (!sha256s.length) return new Set();
+  const rows = await q
+    .selectFrom('package_blob')
+    .select('hash_sha256')
+    .where('hash_sha256', 'in', sha256s)
+    .execute();
+  return new Set(rows.map((r) => r.hash_sha256));
+}
+
+/** The blob row for these digests, created when absent. */
+export async function ensureBlob(q: Q, row: Insertable<PackageBlobTable>): Promise<BlobRow> {
+  await q
+    .insertInto('package_blob')
+    .values(row)
+    .onConflict((oc) => oc.column('hash_sha256').doNothing())
+    .execute();
+  return (await getBlob(q, row.hash_sha256))!;
+}
+
+/** Removes the blobs among `ids` that no file names any more; returns their SHA-256s. */
+export async function removeUnreferencedBlobs(q: Q, ids: number[]): Promise<string[]> {
+  const out: string[] = [];
+  const unique = [...new Set(ids)];
+  for (let i = 0; i < unique.length; i += CHUNK) {
+    const part = unique.slice(i, i + CHUNK);
+    const orphans = await q
+      .selectFrom('package_blob')
+      .select(['id', 'hash_sha256'])
+      .where('id', 'in', part)
+      .where((eb) =>
+        eb.not(
+          eb.exists(eb.selectFrom('package_file').select('id').whereRef('blob_id', '=', 'package_blob.id')),
+        ),
+      )
+      .execute();
+    if (orphans.length === 0) continue;
+    await q
+      .deleteFrom('package_blob')
+      .where(
+        'id',
+        'in',
+        orphans.map((o) => o.id),
+      )
+      .execute();
+    out.push(...orphans.map((o) => o.hash_sha256));
+  }
+  return out;
+}
+
+function filesQuery(q: Q) {
+  return q
+    .selectFrom('package_file')
+    .innerJoin('package_blob', 'package_blob.id', 'package_file.blob_id')
+    .selectAll('package_file')
+    .select([
+      'package_blob.size',
+      'package_blob.hash_md5',
+      'package_blob.hash_sha1',
+      'package_blob.hash_sha256',
+      'package_blob.hash_sha512',
+    ]);
+}
+
+export function getFile(q: Q, versionId: number, lowerName: string, compositeKey = '') {
+  return filesQuery(q)
+    .where('package_file.version_id', '=', versionId)
+    .where('package_file.lower_name', '=', lowerName)
+    .where('package_file.composite_key', '=', compositeKey)
+    .executeTakeFirst() as Promise<FileWithBlob | undefined>;
+}
+
+/** The files of the versions `ids`, each version's in id order. */
+export async function filesOfVersions(q: Q, ids: number[]): Promise<FileWithBlob[]> {
+  const out: FileWithBlob[] = [];
+  const unique = [...new Set(ids)];
+  for (let i = 0; i < unique.length; i += CHUNK) {
+    const part = unique.slice(i, i + CHUNK);
+    out.push(
+      ...((await filesQuery(q)
+        .where('package_file.version_id', 'in', part)
+        .orderBy('package_file.id')
+        .execute()) as FileWithBlob[]),
+    );
+  }
+  return out;
+}
+
+export async function insertFile(q: Q, row: Insertable<PackageFileTable>): Promise<number> {
+  return (await q.insertInto('package_file').values(row).returning('id').executeTakeFirstOrThrow()).id;
+}
+
+export async function deleteFiles(q: Q, ids: number[]): Promise<void> {
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const part = ids.slice(i, i + CHUNK);
+    await q
+      .deleteFrom('package_property')
+      .where('ref_type', '=', PropertyRef.file)
+      .where('ref_id', 'in', part)
+      .execute();
+    await q.deleteFrom('package_file').where('id', 'in', part).execute();
+  }
+}
+
+function versionListQuery(q: Q) {
+  return q
+    .selectFrom('package_version')
+    .innerJoin('package', 'package.id', 'package_version.package_id')
+    .selectAll('package_version')
+    .select(['package.owner_id', 'package.repo_id', 'package.type', 'package.name']);
+}
+
+/** One page of an owner's versions, newest first, optionally of one type and with `q` in the name. */
+export function listVersions(
+  q: Q,
+  ownerId: number,
+  f: { type?: string | undefined; q?: string | undefined },
+  limit: number,
+  offset: number,
+): Promise<[VersionWithPackage[], number]> {
+  let s = versionListQuery(q).where('package.owner_id', '=', ownerId);
+  if (f.type) s = s.where('package.type', '=', f.type);
+  if (f.q) s = s.where('package.lower_name', 'like', `%${escapeLike(f.q.toLowerCase())}%`);
+  return paged(s.orderBy('package_version.id', 'desc'), limit, offset) as Promise<
+    [VersionWithPackage[], number]
+  >;
+}
+
+/** The packages of a type whose name holds `text`, by name, with their newest version. */
+export function searchPackages(
+  q: Q,
+  ownerId: number,
+  type: string,
+  text: string,
+  limit: number,
+  offset: number,
+): Promise<[PackageRow[], number]> {
+  let s = q.selectFrom('package').selectAll().where('owner_id', '=', ownerId).where('type', '=', type);
+  if (text) s = s.where('lower_name', 'like', `%${escapeLike(text.toLowerCase())}%`);
+  return paged(s.orderBy('lower_name'), limit, offset);
+}
+
+function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+// Properties
+
+export function properties(q: Q, refType: number, refIds: number[], name?: string) {
+  if (refIds.length === 0) return Promise.resolve([]);
+  let s = q
+    .selectFrom('package_property')
+    .selectAll()
+    .where('ref_type', '=', refType)
+    .where('ref_id', 'in', refIds);
+  if (name !== undefined) s = s.where('name', '=', name);
+  return s.orderBy('id').execute();
+}
+
+export async function addProperty(q: Q, refType: number, refId: number, name: string, value: string) {
+  await q.insertInto('package_property').values({ ref_type: refType, ref_id: refId, name, value }).execute();
+}
+
+export async function deleteProperties(
+  q: Q,
+  refType: number,
+  refIds: number[],
+  name: string,
+  value?: string,
+): Promise<void> {
+  if (refIds.length === 0) return;
+  let s = q
+    .deleteFrom('package_property')
+    .where('ref_type', '=', refType)
+    .where('ref_id', 'in', refIds)
+    .where('name', '=', name);
+  if (value !== undefined) s = s.where('value', '=', value);
+  await s.execute();
+}
+
+// Quota and limits
+
+/** Bytes of package files per owner (a blob counts once per file that names it). */
+export async function ownerTotals(
+  q: Q,
+  ownerId?: number,
+): Promise<Array<{ owner_id: number; total: number }>> {
+  let s = q
+    .selectFrom('package_file')
+    .innerJoin('package_blob', 'package_blob.id', 'package_file.blob_id')
+    .innerJoin('package_version', 'package_version.id', 'package_file.version_id')
+    .innerJoin('package', 'package.id', 'package_version.package_id')
+    .select(['package.owner_id', (eb) => eb.fn.sum<number>('package_blob.size').as('total')])
+    .groupBy('package.owner_id');
+  if (ownerId !== undefined) s = s.where('package.owner_id', '=', ownerId);
+  return (await s.execute()).map((r) => ({ owner_id: Number(r.owner_id), total: Number(r.total) }));
+}
+
+export async function ownerVersionCount(q: Q, ownerId: number): Promise<number> {
+  const r = await q
+    .selectFrom('package_version')
+    .innerJoin('package', 'package.id', 'package_version.package_id')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('package.owner_id', '=', ownerId)
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+/** One page of an owner's versions with their total size, for /user/quota/packages. */
+export function quotaItems(
+  q: Q,
+  ownerId: number,
+  limit: number,
+  offset: number,
+): Promise<[Array<{ id: number; name: string; type: string; version: string; size: number }>, number]> {
+  return paged(
+    q
+      .selectFrom('package_version')
+      .innerJoin('package', 'package.id', 'package_version.package_id')
+      .select([
+        'package_version.id',
+        'package.name',
+        'package.type',
+        'package_version.version',
+        (eb) =>
+          eb
+            .selectFrom('package_file')
+            .innerJoin('package_blob', 'package_blob.id', 'package_file.blob_id')
+            .select((e) => e.fn.coalesce(e.fn.sum<number>('package_blob.size'), e.lit(0)).as('s'))
+            .whereRef('package_file.version_id', '=', 'package_version.id')
+            .as('size'),
+      ])
+      .where('package.owner_id', '=', ownerId)
+      .orderBy('package_version.id'),
+    limit,
+    offset,
+  ) as Promise<[Array<{ id: number; name: string; type: string; version: string; size: number }>, number]>;
+}
+
+/**
+ * The highest access mode `userId` has on the packages of organization `orgId` through its teams:
+ * owners' and admin teams' authorize, otherwise the `repo.packages` unit's mode.
+ */
+export async function teamPackageMode(q: Q, orgId: number, userId: number): Promise<number> {
+  const rows = await q
+    .selectFrom('team')
+    .innerJoin('team_user', 'team_user.team_id', 'team.id')
+    .leftJoin('team_unit', (j) =>
+      j.onRef('team_unit.team_id', '=', 'team.id').on('team_unit.type', '=', 'repo.packages'),
+    )
+    .select(['team.authorize as authorize', 'team_unit.access_mode as mode'])
+    .where('team.org_id', '=', orgId)
+    .where('team_user.uid', '=', userId)
+    .execute();
+  let best = 0;
+  for (const r of rows) best = Math.max(best, r.authorize >= 3 ? r.authorize : (r.mode ?? 0));
+  return best;
+}

@@ -1,0 +1,275 @@
+// The npm registry driven by the real `npm` client (with a HOME and userconfig of its own, so the
+// machine's npmrc is never read or written): publish (scoped and unscoped), install into a fresh
+// project, dist-tags, deprecate and unpublish; and bad input sent as npm would send it.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+interface Packument {
+  name: string;
+  description: string;
+  'dist-tags': Record<string, string>;
+  versions: Record<
+    string,
+    { version: string; deprecated?: string; dist: { integrity: string; shasum: string; tarball: string } }
+  >;
+}
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+describe('npm package registry (npm client)', () => {
+  let s: TestServer;
+  let u: { name: string; password: string; token: string };
+  let other: { name: string; password: string; token: string };
+  let home: string;
+  let registry: string;
+
+  /** Runs npm in `cwd` with the test's own configuration only. */
+  function npm(args: string[], cwd: string, userconfig = path.join(home, '.npmrc')): Promise<Run> {
+    return new Promise((resolve, reject) => {
+      const env: NodeJS.ProcessEnv = {
+        PATH: process.env['PATH'],
+        HOME: home,
+        npm_config_userconfig: userconfig,
+        npm_config_globalconfig: path.join(home, 'global-npmrc'),
+        npm_config_cache: path.join(home, 'cache'),
+        npm_config_update_notifier: 'false',
+        npm_config_audit: 'false',
+        npm_config_fund: 'false',
+        npm_config_loglevel: 'warn',
+      };
+      const child = spawn('npm', [...args, '--userconfig', userconfig], { cwd, env });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    });
+  }
+
+  function project(name: string, version: string, extra: Record<string, unknown> = {}): string {
+    const dir = fs.mkdtempSync(path.join(home, 'pkg-'));
+    fs.writeFileSync(
+      path.join(dir, 'package.json'),
+      JSON.stringify({ name, version, description: `the ${name} package`, main: 'index.js', ...extra }),
+    );
+    fs.writeFileSync(
+      path.join(dir, 'index.js'),
+      `module.exports = ${JSON.stringify(`${name}@${version}`)};\n`,
+    );
+    return dir;
+  }
+
+  const packument = async (name: string) => {
+    const r = await fetch(`${registry}${name.replace('/', '%2f')}`, {
+      headers: { authorization: `Bearer ${u.token}` },
+    });
+    return { status: r.status, body: (r.status === 200 ? await r.json() : undefined) as Packument };
+  };
+
+  /** A publish document as npm builds it, for the bad-input cases. */
+  function publishBody(name: string, version: string, tarball: Buffer, integrity?: string) {
+    const file = `${name.replace(/^@[^/]+\//, '')}-${version}.tgz`;
+    return {
+      _id: name,
+      name,
+      'dist-tags': { latest: version },
+      versions: {
+        [version]: {
+          name,
+          version,
+          dist: {
+            integrity: integrity ?? `sha512-${crypto.createHash('sha512').update(tarball).digest('base64')}`,
+            shasum: crypto.createHash('sha1').update(tarball).digest('hex'),
+            tarball: `${registry}${name}/-/${file}`,
+          },
+        },
+      },
+      _attachments: {
+        [file]: {
+          content_type: 'application/octet-stream',
+          data: tarball.toString('base64'),
+          length: tarball.length,
+        },
+      },
+    };
+  }
+
+  const rawPublish = (name: string, body: unknown, token?: string) =>
+    fetch(`${registry}${name.replace('/', '%2f')}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+
+  before(async () => {
+    s = await startServer();
+    u = await s.createUser('u');
+    other = await s.createUser('other');
+    home = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-npm-'));
+    registry = `${s.url}/api/packages/u/npm/`;
+    const host = registry.replace(/^http:/, '');
+    fs.writeFileSync(
+      path.join(home, '.npmrc'),
+      [`registry=${registry}`, `@s:registry=${registry}`, `${host}:_authToken=${u.token}`, ''].join('\n'),
+    );
+  });
+  after(async () => {
+    await s.close();
+    fs.rmSync(home, { recursive: true, force: true });
+  });
+
+  it('publishes a scoped and an unscoped package', async () => {
+    let r = await npm(['publish'], project('@s/hello', '1.0.0'));
+    assert.equal(r.code, 0, r.stderr);
+    r = await npm(['publish'], project('plainpkg', '0.1.0'));
+    assert.equal(r.code, 0, r.stderr);
+
+    const p = await packument('@s/hello');
+    assert.equal(p.status, 200);
+    assert.equal(p.body.name, '@s/hello');
+    assert.equal(p.body.description, 'the @s/hello package');
+    assert.deepEqual(p.body['dist-tags'], { latest: '1.0.0' });
+    const dist = p.body.versions['1.0.0']!.dist;
+    assert.match(dist.integrity, /^sha512-/);
+    assert.match(dist.shasum, /^[0-9a-f]{40}$/);
+    // The tarball URL serves the very bytes the integrity names.
+    const t = await fetch(dist.tarball, { headers: { authorization: `Bearer ${u.token}` } });
+    assert.equal(t.status, 200);
+    const bytes = Buffer.from(await t.arrayBuffer());
+    assert.equal(`sha512-${crypto.createHash('sha512').update(bytes).digest('base64')}`, dist.integrity);
+    const listed = await s.api<Array<{ name: string; type: string }>>('GET', '/packages/u?type=npm', {
+      token: u.token,
+    });
+    assert.deepEqual(listed.body.map((x) => x.name).sort(), ['@s/hello', 'plainpkg']);
+  });
+
+  it('installs the published packages into a fresh project', async () => {
+    const dir = fs.mkdtempSync(path.join(home, 'consumer-'));
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0' }));
+    const r = await npm(['install', '@s/hello', 'plainpkg'], dir);
+    assert.equal(r.code, 0, r.stderr);
+    const index = fs.readFileSync(path.join(dir, 'node_modules', '@s', 'hello', 'index.js'), 'utf8');
+    assert.match(index, /@s\/hello@1\.0\.0/);
+    assert.ok(fs.existsSync(path.join(dir, 'node_modules', 'plainpkg', 'package.json')));
+  });
+
+  it('adds, lists and removes dist-tags', async () => {
+    const cwd = home;
+    let r = await npm(['dist-tag', 'add', '@s/hello@1.0.0', 'beta'], cwd);
+    assert.equal(r.code, 0, r.stderr);
+    r = await npm(['dist-tag', 'ls', '@s/hello'], cwd);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /beta: 1\.0\.0/);
+    assert.match(r.stdout, /latest: 1\.0\.0/);
+    r = await npm(['dist-tag', 'rm', '@s/hello', 'beta'], cwd);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual((await packument('@s/hello')).body['dist-tags'], { latest: '1.0.0' });
+    // A tag that is a version is refused.
+    const bad = await fetch(`${s.url}/api/packages/u/npm/-/package/@s%2fhello/dist-tags/1.2.3`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${u.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify('1.0.0'),
+    });
+    assert.equal(bad.status, 400);
+  });
+
+  it('deprecates a version and unpublishes versions and packages', async () => {
+    let r = await npm(['publish'], project('@s/hello', '1.1.0'));
+    assert.equal(r.code, 0, r.stderr);
+    r = await npm(['deprecate', '@s/hello@1.0.0', 'use 1.1.0'], home);
+    assert.equal(r.code, 0, r.stderr);
+    let p = await packument('@s/hello');
+    assert.equal(p.body.versions['1.0.0']!.deprecated, 'use 1.1.0');
+    assert.equal(p.body.versions['1.1.0']!.deprecated, undefined);
+    assert.equal(p.body['dist-tags']['latest'], '1.1.0');
+
+    r = await npm(['unpublish', '@s/hello@1.1.0', '--force'], home);
+    assert.equal(r.code, 0, r.stderr);
+    p = await packument('@s/hello');
+    assert.deepEqual(Object.keys(p.body.versions), ['1.0.0']);
+
+    r = await npm(['unpublish', 'plainpkg', '--force'], home);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal((await packument('plainpkg')).status, 404);
+  });
+
+  it('finds packages with npm search', async () => {
+    const r = await fetch(`${registry}-/v1/search?text=hel&size=5`, {
+      headers: { authorization: `Bearer ${u.token}` },
+    });
+    assert.equal(r.status, 200);
+    const body = (await r.json()) as {
+      objects: Array<{ package: { name: string; version: string } }>;
+      total: number;
+    };
+    assert.equal(body.total, 1);
+    assert.equal(body.objects[0]!.package.name, '@s/hello');
+    assert.equal(body.objects[0]!.package.version, '1.0.0');
+  });
+
+  it('refuses a duplicate version with 409 (npm publish fails)', async () => {
+    const r = await npm(['publish'], project('@s/hello', '1.0.0'));
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /409|already exists/);
+    const raw = await rawPublish(
+      '@s/hello',
+      publishBody('@s/hello', '1.0.0', Buffer.from('tarball')),
+      u.token,
+    );
+    assert.equal(raw.status, 409);
+  });
+
+  it('refuses a tarball whose integrity does not match with 400', async () => {
+    const body = publishBody(
+      '@s/broken',
+      '1.0.0',
+      Buffer.from('tarball'),
+      `sha512-${Buffer.alloc(64).toString('base64')}`,
+    );
+    const r = await rawPublish('@s/broken', body, u.token);
+    assert.equal(r.status, 400);
+    assert.match(((await r.json()) as { error: string }).error, /integrity/);
+    assert.equal((await packument('@s/broken')).status, 404);
+  });
+
+  it('refuses invalid names with 400', async () => {
+    for (const name of ['Bad Name', '.hidden', '@s/UPPER']) {
+      const r = await rawPublish(name, publishBody(name, '1.0.0', Buffer.from('x')), u.token);
+      assert.equal(r.status, 400, name);
+    }
+    const r = await rawPublish('okname', publishBody('okname', 'not-a-version', Buffer.from('x')), u.token);
+    assert.equal(r.status, 400);
+  });
+
+  it('asks for credentials with 401 and refuses other owners with 403', async () => {
+    const anonymousConfig = path.join(home, 'anon-npmrc');
+    fs.writeFileSync(anonymousConfig, `registry=${registry}\n@s:registry=${registry}\n`);
+    const r = await npm(['publish'], project('@s/anon', '1.0.0'), anonymousConfig);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /401|E401|auth/i);
+    const raw = await rawPublish('@s/anon', publishBody('@s/anon', '1.0.0', Buffer.from('x')));
+    assert.equal(raw.status, 401);
+    assert.match(raw.headers.get('www-authenticate') ?? '', /^Basic realm=/);
+
+    const otherConfig = path.join(home, 'other-npmrc');
+    fs.writeFileSync(
+      otherConfig,
+      `registry=${registry}\n@s:registry=${registry}\n${registry.replace(/^http:/, '')}:_authToken=${other.token}\n`,
+    );
+    const o = await npm(['publish'], project('@s/theirs', '1.0.0'), otherConfig);
+    assert.notEqual(o.code, 0);
+    assert.match(o.stderr, /403|E403/);
+    assert.equal((await packument('@s/theirs')).status, 404);
+  });
+});

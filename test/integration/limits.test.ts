@@ -88,7 +88,9 @@ describe('request limits', () => {
   after(async () => s?.close());
 
   it('cuts off a body that stops arriving with a 408 in the Forgejo shape', async () => {
-    const r = await rawRequest(s.url, head(s.admin.token, 100), ['{"name":']);
+    // A declared length whose rate floor (IDLE_MS plus its length at 256 KiB/s) is well past the
+    // idle timeout, so it is the silence that ends it.
+    const r = await rawRequest(s.url, head(s.admin.token, 500_000), ['{"name":']);
     assert.equal(r.status, 408, r.text);
     assert.ok(r.ms < IDLE_MS + 4000, `cut off after ${r.ms} ms`);
     const body = jsonBody(r.text);

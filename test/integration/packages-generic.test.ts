@@ -178,7 +178,8 @@ describe('generic package registry', () => {
     const auth = `token ${alice.token}`;
     for (const p of ['bad%20name/1/f.txt', 'ok/1/bad%24file', 'ok/%20v1/f.txt', 'ok/1/..']) {
       const r = await put(gen('alice', p), 'x', auth);
-      assert.ok([400, 404].includes(r.status), `${p}: ${r.status}`);
+      // `ok/1/..` reaches the server as `ok/`, a path with other methods only: 405.
+      assert.ok([400, 404, 405].includes(r.status), `${p}: ${r.status}`);
       if (!p.endsWith('..')) assert.equal(r.status, 400, p);
       const body = (await r.json()) as { message: string };
       assert.ok(body.message);

@@ -675,9 +675,10 @@ export class ArtifactService {
       measure: (db, ownerId) =>
         measureRows({
           kind: 'artifact',
+          db,
+          table: 'action_artifact',
           page: (after, limit) => store.uploadedPage(db, after, limit, ownerId),
           measure: async (r) => (await this.ctx.storage.artifacts.stat(r.storage_key))?.size,
-          fix: (r, size) => store.setSizeIf(db, r.id, Number(r.size), size),
           name: (r) => `${r.owner_name}/${r.repo_name} artifact ${r.id} (${r.name})`,
         }),
       totals: async (q, ownerId) => {

@@ -265,15 +265,3 @@ export function uploadedPage(q: Q, afterId: number, limit: number, ownerId?: num
   if (ownerId !== undefined) s = s.where('repository.owner_id', '=', ownerId);
   return s.execute();
 }
-
-/** Sets a finalized artifact's size, unless it changed from `from` meanwhile; whether it did. */
-export async function setSizeIf(q: Q, id: number, from: number, to: number): Promise<boolean> {
-  const r = await q
-    .updateTable('action_artifact')
-    .set({ size: to })
-    .where('id', '=', id)
-    .where('size', '=', from)
-    .where('status', '=', 'uploaded')
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
-}

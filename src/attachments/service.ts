@@ -382,9 +382,10 @@ export class AttachmentService {
       measure: (db, ownerId) =>
         measureRows({
           kind: 'attachment',
+          db,
+          table: 'attachment',
           page: (after, limit) => store.storedPage(db, after, limit, ownerId),
           measure: async (r) => (await this.ctx.storage.attachments.stat(blobKey(r.uuid)))?.size,
-          fix: (r, size) => store.setSizeIf(db, r.id, Number(r.size), size),
           name: (r) => `${r.owner_name}/${r.repo_name} attachment ${r.uuid} (${r.name})`,
         }),
       totals: async (q, ownerId) => {

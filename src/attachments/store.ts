@@ -209,14 +209,3 @@ export function storedPage(q: Q, afterId: number, limit: number, ownerId?: numbe
   if (ownerId !== undefined) s = s.where('repository.owner_id', '=', ownerId);
   return s.execute();
 }
-
-/** Sets an attachment's size, unless it changed from `from` meanwhile; whether it did. */
-export async function setSizeIf(q: Q, id: number, from: number, to: number): Promise<boolean> {
-  const r = await q
-    .updateTable('attachment')
-    .set({ size: to })
-    .where('id', '=', id)
-    .where('size', '=', from)
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
-}

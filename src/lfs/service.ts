@@ -380,9 +380,10 @@ export class LfsService {
       measure: (db, ownerId) =>
         measureRows({
           kind: 'lfs',
+          db,
+          table: 'lfs_meta_object',
           page: (after, limit) => store.metaPage(db, after, limit, ownerId),
           measure: async (r) => (await this.ctx.storage.lfs.stat(blobKey(r.oid)))?.size,
-          fix: (r, size) => store.setSizeIf(db, r.id, Number(r.size), size),
           name: (r) => `${r.owner_name}/${r.repo_name} LFS object ${r.oid}`,
         }),
       totals: async (q, ownerId) => {

@@ -152,17 +152,6 @@ export function metaPage(q: Q, afterId: number, limit: number, ownerId?: number)
   return s.execute();
 }
 
-/** Sets a meta object's size, unless it changed from `from` meanwhile; whether it did. */
-export async function setSizeIf(q: Q, id: number, from: number, to: number): Promise<boolean> {
-  const r = await q
-    .updateTable('lfs_meta_object')
-    .set({ size: to })
-    .where('id', '=', id)
-    .where('size', '=', from)
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
-}
-
 // Locks
 
 function locks(q: Q) {

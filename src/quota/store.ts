@@ -1,5 +1,5 @@
 // Queries on quota rules, groups, memberships and usage totals. No HTTP here.
-import { SqliteAdapter, type InsertResult } from 'kysely';
+import { SqliteAdapter, sql, type InsertResult } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import type { UserRow } from '../users/store.js';
@@ -273,4 +273,20 @@ export async function setUsage(q: Q, ownerId: number, subject: LeafSubject, size
     .values({ owner_id: ownerId, subject, size })
     .onConflict((oc) => oc.columns(['owner_id', 'subject']).doUpdateSet({ size }))
     .execute();
+}
+
+/** The tables whose rows record a size that quota recalculation measures. */
+export type SizedTable = 'repository' | 'lfs_meta_object' | 'attachment' | 'action_artifact';
+
+/** Sets a row's `size` to `to` unless it changed from `from` meanwhile; whether it did. */
+export async function setSizeIf(
+  q: Q,
+  table: SizedTable,
+  id: number,
+  from: number,
+  to: number,
+): Promise<boolean> {
+  const r =
+    await sql`update ${sql.table(table)} set size = ${to} where id = ${id} and size = ${from}`.execute(q);
+  return Number(r.numAffectedRows ?? 0) > 0;
 }

@@ -13,7 +13,7 @@
 // Lists: `/user/quota/attachments|artifacts|packages` show the items a domain counts against an
 // owner, through an `ItemSource`.
 import type { Db, Tx } from '../db/database.js';
-import { addUsage } from './store.js';
+import { addUsage, setSizeIf, type SizedTable } from './store.js';
 import type { LeafSubject } from './subjects.js';
 
 export type OwnerTotals = Map<number, Partial<Record<LeafSubject, number>>>;
@@ -55,9 +55,11 @@ const MEASURE_CONCURRENCY = 8;
  */
 export async function measureRows<R extends { id: number; size: number | string; owner_id: number }>(opts: {
   kind: string;
+  db: Db;
+  /** Where the rows live: a correction updates `size` there, unless it changed meanwhile. */
+  table: SizedTable;
   page(afterId: number, limit: number): Promise<R[]>;
   measure(row: R): Promise<number | undefined>;
-  fix(row: R, measured: number): Promise<boolean>;
   name(row: R): string;
 }): Promise<SizeCorrection[]> {
   const out: SizeCorrection[] = [];
@@ -72,7 +74,7 @@ export async function measureRows<R extends { id: number; size: number | string;
         const measured = sizes[j];
         const recorded = Number(r.size);
         if (measured === undefined || measured === recorded) continue;
-        if (await opts.fix(r, measured)) {
+        if (await setSizeIf(opts.db, opts.table, r.id, recorded, measured)) {
           out.push({ kind: opts.kind, name: opts.name(r), ownerId: r.owner_id, recorded, measured });
         }
       }

@@ -763,12 +763,13 @@ export class RepoService {
       measure: (db, ownerId) =>
         measureRows({
           kind: 'repository',
+          db,
+          table: 'repository',
           page: (after, limit) => store.sizePage(db, after, limit, ownerId),
           measure: async (r) => {
             const dir = this.pathOf(r);
             return fs.existsSync(dir) ? objectsSize(dir) : undefined;
           },
-          fix: (r, size) => store.setSizeIf(db, r.id, Number(r.size), size),
           name: (r) => `${r.owner_name}/${r.name}`,
         }),
       totals: async (q, ownerId) => {

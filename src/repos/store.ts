@@ -473,17 +473,6 @@ export function sizePage(q: Q, afterId: number, limit: number, ownerId?: number)
   return s.execute();
 }
 
-/** Sets a repository's size column, unless it changed from `from` meanwhile; whether it did. */
-export async function setSizeIf(q: Q, id: number, from: number, to: number): Promise<boolean> {
-  const r = await q
-    .updateTable('repository')
-    .set({ size: to })
-    .where('id', '=', id)
-    .where('size', '=', from)
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
-}
-
 /** Bytes of git data per owner and visibility, for quota recalculation. */
 export async function sizeTotals(q: Q, ownerId?: number) {
   let s = q

@@ -1,5 +1,6 @@
 // Starts a real Anvil server on a free port against a fresh SQLite file (or, with
 // ANVIL__DATABASE__DB_TYPE=postgres, a fresh PostgreSQL database), and talks HTTP to it.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -11,6 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { createContext, type AppContext } from '../../src/app/context.js';
 import { buildServer, type ServerOptions } from '../../src/app/server.js';
+import { fileURLToPath } from 'node:url';
 import { postgresConnection } from '../../src/db/database.js';
 
 export interface Reply<T = unknown> {
@@ -192,4 +194,38 @@ export async function startServer(
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The bundled CLI, as `anvil` runs it (scripts/build.js makes it before the tests). */
+export const CLI = fileURLToPath(new URL('../../bundle/cli.js', import.meta.url));
+const CLI_TIMEOUT_MS = 30_000;
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the bundled CLI against a test server's configuration (its data directory and database). */
+export function runCli(s: Pick<TestServer, 'dataDir' | 'env'>, args: string[]): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: s.dataDir,
+      env: s.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), CLI_TIMEOUT_MS);
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
 }

@@ -4,14 +4,10 @@
 // to the same rows (quota group memberships) must not surface deadlocks as 500s.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
-import { startServer, type Reply, type TestServer } from '../helpers/server.js';
+import { runCli, startServer, type Reply, type TestServer } from '../helpers/server.js';
 
-const CLI = fileURLToPath(new URL('../../bundle/cli.js', import.meta.url));
-const CLI_TIMEOUT_MS = 30_000;
 const postgres = process.env['ANVIL__DATABASE__DB_TYPE'] === 'postgres';
 
 type User = Awaited<ReturnType<TestServer['createUser']>>;
@@ -31,32 +27,6 @@ function holdWriteLock(file: string): { release(): void } {
       other.close();
     },
   };
-}
-
-function runCli(
-  s: TestServer,
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: s.dataDir,
-      env: s.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), CLI_TIMEOUT_MS);
-    child.once('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
 }
 
 describe('contention', { skip: postgres }, () => {

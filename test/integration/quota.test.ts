@@ -4,17 +4,12 @@
 // process against the same database.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { runCli, startServer, type TestServer } from '../helpers/server.js';
 import { postgresConnection } from '../../src/db/database.js';
 import { recordUsage } from '../../src/quota/usage.js';
 import type { LeafSubject } from '../../src/quota/subjects.js';
-
-const CLI = fileURLToPath(new URL('../../bundle/cli.js', import.meta.url));
-const CLI_TIMEOUT_MS = 30_000;
 
 interface ErrorJson {
   message: string;
@@ -1712,36 +1707,6 @@ describe('default quota groups (ANVIL__QUOTA__DEFAULT_GROUPS)', () => {
     assert.deepEqual((await adminInfo(s, u.name)).groups, []);
   });
 });
-
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the compiled CLI against the server's configuration (its data directory and database). */
-function runCli(s: TestServer, args: string[]): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: s.dataDir,
-      env: s.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), CLI_TIMEOUT_MS);
-    child.once('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 describe('anvil admin quota recalculate', () => {
   let s: TestServer;

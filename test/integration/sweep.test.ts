@@ -5,22 +5,19 @@
 // disk and in storage rather than adding up the stored size columns.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { runCli, startServer, type TestServer } from '../helpers/server.js';
 import { GitClient, repoUrl } from '../helpers/git.js';
 import { blobKey as lfsKey } from '../../src/lfs/service.js';
 import { blobKey as attachmentKey } from '../../src/attachments/service.js';
 import { objectsSize } from '../../src/git/git.js';
 import type { Storage } from '../../src/storage/storage.js';
 
-const CLI = fileURLToPath(new URL('../../bundle/cli.js', import.meta.url));
-const CLI_TIMEOUT_MS = 30_000;
 const HOUR = 3600_000;
 const execGit = promisify(execFile);
 
@@ -49,32 +46,6 @@ function age(p: string, ms = 2 * HOUR): void {
     fs.utimesSync(q, t, t);
   };
   walk(p);
-}
-
-function runCli(
-  s: TestServer,
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: s.dataDir,
-      env: s.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), CLI_TIMEOUT_MS);
-    child.once('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
 }
 
 describe('sweeping leftovers and measuring usage', () => {

@@ -14,6 +14,21 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
     },
   },
+  // The web interface's browser scripts.
+  {
+    files: ['src/web/assets/**/*.js'],
+    languageOptions: {
+      globals: {
+        document: 'readonly',
+        window: 'readonly',
+        navigator: 'readonly',
+        setTimeout: 'readonly',
+        Element: 'readonly',
+        fetch: 'readonly',
+        FormData: 'readonly',
+      },
+    },
+  },
   // Generated protobuf code (npm run proto) starts with an eslint-disable line it may not need.
   { files: ['src/*/gen/**'], linterOptions: { reportUnusedDisableDirectives: 'off' } },
 );

@@ -10,6 +10,7 @@ export type ErrorKind =
   | 'conflict'
   | 'gone'
   | 'payload_too_large'
+  | 'too_many_requests'
   | 'invalid'
   | 'unavailable'
   | 'internal';

@@ -35,6 +35,7 @@ import { ForkService } from '../repos/forks.js';
 import { RefRecovery } from '../repos/recovery.js';
 import { testSweepGraceMs } from '../faults.js';
 import { PackageService } from '../packages/service.js';
+import { SessionService } from '../sessions/service.js';
 
 /**
  * What domains contribute to shared mechanisms: things an account owns (for deletion and purge),
@@ -83,6 +84,7 @@ export interface AppContext {
   forks: ForkService;
   recovery: RefRecovery;
   packages: PackageService;
+  sessions: SessionService;
   close(): Promise<void>;
 }
 
@@ -152,6 +154,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     testSweepGraceMs(),
   );
   ctx.packages = new PackageService(ctx);
+  ctx.sessions = new SessionService(db, users, config.security.secretKey, config.session.lifetime);
   // Background mirror and webhook work (started by `anvil web`) ends before the database closes.
   ctx.recovery.register('merge', (intent) => ctx.pulls.recoverMerge(intent));
   ctx.close = async () => {

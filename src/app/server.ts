@@ -44,6 +44,12 @@ import { artifactsRoutes, artifactServiceRoutes } from '../artifacts/routes.js';
 import { packagesRoutes } from '../packages/routes.js';
 import { genericRoutes } from '../packages/generic/routes.js';
 import { npmRoutes } from '../packages/npm/routes.js';
+import cookie from '@fastify/cookie';
+import { registerWeb, Web, type PageRoutes } from '../web/plugin.js';
+import { setNotFoundPage } from '../http/errors.js';
+import { avatarRoutes } from '../users/avatars.js';
+import { userPages } from '../users/pages.js';
+import { repoListPages } from '../repos/pages.js';
 
 /** Each domain's API routes, registered under /api/v1. */
 const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
@@ -70,6 +76,9 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   artifactsRoutes,
   packagesRoutes,
 ];
+
+/** Each domain's web pages (server-rendered HTML at Forgejo's URL layout). */
+const webPages: PageRoutes[] = [userPages, repoListPages];
 
 export interface ServerOptions {
   /** How slowly a request body may arrive (tests shorten them). */
@@ -153,5 +162,11 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   // Package registries at /api/packages/{owner}/{format}/..., each format in a scope of its own.
   await app.register(async (scope) => genericRoutes(scope, ctx));
   await app.register(async (scope) => npmRoutes(scope, ctx));
+  // The web interface: pages for browsers, on sessions (never accepted by the API above).
+  await app.register(cookie);
+  await app.register(async (scope) => avatarRoutes(scope));
+  const web = new Web(ctx);
+  await registerWeb(app, web, webPages);
+  setNotFoundPage(app, (request, reply) => web.notFoundPage(request, reply));
   return app;
 }

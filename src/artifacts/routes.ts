@@ -471,6 +471,7 @@ const AZURE_CODE: Record<ErrorKind, string> = {
   method_not_allowed: 'UnsupportedHttpVerb',
   conflict: 'BlobImmutable',
   payload_too_large: 'RequestBodyTooLarge',
+  too_many_requests: 'ServerBusy',
   unavailable: 'ServerBusy',
   internal: 'InternalError',
 };

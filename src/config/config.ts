@@ -36,6 +36,16 @@ export interface Config {
   };
   service: {
     enableReverseProxyAuthenticationApi: boolean;
+    /** Whether the sign-up page is closed ([service] DISABLE_REGISTRATION). */
+    disableRegistration: boolean;
+  };
+  session: {
+    /** Name of the web session cookie ([session] COOKIE_NAME, Forgejo's default). */
+    cookieName: string;
+    /** Seconds a web session lives without use ([session] SESSION_LIFE_TIME). */
+    lifetime: number;
+    /** Whether cookies carry `Secure` ([session] COOKIE_SECURE; default: ROOT_URL is https). */
+    cookieSecure: boolean;
   };
   api: {
     defaultPagingNum: number;
@@ -351,6 +361,12 @@ export function loadConfig(opts: LoadOptions = {}): Config {
         'ENABLE_REVERSE_PROXY_AUTHENTICATION_API',
         false,
       ),
+      disableRegistration: r.bool('service', 'DISABLE_REGISTRATION', false),
+    },
+    session: {
+      cookieName: r.string('session', 'COOKIE_NAME', 'i_like_gitea'),
+      lifetime: r.int('session', 'SESSION_LIFE_TIME', 86400, 60, 2 ** 31 - 1),
+      cookieSecure: r.bool('session', 'COOKIE_SECURE', rootUrl.startsWith('https:')),
     },
     api: {
       defaultPagingNum: r.int('api', 'DEFAULT_PAGING_NUM', 30, 1, 10000),

@@ -19,6 +19,7 @@ import * as m0013 from './migrations/0013_artifacts.js';
 import * as m0014 from './migrations/0014_pulls.js';
 import * as m0015 from './migrations/0015_ref_intents.js';
 import * as m0016 from './migrations/0016_packages.js';
+import * as m0018 from './migrations/0018_web_sessions.js';
 
 export interface AnvilMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -41,6 +42,7 @@ const migrations: Record<string, AnvilMigration> = {
   '0014_pulls': m0014,
   '0015_ref_intents': m0015,
   '0016_packages': m0016,
+  '0018_web_sessions': m0018,
 };
 
 export async function migrateToLatest(db: Kysely<DB>, dialect: Dialect): Promise<void> {

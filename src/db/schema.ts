@@ -19,6 +19,7 @@ import type { ActionsTables } from '../actions/tables.js';
 import type { ArtifactTables } from '../artifacts/tables.js';
 import type { PullTables } from '../pulls/tables.js';
 import type { PackageTables } from '../packages/tables.js';
+import type { SessionTables } from '../sessions/tables.js';
 
 export interface DB
   extends
@@ -41,4 +42,5 @@ export interface DB
     ActionsTables,
     ArtifactTables,
     PullTables,
-    PackageTables {}
+    PackageTables,
+    SessionTables {}

@@ -15,6 +15,7 @@ export const statusOf: Record<ErrorKind, number> = {
   conflict: 409,
   gone: 410,
   payload_too_large: 413,
+  too_many_requests: 429,
   invalid: 422,
   unavailable: 503,
   internal: 500,
@@ -93,6 +94,20 @@ export interface RouteEntry {
   schema: Record<string, unknown> | undefined;
 }
 const tables = new WeakMap<FastifyInstance, RouteEntry[]>();
+type PageFallback = (request: FastifyRequest, reply: FastifyReply) => unknown;
+const pageFallbacks = new WeakMap<FastifyInstance, PageFallback>();
+
+/** How a browser's request for a path no route has is answered: a page in the site's look. */
+export function setNotFoundPage(app: FastifyInstance, fallback: PageFallback): void {
+  pageFallbacks.set(app, fallback);
+}
+
+/** A browser navigating (not an API client): GET/HEAD asking for HTML, outside /api/. */
+function wantsPage(request: FastifyRequest, path: string): boolean {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return false;
+  if (path.startsWith('/api/')) return false;
+  return String(request.headers.accept ?? '').includes('text/html');
+}
 
 /** Every route registered on `app` after `registerErrorHandling` (the generated fuzz test walks it). */
 export function routeTable(app: FastifyInstance): readonly RouteEntry[] {
@@ -156,6 +171,8 @@ export function registerErrorHandling(app: FastifyInstance, docsUrl: string): vo
         errors: [`${request.method} ${path}`],
       });
     }
+    const page = pageFallbacks.get(app);
+    if (page && wantsPage(request, path)) return page(request, reply);
     return sendError(reply, 404, "The target couldn't be found.", {
       errors: [`${request.method} ${path}`],
     });

@@ -178,7 +178,7 @@ describe('artifacts (v4 artifact service)', () => {
     const res = await fetch(`${s.url}/twirp/${opts.service ?? GITHUB}/${method}`, {
       method: 'POST',
       headers,
-      body: opts.raw ?? JSON.stringify(body),
+      body: (opts.raw as Buffer<ArrayBuffer> | undefined) ?? JSON.stringify(body),
     });
     const buf = Buffer.from(await res.arrayBuffer());
     let json: Record<string, unknown> = {};
@@ -194,7 +194,7 @@ describe('artifacts (v4 artifact service)', () => {
   async function uploadRaw(job: Job, name: string, content: Buffer): Promise<number> {
     const c = await twirp('CreateArtifact', { ...ids(job), name, version: 4 }, { token: job.token });
     assert.equal(c.status, 200, JSON.stringify(c.json));
-    const put = await fetch(c.json['signed_upload_url'] as string, { method: 'PUT', body: content });
+    const put = await fetch(c.json['signed_upload_url'] as string, { method: 'PUT', body: content as Buffer<ArrayBuffer> });
     assert.equal(put.status, 201, await put.text());
     const f = await twirp(
       'FinalizeArtifact',

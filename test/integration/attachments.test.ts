@@ -106,7 +106,7 @@ describe('issue and comment attachments', () => {
 
   async function upload(path: string, data: Buffer, filename: string, token?: string, query = '') {
     const form = new FormData();
-    form.append('attachment', new Blob([data]), filename);
+    form.append('attachment', new Blob([data as Buffer<ArrayBuffer>]), filename);
     const res = await fetch(`${s.url}/api/v1${path}${query}`, {
       method: 'POST',
       headers: token ? { authorization: `token ${token}` } : {},

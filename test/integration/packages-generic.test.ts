@@ -60,7 +60,7 @@ describe('generic package registry', () => {
   async function put(url: string, body: Buffer | string, auth?: string) {
     return fetch(url, {
       method: 'PUT',
-      body,
+      body: body as string | Buffer<ArrayBuffer>,
       headers: auth ? { authorization: auth } : {},
     });
   }

@@ -176,7 +176,7 @@ describe('releases', () => {
     extra: Record<string, string> = {},
   ) {
     const form = new FormData();
-    form.append('attachment', new Blob([data]), filename);
+    form.append('attachment', new Blob([data as Buffer<ArrayBuffer>]), filename);
     for (const [k, v] of Object.entries(extra)) form.append(k, v);
     const res = await fetch(`${s.url}/api/v1${path}`, {
       method: 'POST',

@@ -1,0 +1,23 @@
+// Tables of the sessions domain (see db/migrations/0018_web_sessions.ts).
+import type { Generated } from 'kysely';
+
+export interface WebSessionTable {
+  /** SHA-256 (hex) of the cookie's value. */
+  id_hash: string;
+  user_id: number;
+  created_unix: number;
+  expires_unix: number;
+}
+
+export interface LoginFailureTable {
+  id: Generated<number>;
+  /** The login name tried, lower-cased. */
+  login: string;
+  address: string;
+  created_unix: number;
+}
+
+export interface SessionTables {
+  web_session: WebSessionTable;
+  login_failure: LoginFailureTable;
+}

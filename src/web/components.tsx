@@ -1,0 +1,44 @@
+// Small components several domains' pages share.
+import type { VNode } from 'preact';
+
+/** Previous/next links for a paged list. */
+export function Pager(props: {
+  path: string;
+  page: number;
+  pageSize: number;
+  total: number;
+  query?: string;
+}) {
+  const last = Math.max(1, Math.ceil(props.total / props.pageSize));
+  if (last <= 1) return null;
+  const link = (p: number) => {
+    const params = new URLSearchParams(props.query ?? '');
+    params.set('page', String(p));
+    return `${props.path}?${params.toString()}`;
+  };
+  return (
+    <nav class="pager" aria-label="Pages">
+      {props.page > 1 ? <a href={link(props.page - 1)}>Previous</a> : <span>Previous</span>}
+      <span>
+        Page {props.page} of {last}
+      </span>
+      {props.page < last ? <a href={link(props.page + 1)}>Next</a> : <span>Next</span>}
+    </nav>
+  );
+}
+
+/** A date as people read it, with the exact time on hover. */
+export function When(props: { unix: number }): VNode {
+  const d = new Date(props.unix * 1000);
+  return (
+    <time dateTime={d.toISOString()} title={d.toUTCString()}>
+      {d.toISOString().slice(0, 10)}
+    </time>
+  );
+}
+
+/** The page number of a `?page=` value (1 when absent or nonsense). */
+export function pageNumber(value: unknown): number {
+  const n = typeof value === 'string' ? Number(value) : NaN;
+  return Number.isSafeInteger(n) && n >= 1 && n <= 1_000_000 ? n : 1;
+}

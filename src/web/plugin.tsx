@@ -1,0 +1,195 @@
+// The web interface's plumbing: the browser's session and CSRF cookie, the signed-in user of each
+// page request, the CSRF check of every form, must-change-password, flash messages, redirects to
+// sign in, and errors as pages in the site's look. Each domain's pages.tsx registers its routes
+// through `Web`; they call the same services as the API (and so the same permission checks).
+import crypto from 'node:crypto';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import formbody from '@fastify/formbody';
+import type { VNode } from 'preact';
+import type { AppContext } from '../app/context.js';
+import { AppError } from '../errors.js';
+import { statusOf } from '../http/errors.js';
+import type { UserRow, Viewer } from '../users/store.js';
+import { Assets } from './assets.js';
+import { sendHtml } from './html.js';
+import { ErrorPage, type PageContext } from './layout.js';
+
+export const CSRF_COOKIE = '_csrf';
+const FLASH_COOKIE = 'anvil_flash';
+
+export interface WebState {
+  user: UserRow | null;
+  viewer: Viewer | null;
+  /** The browser's CSRF cookie value (set on first visit). */
+  browserId: string;
+  csrf: string;
+  flash: PageContext['flash'];
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    web: WebState;
+  }
+}
+
+/** Thrown by a page that needs a signed-in user: the browser is sent to sign in and back. */
+export class SignInRequired extends Error {}
+
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Where a user who must change the password may still go. */
+const MUST_CHANGE_ALLOWED = ['/user/settings/change_password', '/user/logout', '/assets/'];
+
+export class Web {
+  readonly assets = new Assets();
+  readonly siteName = 'Anvil';
+
+  constructor(readonly ctx: AppContext) {}
+
+  private cookieOptions(maxAge?: number) {
+    return {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'lax' as const,
+      secure: this.ctx.config.session.cookieSecure,
+      ...(maxAge !== undefined ? { maxAge } : {}),
+    };
+  }
+
+  /** Resolves the browser's session and CSRF cookie (setting one when missing). */
+  async resolve(request: FastifyRequest, reply: FastifyReply): Promise<WebState> {
+    const { sessions, config } = this.ctx;
+    const found = await sessions.resolve(request.cookies[config.session.cookieName]);
+    let browserId = request.cookies[CSRF_COOKIE];
+    if (!browserId || !/^[A-Za-z0-9_-]{20,64}$/.test(browserId)) {
+      browserId = crypto.randomBytes(18).toString('base64url');
+      reply.setCookie(CSRF_COOKIE, browserId, this.cookieOptions());
+    }
+    const user = found?.user ?? null;
+    let flash: PageContext['flash'];
+    const rawFlash = request.cookies[FLASH_COOKIE];
+    if (rawFlash) {
+      reply.clearCookie(FLASH_COOKIE, { path: '/' });
+      const [kind, ...text] = rawFlash.split(':');
+      if ((kind === 'info' || kind === 'error') && text.length) flash = { kind, text: text.join(':') };
+    }
+    return {
+      user,
+      viewer: user ? { id: user.id, isAdmin: user.is_admin === 1 } : null,
+      browserId,
+      csrf: sessions.csrfToken(browserId, user?.id ?? null),
+      flash,
+    };
+  }
+
+  page(request: FastifyRequest): PageContext {
+    const w = request.web;
+    return {
+      user: w.user,
+      csrf: w.csrf,
+      path: request.url,
+      asset: (name) => this.assets.url(name),
+      flash: w.flash,
+      siteName: this.siteName,
+    };
+  }
+
+  send(reply: FastifyReply, page: VNode, status = 200): FastifyReply {
+    return sendHtml(reply, page, status);
+  }
+
+  /** The signed-in user, or a redirect to sign in. */
+  requireUser(request: FastifyRequest): UserRow {
+    if (!request.web.user) throw new SignInRequired();
+    return request.web.user;
+  }
+
+  /** Redirects (303: the browser follows with GET) with a message shown on the next page. */
+  redirect(reply: FastifyReply, to: string, flash?: { kind: 'info' | 'error'; text: string }): FastifyReply {
+    if (flash) reply.setCookie(FLASH_COOKIE, `${flash.kind}:${flash.text}`, this.cookieOptions(60));
+    return reply.code(303).header('Location', to).send();
+  }
+
+  /** Starts a fresh session for `user` (the old one, if any, ends). */
+  async signIn(request: FastifyRequest, reply: FastifyReply, user: UserRow): Promise<void> {
+    const { sessions, config } = this.ctx;
+    await sessions.destroy(request.cookies[config.session.cookieName]);
+    const value = await sessions.create(user);
+    reply.setCookie(config.session.cookieName, value, this.cookieOptions());
+  }
+
+  async signOut(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const { sessions, config } = this.ctx;
+    await sessions.destroy(request.cookies[config.session.cookieName]);
+    reply.clearCookie(config.session.cookieName, { path: '/' });
+  }
+
+  errorPage(request: FastifyRequest, reply: FastifyReply, status: number, message: string) {
+    return this.send(
+      reply,
+      <ErrorPage page={this.page(request)} status={status} message={message} />,
+      status,
+    );
+  }
+
+  /** The page for a 404 outside every route (the site-wide not-found handler calls it for browsers). */
+  async notFoundPage(request: FastifyRequest, reply: FastifyReply) {
+    request.web = await this.resolve(request, reply);
+    return this.errorPage(request, reply, 404, 'The page you asked for does not exist.');
+  }
+}
+
+/** Safe local redirect target from a `redirect_to` value (never another site). */
+export function localTarget(to: unknown, fallback = '/'): string {
+  if (typeof to !== 'string' || !to.startsWith('/') || to.startsWith('//') || to.startsWith('/\\')) {
+    return fallback;
+  }
+  return to;
+}
+
+export type PageRoutes = (app: FastifyInstance, web: Web) => void;
+
+export async function registerWeb(app: FastifyInstance, web: Web, pages: PageRoutes[]): Promise<void> {
+  web.assets.register(app);
+  await app.register(async (scope) => {
+    await scope.register(formbody, { bodyLimit: 1024 * 1024 });
+    scope.decorateRequest('web', null as unknown as WebState);
+    scope.addHook('onRequest', async (request, reply) => {
+      request.web = await web.resolve(request, reply);
+      const user = request.web.user;
+      if (user?.must_change_password) {
+        const path = request.url.split('?')[0] ?? '/';
+        if (!MUST_CHANGE_ALLOWED.some((p) => path.startsWith(p))) {
+          return web.redirect(reply, '/user/settings/change_password');
+        }
+      }
+    });
+    scope.addHook('preHandler', async (request, reply) => {
+      if (!UNSAFE.has(request.method)) return;
+      const body = request.body as Record<string, unknown> | undefined;
+      const presented = request.headers['x-csrf-token'] ?? body?.['_csrf'];
+      if (!web.ctx.sessions.checkCsrf(request.web.browserId, request.web.user?.id ?? null, presented)) {
+        return web.errorPage(
+          request,
+          reply,
+          403,
+          'The form has expired or did not come from this site (invalid CSRF token). Go back, reload the page and try again.',
+        );
+      }
+    });
+    scope.setErrorHandler((err: FastifyError, request, reply) => {
+      if (!request.web) request.web = { user: null, viewer: null, browserId: '', csrf: '', flash: undefined };
+      if (err instanceof SignInRequired) {
+        return web.redirect(reply, `/user/login?redirect_to=${encodeURIComponent(request.url)}`);
+      }
+      if (err instanceof AppError) {
+        // A page hidden from the viewer is "not found", as the API answers.
+        return web.errorPage(request, reply, statusOf[err.kind], err.message);
+      }
+      const status = err.statusCode ?? 500;
+      if (status >= 400 && status < 500) return web.errorPage(request, reply, status, err.message);
+      request.log.error({ err }, 'unexpected failure rendering a page');
+      return web.errorPage(request, reply, 500, 'The server failed to show this page.');
+    });
+    for (const routes of pages) routes(scope, web);
+  });
+}

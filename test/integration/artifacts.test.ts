@@ -194,7 +194,10 @@ describe('artifacts (v4 artifact service)', () => {
   async function uploadRaw(job: Job, name: string, content: Buffer): Promise<number> {
     const c = await twirp('CreateArtifact', { ...ids(job), name, version: 4 }, { token: job.token });
     assert.equal(c.status, 200, JSON.stringify(c.json));
-    const put = await fetch(c.json['signed_upload_url'] as string, { method: 'PUT', body: content as Buffer<ArrayBuffer> });
+    const put = await fetch(c.json['signed_upload_url'] as string, {
+      method: 'PUT',
+      body: content as Buffer<ArrayBuffer>,
+    });
     assert.equal(put.status, 201, await put.text());
     const f = await twirp(
       'FinalizeArtifact',

@@ -145,7 +145,11 @@ describe('Git LFS', () => {
       headers['accept'] = LFS;
     }
     Object.assign(headers, opts.headers ?? {});
-    const res = await fetch(p.startsWith('http') ? p : s.url + p, { method, headers, body: body as string | Buffer<ArrayBuffer> | undefined });
+    const res = await fetch(p.startsWith('http') ? p : s.url + p, {
+      method,
+      headers,
+      body: body as string | Buffer<ArrayBuffer> | undefined,
+    });
     const buf = Buffer.from(await res.arrayBuffer());
     const text = buf.toString('utf8');
     let parsed: unknown = buf;

@@ -3,6 +3,7 @@
 // keeps the same picture and no two neighbours look alike. Uploaded avatars are for later.
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { notFound } from '../errors.js';
 
 export function identicon(seed: string): string {
   const h = crypto.createHash('sha256').update(`anvil-avatar:${seed}`).digest();
@@ -25,7 +26,7 @@ export function identicon(seed: string): string {
 export function avatarRoutes(app: FastifyInstance): void {
   app.get<{ Params: { id: string } }>('/avatars/:id', { schema: { hide: true } }, async (request, reply) => {
     const id = request.params.id;
-    if (!/^\d{1,16}$/.test(id)) return reply.callNotFound();
+    if (!/^\d{1,16}$/.test(id)) throw notFound('no such avatar');
     return reply
       .type('image/svg+xml')
       .header('Cache-Control', 'public, max-age=86400')

@@ -6,6 +6,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { notFound } from '../errors.js';
 
 interface Asset {
   body: Buffer;
@@ -66,7 +67,7 @@ export class Assets {
       { schema: { hide: true } },
       async (request, reply) => {
         const asset = this.files.get(request.params.name);
-        if (!asset) return reply.callNotFound();
+        if (!asset) throw notFound('no such asset');
         reply
           .header('Cache-Control', 'public, max-age=31536000, immutable')
           .header('ETag', asset.etag)

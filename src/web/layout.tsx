@@ -32,6 +32,7 @@ export function Layout(props: {
         <meta name="color-scheme" content="light dark" />
         <meta name="csrf-token" content={page.csrf} />
         <title>{title}</title>
+        <link rel="icon" href={page.asset('logo.svg')} type="image/svg+xml" />
         <link rel="stylesheet" href={page.asset('style.css')} />
         <script src={page.asset('app.js')} defer />
       </head>

@@ -1,0 +1,113 @@
+// Helpers for the web interface's tests: a form-posting client with a cookie jar (what a browser
+// does, without one), and Chromium driven by playwright-core for the end-to-end tests.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+
+export interface WebReply {
+  status: number;
+  text: string;
+  headers: Headers;
+  location: string | null;
+}
+
+/** A browser-like HTTP client: keeps cookies, reads the page's CSRF token, posts forms. */
+export class WebClient {
+  readonly cookies = new Map<string, string>();
+  csrf = '';
+
+  constructor(readonly base: string) {}
+
+  private cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
+  private remember(res: Response) {
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';');
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq).trim();
+      const value = pair!.slice(eq + 1).trim();
+      if (/expires=Thu, 01 Jan 1970/i.test(c) || /max-age=0\b/i.test(c) || value === '')
+        this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+
+  async request(
+    method: string,
+    p: string,
+    body?: string,
+    headers: Record<string, string> = {},
+  ): Promise<WebReply> {
+    const res = await fetch(this.base + p, {
+      method,
+      redirect: 'manual',
+      headers: { accept: 'text/html', cookie: this.cookieHeader(), ...headers },
+      body,
+    });
+    this.remember(res);
+    const text = await res.text();
+    const m = /<meta name="csrf-token" content="([^"]*)"/.exec(text);
+    if (m) this.csrf = m[1]!;
+    return { status: res.status, text, headers: res.headers, location: res.headers.get('location') };
+  }
+
+  get(p: string): Promise<WebReply> {
+    return this.request('GET', p);
+  }
+
+  /** Posts a form with the CSRF token of the last page (unless `_csrf` is given, or null to omit it). */
+  post(p: string, form: Record<string, string | null>): Promise<WebReply> {
+    const params = new URLSearchParams();
+    if (!('_csrf' in form)) params.set('_csrf', this.csrf);
+    for (const [k, v] of Object.entries(form)) if (v !== null) params.set(k, v);
+    return this.request('POST', p, params.toString(), {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
+  }
+
+  async signIn(user: string, password: string): Promise<WebReply> {
+    await this.get('/user/login');
+    return this.post('/user/login', { user_name: user, password });
+  }
+}
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** Chromium as the tests drive it (Debian's package, installed by scripts/setup-system.sh). */
+export async function launchBrowser(): Promise<Browser> {
+  const { chromium } = await import('playwright-core');
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
+  });
+}
+
+/** Where the browser tests save their screenshots (test-results/screenshots, not committed). */
+export const SCREENSHOTS = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  '..',
+  'test-results',
+  'screenshots',
+);
+
+/** Saves a screenshot of the page at 1280 and 375 px wide. */
+export async function screenshots(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  const size = page.viewportSize() ?? { width: 1280, height: 800 };
+  for (const width of [1280, 375]) {
+    await page.setViewportSize({ width, height: 800 });
+    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize(size);
+}

@@ -46,6 +46,9 @@ export function botRow(): UserRow {
     created_unix: 0,
     updated_unix: 0,
     last_login_unix: 0,
+    num_followers: 0,
+    num_following: 0,
+    num_stars: 0,
   };
 }
 

@@ -36,6 +36,7 @@ import { RefRecovery } from '../repos/recovery.js';
 import { testSweepGraceMs } from '../faults.js';
 import { PackageService } from '../packages/service.js';
 import { SessionService } from '../sessions/service.js';
+import { SocialService } from '../social/service.js';
 
 /**
  * What domains contribute to shared mechanisms: things an account owns (for deletion and purge),
@@ -85,6 +86,7 @@ export interface AppContext {
   recovery: RefRecovery;
   packages: PackageService;
   sessions: SessionService;
+  social: SocialService;
   close(): Promise<void>;
 }
 
@@ -141,6 +143,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.attachments = new AttachmentService(ctx);
   ctx.releases = new ReleaseService(ctx);
   ctx.notifications = new NotificationService(ctx);
+  ctx.social = new SocialService(ctx);
   ctx.pulls = new PullService(ctx);
   ctx.webhooks = new WebhookService(ctx);
   ctx.actions = new ActionsService(ctx);

@@ -42,6 +42,7 @@ import { pullsRoutes } from '../pulls/routes.js';
 import { actionsRoutes, actionsRunnerRoutes } from '../actions/routes.js';
 import { artifactsRoutes, artifactServiceRoutes } from '../artifacts/routes.js';
 import { packagesRoutes } from '../packages/routes.js';
+import { socialRoutes } from '../social/routes.js';
 import { genericRoutes } from '../packages/generic/routes.js';
 import { npmRoutes } from '../packages/npm/routes.js';
 import cookie from '@fastify/cookie';
@@ -75,6 +76,7 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   actionsRoutes,
   artifactsRoutes,
   packagesRoutes,
+  socialRoutes,
 ];
 
 /** Each domain's web pages (server-rendered HTML at Forgejo's URL layout). */

@@ -38,6 +38,8 @@ export interface Config {
     enableReverseProxyAuthenticationApi: boolean;
     /** Whether the sign-up page is closed ([service] DISABLE_REGISTRATION). */
     disableRegistration: boolean;
+    /** Whether a new repository is watched by its creator ([service] AUTO_WATCH_NEW_REPOS). */
+    autoWatchNewRepos: boolean;
   };
   session: {
     /** Name of the web session cookie ([session] COOKIE_NAME, Forgejo's default). */
@@ -362,6 +364,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
         false,
       ),
       disableRegistration: r.bool('service', 'DISABLE_REGISTRATION', false),
+      autoWatchNewRepos: r.bool('service', 'AUTO_WATCH_NEW_REPOS', true),
     },
     session: {
       cookieName: r.string('session', 'COOKIE_NAME', 'i_like_gitea'),

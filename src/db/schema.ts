@@ -20,6 +20,7 @@ import type { ArtifactTables } from '../artifacts/tables.js';
 import type { PullTables } from '../pulls/tables.js';
 import type { PackageTables } from '../packages/tables.js';
 import type { SessionTables } from '../sessions/tables.js';
+import type { SocialTables } from '../social/tables.js';
 
 export interface DB
   extends
@@ -43,4 +44,5 @@ export interface DB
     ArtifactTables,
     PullTables,
     PackageTables,
-    SessionTables {}
+    SessionTables,
+    SocialTables {}

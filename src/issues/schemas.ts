@@ -326,6 +326,9 @@ export const GHOST_USER: UserRow = {
   created_unix: 0,
   updated_unix: 0,
   last_login_unix: 0,
+  num_followers: 0,
+  num_following: 0,
+  num_stars: 0,
 };
 
 /** What converting a set of issues (and their comments) needs, loaded beforehand in a few queries. */

@@ -22,6 +22,7 @@ import {
   type RepositoryJson,
 } from './schemas.js';
 import type { CreateRepoInput } from './service.js';
+import { reposJsonOf } from './present.js';
 
 import { RepoParams } from '../http/params.js';
 const NoContent = { 204: Type.Null() };
@@ -33,24 +34,7 @@ export function repoRoutes(app: Api, ctx: AppContext): void {
   const signed: RouteAuth = { scope: 'repository', require: 'signed' };
   const tags = ['repository'];
 
-  /** Repositories as JSON with their owners and the viewer's permissions, without a query per row. */
-  async function reposJson(rows: RepoRow[], viewer: Viewer | null): Promise<RepositoryJson[]> {
-    const owners = await users.getByIds([...new Set(rows.map((r) => r.owner_id))]);
-    const [parents, access, counts] = await Promise.all([
-      ctx.forks.parentsJson(rows, viewer),
-      repos.accessMany(rows, viewer, owners),
-      ctx.issues.openCounts(rows.map((r) => r.id)),
-    ]);
-    return rows.map((r) =>
-      toRepoJson(
-        r,
-        owners.get(r.owner_id)!,
-        access.get(r.id)!,
-        { rootUrl, viewer, counts: counts.get(r.id) },
-        parents.get(r.id) ?? null,
-      ),
-    );
-  }
+  const reposJson = (rows: RepoRow[], viewer: Viewer | null) => reposJsonOf(ctx, rows, viewer);
 
   async function repoJson(repo: RepoRow, viewer: Viewer | null): Promise<RepositoryJson> {
     return (await reposJson([repo], viewer))[0]!;

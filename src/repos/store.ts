@@ -84,6 +84,10 @@ export interface ListFilter {
   forkOf?: number | undefined;
   /** Only repositories this user owns, collaborates on, or reaches through a team. */
   memberOf?: number | undefined;
+  /** Only repositories this user has starred. */
+  starredBy?: number | undefined;
+  /** Only repositories this user watches. */
+  watchedBy?: number | undefined;
   /** The viewer (viewerId) is a restricted user: no public repositories by default. */
   restricted?: boolean | undefined;
   orderBy?: OrderBy | undefined;
@@ -144,6 +148,18 @@ function reachable(q: Q, userId: number) {
 export function list(q: Q, f: ListFilter, limit: number, offset: number): Promise<[RepoRow[], number]> {
   let s = q.selectFrom('repository').innerJoin('user as owner', 'owner.id', 'repository.owner_id');
   if (f.ownerId !== undefined) s = s.where('repository.owner_id', '=', f.ownerId);
+  if (f.starredBy !== undefined) {
+    const uid = f.starredBy;
+    s = s.where('repository.id', 'in', (eb) =>
+      eb.selectFrom('star').select('star.repo_id').where('star.uid', '=', uid),
+    );
+  }
+  if (f.watchedBy !== undefined) {
+    const uid = f.watchedBy;
+    s = s.where('repository.id', 'in', (eb) =>
+      eb.selectFrom('watch').select('watch.repo_id').where('watch.user_id', '=', uid),
+    );
+  }
   if (f.keyword) {
     const like = `%${f.keyword.toLowerCase().replace(/\\/g, '')}%`;
     s = s.where((eb) =>

@@ -133,8 +133,8 @@ export function toUserJson(u: UserRow, ctx: UserJsonContext): UserJson {
     website: u.website,
     description: u.description,
     visibility: visibilityName(u.visibility),
-    followers_count: 0,
-    following_count: 0,
-    starred_repos_count: 0,
+    followers_count: u.num_followers,
+    following_count: u.num_following,
+    starred_repos_count: u.num_stars,
   };
 }

@@ -36,6 +36,9 @@ export interface UserTable {
   pronouns: Generated<string>;
   language: Generated<string>;
   repo_admin_change_team_access: Generated<number>;
+  num_followers: Generated<number>;
+  num_following: Generated<number>;
+  num_stars: Generated<number>;
   created_unix: number;
   updated_unix: number;
   last_login_unix: Generated<number>;

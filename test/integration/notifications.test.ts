@@ -90,7 +90,10 @@ describe('notifications', () => {
   };
 
   before(async () => {
-    s = await startServer();
+    s = await startServer({
+      // These tests watch repositories explicitly; the creator's automatic watch is tested in social.test.ts.
+      ANVIL__SERVICE__AUTO_WATCH_NEW_REPOS: 'false',
+    });
     [alice, bob, carol, erin] = (await Promise.all(
       ['alice', 'bob', 'carol', 'erin'].map((n) => s.createUser(n)),
     )) as [U, U, U, U];

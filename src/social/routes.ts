@@ -1,0 +1,359 @@
+// /api/v1 routes for stars, watchers and follows, as Forgejo serves them: check (204 or 404),
+// star/follow (204), unstar/unfollow (204), and the lists (paged, only what the viewer may see).
+import { Type } from 'typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../app/context.js';
+import type { Api } from '../http/types.js';
+import { signedIn, type RouteAuth } from '../http/auth.js';
+import { PageQuery, pageOf, sendPage } from '../http/pagination.js';
+import { notFound } from '../errors.js';
+import { RepoParams } from '../http/params.js';
+import { User, toUserJson } from '../users/schemas.js';
+import type { UserRow, Viewer } from '../users/store.js';
+import { Repository } from '../repos/schemas.js';
+import { reposJsonOf } from '../repos/present.js';
+import type { ListFilter } from '../repos/store.js';
+import { UserType } from '../users/tables.js';
+
+const NoContent = { 204: Type.Null() };
+const UsernameParams = Type.Object({ username: Type.String() });
+
+export function socialRoutes(app: Api, ctx: AppContext): void {
+  const { repos, users, social } = ctx;
+  const rootUrl = ctx.config.server.rootUrl;
+  const userRead: RouteAuth = { scope: 'user' };
+  const userSigned: RouteAuth = { scope: 'user', require: 'signed' };
+  const repoRead: RouteAuth = { scope: 'repository' };
+
+  /** An account the viewer may see (organizations included), else 404. */
+  async function visibleAccount(name: string, viewer: Viewer | null): Promise<UserRow> {
+    const u = await users.requireAccount(name);
+    const visible =
+      u.type === UserType.Organization ? await ctx.orgs.canSee(viewer, u) : users.canSee(viewer, u);
+    if (!visible) throw notFound(`user does not exist [name: ${name}]`);
+    return u;
+  }
+
+  const repoOf = async (request: FastifyRequest) => {
+    const { owner, repo } = request.params as { owner: string; repo: string };
+    return (await repos.requireRepo(owner, repo, request.viewer, 'read')).repo;
+  };
+
+  /** A page of users, those the viewer cannot see left out. */
+  const sendUsers = (request: FastifyRequest, reply: FastifyReply, result: [UserRow[], number]) => {
+    const page = pageOf(request.query as Record<string, unknown>, ctx.paging);
+    const visible = result[0].filter((u) => users.canSee(request.viewer, u));
+    return sendPage(request, reply, [visible, result[1]], page, rootUrl, (u) =>
+      toUserJson(u, { rootUrl, viewer: request.viewer }),
+    );
+  };
+
+  /** A page of repositories `filter` selects among those the viewer may read. */
+  async function sendRepos(request: FastifyRequest, reply: FastifyReply, filter: ListFilter) {
+    const page = pageOf(request.query as Record<string, unknown>, ctx.paging);
+    const viewer = request.viewer;
+    const [rows, total] = await repos.list(
+      {
+        ...filter,
+        viewerId: viewer === null || viewer.publicOnly ? null : viewer.isAdmin ? undefined : viewer.id,
+        orderBy: 'alphabetically',
+      },
+      page.limit,
+      page.offset,
+    );
+    const json = await reposJsonOf(ctx, rows, viewer);
+    return sendPage(request, reply, [json, total], page, rootUrl, (r) => r);
+  }
+
+  // Stars
+
+  app.get(
+    '/repos/:owner/:repo/stargazers',
+    {
+      schema: {
+        tags: ['repository'],
+        operationId: 'repoListStargazers',
+        summary: "List a repo's stargazers",
+        params: RepoParams,
+        querystring: PageQuery,
+        response: { 200: Type.Array(User) },
+      },
+      config: { auth: repoRead },
+    },
+    async (request, reply) => {
+      const repo = await repoOf(request);
+      return sendUsers(request, reply, await social.stargazers(repo, pageOf(request.query, ctx.paging)));
+    },
+  );
+
+  app.get(
+    '/user/starred',
+    {
+      schema: {
+        tags: ['user'],
+        operationId: 'userCurrentListStarred',
+        summary: 'The repos that the authenticated user has starred',
+        querystring: PageQuery,
+        response: { 200: Type.Array(Repository) },
+      },
+      config: { auth: userSigned },
+    },
+    async (request, reply) => sendRepos(request, reply, { starredBy: signedIn(request).user.id }),
+  );
+
+  app.get(
+    '/users/:username/starred',
+    {
+      schema: {
+        tags: ['user'],
+        operationId: 'userListStarred',
+        summary: 'The repos that the given user has starred',
+        params: UsernameParams,
+        querystring: PageQuery,
+        response: { 200: Type.Array(Repository) },
+      },
+      config: { auth: userRead },
+    },
+    async (request, reply) => {
+      const u = await visibleAccount(request.params.username, request.viewer);
+      return sendRepos(request, reply, { starredBy: u.id });
+    },
+  );
+
+  const starSchema = (operationId: string, summary: string) => ({
+    tags: ['user'],
+    operationId,
+    summary,
+    params: RepoParams,
+    response: NoContent,
+  });
+
+  app.get(
+    '/user/starred/:owner/:repo',
+    {
+      schema: starSchema('userCurrentCheckStarring', 'Whether the authenticated is starring the repo'),
+      config: { auth: userSigned },
+    },
+    async (request, reply) => {
+      const repo = await repoOf(request);
+      if (!(await social.isStarred(signedIn(request).user, repo))) throw notFound();
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.put(
+    '/user/starred/:owner/:repo',
+    {
+      schema: starSchema('userCurrentPutStar', 'Star the given repo'),
+      config: { auth: userSigned },
+    },
+    async (request, reply) => {
+      await social.star(signedIn(request).user, await repoOf(request));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.delete(
+    '/user/starred/:owner/:repo',
+    {
+      schema: starSchema('userCurrentDeleteStar', 'Unstar the given repo'),
+      config: { auth: userSigned },
+    },
+    async (request, reply) => {
+      await social.unstar(signedIn(request).user, await repoOf(request));
+      return reply.code(204).send(null);
+    },
+  );
+
+  // Watchers
+
+  app.get(
+    '/repos/:owner/:repo/subscribers',
+    {
+      schema: {
+        tags: ['repository'],
+        operationId: 'repoListSubscribers',
+        summary: "List a repo's watchers",
+        params: RepoParams,
+        querystring: PageQuery,
+        response: { 200: Type.Array(User) },
+      },
+      config: { auth: repoRead },
+    },
+    async (request, reply) => {
+      const repo = await repoOf(request);
+      return sendUsers(request, reply, await social.watchers(repo, pageOf(request.query, ctx.paging)));
+    },
+  );
+
+  app.get(
+    '/user/subscriptions',
+    {
+      schema: {
+        tags: ['user'],
+        operationId: 'userCurrentListSubscriptions',
+        summary: 'List repositories watched by the authenticated user',
+        querystring: PageQuery,
+        response: { 200: Type.Array(Repository) },
+      },
+      config: { auth: userSigned },
+    },
+    async (request, reply) => sendRepos(request, reply, { watchedBy: signedIn(request).user.id }),
+  );
+
+  app.get(
+    '/users/:username/subscriptions',
+    {
+      schema: {
+        tags: ['user'],
+        operationId: 'userListSubscriptions',
+        summary: 'List the repositories watched by a user',
+        params: UsernameParams,
+        querystring: PageQuery,
+        response: { 200: Type.Array(Repository) },
+      },
+      config: { auth: userRead },
+    },
+    async (request, reply) => {
+      const u = await visibleAccount(request.params.username, request.viewer);
+      return sendRepos(request, reply, { watchedBy: u.id });
+    },
+  );
+
+  // Follows
+
+  const listSchema = (operationId: string, summary: string, withUser: boolean) => ({
+    tags: ['user'],
+    operationId,
+    summary,
+    ...(withUser ? { params: UsernameParams } : {}),
+    querystring: PageQuery,
+    response: { 200: Type.Array(User) },
+  });
+
+  app.get(
+    '/user/followers',
+    {
+      schema: listSchema('userCurrentListFollowers', "List the authenticated user's followers", false),
+      config: { auth: userSigned },
+    },
+    async (request, reply) =>
+      sendUsers(
+        request,
+        reply,
+        await social.followers(signedIn(request).user, pageOf(request.query, ctx.paging)),
+      ),
+  );
+
+  app.get(
+    '/user/following',
+    {
+      schema: listSchema(
+        'userCurrentListFollowing',
+        'List the users that the authenticated user is following',
+        false,
+      ),
+      config: { auth: userSigned },
+    },
+    async (request, reply) =>
+      sendUsers(
+        request,
+        reply,
+        await social.following(signedIn(request).user, pageOf(request.query, ctx.paging)),
+      ),
+  );
+
+  app.get(
+    '/users/:username/followers',
+    {
+      schema: listSchema('userListFollowers', "List the given user's followers", true),
+      config: { auth: userRead },
+    },
+    async (request, reply) => {
+      const u = await visibleAccount((request.params as { username: string }).username, request.viewer);
+      return sendUsers(request, reply, await social.followers(u, pageOf(request.query, ctx.paging)));
+    },
+  );
+
+  app.get(
+    '/users/:username/following',
+    {
+      schema: listSchema('userListFollowing', 'List the users that the given user is following', true),
+      config: { auth: userRead },
+    },
+    async (request, reply) => {
+      const u = await visibleAccount((request.params as { username: string }).username, request.viewer);
+      return sendUsers(request, reply, await social.following(u, pageOf(request.query, ctx.paging)));
+    },
+  );
+
+  app.get(
+    '/users/:username/following/:target',
+    {
+      schema: {
+        tags: ['user'],
+        operationId: 'userCheckFollowing',
+        summary: 'Check if one user is following another user',
+        params: Type.Object({ username: Type.String(), target: Type.String() }),
+        response: NoContent,
+      },
+      config: { auth: userRead },
+    },
+    async (request, reply) => {
+      const u = await visibleAccount(request.params.username, request.viewer);
+      const target = await visibleAccount(request.params.target, request.viewer);
+      if (!(await social.isFollowing(u, target))) throw notFound();
+      return reply.code(204).send(null);
+    },
+  );
+
+  const followSchema = (operationId: string, summary: string) => ({
+    tags: ['user'],
+    operationId,
+    summary,
+    params: UsernameParams,
+    response: NoContent,
+  });
+
+  app.get(
+    '/user/following/:username',
+    {
+      schema: followSchema(
+        'userCurrentCheckFollowing',
+        'Check whether a user is followed by the authenticated user',
+      ),
+      config: { auth: userSigned },
+    },
+    async (request, reply) => {
+      const target = await visibleAccount(request.params.username, request.viewer);
+      if (!(await social.isFollowing(signedIn(request).user, target))) throw notFound();
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.put(
+    '/user/following/:username',
+    {
+      schema: followSchema('userCurrentPutFollow', 'Follow a user'),
+      config: { auth: userSigned },
+    },
+    async (request, reply) => {
+      const target = await visibleAccount(request.params.username, request.viewer);
+      await social.follow(signedIn(request).user, target);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.delete(
+    '/user/following/:username',
+    {
+      schema: followSchema('userCurrentDeleteFollow', 'Unfollow a user'),
+      config: { auth: userSigned },
+    },
+    async (request, reply) => {
+      const target = await visibleAccount(request.params.username, request.viewer);
+      await social.unfollow(signedIn(request).user, target);
+      return reply.code(204).send(null);
+    },
+  );
+}

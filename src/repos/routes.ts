@@ -18,7 +18,6 @@ import {
   EditRepoOption,
   Repository,
   TransferRepoOption,
-  toRepoJson,
   type RepositoryJson,
 } from './schemas.js';
 import type { CreateRepoInput } from './service.js';

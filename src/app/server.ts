@@ -44,6 +44,7 @@ import { artifactsRoutes, artifactServiceRoutes } from '../artifacts/routes.js';
 import { packagesRoutes } from '../packages/routes.js';
 import { genericRoutes } from '../packages/generic/routes.js';
 import { npmRoutes } from '../packages/npm/routes.js';
+import { mavenRoutes } from '../packages/maven/routes.js';
 
 /** Each domain's API routes, registered under /api/v1. */
 const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
@@ -153,5 +154,6 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   // Package registries at /api/packages/{owner}/{format}/..., each format in a scope of its own.
   await app.register(async (scope) => genericRoutes(scope, ctx));
   await app.register(async (scope) => npmRoutes(scope, ctx));
+  await app.register(async (scope) => mavenRoutes(scope, ctx));
   return app;
 }

@@ -51,6 +51,7 @@ import { setNotFoundPage } from '../http/errors.js';
 import { avatarRoutes } from '../users/avatars.js';
 import { userPages } from '../users/pages.js';
 import { repoListPages } from '../repos/pages.js';
+import { mavenRoutes } from '../packages/maven/routes.js';
 
 /** Each domain's API routes, registered under /api/v1. */
 const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
@@ -164,6 +165,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   // Package registries at /api/packages/{owner}/{format}/..., each format in a scope of its own.
   await app.register(async (scope) => genericRoutes(scope, ctx));
   await app.register(async (scope) => npmRoutes(scope, ctx));
+  await app.register(async (scope) => mavenRoutes(scope, ctx));
   // The web interface: pages for browsers, on sessions (never accepted by the API above).
   await app.register(cookie);
   await app.register(async (scope) => avatarRoutes(scope));

@@ -116,6 +116,7 @@ export interface Config {
     /** Largest file per format, in bytes (-1: unlimited). */
     limitSizeGeneric: number;
     limitSizeNpm: number;
+    limitSizeMaven: number;
   };
   log: {
     level: string;
@@ -424,6 +425,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
       limitTotalOwnerCount: r.int('packages', 'LIMIT_TOTAL_OWNER_COUNT', -1, -1, 2 ** 31 - 1),
       limitSizeGeneric: r.size('packages', 'LIMIT_SIZE_GENERIC', -1),
       limitSizeNpm: r.size('packages', 'LIMIT_SIZE_NPM', -1),
+      limitSizeMaven: r.size('packages', 'LIMIT_SIZE_MAVEN', -1),
     },
     log: {
       level: r.oneOf('log', 'LEVEL', 'info', {

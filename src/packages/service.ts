@@ -33,7 +33,7 @@ export type { FileWithBlob, PackageRow, VersionRow, VersionWithPackage } from '.
 export { PropertyRef } from './tables.js';
 
 export const SUBJECT = 'size:assets:packages:all';
-export const PACKAGE_TYPES = ['generic', 'npm'] as const;
+export const PACKAGE_TYPES = ['generic', 'npm', 'maven'] as const;
 export type PackageType = (typeof PACKAGE_TYPES)[number];
 
 /** A version as package events carry it (the row may be gone by the time a listener runs). */
@@ -62,6 +62,8 @@ export interface AddFileInput {
   data: Readable;
   /** npm: the version must not exist yet (409); generic: files are added to an existing one. */
   newVersionOnly: boolean;
+  /** A file of that name in the version is replaced instead of refused with 409 (Maven SNAPSHOTs). */
+  overwrite?: boolean;
   /** Metadata JSON of a new version. */
   metadata?: string;
   /** Runs inside the transaction once the rows exist (format-specific properties). */
@@ -274,6 +276,7 @@ export class PackageService {
   private sizeLimit(type: PackageType, creator: UserRow): number {
     if (creator.is_admin === 1) return -1;
     const l = this.ctx.config.packages;
+    if (type === 'maven') return l.limitSizeMaven;
     return type === 'npm' ? l.limitSizeNpm : l.limitSizeGeneric;
   }
 
@@ -309,7 +312,7 @@ export class PackageService {
     const existingVersion = existing && (await store.getVersion(this.db, existing.id, lowerVersion));
     if (existingVersion) {
       if (input.newVersionOnly) throw conflict(`package version already exists [version: ${input.version}]`);
-      if (await store.getFile(this.db, existingVersion.id, lowerFile)) {
+      if (!input.overwrite && (await store.getFile(this.db, existingVersion.id, lowerFile))) {
         throw conflict(`package file already exists [name: ${input.fileName}]`);
       }
     } else if (creator.is_admin !== 1 && this.ctx.config.packages.limitTotalOwnerCount >= 0) {
@@ -375,8 +378,13 @@ export class PackageService {
             });
             created = true;
           }
-          if (await store.getFile(tx, version.id, lowerFile)) {
+          const replaced = await store.getFile(tx, version.id, lowerFile);
+          if (replaced && !input.overwrite) {
             throw conflict(`package file already exists [name: ${input.fileName}]`);
+          }
+          if (replaced) {
+            await store.deleteFiles(tx, [replaced.id]);
+            await recordUsage(tx, owner.id, SUBJECT, -Number(replaced.size));
           }
           const fileId = await store.insertFile(tx, {
             version_id: version.id,
@@ -404,7 +412,9 @@ export class PackageService {
             hash_sha256: blob.hash_sha256,
             hash_sha512: blob.hash_sha512,
           };
-          return { pkg, version, file, versionCreated: created };
+          // The replaced file's blob, when no file names it any more, goes after the commit.
+          const orphans = replaced ? await store.removeUnreferencedBlobs(tx, [replaced.blob_id]) : [];
+          return { pkg, version, file, versionCreated: created, orphans };
         });
       } catch (err) {
         if (placed && !(await store.getBlob(this.db, digests.sha256))) {
@@ -413,13 +423,15 @@ export class PackageService {
         throw unique(err);
       }
     });
-    if (result.versionCreated) {
+    const { orphans, ...added } = result;
+    await this.removeBlobs(orphans);
+    if (added.versionCreated) {
       await this.ctx.events.emit('package.created', {
-        package: this.eventInfo(result.pkg, result.version),
+        package: this.eventInfo(added.pkg, added.version),
         doerId: creator.id,
       });
     }
-    return result;
+    return added;
   }
 
   private eventInfo(pkg: PackageRow, v: VersionRow): PackageEventInfo {

@@ -184,7 +184,11 @@ describe('Maven package registry', () => {
   }
 
   const put = (url: string, body: Buffer | string, auth?: string) =>
-    fetch(url, { method: 'PUT', body, headers: auth ? { authorization: auth } : {} });
+    fetch(url, {
+      method: 'PUT',
+      body: body as string | Buffer<ArrayBuffer>,
+      headers: auth ? { authorization: auth } : {},
+    });
 
   const versionRow = (version: string) =>
     s.ctx.db

@@ -37,6 +37,7 @@ import { testSweepGraceMs } from '../faults.js';
 import { PackageService } from '../packages/service.js';
 import { SessionService } from '../sessions/service.js';
 import { SocialService } from '../social/service.js';
+import { ActivityService } from '../activities/service.js';
 
 /**
  * What domains contribute to shared mechanisms: things an account owns (for deletion and purge),
@@ -87,6 +88,7 @@ export interface AppContext {
   packages: PackageService;
   sessions: SessionService;
   social: SocialService;
+  activities: ActivityService;
   close(): Promise<void>;
 }
 
@@ -144,6 +146,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.releases = new ReleaseService(ctx);
   ctx.notifications = new NotificationService(ctx);
   ctx.social = new SocialService(ctx);
+  ctx.activities = new ActivityService(ctx);
   ctx.pulls = new PullService(ctx);
   ctx.webhooks = new WebhookService(ctx);
   ctx.actions = new ActionsService(ctx);

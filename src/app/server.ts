@@ -43,6 +43,7 @@ import { actionsRoutes, actionsRunnerRoutes } from '../actions/routes.js';
 import { artifactsRoutes, artifactServiceRoutes } from '../artifacts/routes.js';
 import { packagesRoutes } from '../packages/routes.js';
 import { socialRoutes } from '../social/routes.js';
+import { activityRoutes } from '../activities/routes.js';
 import { genericRoutes } from '../packages/generic/routes.js';
 import { npmRoutes } from '../packages/npm/routes.js';
 import cookie from '@fastify/cookie';
@@ -78,6 +79,7 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   artifactsRoutes,
   packagesRoutes,
   socialRoutes,
+  activityRoutes,
 ];
 
 /** Each domain's web pages (server-rendered HTML at Forgejo's URL layout). */

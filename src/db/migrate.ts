@@ -21,6 +21,7 @@ import * as m0015 from './migrations/0015_ref_intents.js';
 import * as m0016 from './migrations/0016_packages.js';
 import * as m0018 from './migrations/0018_web_sessions.js';
 import * as m0019 from './migrations/0019_social.js';
+import * as m0020 from './migrations/0020_activities.js';
 
 export interface AnvilMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -45,6 +46,7 @@ const migrations: Record<string, AnvilMigration> = {
   '0016_packages': m0016,
   '0018_web_sessions': m0018,
   '0019_social': m0019,
+  '0020_activities': m0020,
 };
 
 export async function migrateToLatest(db: Kysely<DB>, dialect: Dialect): Promise<void> {

@@ -21,6 +21,7 @@ import type { PullTables } from '../pulls/tables.js';
 import type { PackageTables } from '../packages/tables.js';
 import type { SessionTables } from '../sessions/tables.js';
 import type { SocialTables } from '../social/tables.js';
+import type { ActivityTables } from '../activities/tables.js';
 
 export interface DB
   extends
@@ -45,4 +46,5 @@ export interface DB
     PullTables,
     PackageTables,
     SessionTables,
-    SocialTables {}
+    SocialTables,
+    ActivityTables {}

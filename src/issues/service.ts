@@ -175,6 +175,10 @@ export class IssueService {
     return store.getById(this.db, id);
   }
 
+  getCommentById(id: number) {
+    return store.getComment(this.db, id);
+  }
+
   getByIds(ids: number[]): Promise<Map<number, IssueRow>> {
     return store.getByIds(this.db, [...new Set(ids)]);
   }

@@ -217,6 +217,10 @@ export class RepoService {
     return store.getById(this.db, id);
   }
 
+  getByIds(ids: number[]) {
+    return store.getByIds(this.db, ids);
+  }
+
   // Creation
 
   /** Whether `doer` may create repositories owned by `owner` (themself, or an organization). */

@@ -145,7 +145,8 @@ function reachable(q: Q, userId: number) {
     );
 }
 
-export function list(q: Q, f: ListFilter, limit: number, offset: number): Promise<[RepoRow[], number]> {
+/** Repositories (joined with their owner as `owner`) that `f` selects. */
+function filtered(q: Q, f: ListFilter) {
   let s = q.selectFrom('repository').innerJoin('user as owner', 'owner.id', 'repository.owner_id');
   if (f.ownerId !== undefined) s = s.where('repository.owner_id', '=', f.ownerId);
   if (f.starredBy !== undefined) {
@@ -246,9 +247,21 @@ export function list(q: Q, f: ListFilter, limit: number, offset: number): Promis
       return eb.or(seen);
     });
   }
+  return s;
+}
+
+export function list(q: Q, f: ListFilter, limit: number, offset: number): Promise<[RepoRow[], number]> {
   const [column, direction] = ORDER_BY[f.orderBy ?? 'id'];
-  const ordered = s.selectAll('repository').orderBy(column, direction).orderBy('repository.id', direction);
+  const ordered = filtered(q, f)
+    .selectAll('repository')
+    .orderBy(column, direction)
+    .orderBy('repository.id', direction);
   return paged(ordered, limit, offset);
+}
+
+/** The ids `f` selects, as a subquery for other domains' filters (`column in (...)`). */
+export function idsMatching(q: Q, f: ListFilter) {
+  return filtered(q, f).select('repository.id');
 }
 
 // Access

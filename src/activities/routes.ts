@@ -1,0 +1,183 @@
+// /api/v1 activity feeds (of a user, an organization, a team, a repository) and a user's heatmap.
+import { Type } from 'typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../app/context.js';
+import type { Api } from '../http/types.js';
+import { signedViewer, type RouteAuth } from '../http/auth.js';
+import { pageOf, sendPage } from '../http/pagination.js';
+import { notFound } from '../errors.js';
+import { RepoParams } from '../http/params.js';
+import { toUserJson } from '../users/schemas.js';
+import { UserType } from '../users/tables.js';
+import type { UserRow, Viewer } from '../users/store.js';
+import { reposJsonOf } from '../repos/present.js';
+import type { ActionRow } from './store.js';
+import { Activity, FeedQuery, HeatmapEntry, toActivityJson } from './schemas.js';
+
+export function activityRoutes(app: Api, ctx: AppContext): void {
+  const { activities, users, orgs, repos } = ctx;
+  const rootUrl = ctx.config.server.rootUrl;
+  const userRead: RouteAuth = { scope: 'user' };
+  const orgRead: RouteAuth = { scope: 'organization' };
+  const repoRead: RouteAuth = { scope: 'repository' };
+  const feedResponse = { 200: Type.Array(Activity) };
+  const heatmapText = new WeakMap<object, string>();
+
+  /** A page of activities as JSON: actors and repositories loaded once for the page. */
+  async function sendFeed(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    [rows, total]: [ActionRow[], number],
+    feedUserId: number | null,
+  ) {
+    const viewer = request.viewer;
+    const page = pageOf(request.query as Record<string, unknown>, ctx.paging);
+    const [actors, repoRows] = await Promise.all([
+      users.getByIds([...new Set(rows.map((r) => r.act_user_id))]),
+      repos.getByIds([...new Set(rows.map((r) => r.repo_id))]),
+    ]);
+    const repoJson = new Map((await reposJsonOf(ctx, [...repoRows.values()], viewer)).map((r) => [r.id, r]));
+    const json = rows.map((r) => {
+      const actor = actors.get(r.act_user_id);
+      return toActivityJson(
+        r,
+        feedUserId ?? r.act_user_id,
+        actor ? toUserJson(actor, { rootUrl, viewer }) : null,
+        repoJson.get(r.repo_id) ?? null,
+      );
+    });
+    return sendPage(request, reply, [json, total], page, rootUrl, (a) => a);
+  }
+
+  async function visibleAccount(name: string, viewer: Viewer | null): Promise<UserRow> {
+    const u = await users.requireAccount(name);
+    const visible = u.type === UserType.Organization ? await orgs.canSee(viewer, u) : users.canSee(viewer, u);
+    if (!visible) throw notFound(`user does not exist [name: ${name}]`);
+    return u;
+  }
+
+  app.get(
+    '/users/:username/activities/feeds',
+    {
+      schema: {
+        tags: ['user'],
+        operationId: 'userListActivityFeeds',
+        summary: "List a user's activity feeds",
+        params: Type.Object({ username: Type.String() }),
+        querystring: Type.Object({
+          ...FeedQuery.properties,
+          'only-performed-by': Type.Optional(Type.Boolean()),
+        }),
+        response: feedResponse,
+      },
+      config: { auth: userRead },
+    },
+    async (request, reply) => {
+      const u = await visibleAccount(request.params.username, request.viewer);
+      const q = request.query;
+      const result = await activities.userFeed(u, request.viewer, q['only-performed-by'] === true, {
+        date: q.date,
+        page: pageOf(q, ctx.paging),
+      });
+      return sendFeed(request, reply, result, u.id);
+    },
+  );
+
+  app.get(
+    '/users/:username/heatmap',
+    {
+      schema: {
+        tags: ['user'],
+        operationId: 'userGetHeatmapData',
+        summary: "Get a user's heatmap",
+        params: Type.Object({ username: Type.String() }),
+        response: { 200: Type.Array(HeatmapEntry) },
+      },
+      config: { auth: userRead },
+    },
+    async (request, reply) => {
+      const u = await visibleAccount(request.params.username, request.viewer);
+      const heatmap = await activities.heatmap(u, request.viewer);
+      // A year can be 35,000 buckets: the text is made once per heatmap the service keeps.
+      let text = heatmapText.get(heatmap);
+      if (text === undefined) {
+        text = JSON.stringify(heatmap);
+        heatmapText.set(heatmap, text);
+      }
+      return reply.type('application/json; charset=utf-8').send(text);
+    },
+  );
+
+  app.get(
+    '/orgs/:org/activities/feeds',
+    {
+      schema: {
+        tags: ['organization'],
+        operationId: 'orgListActivityFeeds',
+        summary: "List an organization's activity feeds",
+        params: Type.Object({ org: Type.String() }),
+        querystring: FeedQuery,
+        response: feedResponse,
+      },
+      config: { auth: orgRead },
+    },
+    async (request, reply) => {
+      const viewer = request.viewer;
+      const org = await orgs.requireVisibleOrg(request.params.org, viewer);
+      const member =
+        viewer !== null && !viewer.publicOnly && (viewer.isAdmin || (await orgs.isMember(org, viewer.id)));
+      const result = await activities.orgFeed(org, viewer, member, {
+        date: request.query.date,
+        page: pageOf(request.query, ctx.paging),
+      });
+      return sendFeed(request, reply, result, org.id);
+    },
+  );
+
+  app.get(
+    '/teams/:id/activities/feeds',
+    {
+      schema: {
+        tags: ['organization'],
+        operationId: 'orgListTeamActivityFeeds',
+        summary: "List a team's activity feeds",
+        params: Type.Object({ id: Type.Integer() }),
+        querystring: FeedQuery,
+        response: feedResponse,
+      },
+      config: { auth: { scope: 'organization', require: 'signed' } },
+    },
+    async (request, reply) => {
+      const viewer = signedViewer(request);
+      const { team } = await orgs.requireTeam(request.params.id, viewer);
+      const result = await activities.teamFeed(team.id, viewer, {
+        date: request.query.date,
+        page: pageOf(request.query, ctx.paging),
+      });
+      return sendFeed(request, reply, result, null);
+    },
+  );
+
+  app.get(
+    '/repos/:owner/:repo/activities/feeds',
+    {
+      schema: {
+        tags: ['repository'],
+        operationId: 'repoListActivityFeeds',
+        summary: "List a repository's activity feeds",
+        params: RepoParams,
+        querystring: FeedQuery,
+        response: feedResponse,
+      },
+      config: { auth: repoRead },
+    },
+    async (request, reply) => {
+      const { repo } = await repos.requireRepo(request.params.owner, request.params.repo, request.viewer);
+      const result = await activities.repoFeed(repo, {
+        date: request.query.date,
+        page: pageOf(request.query, ctx.paging),
+      });
+      return sendFeed(request, reply, result, null);
+    },
+  );
+}

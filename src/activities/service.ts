@@ -1,0 +1,195 @@
+// Activities: written from the event bus (after each change has committed) and read as feeds and
+// heatmaps, each limited to what the viewer may see: rows of private repositories only to those
+// who can read them, and to the feed's own user (or an administrator) as Forgejo does.
+import type { AppContext } from '../app/context.js';
+import { nowUnix, type Db } from '../db/database.js';
+import type { Page } from '../http/pagination.js';
+import type { RepoRow } from '../repos/store.js';
+import type { UserRow, Viewer } from '../users/store.js';
+import { Visibility } from '../users/tables.js';
+import * as store from './store.js';
+import type { OpType } from './tables.js';
+
+/** Heatmaps cover the last year. */
+const HEATMAP_SPAN = 366 * 86400;
+/**
+ * A heatmap read is kept for this long, or until this process records an action of its user: a
+ * busy user's year is some 35,000 buckets, too many to read per request. Another node's actions
+ * show within this time.
+ */
+const HEATMAP_TTL_MS = 60_000;
+const HEATMAP_CACHE_MAX = 1_000;
+
+type Heatmap = Array<{ timestamp: number; contributions: number }>;
+
+export interface FeedQuery {
+  /** `YYYY-MM-DD`: only that day (UTC). */
+  date?: string | undefined;
+  page: Page;
+}
+
+export class ActivityService {
+  private readonly db: Db;
+  /** Recent heatmaps by `${userId}:${withPrivate}` (see HEATMAP_TTL_MS). */
+  private readonly heatmaps = new Map<string, { until: number; value: Promise<Heatmap> }>();
+
+  constructor(private readonly ctx: AppContext) {
+    this.db = ctx.db;
+    const { events } = ctx;
+    events.on('repository.created', (e) => this.record(e.repoId, e.doerId, 'create_repo'));
+    events.on('push', async (e) => {
+      for (const u of e.updates) {
+        const deleted = /^0+$/.test(u.newOid);
+        const created = /^0+$/.test(u.oldOid);
+        const tag = u.ref.startsWith('refs/tags/');
+        if (!tag && !u.ref.startsWith('refs/heads/')) continue;
+        const op: OpType = tag
+          ? deleted
+            ? 'delete_tag'
+            : 'push_tag'
+          : deleted
+            ? 'delete_branch'
+            : 'commit_repo';
+        if (tag && !deleted && !created) continue;
+        const content = op === 'commit_repo' ? JSON.stringify({ HeadCommit: { Sha1: u.newOid } }) : '';
+        await this.record(e.repoId, e.pusherId, op, { refName: u.ref, content });
+      }
+    });
+    const titled = async (issueId: number, index: number) => {
+      const issue = await ctx.issues.getById(issueId);
+      return `${index}|${issue?.title ?? ''}`;
+    };
+    events.on('issue.opened', async (e) =>
+      this.record(e.repoId, e.doerId, e.isPull ? 'create_pull_request' : 'create_issue', {
+        content: await titled(e.issueId, e.index),
+      }),
+    );
+    events.on('issue.closed', async (e) =>
+      this.record(e.repoId, e.doerId, e.isPull ? 'close_pull_request' : 'close_issue', {
+        content: await titled(e.issueId, e.index),
+      }),
+    );
+    events.on('issue.reopened', async (e) =>
+      this.record(e.repoId, e.doerId, e.isPull ? 'reopen_pull_request' : 'reopen_issue', {
+        content: await titled(e.issueId, e.index),
+      }),
+    );
+    events.on('pull.merged', async (e) =>
+      this.record(e.repoId, e.doerId, 'merge_pull_request', { content: await titled(e.issueId, e.index) }),
+    );
+    events.on('comment.created', async (e) => {
+      const found = await ctx.issues.getCommentById(e.commentId);
+      this.record(e.repoId, e.doerId, e.isPull ? 'comment_pull' : 'comment_issue', {
+        commentId: e.commentId,
+        content: `${e.index}|${(found?.content ?? '').slice(0, 200)}`,
+      });
+    });
+    events.on('release.published', (e) =>
+      this.record(e.repoId, e.doerId, 'publish_release', {
+        refName: `refs/tags/${e.release.tag_name}`,
+        content: e.release.title,
+      }),
+    );
+  }
+
+  private async record(
+    repoId: number,
+    actorId: number,
+    op: OpType,
+    extra: { refName?: string; content?: string; commentId?: number } = {},
+  ): Promise<void> {
+    const repo = await this.ctx.repos.getById(repoId);
+    if (!repo) return;
+    const owner = await this.ctx.users.getById(repo.owner_id);
+    const row = {
+      act_user_id: actorId,
+      op_type: op,
+      repo_id: repo.id,
+      owner_id: repo.owner_id,
+      is_private: repo.is_private || (owner && owner.visibility !== Visibility.public) ? 1 : 0,
+      comment_id: extra.commentId ?? null,
+      ref_name: extra.refName ?? '',
+      content: extra.content ?? '',
+      created_unix: nowUnix(),
+    };
+    // In the actor's feed and in the owner's (a user or an organization).
+    const feeds = actorId === repo.owner_id ? [actorId] : [actorId, repo.owner_id];
+    await store.insert(
+      this.db,
+      feeds.map((user_id) => ({ ...row, user_id })),
+    );
+    this.heatmaps.delete(`${actorId}:true`);
+    this.heatmaps.delete(`${actorId}:false`);
+  }
+
+  /** The repositories `viewer` may read, as a filter (none for administrators). */
+  private readable(viewer: Viewer | null) {
+    if (viewer?.isAdmin && !viewer.publicOnly) return undefined;
+    return { viewerId: viewer === null || viewer.publicOnly ? null : viewer.id };
+  }
+
+  private day(date: string | undefined): { from?: number; to?: number } {
+    if (!date) return {};
+    const from = Date.parse(`${date}T00:00:00Z`) / 1000;
+    return { from, to: from + 86400 };
+  }
+
+  /** What `user` did and what happened in their repositories (only what they did: `onlyPerformedBy`). */
+  userFeed(user: UserRow, viewer: Viewer | null, onlyPerformedBy: boolean, q: FeedQuery) {
+    const self = viewer !== null && !viewer.publicOnly && (viewer.isAdmin || viewer.id === user.id);
+    return store.feed(
+      this.db,
+      {
+        userId: user.id,
+        onlyPerformed: onlyPerformedBy,
+        includePrivate: self,
+        readable: this.readable(viewer),
+        ...this.day(q.date),
+      },
+      q.page.limit,
+      q.page.offset,
+    );
+  }
+
+  /** What happened in an organization's repositories; private ones only to its members. */
+  orgFeed(org: UserRow, viewer: Viewer | null, member: boolean, q: FeedQuery) {
+    return store.feed(
+      this.db,
+      { userId: org.id, includePrivate: member, readable: this.readable(viewer), ...this.day(q.date) },
+      q.page.limit,
+      q.page.offset,
+    );
+  }
+
+  teamFeed(teamId: number, viewer: Viewer | null, q: FeedQuery) {
+    return store.feed(
+      this.db,
+      { teamId, includePrivate: true, readable: this.readable(viewer), ...this.day(q.date) },
+      q.page.limit,
+      q.page.offset,
+    );
+  }
+
+  /** What happened in a repository the viewer can read. */
+  repoFeed(repo: RepoRow, q: FeedQuery) {
+    return store.feed(
+      this.db,
+      { repoId: repo.id, includePrivate: true, ...this.day(q.date) },
+      q.page.limit,
+      q.page.offset,
+    );
+  }
+
+  heatmap(user: UserRow, viewer: Viewer | null): Promise<Heatmap> {
+    const self = viewer !== null && !viewer.publicOnly && (viewer.isAdmin || viewer.id === user.id);
+    const key = `${user.id}:${self}`;
+    const now = Date.now();
+    const cached = this.heatmaps.get(key);
+    if (cached && cached.until > now) return cached.value;
+    if (this.heatmaps.size >= HEATMAP_CACHE_MAX) this.heatmaps.clear();
+    const value = store.heatmap(this.db, user.id, nowUnix() - HEATMAP_SPAN, self);
+    this.heatmaps.set(key, { until: now + HEATMAP_TTL_MS, value });
+    value.catch(() => this.heatmaps.delete(key));
+    return value;
+  }
+}

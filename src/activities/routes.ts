@@ -104,7 +104,8 @@ export function activityRoutes(app: Api, ctx: AppContext): void {
         text = JSON.stringify(heatmap);
         heatmapText.set(heatmap, text);
       }
-      return reply.type('application/json; charset=utf-8').send(text);
+      // Already JSON: Fastify sends a string as it is (the schema documents its shape).
+      return reply.type('application/json; charset=utf-8').send(text as unknown as typeof heatmap);
     },
   );
 

@@ -53,6 +53,7 @@ import { avatarRoutes } from '../users/avatars.js';
 import { userPages } from '../users/pages.js';
 import { repoListPages } from '../repos/pages.js';
 import { mavenRoutes } from '../packages/maven/routes.js';
+import { pypiRoutes } from '../packages/pypi/routes.js';
 
 /** Each domain's API routes, registered under /api/v1. */
 const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
@@ -168,6 +169,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   await app.register(async (scope) => genericRoutes(scope, ctx));
   await app.register(async (scope) => npmRoutes(scope, ctx));
   await app.register(async (scope) => mavenRoutes(scope, ctx));
+  await app.register(async (scope) => pypiRoutes(scope, ctx));
   // The web interface: pages for browsers, on sessions (never accepted by the API above).
   await app.register(cookie);
   await app.register(async (scope) => avatarRoutes(scope));

@@ -136,7 +136,8 @@ export interface MultipartUpload<T> {
 export async function readMultipart<T>(
   request: FastifyRequest,
   field: string,
-  onFile: (filename: string, stream: Readable) => Promise<T>,
+  /** `fields`: the text fields that came before the file. */
+  onFile: (filename: string, stream: Readable, fields: Record<string, string>) => Promise<T>,
 ): Promise<MultipartUpload<T>> {
   const fields: Record<string, string> = {};
   let result: T | undefined;
@@ -151,7 +152,9 @@ export async function readMultipart<T>(
       if (part.fieldname === field && !seen && error === undefined) {
         seen = true;
         try {
-          result = await readingClientStream(part.file, () => onFile(baseName(part.filename), part.file));
+          result = await readingClientStream(part.file, () =>
+            onFile(baseName(part.filename), part.file, fields),
+          );
         } catch (err) {
           error = err;
         }

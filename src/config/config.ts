@@ -117,6 +117,7 @@ export interface Config {
     limitSizeGeneric: number;
     limitSizeNpm: number;
     limitSizeMaven: number;
+    limitSizePypi: number;
   };
   log: {
     level: string;
@@ -426,6 +427,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
       limitSizeGeneric: r.size('packages', 'LIMIT_SIZE_GENERIC', -1),
       limitSizeNpm: r.size('packages', 'LIMIT_SIZE_NPM', -1),
       limitSizeMaven: r.size('packages', 'LIMIT_SIZE_MAVEN', -1),
+      limitSizePypi: r.size('packages', 'LIMIT_SIZE_PYPI', -1),
     },
     log: {
       level: r.oneOf('log', 'LEVEL', 'info', {

@@ -25,7 +25,7 @@ import { hasScope } from '../tokens/scopes.js';
 import type { OwnedResources } from '../users/owned.js';
 import type { UserRow } from '../users/store.js';
 import { UserType, Visibility } from '../users/tables.js';
-import { hashingStream, stopHashWorkers } from './hashing.js';
+import { hashingStream, stopHashWorkers, type Digests } from './hashing.js';
 import * as store from './store.js';
 import type { FileWithBlob, PackageRow, VersionRow } from './store.js';
 
@@ -33,7 +33,7 @@ export type { FileWithBlob, PackageRow, VersionRow, VersionWithPackage } from '.
 export { PropertyRef } from './tables.js';
 
 export const SUBJECT = 'size:assets:packages:all';
-export const PACKAGE_TYPES = ['generic', 'npm', 'maven'] as const;
+export const PACKAGE_TYPES = ['generic', 'npm', 'maven', 'pypi'] as const;
 export type PackageType = (typeof PACKAGE_TYPES)[number];
 
 /** A version as package events carry it (the row may be gone by the time a listener runs). */
@@ -64,6 +64,8 @@ export interface AddFileInput {
   newVersionOnly: boolean;
   /** A file of that name in the version is replaced instead of refused with 409 (Maven SNAPSHOTs). */
   overwrite?: boolean;
+  /** Checks the digests of the stored bytes before anything is kept (a client's checksum). */
+  verify?: (digests: Digests) => void;
   /** Metadata JSON of a new version. */
   metadata?: string;
   /** Runs inside the transaction once the rows exist (format-specific properties). */
@@ -277,6 +279,7 @@ export class PackageService {
     if (creator.is_admin === 1) return -1;
     const l = this.ctx.config.packages;
     if (type === 'maven') return l.limitSizeMaven;
+    if (type === 'pypi') return l.limitSizePypi;
     return type === 'npm' ? l.limitSizeNpm : l.limitSizeGeneric;
   }
 
@@ -334,6 +337,14 @@ export class PackageService {
     }
     const digests = hasher.digests();
     const size = hasher.size;
+    if (input.verify) {
+      try {
+        input.verify(digests);
+      } catch (err) {
+        await this.blobs.delete(tmp).catch(() => undefined);
+        throw err;
+      }
+    }
     const key = blobKey(digests.sha256);
 
     const result = await this.withBlobLock(digests.sha256, async () => {

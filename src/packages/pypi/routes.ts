@@ -1,0 +1,142 @@
+// The PyPI registry at /api/packages/{owner}/pypi: twine's upload (POST /, multipart with the
+// file in `content` after the metadata fields; the file is streamed into the store and its
+// sha256 checked against `sha256_digest`), the simple index of a project (/simple/{name}, PEP 503
+// HTML or PEP 691 JSON by Accept) and file downloads (/files/{name}/{version}/{file}).
+import multipart from '@fastify/multipart';
+import Negotiator from 'negotiator';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../app/context.js';
+import { badRequest, unauthorized } from '../../errors.js';
+import { readMultipart } from '../../attachments/upload.js';
+import { registryScope } from '../registry.js';
+import {
+  PypiService,
+  checkFileName,
+  checkName,
+  checkVersion,
+  metadataOf,
+  normalizeName,
+  simpleHtml,
+  simpleJson,
+} from './service.js';
+
+type Params = Record<string, string>;
+const errorBody = (message: string) => ({ message });
+
+const JSON_TYPE = 'application/vnd.pypi.simple.v1+json';
+const HTML_TYPES = ['application/vnd.pypi.simple.v1+html', 'text/html'];
+
+export function pypiRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const { packages } = ctx;
+  const pypi = new PypiService(ctx);
+
+  void app.register(
+    async (scope) => {
+      registryScope(scope, ctx, errorBody);
+      scope.removeAllContentTypeParsers();
+      await scope.register(multipart, {
+        limits: {
+          // The size limit is enforced while hashing (403; administrators are exempt), not here.
+          fileSize: Infinity,
+          files: 2,
+          fields: 64,
+          parts: 70,
+          fieldSize: 1 << 20,
+        },
+        throwFileSizeLimit: false,
+      });
+      scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+
+      const owner = (request: FastifyRequest, need: 'read' | 'write') =>
+        packages.requireOwner((request.params as Params)['owner'] ?? '', request.packageIdentity, need);
+
+      scope.post('/:owner/pypi', async (request, reply) => {
+        const o = await owner(request, 'write');
+        const identity = request.packageIdentity;
+        if (!identity) throw unauthorized('authentication required');
+        if (!request.isMultipart())
+          throw badRequest('the upload must be multipart/form-data (as twine sends it)');
+        const up = await readMultipart(request, 'content', async (filename, stream, fields) => {
+          const name = (fields['name'] ?? '').trim();
+          const version = (fields['version'] ?? '').trim();
+          const digest = (fields['sha256_digest'] ?? '').trim().toLowerCase();
+          checkName(name);
+          checkVersion(version);
+          checkFileName(filename);
+          if (!/^[0-9a-f]{64}$/.test(digest))
+            throw badRequest('sha256_digest is required: the sha256 of the file');
+          return packages.addFile({
+            owner: o,
+            creator: identity.user,
+            type: 'pypi',
+            name: name.replace(/[-_.]+/g, '-'),
+            version,
+            fileName: filename,
+            data: stream,
+            newVersionOnly: false,
+            metadata: JSON.stringify(metadataOf(fields)),
+            verify: (digests) => {
+              if (digests.sha256 !== digest) {
+                throw badRequest(`the file's sha256 is ${digests.sha256}, not ${digest} (sha256_digest)`);
+              }
+            },
+          });
+        });
+        if (up.error) throw up.error;
+        if (!up.result) throw badRequest("the form field 'content' (the file) is required");
+        return reply.code(201).send();
+      });
+
+      const simple = async (request: FastifyRequest) => {
+        const o = await owner(request, 'read');
+        const name = (request.params as Params)['name'] ?? '';
+        const pkg = await pypi.requireProject(o, name, request.packageIdentity);
+        return { pkg, files: await pypi.indexFiles(o, pkg) };
+      };
+
+      for (const path of ['/:owner/pypi/simple/:name', '/:owner/pypi/simple/:name/']) {
+        scope.get(path, async (request, reply) => {
+          const { pkg, files } = await simple(request);
+          const type = new Negotiator(request).mediaType([JSON_TYPE, ...HTML_TYPES]) ?? 'text/html';
+          reply.header('Vary', 'Accept');
+          if (type === JSON_TYPE)
+            return reply.type(JSON_TYPE).send(JSON.stringify(simpleJson(pkg.name, files)));
+          return reply.type(`${type}; charset=utf-8`).send(simpleHtml(normalizeName(pkg.name), files));
+        });
+      }
+
+      const locate = async (request: FastifyRequest) => {
+        const p = request.params as Params;
+        const o = await owner(request, 'read');
+        const found = await packages.requireVersion(
+          o,
+          'pypi',
+          normalizeName(p['name'] ?? ''),
+          p['version'] ?? '',
+          request.packageIdentity,
+        );
+        return packages.requireFile(found.version.id, p['filename'] ?? '');
+      };
+
+      const fileHeaders = (file: Awaited<ReturnType<typeof locate>>) => ({
+        'content-type': 'application/octet-stream',
+        'content-length': String(file.size),
+        etag: `"${file.hash_sha256}"`,
+        'last-modified': new Date(file.created_unix * 1000).toUTCString(),
+        'content-disposition': `attachment; filename="${file.name}"`,
+      });
+
+      // HEAD before GET, so that Fastify does not derive one from GET (which would count a download).
+      scope.head('/:owner/pypi/files/:name/:version/:filename', async (request, reply) => {
+        const file = await locate(request);
+        return reply.headers(fileHeaders(file)).code(200).send();
+      });
+
+      scope.get('/:owner/pypi/files/:name/:version/:filename', async (request, reply) => {
+        const file = await locate(request);
+        return reply.headers(fileHeaders(file)).send(await packages.open(file));
+      });
+    },
+    { prefix: '/api/packages' },
+  );
+}

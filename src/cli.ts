@@ -67,6 +67,7 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
   ctx.actions.start();
   // Leftovers of interrupted uploads and pushes: swept now, then hourly.
   ctx.sweeper.start();
+  ctx.packageCleanup.start();
   // Where it listens is said at any level but `none`.
   const announce =
     log.isLevelEnabled('info') || log.level === 'silent' ? log : log.child({}, { level: 'info' });

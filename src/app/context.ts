@@ -38,6 +38,7 @@ import { PackageService } from '../packages/service.js';
 import { SessionService } from '../sessions/service.js';
 import { SocialService } from '../social/service.js';
 import { ActivityService } from '../activities/service.js';
+import { PackageCleanup } from '../packages/cleanup/service.js';
 
 /**
  * What domains contribute to shared mechanisms: things an account owns (for deletion and purge),
@@ -89,6 +90,7 @@ export interface AppContext {
   sessions: SessionService;
   social: SocialService;
   activities: ActivityService;
+  packageCleanup: PackageCleanup;
   close(): Promise<void>;
 }
 
@@ -160,6 +162,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     testSweepGraceMs(),
   );
   ctx.packages = new PackageService(ctx);
+  ctx.packageCleanup = new PackageCleanup(ctx, log);
   ctx.sessions = new SessionService(db, users, config.security.secretKey, config.session.lifetime);
   // Background mirror and webhook work (started by `anvil web`) ends before the database closes.
   ctx.recovery.register('merge', (intent) => ctx.pulls.recoverMerge(intent));
@@ -170,6 +173,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     await ctx.artifacts.stop();
     await ctx.actions.stop();
     await ctx.sweeper.stop();
+    await ctx.packageCleanup.stop();
     await ctx.packages.stop();
     await database.close();
   };

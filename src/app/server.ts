@@ -42,6 +42,7 @@ import { pullsRoutes } from '../pulls/routes.js';
 import { actionsRoutes, actionsRunnerRoutes } from '../actions/routes.js';
 import { artifactsRoutes, artifactServiceRoutes } from '../artifacts/routes.js';
 import { packagesRoutes } from '../packages/routes.js';
+import { packageCleanupRoutes } from '../packages/cleanup/routes.js';
 import { socialRoutes } from '../social/routes.js';
 import { activityRoutes } from '../activities/routes.js';
 import { genericRoutes } from '../packages/generic/routes.js';
@@ -79,6 +80,7 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   actionsRoutes,
   artifactsRoutes,
   packagesRoutes,
+  packageCleanupRoutes,
   socialRoutes,
   activityRoutes,
 ];

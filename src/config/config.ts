@@ -119,9 +119,34 @@ export interface Config {
     limitSizeMaven: number;
     limitSizePypi: number;
   };
+  cron: {
+    cleanupPackages: CronTask & {
+      /** Seconds an unreferenced package blob or an unfinished upload is kept ([cron.cleanup_packages] OLDER_THAN). */
+      olderThan: number;
+    };
+  };
   log: {
     level: string;
   };
+}
+
+/** A background task's schedule, in Forgejo's [cron.*] keys. */
+export interface CronTask {
+  enabled: boolean;
+  runAtStart: boolean;
+  schedule: Schedule;
+}
+
+/** `@every 1h` (an interval), or `@hourly`, `@daily`/`@midnight`, `@weekly` (at the start of the UTC unit). */
+export type Schedule = { every: number } | { at: 'hour' | 'day' | 'week' };
+
+/** Milliseconds from `now` to the next run of `schedule`. */
+export function nextRunIn(schedule: Schedule, now = Date.now()): number {
+  if ('every' in schedule) return schedule.every * 1000;
+  const unit = { hour: 3_600_000, day: 86_400_000, week: 7 * 86_400_000 }[schedule.at];
+  // Weeks start on Monday (the epoch was a Thursday).
+  const offset = schedule.at === 'week' ? 4 * 86_400_000 : 0;
+  return unit - ((now - offset) % unit);
 }
 
 export class ConfigError extends Error {
@@ -251,6 +276,27 @@ class Reader {
     if (seconds === null)
       throw new ConfigError(`[${section}] ${key}: "${v}" is not a duration such as 10m or 8h`);
     return seconds;
+  }
+
+  /** A [cron.*] SCHEDULE: `@every <duration>`, `@hourly`, `@daily`, `@midnight` or `@weekly`. */
+  schedule(section: string, key: string, def: Schedule): Schedule {
+    const v = this.get(section, key)?.trim();
+    if (v === undefined || v === '') return def;
+    const named: Record<string, Schedule> = {
+      '@hourly': { at: 'hour' },
+      '@daily': { at: 'day' },
+      '@midnight': { at: 'day' },
+      '@weekly': { at: 'week' },
+    };
+    if (named[v]) return named[v];
+    const every = /^@every\s+(\S+)$/.exec(v);
+    const seconds = every ? parseGoDuration(every[1]!) : null;
+    if (seconds === null || seconds < 60) {
+      throw new ConfigError(
+        `[${section}] ${key}: "${v}" is not a schedule Anvil runs: @every <duration> (1m or more), @hourly, @daily, @midnight or @weekly`,
+      );
+    }
+    return { every: seconds };
   }
 
   /** A byte size ("512", "10 MiB", "1GB") or -1 (unlimited). */
@@ -428,6 +474,14 @@ export function loadConfig(opts: LoadOptions = {}): Config {
       limitSizeNpm: r.size('packages', 'LIMIT_SIZE_NPM', -1),
       limitSizeMaven: r.size('packages', 'LIMIT_SIZE_MAVEN', -1),
       limitSizePypi: r.size('packages', 'LIMIT_SIZE_PYPI', -1),
+    },
+    cron: {
+      cleanupPackages: {
+        enabled: r.bool('cron.cleanup_packages', 'ENABLED', true),
+        runAtStart: r.bool('cron.cleanup_packages', 'RUN_AT_START', true),
+        schedule: r.schedule('cron.cleanup_packages', 'SCHEDULE', { at: 'day' }),
+        olderThan: r.duration('cron.cleanup_packages', 'OLDER_THAN', 24 * 3600),
+      },
     },
     log: {
       level: r.oneOf('log', 'LEVEL', 'info', {

@@ -22,6 +22,7 @@ import type { PackageTables } from '../packages/tables.js';
 import type { SessionTables } from '../sessions/tables.js';
 import type { SocialTables } from '../social/tables.js';
 import type { ActivityTables } from '../activities/tables.js';
+import type { PackageCleanupTables } from '../packages/cleanup/tables.js';
 
 export interface DB
   extends
@@ -47,4 +48,5 @@ export interface DB
     PackageTables,
     SessionTables,
     SocialTables,
-    ActivityTables {}
+    ActivityTables,
+    PackageCleanupTables {}

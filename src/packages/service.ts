@@ -514,6 +514,30 @@ export class PackageService {
     }
   }
 
+  packageById(id: number) {
+    return store.getPackageById(this.db, id);
+  }
+
+  /** Removes a blob row no file names (any more) and its object; whether it did (the cleanup job). */
+  async removeOrphanBlob(id: number, sha256: string): Promise<boolean> {
+    return this.withBlobLock(sha256, async () => {
+      if (!(await store.deleteBlobIfUnreferenced(this.db, id))) return false;
+      await this.blobs.delete(blobKey(sha256)).catch((err: unknown) => {
+        this.ctx.log.error({ err, sha256 }, 'removing a package blob failed');
+      });
+      return true;
+    });
+  }
+
+  /** Removes a package left with no version (the cleanup job); whether it did. */
+  async removeIfEmpty(packageId: number): Promise<boolean> {
+    return transaction(this.db, async (tx) => {
+      if ((await store.countVersions(tx, packageId)) > 0) return false;
+      await store.deletePackage(tx, packageId);
+      return true;
+    });
+  }
+
   async link(pkg: PackageRow, owner: UserRow, repoName: string): Promise<void> {
     const repo = /^[\w.-]{1,255}$/.test(repoName)
       ? await repoStore.getByOwnerAndName(this.db, owner.name, repoName)

@@ -28,6 +28,10 @@ export type VersionWithPackage = VersionRow & {
 
 const CHUNK = 500;
 
+export function getPackageById(q: Q, id: number): Promise<PackageRow | undefined> {
+  return q.selectFrom('package').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 export function getPackage(q: Q, ownerId: number, type: string, lowerName: string) {
   return q
     .selectFrom('package')
@@ -170,6 +174,20 @@ export async function ensureBlob(q: Q, row: Insertable<PackageBlobTable>): Promi
     .onConflict((oc) => oc.column('hash_sha256').doNothing())
     .execute();
   return (await getBlob(q, row.hash_sha256))!;
+}
+
+/** Deletes the blob row if no file names it; whether it did. */
+export async function deleteBlobIfUnreferenced(q: Q, id: number): Promise<boolean> {
+  const r = await q
+    .deleteFrom('package_blob')
+    .where('id', '=', id)
+    .where((eb) =>
+      eb.not(
+        eb.exists(eb.selectFrom('package_file').select('id').whereRef('blob_id', '=', 'package_blob.id')),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
 }
 
 /** Removes the blobs among `ids` that no file names any more; returns their SHA-256s. */

@@ -14,10 +14,12 @@ export function keepAliveClient(url: string): KeepAliveClient {
       new Promise((resolve, reject) => {
         http
           .get(url, { agent, headers }, (res) => {
-            let body = '';
-            res.setEncoding('utf8');
-            res.on('data', (c: string) => (body += c));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+            // Chunks kept as they come and decoded once: a large body makes no string per chunk.
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () =>
+              resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+            );
           })
           .on('error', reject);
       }),

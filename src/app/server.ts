@@ -53,6 +53,7 @@ import { setNotFoundPage } from '../http/errors.js';
 import { avatarRoutes } from '../users/avatars.js';
 import { userPages } from '../users/pages.js';
 import { repoListPages } from '../repos/pages.js';
+import { codePages } from '../repos/code-pages.js';
 import { mavenRoutes } from '../packages/maven/routes.js';
 import { pypiRoutes } from '../packages/pypi/routes.js';
 
@@ -86,7 +87,7 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
 ];
 
 /** Each domain's web pages (server-rendered HTML at Forgejo's URL layout). */
-const webPages: PageRoutes[] = [userPages, repoListPages];
+const webPages: PageRoutes[] = [userPages, repoListPages, codePages];
 
 export interface ServerOptions {
   /** How slowly a request body may arrive (tests shorten them). */

@@ -2,9 +2,6 @@
 // files and archives (streamed), refs, trees, blobs and annotated tags. HTTP only: the rules are in
 // data-service.ts, git in data.ts.
 import { Type, type TSchema } from 'typebox';
-import contentDisposition from 'content-disposition';
-import { fileTypeFromBuffer } from 'file-type';
-import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
@@ -12,6 +9,7 @@ import type { RouteAuth } from '../http/auth.js';
 import { signedIn } from '../http/auth.js';
 import { PageFields, pageOf, sendPage, setPageHeaders } from '../http/pagination.js';
 import * as data from './data.js';
+import { sendArchive, sendEntry } from './serve.js';
 import { GitDataService, MAX_COMMIT_PAGE, type FileChangeInput, type Target } from './data-service.js';
 import { LARGE_BODY_LIMIT } from '../http/limits.js';
 import {
@@ -63,23 +61,6 @@ const CommitOptionsQuery = {
 };
 const Binary = Type.String({ format: 'binary' });
 const NoContent = Type.Null();
-
-/** Content types of raw files as Forgejo serves them: sniffed, never HTML. */
-async function contentTypeOf(head: Buffer): Promise<{ type: string; csp?: string }> {
-  const sniffed = await fileTypeFromBuffer(head);
-  if (sniffed?.mime === 'application/pdf') {
-    return { type: sniffed.mime, csp: "default-src 'none'; style-src 'unsafe-inline'" };
-  }
-  if (sniffed && /^(image|audio|video)\//.test(sniffed.mime)) return { type: sniffed.mime };
-  if (!sniffed && !head.includes(0)) {
-    const text = head.toString('utf8');
-    if (/^\s*(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*(<!DOCTYPE svg[^>]*>\s*)?<svg[\s>]/i.test(text)) {
-      return { type: 'image/svg+xml', csp: "default-src 'none'; style-src 'unsafe-inline'; sandbox" };
-    }
-    return { type: 'text/plain; charset=utf-8' };
-  }
-  return { type: 'application/octet-stream' };
-}
 
 export function gitDataRoutes(app: Api, ctx: AppContext): void {
   const svc = new GitDataService(ctx);
@@ -472,33 +453,7 @@ export function gitDataRoutes(app: Api, ctx: AppContext): void {
   const serveRaw = (media: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
     const t = await open(request);
     const { entry, name } = await svc.rawEntry(t, wild(request), (request.query as { ref?: string }).ref);
-    const lfs = media ? await svc.lfsObjectFor(t, entry) : undefined;
-    const etag = lfs ? `"${lfs.oid}"` : `"${entry.oid}"`;
-    const objectType = entry.mode === '120000' ? 'symlink' : 'file';
-    reply
-      .header('ETag', etag)
-      .header('Cache-Control', 'private, max-age=300')
-      .header('X-Gitea-Object-Type', objectType)
-      .header('X-Forgejo-Object-Type', objectType);
-    if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-    let body: Readable;
-    if (lfs) {
-      body = await svc.openLfs(lfs);
-      reply.raw.once('close', () => body.destroy());
-    } else {
-      const blob = data.streamBlob(t.dir, entry.oid);
-      reply.raw.once('close', blob.kill);
-      body = blob.stdout;
-    }
-    const { head, whole } = await data.peek(body, 4100);
-    const ct = await contentTypeOf(head);
-    if (ct.csp) reply.header('Content-Security-Policy', ct.csp);
-    return reply
-      .header('Content-Type', ct.type)
-      .header('Content-Length', String(lfs ? lfs.size : entry.size))
-      .header('Content-Disposition', contentDisposition(name, { type: 'inline' }))
-      .header('X-Content-Type-Options', 'nosniff')
-      .send(whole);
+    return sendEntry(svc, t, entry, name, media, request, reply);
   };
   const rawSchema = (summary: string) =>
     schema(summary, {
@@ -520,19 +475,8 @@ export function gitDataRoutes(app: Api, ctx: AppContext): void {
     serveRaw(true),
   );
 
-  const serveArchive = async (request: FastifyRequest, reply: FastifyReply) => {
-    const t = await open(request);
-    const a = await svc.archive(t, wild(request));
-    const etag = `"${a.oid}-${a.format}"`;
-    reply.header('ETag', etag);
-    if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-    const archive = data.streamArchive(t.dir, a.oid, a.format, a.prefix);
-    reply.raw.once('close', archive.kill);
-    return reply
-      .header('Content-Type', a.format === 'zip' ? 'application/zip' : 'application/gzip')
-      .header('Content-Disposition', contentDisposition(a.filename))
-      .send(archive.stdout);
-  };
+  const serveArchive = async (request: FastifyRequest, reply: FastifyReply) =>
+    sendArchive(svc, await open(request), wild(request), request, reply);
 
   app.get(
     `${base}/archive/*`,

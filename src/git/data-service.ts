@@ -398,6 +398,53 @@ export class GitDataService {
     return { entry, name: path.posix.basename(p) };
   }
 
+  // For the web pages
+
+  /**
+   * `{kind}/{ref}/{path}` of a web URL (`branch/feature/x/src/a.ts`): the ref (the leading part
+   * that names a branch, tag or commit of that kind) and the path after it; 404 when none does.
+   */
+  async locate(t: Target, kind: string, rest: string): Promise<{ ref: ResolvedRef; path: string }> {
+    if (kind !== 'branch' && kind !== 'tag' && kind !== 'commit') throw notFound(`unknown ref kind [kind: ${kind}]`);
+    if (await this.isEmpty(t)) throw notFound(EMPTY);
+    const hit = rest ? await data.resolveRefPrefix(t.dir, rest) : undefined;
+    if (!hit || hit.ref.kind !== kind) throw notFound(`no ${kind} in the path [path: ${rest}]`);
+    return { ref: hit.ref, path: data.cleanTreePath(hit.rest, 'path') };
+  }
+
+  /** What is at `p` in commit `oid` (undefined: nothing). */
+  entry(t: Target, oid: string, p: string) {
+    return data.entryAt(t.dir, oid, p);
+  }
+
+  /** A directory's entries, directories first, each with the last commit that changed it. */
+  async directory(t: Target, oid: string, p: string) {
+    const entries = await data.listTree(t.dir, oid, p);
+    const names = entries.map((e) => e.path.slice(p ? p.length + 1 : 0));
+    const last = await data.lastCommits(t.dir, oid, p, names);
+    const commits = new Map<string, CommitData>();
+    for (const c of new Set([...last.values()].map((l) => l.oid))) {
+      const cd = await data.getCommit(t.dir, c, false);
+      if (cd) commits.set(c, cd);
+    }
+    return entries
+      .map((e, i) => ({ entry: e, name: names[i]!, last: commits.get(last.get(names[i]!)?.oid ?? '') }))
+      .sort((a, b) =>
+        a.entry.type === b.entry.type ? a.name.localeCompare(b.name) : a.entry.type === 'tree' ? -1 : 1,
+      );
+  }
+
+  /** The bytes of a blob no larger than `max` (undefined when larger). */
+  async readSmall(t: Target, entry: data.TreeEntry, max: number): Promise<Buffer | undefined> {
+    if (entry.size > max) return undefined;
+    return data.readBlob(t.dir, entry.oid);
+  }
+
+  /** A commit's diff (or format-patch text with `patch`) against its first parent. */
+  async diffText(t: Target, oid: string, patch: boolean): Promise<string> {
+    return data.diffText(t.dir, oid, patch);
+  }
+
   /**
    * For /media: the LFS object a small pointer blob stands for, when this repository holds it;
    * undefined when the blob is not such a pointer (it is then served as it is).

@@ -759,6 +759,14 @@ export async function lastCommits(
   return found;
 }
 
+/** A commit's unified diff against its first parent (`git show`), or its `git format-patch` mail. */
+export async function diffText(dir: string, oid: string, patch: boolean): Promise<string> {
+  const args = patch
+    ? ['format-patch', '--stdout', '-1', '--no-signature', '--end-of-options', oid]
+    : ['show', '--format=', '--patch', '--no-color', '--end-of-options', oid];
+  return (await git(args, { gitDir: dir, env: LITERAL })).stdout.toString('utf8');
+}
+
 /** The newest commit from `from` back that changed `p`. */
 export async function lastCommitOf(
   dir: string,

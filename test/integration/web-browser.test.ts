@@ -25,7 +25,10 @@ export async function accessibilityViolations(page: Page): Promise<string[]> {
   });
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}, ${v.nodes.length} nodes)`);
+    .map(
+      (v) =>
+        `${v.id} (${v.impact}, ${v.nodes.length} nodes: ${JSON.stringify(v.nodes.map((n) => (n as { target: unknown }).target))})`,
+    );
 }
 
 describe('web interface in a browser', () => {
@@ -91,6 +94,20 @@ describe('web interface in a browser', () => {
     await page.waitForURL(`${s.url}/browsy/hello`);
     const repo = await s.api<{ full_name: string }>('GET', '/repos/browsy/hello');
     assert.equal(repo.body.full_name, 'browsy/hello');
+
+    // The repository home: files and the README, then the README file itself.
+    assert.match((await page.textContent('main')) ?? '', /README\.md/);
+    assert.deepEqual(await accessibilityViolations(page), []);
+    await screenshots(page, 'repository-home');
+    await page.click('table.files >> text=README.md');
+    await page.waitForURL(`${s.url}/browsy/hello/src/branch/main/README.md`);
+    assert.deepEqual(await accessibilityViolations(page), []);
+    await screenshots(page, 'file');
+    await page.click('text=History');
+    await page.click('ul.commits a.title');
+    assert.match(page.url(), /\/browsy\/hello\/commit\/[0-9a-f]{40}$/);
+    assert.deepEqual(await accessibilityViolations(page), []);
+    await screenshots(page, 'commit');
 
     await page.goto(`${s.url}/browsy`);
     assert.match((await page.textContent('main')) ?? '', /browsy\/hello/);

@@ -1,0 +1,535 @@
+// The web pages inside a repository for its code: the repository home (files of the default
+// branch, README, clone URL), directories and files at a branch, tag or commit (/src/...), raw
+// files and LFS media (/raw/..., /media/...), archives (/archive/{ref}.zip|.tar.gz), history
+// (/commits/...), a commit with its diff (/commit/{sha}, .diff, .patch), branches and tags.
+// Everything goes through GitDataService, whose `open` applies the API's permission checks.
+import path from 'node:path';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { VNode } from 'preact';
+import { GitDataService, type Target } from '../git/data-service.js';
+import type { CommitData, TreeEntry } from '../git/data.js';
+import { sendArchive, sendEntry } from '../git/serve.js';
+import { highlightLines, renderMarkdown } from '../markup/render.js';
+import { Layout, type PageContext } from '../web/layout.js';
+import type { Web } from '../web/plugin.js';
+import { Pager, pageNumber } from '../web/components.js';
+import { notFound } from '../errors.js';
+
+type Params = Record<string, string>;
+/** Files larger than this are not shown inline (a link to the raw file instead). */
+const VIEW_MAX = 1 << 20;
+const IMAGE = /\.(png|jpe?g|gif|webp|avif|bmp|ico)$/i;
+const README = /^readme(\.(md|markdown|txt))?$/i;
+
+const enc = (p: string) => p.split('/').map(encodeURIComponent).join('/');
+const short = (oid: string) => oid.slice(0, 10);
+const firstLine = (m: string) => m.split('\n')[0] ?? '';
+const body = (m: string) => (m.includes('\n') ? m.slice(m.indexOf('\n') + 1).trim() : '');
+
+export function RepoHeader(props: {
+  t: Target;
+  active: 'code' | 'issues' | 'pulls' | 'releases' | 'commits';
+}): VNode {
+  const { t } = props;
+  const base = `/${t.owner.name}/${t.repo.name}`;
+  const tabs = [
+    ['code', 'Code', base],
+    ['commits', 'Commits', `${base}/commits/branch/${enc(t.repo.default_branch)}`],
+    ['issues', 'Issues', `${base}/issues`],
+    ['pulls', 'Pull requests', `${base}/pulls`],
+    ['releases', 'Releases', `${base}/releases`],
+  ] as const;
+  return (
+    <header class="repo-header">
+      <h1>
+        <a href={`/${t.owner.name}`}>{t.owner.name}</a> / <a href={base}>{t.repo.name}</a>
+        {t.repo.is_private ? <span class="pill">Private</span> : null}
+        {t.repo.is_archived ? <span class="pill">Archived</span> : null}
+      </h1>
+      {t.repo.description ? <p class="muted">{t.repo.description}</p> : null}
+      <nav class="tabs" aria-label="Repository">
+        {tabs.map(([key, label, href]) => (
+          <a href={href} aria-current={props.active === key ? 'page' : undefined}>
+            {label}
+          </a>
+        ))}
+      </nav>
+    </header>
+  );
+}
+
+function CloneBox(props: { url: string }): VNode {
+  return (
+    <div class="clone">
+      <label for="clone-url">Clone</label>
+      <input id="clone-url" type="text" readOnly value={props.url} />
+      <button type="button" data-copy="clone-url">
+        Copy
+      </button>
+    </div>
+  );
+}
+
+function Breadcrumbs(props: { base: string; kind: string; refName: string; path: string }): VNode {
+  const parts = props.path ? props.path.split('/') : [];
+  const root = `${props.base}/src/${props.kind}/${enc(props.refName)}`;
+  return (
+    <nav class="crumbs" aria-label="Path">
+      <a href={root}>{props.base.split('/')[2]}</a>
+      {parts.map((p, i) => (
+        <>
+          {' / '}
+          {i === parts.length - 1 ? (
+            <span>{p}</span>
+          ) : (
+            <a href={`${root}/${enc(parts.slice(0, i + 1).join('/'))}`}>{p}</a>
+          )}
+        </>
+      ))}
+    </nav>
+  );
+}
+
+interface DirRow {
+  entry: TreeEntry;
+  name: string;
+  last: CommitData | undefined;
+}
+
+function DirTable(props: {
+  base: string;
+  kind: string;
+  refName: string;
+  dir: string;
+  rows: DirRow[];
+}): VNode {
+  const root = `${props.base}/src/${props.kind}/${enc(props.refName)}`;
+  return (
+    <table class="files">
+      <caption class="sr-only">Files</caption>
+      <tbody>
+        {props.rows.map((r) => {
+          const full = props.dir ? `${props.dir}/${r.name}` : r.name;
+          return (
+            <tr>
+              <td class="name">
+                {r.entry.type === 'commit' ? (
+                  <span>{r.name} (submodule)</span>
+                ) : (
+                  <a href={`${root}/${enc(full)}`}>{r.entry.type === 'tree' ? `${r.name}/` : r.name}</a>
+                )}
+              </td>
+              <td class="msg muted">
+                {r.last ? (
+                  <a href={`${props.base}/commit/${r.last.oid}`}>{firstLine(r.last.message)}</a>
+                ) : null}
+              </td>
+              <td class="when muted">{r.last ? r.last.committer.date.slice(0, 10) : ''}</td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
+function FileView(props: { rawUrl: string; name: string; content: Buffer | undefined; size: number }): VNode {
+  if (IMAGE.test(props.name)) {
+    return (
+      <div class="file-view">
+        <img src={props.rawUrl} alt={props.name} />
+      </div>
+    );
+  }
+  if (!props.content) {
+    return (
+      <p class="empty">
+        This file is too large to show ({props.size} bytes). <a href={props.rawUrl}>View the raw file.</a>
+      </p>
+    );
+  }
+  if (props.content.includes(0)) {
+    return (
+      <p class="empty">
+        Binary file ({props.size} bytes). <a href={props.rawUrl}>Download it.</a>
+      </p>
+    );
+  }
+  const text = props.content.toString('utf8');
+  if (/\.(md|markdown)$/i.test(props.name)) {
+    return <article class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(text) }} />;
+  }
+  const lines = highlightLines(text, props.name);
+  return (
+    <div class="code">
+      <table>
+        <tbody>
+          {lines.map((l, i) => (
+            <tr id={`L${i + 1}`}>
+              <td class="ln">
+                <a href={`#L${i + 1}`}>{i + 1}</a>
+              </td>
+              {/* highlight.js output: the code escaped, wrapped in class-only spans */}
+              <td class="line">
+                <code dangerouslySetInnerHTML={{ __html: l || ' ' }} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** A unified diff split into files and lines. */
+function parseDiff(text: string) {
+  const files: Array<{ name: string; lines: Array<{ kind: 'add' | 'del' | 'ctx' | 'hunk'; text: string }> }> =
+    [];
+  let cur: (typeof files)[number] | undefined;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('diff --git ')) {
+      const m = / b\/(.*)$/.exec(line);
+      cur = { name: m?.[1] ?? line.slice(11), lines: [] };
+      files.push(cur);
+    } else if (!cur || line.startsWith('index ') || line.startsWith('--- ') || line.startsWith('+++ ')) {
+      continue;
+    } else if (line.startsWith('@@')) cur.lines.push({ kind: 'hunk', text: line });
+    else if (line.startsWith('+')) cur.lines.push({ kind: 'add', text: line.slice(1) });
+    else if (line.startsWith('-')) cur.lines.push({ kind: 'del', text: line.slice(1) });
+    else if (line.startsWith(' ')) cur.lines.push({ kind: 'ctx', text: line.slice(1) });
+  }
+  return files;
+}
+
+function DiffView(props: { text: string }): VNode {
+  const files = parseDiff(props.text);
+  return (
+    <div class="diff">
+      {files.map((f) => (
+        <section class="diff-file">
+          <h3>{f.name}</h3>
+          <pre>
+            {f.lines.map((l) => (
+              <div class={`dl ${l.kind}`}>
+                {l.kind === 'add' ? '+' : l.kind === 'del' ? '-' : l.kind === 'ctx' ? ' ' : ''}
+                {l.text}
+              </div>
+            ))}
+          </pre>
+        </section>
+      ))}
+    </div>
+  );
+}
+
+function CommitList(props: { base: string; commits: CommitData[] }): VNode {
+  return (
+    <ul class="list commits">
+      {props.commits.map((c) => (
+        <li>
+          <div>
+            <a class="title" href={`${props.base}/commit/${c.oid}`}>
+              {firstLine(c.message)}
+            </a>
+            <p class="muted">
+              {c.author.name} · {c.committer.date.slice(0, 10)} · <code>{short(c.oid)}</code>
+            </p>
+          </div>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function codePages(app: FastifyInstance, web: Web): void {
+  const { ctx } = web;
+  const svc = new GitDataService(ctx);
+  const open = (request: FastifyRequest) => {
+    const p = request.params as Params;
+    return svc.open(p['owner'] ?? '', p['repo'] ?? '', request.web.viewer, 'read');
+  };
+  const baseOf = (t: Target) => `/${t.owner.name}/${t.repo.name}`;
+  const page = (
+    request: FastifyRequest,
+    t: Target,
+    title: string,
+    active: Parameters<typeof RepoHeader>[0]['active'],
+    body: VNode,
+    wide = false,
+  ): VNode => (
+    <Layout page={web.page(request) as PageContext} title={title} wide={wide}>
+      <RepoHeader t={t} active={active} />
+      {body}
+    </Layout>
+  );
+
+  app.get('/:owner/:repo', async (request, reply) => {
+    const t = await open(request);
+    const base = baseOf(t);
+    const cloneUrl = `${ctx.config.server.rootUrl}${t.owner.name}/${t.repo.name}.git`;
+    const branch = t.repo.default_branch;
+    const head = await svc.entry(t, `refs/heads/${branch}`, '').catch(() => undefined);
+    if (!head) {
+      return web.send(
+        reply,
+        page(
+          request,
+          t,
+          `${t.owner.name}/${t.repo.name}`,
+          'code',
+          <section class="card">
+            <h2>This repository is empty</h2>
+            <CloneBox url={cloneUrl} />
+            <p>Push an existing repository from the command line:</p>
+            <pre>{`git remote add origin ${cloneUrl}\ngit push -u origin ${branch}`}</pre>
+          </section>,
+        ),
+      );
+    }
+    const rows = await svc.directory(t, `refs/heads/${branch}`, '');
+    const readme = rows.find((r) => r.entry.type === 'blob' && README.test(r.name));
+    const readmeBytes = readme ? await svc.readSmall(t, readme.entry, VIEW_MAX) : undefined;
+    return web.send(
+      reply,
+      page(
+        request,
+        t,
+        `${t.owner.name}/${t.repo.name}`,
+        'code',
+        <>
+          <div class="repo-bar">
+            <p>
+              Branch <strong>{branch}</strong> · <a href={`${base}/branches`}>Branches</a> ·{' '}
+              <a href={`${base}/tags`}>Tags</a> · <a href={`${base}/archive/${enc(branch)}.zip`}>ZIP</a> ·{' '}
+              <a href={`${base}/archive/${enc(branch)}.tar.gz`}>TAR.GZ</a>
+            </p>
+            <CloneBox url={cloneUrl} />
+          </div>
+          <DirTable base={base} kind="branch" refName={branch} dir="" rows={rows} />
+          {readme && readmeBytes ? (
+            <section class="card readme">
+              <h2>{readme.name}</h2>
+              {/\.(md|markdown)$/i.test(readme.name) ? (
+                <article
+                  class="markdown"
+                  dangerouslySetInnerHTML={{ __html: renderMarkdown(readmeBytes.toString('utf8')) }}
+                />
+              ) : (
+                <pre>{readmeBytes.toString('utf8')}</pre>
+              )}
+            </section>
+          ) : null}
+        </>,
+      ),
+    );
+  });
+
+  app.get('/:owner/:repo/src/:kind/*', async (request, reply) => {
+    const t = await open(request);
+    const p = request.params as Params;
+    const kind = p['kind'] ?? '';
+    const { ref, path: filePath } = await svc.locate(t, kind, p['*'] ?? '');
+    const base = baseOf(t);
+    const entry = await svc.entry(t, ref.oid, filePath);
+    if (!entry) throw notFound(`file does not exist [path: ${filePath}]`);
+    const title = `${filePath || t.repo.name} at ${ref.kind === 'commit' ? short(ref.name) : ref.name}`;
+    const crumbs = <Breadcrumbs base={base} kind={kind} refName={ref.name} path={filePath} />;
+    if (entry.type === 'tree') {
+      const rows = await svc.directory(t, ref.oid, filePath);
+      return web.send(
+        reply,
+        page(
+          request,
+          t,
+          title,
+          'code',
+          <>
+            {crumbs}
+            <DirTable base={base} kind={kind} refName={ref.name} dir={filePath} rows={rows} />
+          </>,
+        ),
+      );
+    }
+    if (entry.type !== 'blob') throw notFound(`not a file [path: ${filePath}]`);
+    const rawUrl = `${base}/raw/${kind}/${enc(ref.name)}/${enc(filePath)}`;
+    const content = await svc.readSmall(t, entry, VIEW_MAX);
+    return web.send(
+      reply,
+      page(
+        request,
+        t,
+        title,
+        'code',
+        <>
+          {crumbs}
+          <p class="file-bar muted">
+            {entry.size} bytes · <a href={rawUrl}>Raw</a> ·{' '}
+            <a href={`${base}/commits/${kind}/${enc(ref.name)}/${enc(filePath)}`}>History</a>
+          </p>
+          <FileView
+            rawUrl={rawUrl}
+            name={path.posix.basename(filePath)}
+            content={content}
+            size={entry.size}
+          />
+        </>,
+        true,
+      ),
+    );
+  });
+
+  const raw = (media: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const t = await open(request);
+    const p = request.params as Params;
+    const { ref, path: filePath } = await svc.locate(t, p['kind'] ?? '', p['*'] ?? '');
+    const entry = filePath ? await svc.entry(t, ref.oid, filePath) : undefined;
+    if (!entry || entry.type !== 'blob') throw notFound(`file does not exist [path: ${filePath}]`);
+    return sendEntry(svc, t, entry, path.posix.basename(filePath), media, request, reply);
+  };
+  app.get('/:owner/:repo/raw/:kind/*', raw(false));
+  app.get('/:owner/:repo/media/:kind/*', raw(true));
+
+  app.get('/:owner/:repo/archive/*', async (request, reply) =>
+    sendArchive(svc, await open(request), (request.params as Params)['*'] ?? '', request, reply),
+  );
+
+  app.get('/:owner/:repo/commits/:kind/*', async (request, reply) => {
+    const t = await open(request);
+    const p = request.params as Params;
+    const kind = p['kind'] ?? '';
+    const { ref, path: filePath } = await svc.locate(t, kind, p['*'] ?? '');
+    const pageNo = pageNumber((request.query as Params)['page']);
+    const size = ctx.config.api.defaultPagingNum;
+    const [commits, total] = await svc.listCommits(t, {
+      sha: ref.oid,
+      path: filePath || undefined,
+      page: { page: pageNo, limit: size, offset: (pageNo - 1) * size },
+      diff: false,
+    });
+    const base = baseOf(t);
+    return web.send(
+      reply,
+      page(
+        request,
+        t,
+        `Commits of ${ref.name}${filePath ? ` (${filePath})` : ''}`,
+        'commits',
+        <>
+          <h2>
+            Commits <span class="count">{total}</span>
+          </h2>
+          <CommitList base={base} commits={commits} />
+          <Pager
+            path={`${base}/commits/${kind}/${enc(ref.name)}${filePath ? `/${enc(filePath)}` : ''}`}
+            page={pageNo}
+            pageSize={size}
+            total={total}
+          />
+        </>,
+      ),
+    );
+  });
+
+  app.get('/:owner/:repo/commit/:sha', async (request, reply) => {
+    const t = await open(request);
+    let sha = (request.params as Params)['sha'] ?? '';
+    const format = sha.endsWith('.diff') ? 'diff' : sha.endsWith('.patch') ? 'patch' : undefined;
+    if (format) sha = sha.slice(0, -(format.length + 1));
+    const c = await svc.getCommit(t, sha, false);
+    const text = await svc.diffText(t, c.oid, format === 'patch');
+    if (format)
+      return reply.type('text/plain; charset=utf-8').header('X-Content-Type-Options', 'nosniff').send(text);
+    const base = baseOf(t);
+    return web.send(
+      reply,
+      page(
+        request,
+        t,
+        firstLine(c.message),
+        'commits',
+        <>
+          <section class="card commit">
+            <h2>{firstLine(c.message)}</h2>
+            {body(c.message) ? <pre class="commit-body">{body(c.message)}</pre> : null}
+            <p class="muted">
+              {c.author.name} committed {c.committer.date.slice(0, 10)} · <code>{c.oid}</code>
+              {c.parents.map((p) => (
+                <>
+                  {' '}
+                  · parent <a href={`${base}/commit/${p}`}>{short(p)}</a>
+                </>
+              ))}
+            </p>
+            <p>
+              <a href={`${base}/src/commit/${c.oid}`}>Browse files</a> ·{' '}
+              <a href={`${base}/commit/${c.oid}.diff`}>.diff</a> ·{' '}
+              <a href={`${base}/commit/${c.oid}.patch`}>.patch</a>
+            </p>
+          </section>
+          <DiffView text={text} />
+        </>,
+        true,
+      ),
+    );
+  });
+
+  app.get('/:owner/:repo/branches', async (request, reply) => {
+    const t = await open(request);
+    const [branches] = await svc.listBranches(t, { page: 1, limit: 1000, offset: 0 });
+    const base = baseOf(t);
+    return web.send(
+      reply,
+      page(
+        request,
+        t,
+        'Branches',
+        'code',
+        <ul class="list">
+          {branches
+            .map(({ ref, commit }) => ({ name: ref.replace(/^refs\/heads\//, ''), commit }))
+            .map((b) => (
+              <li>
+                <div>
+                  <a class="title" href={`${base}/src/branch/${enc(b.name)}`}>
+                    {b.name}
+                  </a>
+                  {b.name === t.repo.default_branch ? <span class="pill">default</span> : null}
+                  <p class="muted">{firstLine(b.commit.message)}</p>
+                </div>
+              </li>
+            ))}
+        </ul>,
+      ),
+    );
+  });
+
+  app.get('/:owner/:repo/tags', async (request, reply) => {
+    const t = await open(request);
+    const [tags] = await svc.listTags(t, { page: 1, limit: 1000, offset: 0 });
+    const base = baseOf(t);
+    return web.send(
+      reply,
+      page(
+        request,
+        t,
+        'Tags',
+        'code',
+        <ul class="list">
+          {tags.map((tag) => (
+            <li>
+              <div>
+                <a class="title" href={`${base}/src/tag/${enc(tag.name)}`}>
+                  {tag.name}
+                </a>
+                <p class="muted">
+                  <a href={`${base}/archive/${enc(tag.name)}.zip`}>ZIP</a> ·{' '}
+                  <a href={`${base}/archive/${enc(tag.name)}.tar.gz`}>TAR.GZ</a>
+                </p>
+              </div>
+            </li>
+          ))}
+        </ul>,
+      ),
+    );
+  });
+}

@@ -1,0 +1,181 @@
+// The code pages of a repository in the web interface, over HTTP: the home (files, README rendered
+// and sanitized, clone URL), directories and files at branches (with slashes), tags and commits,
+// raw and archive downloads, history, a commit with its diff and .diff/.patch, branches and tags;
+// XSS in file names, branch names, README and commit messages inert; private repositories 404 to
+// outsiders; and the html_url, download_url, zipball/tarball URLs the API hands out answering 200.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { WebClient } from '../helpers/web.js';
+import { GitClient } from '../helpers/git.js';
+
+const XSS = '<img src=x onerror=alert(1)>';
+
+describe('web code pages', () => {
+  let s: TestServer;
+  let alice: { name: string; password: string; token: string };
+  let work: string;
+
+  const client = new GitClient();
+  // Asynchronous: the server runs in this process.
+  const git = (args: string[]) => client.git(args, work);
+
+  before(async () => {
+    s = await startServer();
+    alice = await s.createUser('alice');
+    await s.api('POST', '/user/repos', { token: alice.token, body: { name: 'proj' } });
+    await s.api('POST', '/user/repos', {
+      token: alice.token,
+      body: { name: 'secret', private: true, auto_init: true },
+    });
+    work = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-webcode-'));
+    await git(['init', '-q', '-b', 'main', '.']);
+    fs.writeFileSync(
+      path.join(work, 'README.md'),
+      `# Hello <script>alert(1)</script>\n\nSome **bold** text. [x](javascript:alert(1))\n\n${XSS}\n\n\`\`\`js\nconst a = 1;\n\`\`\`\n`,
+    );
+    fs.mkdirSync(path.join(work, 'src'));
+    fs.writeFileSync(
+      path.join(work, 'src', 'main.ts'),
+      'export const answer: number = 42;\nconsole.log("<b>hi</b>");\n',
+    );
+    fs.writeFileSync(path.join(work, `${'weird<b>'}.txt`), 'x\n');
+    fs.writeFileSync(path.join(work, 'page.html'), '<script>alert(document.cookie)</script>\n');
+    await git(['add', '.']);
+    await git(['commit', '-q', '-m', `First commit ${XSS}`]);
+    await git(['checkout', '-q', '-b', 'feature/deep']);
+    fs.writeFileSync(path.join(work, 'src', 'main.ts'), 'export const answer: number = 43;\n');
+    await git(['commit', '-q', '-am', 'Change the answer']);
+    await git(['checkout', '-q', 'main']);
+    await git(['tag', 'v1.0']);
+    const remote = `http://alice:${alice.token}@127.0.0.1:${new URL(s.url).port}/alice/proj.git`;
+    await git(['push', '-q', remote, 'main', 'feature/deep', 'v1.0']);
+  });
+  after(async () => {
+    await s.close();
+    fs.rmSync(work, { recursive: true, force: true });
+  });
+
+  it('shows the repository home with its files and a sanitized README', async () => {
+    const c = new WebClient(s.url);
+    const home = await c.get('/alice/proj');
+    assert.equal(home.status, 200, home.text);
+    assert.match(home.text, /<title>alice\/proj - Anvil<\/title>/);
+    assert.match(home.text, /href="\/alice\/proj\/src\/branch\/main\/src"/);
+    assert.match(home.text, /value="http:\/\/127\.0\.0\.1:\d+\/alice\/proj\.git"/);
+    assert.match(home.text, /<strong>bold<\/strong>/);
+    assert.match(home.text, /class="hljs language-js"/);
+    assert.doesNotMatch(home.text, /<script>alert/);
+    assert.doesNotMatch(home.text, /<img src="?x"? onerror/);
+    assert.doesNotMatch(home.text, /href="javascript:/);
+    assert.doesNotMatch(home.text, /weird<b>/, 'file names are escaped');
+    assert.match(home.text, /weird&lt;b>\.txt/);
+  });
+
+  it('browses directories and files at branches, tags and commits', async () => {
+    const c = new WebClient(s.url);
+    const dir = await c.get('/alice/proj/src/branch/main/src');
+    assert.equal(dir.status, 200);
+    assert.match(dir.text, /main\.ts/);
+    const file = await c.get('/alice/proj/src/branch/main/src/main.ts');
+    assert.equal(file.status, 200);
+    assert.match(file.text, /id="L1"/);
+    assert.match(file.text, /href="#L2"/);
+    assert.match(file.text, /class="hljs-keyword">export/);
+    assert.doesNotMatch(file.text, /<b>hi<\/b>/, 'code is escaped');
+    const deep = await c.get('/alice/proj/src/branch/feature/deep/src/main.ts');
+    assert.equal(deep.status, 200);
+    assert.match(deep.text, /43/);
+    assert.equal((await c.get('/alice/proj/src/tag/v1.0/src/main.ts')).status, 200);
+    const sha = (await git(['rev-parse', 'main'])).trim();
+    assert.equal((await c.get(`/alice/proj/src/commit/${sha}/README.md`)).status, 200);
+    assert.equal((await c.get('/alice/proj/src/branch/nope/README.md')).status, 404);
+    assert.equal((await c.get('/alice/proj/src/branch/main/nothing.txt')).status, 404);
+    assert.equal((await c.get('/alice/proj/src/bogus/main/README.md')).status, 404);
+  });
+
+  it('serves raw files safely, archives, history, commits with diffs, branches and tags', async () => {
+    const c = new WebClient(s.url);
+    const raw = await c.get('/alice/proj/raw/branch/main/src/main.ts');
+    assert.equal(raw.status, 200);
+    assert.equal(raw.text, 'export const answer: number = 42;\nconsole.log("<b>hi</b>");\n');
+    const html = await fetch(`${s.url}/alice/proj/raw/branch/main/page.html`);
+    assert.doesNotMatch(html.headers.get('content-type') ?? '', /html/);
+    assert.equal(html.headers.get('x-content-type-options'), 'nosniff');
+    const zip = await fetch(`${s.url}/alice/proj/archive/main.zip`);
+    assert.equal(zip.status, 200);
+    assert.equal(
+      Buffer.from(await zip.arrayBuffer())
+        .subarray(0, 2)
+        .toString(),
+      'PK',
+    );
+    assert.equal((await fetch(`${s.url}/alice/proj/archive/v1.0.tar.gz`)).status, 200);
+    const history = await c.get('/alice/proj/commits/branch/feature/deep');
+    assert.equal(history.status, 200);
+    assert.match(history.text, /Change the answer/);
+    assert.doesNotMatch(history.text, /<img src=x onerror/);
+    const sha = (await git(['rev-parse', 'feature/deep'])).trim();
+    const commit = await c.get(`/alice/proj/commit/${sha}`);
+    assert.equal(commit.status, 200);
+    assert.match(commit.text, /class="dl del">-export const answer: number = 42;/);
+    assert.match(commit.text, /class="dl add">\+export const answer: number = 43;/);
+    const diff = await fetch(`${s.url}/alice/proj/commit/${sha}.diff`);
+    assert.match(await diff.text(), /^diff --git a\/src\/main\.ts b\/src\/main\.ts/m);
+    const patch = await fetch(`${s.url}/alice/proj/commit/${sha}.patch`);
+    assert.match(await patch.text(), /^Subject: \[PATCH\] Change the answer/m);
+    assert.match((await c.get('/alice/proj/branches')).text, /feature\/deep/);
+    assert.match((await c.get('/alice/proj/tags')).text, /v1\.0/);
+  });
+
+  it('hides private repositories from outsiders and shows empty ones with instructions', async () => {
+    const anon = new WebClient(s.url);
+    assert.equal((await anon.get('/alice/secret')).status, 404);
+    assert.equal((await anon.get('/alice/secret/src/branch/main/README.md')).status, 404);
+    assert.equal((await fetch(`${s.url}/alice/secret/raw/branch/main/README.md`)).status, 404);
+    assert.equal((await fetch(`${s.url}/alice/secret/archive/main.zip`)).status, 404);
+    const me = new WebClient(s.url);
+    await me.signIn('alice', alice.password);
+    assert.equal((await me.get('/alice/secret')).status, 200);
+    await s.api('POST', '/user/repos', { token: alice.token, body: { name: 'blank' } });
+    const blank = await me.get('/alice/blank');
+    assert.equal(blank.status, 200);
+    assert.match(blank.text, /This repository is empty/);
+    assert.match(blank.text, /git push -u origin main/);
+  });
+
+  it('resolves the html_url and download links the API hands out', async () => {
+    const auth = { token: alice.token };
+    const repo = await s.api<{ html_url: string }>('GET', '/repos/alice/proj', auth);
+    const file = await s.api<{ html_url: string; download_url: string }>(
+      'GET',
+      '/repos/alice/proj/contents/src/main.ts',
+      auth,
+    );
+    const sha = (await git(['rev-parse', 'main'])).trim();
+    const commit = await s.api<{ html_url: string }>('GET', `/repos/alice/proj/git/commits/${sha}`, auth);
+    const tag = await s.api<{ zipball_url: string; tarball_url: string }>(
+      'GET',
+      '/repos/alice/proj/tags/v1.0',
+      auth,
+    );
+    const branch = await s.api<{ commit: { url: string } }>('GET', '/repos/alice/proj/branches/main', auth);
+    const urls = [
+      repo.body.html_url,
+      file.body.html_url,
+      file.body.download_url,
+      commit.body.html_url,
+      tag.body.zipball_url,
+      tag.body.tarball_url,
+      branch.body.commit.url,
+    ];
+    for (const url of urls) {
+      assert.ok(url, 'the API gives the link');
+      const r = await fetch(url);
+      assert.equal(r.status, 200, url);
+    }
+  });
+});

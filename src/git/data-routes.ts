@@ -8,7 +8,6 @@ import type { Api } from '../http/types.js';
 import type { RouteAuth } from '../http/auth.js';
 import { signedIn } from '../http/auth.js';
 import { PageFields, pageOf, sendPage, setPageHeaders } from '../http/pagination.js';
-import * as data from './data.js';
 import { sendArchive, sendEntry } from './serve.js';
 import { GitDataService, MAX_COMMIT_PAGE, type FileChangeInput, type Target } from './data-service.js';
 import { LARGE_BODY_LIMIT } from '../http/limits.js';

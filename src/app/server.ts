@@ -54,6 +54,7 @@ import { avatarRoutes } from '../users/avatars.js';
 import { userPages } from '../users/pages.js';
 import { repoListPages } from '../repos/pages.js';
 import { codePages } from '../repos/code-pages.js';
+import { releasePages } from '../releases/pages.js';
 import { mavenRoutes } from '../packages/maven/routes.js';
 import { pypiRoutes } from '../packages/pypi/routes.js';
 
@@ -87,7 +88,7 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
 ];
 
 /** Each domain's web pages (server-rendered HTML at Forgejo's URL layout). */
-const webPages: PageRoutes[] = [userPages, repoListPages, codePages];
+const webPages: PageRoutes[] = [userPages, repoListPages, codePages, releasePages];
 
 export interface ServerOptions {
   /** How slowly a request body may arrive (tests shorten them). */

@@ -27,7 +27,7 @@ const firstLine = (m: string) => m.split('\n')[0] ?? '';
 const body = (m: string) => (m.includes('\n') ? m.slice(m.indexOf('\n') + 1).trim() : '');
 
 export function RepoHeader(props: {
-  t: Target;
+  t: Pick<Target, 'owner' | 'repo'>;
   active: 'code' | 'issues' | 'pulls' | 'releases' | 'commits';
 }): VNode {
   const { t } = props;

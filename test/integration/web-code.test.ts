@@ -147,6 +147,51 @@ describe('web code pages', () => {
     assert.match(blank.text, /git push -u origin main/);
   });
 
+  it('shows releases with rendered notes and downloadable assets', async () => {
+    const rel = await s.api<{ id: number; html_url: string; tarball_url: string; zipball_url: string }>(
+      'POST',
+      '/repos/alice/proj/releases',
+      {
+        token: alice.token,
+        body: { tag_name: 'v1.0', name: 'First <script>x</script>', body: `Notes with **bold** ${XSS}` },
+      },
+    );
+    assert.equal(rel.status, 201, rel.text);
+    const form = new FormData();
+    form.set('attachment', new Blob([Buffer.from('asset bytes') as Buffer<ArrayBuffer>]), 'tool.bin');
+    const up = await fetch(`${s.url}/api/v1/repos/alice/proj/releases/${rel.body.id}/assets`, {
+      method: 'POST',
+      body: form,
+      headers: { authorization: `token ${alice.token}` },
+    });
+    assert.equal(up.status, 201, await up.clone().text());
+    const asset = (await up.json()) as { browser_download_url: string };
+
+    const c = new WebClient(s.url);
+    const list = await c.get('/alice/proj/releases');
+    assert.equal(list.status, 200);
+    assert.match(list.text, /<strong>bold<\/strong>/);
+    assert.doesNotMatch(list.text, /<script>x/);
+    assert.doesNotMatch(list.text, /<img src="?x"? onerror/);
+    assert.match(list.text, /tool\.bin/);
+    for (const url of [
+      rel.body.html_url,
+      rel.body.tarball_url,
+      rel.body.zipball_url,
+      asset.browser_download_url,
+    ]) {
+      assert.equal((await fetch(url)).status, 200, url);
+    }
+    const latest = await c.get('/alice/proj/releases/latest');
+    assert.equal(latest.status, 303);
+    assert.equal(latest.location, '/alice/proj/releases/tag/v1.0');
+    const dl = await fetch(`${s.url}/alice/proj/releases/download/v1.0/tool.bin`);
+    assert.equal(dl.status, 200);
+    assert.equal(await dl.text(), 'asset bytes');
+    assert.equal((await fetch(`${s.url}/alice/proj/releases/download/v1.0/nope.bin`)).status, 404);
+    assert.equal((await c.get('/alice/proj/releases/tag/v9')).status, 404);
+  });
+
   it('resolves the html_url and download links the API hands out', async () => {
     const auth = { token: alice.token };
     const repo = await s.api<{ html_url: string }>('GET', '/repos/alice/proj', auth);

@@ -405,7 +405,8 @@ export class GitDataService {
    * that names a branch, tag or commit of that kind) and the path after it; 404 when none does.
    */
   async locate(t: Target, kind: string, rest: string): Promise<{ ref: ResolvedRef; path: string }> {
-    if (kind !== 'branch' && kind !== 'tag' && kind !== 'commit') throw notFound(`unknown ref kind [kind: ${kind}]`);
+    if (kind !== 'branch' && kind !== 'tag' && kind !== 'commit')
+      throw notFound(`unknown ref kind [kind: ${kind}]`);
     if (await this.isEmpty(t)) throw notFound(EMPTY);
     const hit = rest ? await data.resolveRefPrefix(t.dir, rest) : undefined;
     if (!hit || hit.ref.kind !== kind) throw notFound(`no ${kind} in the path [path: ${rest}]`);

@@ -55,6 +55,7 @@ import { userPages } from '../users/pages.js';
 import { repoListPages } from '../repos/pages.js';
 import { codePages } from '../repos/code-pages.js';
 import { releasePages } from '../releases/pages.js';
+import { issuePages } from '../issues/pages.js';
 import { mavenRoutes } from '../packages/maven/routes.js';
 import { pypiRoutes } from '../packages/pypi/routes.js';
 
@@ -88,7 +89,7 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
 ];
 
 /** Each domain's web pages (server-rendered HTML at Forgejo's URL layout). */
-const webPages: PageRoutes[] = [userPages, repoListPages, codePages, releasePages];
+const webPages: PageRoutes[] = [userPages, repoListPages, codePages, releasePages, issuePages];
 
 export interface ServerOptions {
   /** How slowly a request body may arrive (tests shorten them). */

@@ -1,0 +1,118 @@
+// Issue and pull request pages in the web interface, over HTTP: lists (open/closed, search),
+// an issue with its text and comments rendered and sanitized, a pull request page, numbers under
+// the wrong list redirected, private repositories and turned-off units hidden, and the html_url
+// of issues, comments and pull requests answering 200.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { WebClient } from '../helpers/web.js';
+
+const XSS = '<img src=x onerror=alert(1)>';
+
+describe('web issue pages', () => {
+  let s: TestServer;
+  let alice: { name: string; password: string; token: string };
+  let bob: { name: string; token: string };
+
+  before(async () => {
+    s = await startServer();
+    alice = await s.createUser('alice');
+    bob = await s.createUser('bob');
+    await s.api('POST', '/user/repos', { token: alice.token, body: { name: 'proj', auto_init: true } });
+    await s.api('POST', '/user/repos', {
+      token: alice.token,
+      body: { name: 'secret', private: true, auto_init: true },
+    });
+  });
+  after(async () => s.close());
+
+  it('lists issues by state and search, and shows one with its comments', async () => {
+    const first = await s.api<{ number: number; html_url: string }>('POST', '/repos/alice/proj/issues', {
+      token: alice.token,
+      body: { title: `Broken ${XSS}`, body: `It **fails** <script>alert(1)</script>` },
+    });
+    const comment = await s.api<{ html_url: string }>(
+      'POST',
+      `/repos/alice/proj/issues/${first.body.number}/comments`,
+      {
+        token: bob.token,
+        body: { body: `Me too ${XSS} [link](javascript:alert(1))` },
+      },
+    );
+    const second = await s.api<{ number: number }>('POST', '/repos/alice/proj/issues', {
+      token: alice.token,
+      body: { title: 'Old one' },
+    });
+    await s.api('PATCH', `/repos/alice/proj/issues/${second.body.number}`, {
+      token: alice.token,
+      body: { state: 'closed' },
+    });
+
+    const c = new WebClient(s.url);
+    const open = await c.get('/alice/proj/issues');
+    assert.equal(open.status, 200);
+    assert.match(open.text, /Broken &lt;img src=x onerror=alert\(1\)>/);
+    assert.doesNotMatch(open.text, /Old one/);
+    const closed = await c.get('/alice/proj/issues?state=closed');
+    assert.match(closed.text, /Old one/);
+    assert.doesNotMatch(closed.text, /Broken/);
+    assert.doesNotMatch((await c.get('/alice/proj/issues?q=nothing-like-this')).text, /Broken/);
+    assert.match((await c.get('/alice/proj/issues?q=Broken')).text, /Broken/);
+
+    const page = await c.get(`/alice/proj/issues/${first.body.number}`);
+    assert.equal(page.status, 200);
+    assert.match(page.text, /<strong>fails<\/strong>/);
+    assert.match(page.text, /Me too/);
+    assert.doesNotMatch(page.text, /<script>alert/);
+    assert.doesNotMatch(page.text, /<img src="?x"? onerror/);
+    assert.doesNotMatch(page.text, /href="javascript:/);
+    for (const url of [first.body.html_url, comment.body.html_url.split('#')[0]!]) {
+      assert.equal((await fetch(url)).status, 200, url);
+    }
+    assert.equal((await c.get('/alice/proj/issues/999')).status, 404);
+    assert.equal((await c.get('/alice/proj/issues/abc')).status, 404);
+  });
+
+  it('shows pull requests, and sends a number to the list it belongs to', async () => {
+    const file = await s.api('POST', '/repos/alice/proj/contents/feature.txt', {
+      token: alice.token,
+      body: {
+        content: Buffer.from('new').toString('base64'),
+        message: 'Add a feature',
+        new_branch: 'feature',
+      },
+    });
+    assert.equal(file.status, 201, file.text);
+    const pr = await s.api<{ number: number; html_url: string }>('POST', '/repos/alice/proj/pulls', {
+      token: alice.token,
+      body: { title: 'Add the feature', head: 'feature', base: 'main', body: 'Please *merge*' },
+    });
+    assert.equal(pr.status, 201, pr.text);
+    const c = new WebClient(s.url);
+    assert.equal((await fetch(pr.body.html_url)).status, 200);
+    const list = await c.get('/alice/proj/pulls');
+    assert.match(list.text, /Add the feature/);
+    assert.doesNotMatch(list.text, /Broken/);
+    const page = await c.get(`/alice/proj/pulls/${pr.body.number}`);
+    assert.match(page.text, /<em>merge<\/em>/);
+    const wrong = await c.get(`/alice/proj/issues/${pr.body.number}`);
+    assert.equal(wrong.status, 303);
+    assert.equal(wrong.location, `/alice/proj/pulls/${pr.body.number}`);
+  });
+
+  it('hides private repositories and turned-off issues', async () => {
+    const issue = await s.api<{ number: number }>('POST', '/repos/alice/secret/issues', {
+      token: alice.token,
+      body: { title: 'Hidden plans' },
+    });
+    const anon = new WebClient(s.url);
+    assert.equal((await anon.get('/alice/secret/issues')).status, 404);
+    assert.equal((await anon.get(`/alice/secret/issues/${issue.body.number}`)).status, 404);
+    const me = new WebClient(s.url);
+    await me.signIn('alice', alice.password);
+    assert.match((await me.get(`/alice/secret/issues/${issue.body.number}`)).text, /Hidden plans/);
+    await s.api('PATCH', '/repos/alice/proj', { token: alice.token, body: { has_issues: false } });
+    assert.equal((await anon.get('/alice/proj/issues')).status, 404);
+    assert.equal((await anon.get('/alice/proj/issues/1')).status, 404);
+  });
+});

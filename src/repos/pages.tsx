@@ -1,7 +1,7 @@
 // The web pages of repositories as lists and forms: the home page (explore for visitors, a
 // dashboard for the signed-in), /explore/repos, creating a repository, and owner profiles with
 // their repositories. The pages inside a repository are in repos/code-pages.tsx.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { AppError } from '../errors.js';
 import { CsrfField, Field, Layout, type PageContext } from '../web/layout.js';
@@ -231,6 +231,21 @@ export function repoListPages(app: FastifyInstance, web: Web): void {
     return { items: await withOwners(rows), total, pageNo, keyword };
   }
 
+  async function explorePage(request: FastifyRequest, reply: FastifyReply) {
+    const r = await explore(request);
+    return web.send(
+      reply,
+      <ExplorePage
+        page={web.page(request)}
+        items={r.items}
+        total={r.total}
+        pageNo={r.pageNo}
+        pageSize={pageSize}
+        q={r.keyword}
+      />,
+    );
+  }
+
   app.get('/', async (request, reply) => {
     const user = request.web.user;
     if (user) {
@@ -244,33 +259,11 @@ export function repoListPages(app: FastifyInstance, web: Web): void {
         <Dashboard page={web.page(request)} user={user} items={await withOwners(rows)} total={total} />,
       );
     }
-    const r = await explore(request);
-    return web.send(
-      reply,
-      <ExplorePage
-        page={web.page(request)}
-        items={r.items}
-        total={r.total}
-        pageNo={r.pageNo}
-        pageSize={pageSize}
-        q={r.keyword}
-      />,
-    );
+    return explorePage(request, reply);
   });
 
   app.get('/explore/repos', async (request, reply) => {
-    const r = await explore(request);
-    return web.send(
-      reply,
-      <ExplorePage
-        page={web.page(request)}
-        items={r.items}
-        total={r.total}
-        pageNo={r.pageNo}
-        pageSize={pageSize}
-        q={r.keyword}
-      />,
-    );
+    return explorePage(request, reply);
   });
 
   /** The accounts a user may create repositories for: themself and organizations that allow it. */

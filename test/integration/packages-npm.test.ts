@@ -6,8 +6,10 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 interface Packument {
@@ -162,6 +164,70 @@ describe('npm package registry (npm client)', () => {
     const index = fs.readFileSync(path.join(dir, 'node_modules', '@s', 'hello', 'index.js'), 'utf8');
     assert.match(index, /@s\/hello@1\.0\.0/);
     assert.ok(fs.existsSync(path.join(dir, 'node_modules', 'plainpkg', 'package.json')));
+  });
+
+  it('serves the abbreviated packument npm install asks for, gzipped and revalidated by ETag', async () => {
+    const url = `${registry}@s%2fhello`;
+    const get = (headers: Record<string, string>) =>
+      new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        http
+          .get(url, { headers: { authorization: `Bearer ${u.token}`, ...headers } }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () =>
+              resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+            );
+          })
+          .on('error', reject);
+      });
+    const corgi = 'application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8, */*';
+    const short = await get({ accept: corgi, 'accept-encoding': 'gzip,deflate' });
+    assert.equal(short.status, 200);
+    assert.equal(short.headers['content-type'], 'application/vnd.npm.install-v1+json');
+    assert.equal(short.headers['content-encoding'], 'gzip');
+    assert.match(short.headers['vary'] ?? '', /Accept-Encoding/);
+    const doc = JSON.parse(zlib.gunzipSync(short.body).toString('utf8')) as {
+      name: string;
+      modified: string;
+      'dist-tags': Record<string, string>;
+      versions: Record<string, Record<string, unknown>>;
+    };
+    assert.equal(doc.name, '@s/hello');
+    assert.deepEqual(doc['dist-tags'], { latest: '1.0.0' });
+    assert.ok(!Number.isNaN(Date.parse(doc.modified)));
+    const v = doc.versions['1.0.0']!;
+    assert.equal(v['version'], '1.0.0');
+    assert.match((v['dist'] as { integrity: string }).integrity, /^sha512-/);
+    // Only what installing needs: no description, readme or main.
+    assert.equal(v['description'], undefined);
+    assert.equal(v['main'], undefined);
+
+    // The full document, uncompressed, for a client asking for JSON only.
+    const full = await get({ accept: 'application/json' });
+    assert.equal(full.status, 200);
+    assert.equal(full.headers['content-encoding'], undefined);
+    assert.equal((JSON.parse(full.body.toString('utf8')) as Packument).description, 'the @s/hello package');
+    assert.notEqual(full.headers['etag'], short.headers['etag']);
+
+    // Revalidation: the same ETag answers 304 with no body, whatever the encoding asked for.
+    const again = await get({ accept: corgi, 'if-none-match': short.headers['etag']! });
+    assert.equal(again.status, 304);
+    assert.equal(again.body.length, 0);
+    // A new version changes the ETag.
+    const r = await npm(['publish'], project('@s/hello', '1.0.1'));
+    assert.equal(r.code, 0, r.stderr);
+    const after = await get({ accept: corgi, 'if-none-match': short.headers['etag']! });
+    assert.equal(after.status, 200);
+    assert.notEqual(after.headers['etag'], short.headers['etag']);
+    assert.deepEqual(Object.keys((JSON.parse(after.body.toString('utf8')) as typeof doc).versions).sort(), [
+      '1.0.0',
+      '1.0.1',
+    ]);
+    // Removed again: the later tests expect one version.
+    // npm re-points `latest` at the highest version left when it unpublishes the latest one.
+    const del = await npm(['unpublish', '@s/hello@1.0.1'], home);
+    assert.equal(del.code, 0, del.stderr);
+    assert.deepEqual((await packument('@s/hello')).body['dist-tags'], { latest: '1.0.0' });
   });
 
   it('adds, lists and removes dist-tags', async () => {

@@ -12,6 +12,7 @@ type Params = Record<string, string | undefined>;
 type Handler = (request: FastifyRequest, reply: FastifyReply, name: string) => Promise<unknown>;
 
 const errorBody = (message: string) => ({ error: message });
+const ABBREVIATED_TYPE = 'application/vnd.npm.install-v1+json';
 
 /** The package name of a request: `name`, or `scope/name` when the scope came as its own segment. */
 function nameOf(p: Params): string {
@@ -87,7 +88,22 @@ export function npmRoutes(app: FastifyInstance, ctx: AppContext): void {
       both('GET', '', '', async (request, reply, name) => {
         const o = await owner(request, 'read');
         const pkg = await npm.requirePackage(o, name, request.packageIdentity);
-        return reply.type('application/json; charset=utf-8').send(await npm.packumentJson(o, pkg));
+        // `npm install` asks for the abbreviated document, and for gzip; other clients, the
+        // full JSON. Revalidation by ETag spares sending it again.
+        const accept = request.headers.accept ?? '';
+        const form = accept.includes(ABBREVIATED_TYPE) ? 'abbreviated' : 'full';
+        const gzipped = /\bgzip\b/.test(request.headers['accept-encoding'] ?? '');
+        const { body, etag } = await npm.packumentBody(o, pkg, form, gzipped);
+        reply
+          .header('etag', etag)
+          .header('vary', 'Accept, Accept-Encoding')
+          .header('cache-control', 'no-cache');
+        const match = request.headers['if-none-match'];
+        if (match && match.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) {
+          return reply.code(304).send();
+        }
+        if (gzipped) reply.header('content-encoding', 'gzip');
+        return reply.type(form === 'full' ? 'application/json; charset=utf-8' : ABBREVIATED_TYPE).send(body);
       });
 
       both(
@@ -122,8 +138,8 @@ export function npmRoutes(app: FastifyInstance, ctx: AppContext): void {
           .send(await packages.open(file));
       });
 
-      // Unpublishing one version: npm first PUTs the packument without it (accepted, changes
-      // nothing, as in Forgejo), then deletes the tarball.
+      // Unpublishing one version: npm first PUTs the packument without it, its dist-tags moved
+      // off that version (`latest` to the highest one left), then deletes the tarball.
       both('DELETE', '', '/-/:version/:filename/-rev/:rev', async (request, _reply, name) => {
         const p = request.params as Params;
         const o = await owner(request, 'write');
@@ -144,7 +160,8 @@ export function npmRoutes(app: FastifyInstance, ctx: AppContext): void {
         '/-rev/:rev',
         async (request, _reply, name) => {
           const o = await owner(request, 'write');
-          await npm.requirePackage(o, name, request.packageIdentity);
+          const pkg = await npm.requirePackage(o, name, request.packageIdentity);
+          await npm.retag(pkg, request.body);
           return { ok: true };
         },
         { bodyLimit: publishBodyLimit },

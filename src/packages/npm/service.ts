@@ -3,6 +3,8 @@
 // tag), deprecation, unpublishing and search. Versions are refused when they exist (409).
 import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
 import type { AppContext } from '../../app/context.js';
 import type { Identity } from '../../auth/identity.js';
 import { isoTime } from '../../http/format.js';
@@ -33,27 +35,77 @@ const obj = (v: unknown): Json | undefined =>
 
 /** Rendered packuments kept (see packumentJson). */
 const PACKUMENT_MAX = 200;
+/** The fields of a version in the abbreviated ("corgi") packument `npm install` asks for. */
+const ABBREVIATED = [
+  'name',
+  'version',
+  'deprecated',
+  'dependencies',
+  'optionalDependencies',
+  'devDependencies',
+  'bundleDependencies',
+  'peerDependencies',
+  'peerDependenciesMeta',
+  'acceptDependencies',
+  'bin',
+  'directories',
+  'dist',
+  'engines',
+  '_hasShrinkwrap',
+  'hasInstallScript',
+  'cpu',
+  'os',
+  'funding',
+] as const;
+const gzip = promisify(zlib.gzip);
+
+/** A packument's two forms: the full document, and the abbreviated one of `npm install`. */
+export type PackumentForm = 'full' | 'abbreviated';
+
+interface Rendered {
+  revision: number;
+  /** The full document's text: the abbreviated form and compressed bodies are made from it. */
+  full: string;
+  bodies: Map<string, Promise<Buffer>>;
+}
 
 export class NpmService {
-  private readonly rendered = new Map<string, { revision: number; body: Buffer }>();
+  private readonly rendered = new Map<string, Rendered>();
 
   constructor(private readonly ctx: AppContext) {}
 
   /**
-   * The packument as JSON text. A package with many versions costs milliseconds to render, and
-   * `npm install` asks for it often: the text is reused while the package's revision (raised in
-   * the transaction of every change to its versions, files or tags, whichever process makes it)
-   * and its owner's name stay the same.
+   * A packument's body in the form asked for, gzip-compressed or not, with the ETag it is sent
+   * under. A package with many versions costs milliseconds to render, and `npm install` asks for
+   * it often: the bodies are kept while the package's revision (raised in the transaction of every
+   * change to its versions, files or tags, whichever process makes it) and its owner's name stay
+   * the same; each form and encoding is made once, on first demand.
    */
-  async packumentJson(owner: UserRow, pkg: PackageRow): Promise<Buffer> {
+  async packumentBody(
+    owner: UserRow,
+    pkg: PackageRow,
+    form: PackumentForm,
+    gzipped: boolean,
+  ): Promise<{ body: Buffer; etag: string }> {
     const key = `${pkg.id}:${owner.name}`;
-    const hit = this.rendered.get(key);
-    if (hit && hit.revision === Number(pkg.revision)) return hit.body;
-    // Kept encoded: sending it then allocates nothing per request.
-    const body = Buffer.from(await this.packument(owner, pkg));
-    if (this.rendered.size >= PACKUMENT_MAX) this.rendered.clear();
-    this.rendered.set(key, { revision: Number(pkg.revision), body });
-    return body;
+    const revision = Number(pkg.revision);
+    let hit = this.rendered.get(key);
+    if (!hit || hit.revision !== revision) {
+      hit = { revision, full: await this.packument(owner, pkg), bodies: new Map() };
+      if (this.rendered.size >= PACKUMENT_MAX) this.rendered.clear();
+      this.rendered.set(key, hit);
+    }
+    const variant = `${form}${gzipped ? '.gz' : ''}`;
+    let body = hit.bodies.get(variant);
+    if (!body) {
+      const text = form === 'full' ? hit.full : abbreviate(hit.full);
+      // Kept encoded: sending it then allocates nothing per request.
+      body = gzipped ? gzip(text, { level: 6 }) : Promise.resolve(Buffer.from(text));
+      hit.bodies.set(variant, body);
+      body.catch(() => hit.bodies.delete(variant));
+    }
+    // The ETag names the content, not its encoding: a cached body of either encoding revalidates.
+    return { body: await body, etag: `"${pkg.id}-${revision}-${form === 'full' ? 'f' : 'a'}"` };
   }
 
   private get packages() {
@@ -196,6 +248,26 @@ export class NpmService {
     await this.packages.update(pkg, (tx) => this.setTagIn(tx, pkg, v, tag));
   }
 
+  /**
+   * The dist-tags of a packument npm PUTs back (when it unpublishes a version): every tag naming
+   * a version that exists is set to it; versions and other fields of the document change nothing.
+   */
+  async retag(pkg: PackageRow, body: unknown): Promise<void> {
+    const wanted = obj(obj(body)?.['dist-tags']);
+    if (!wanted) return;
+    const rows = await this.packages.versionsOf(pkg);
+    const current = await this.distTags(pkg, rows);
+    const moves: Array<[VersionRow, string]> = [];
+    for (const [tag, version] of Object.entries(wanted)) {
+      const v = rows.find((r) => r.version === version);
+      if (v && current[tag] !== version && !isSemver(tag) && /^[\w.-]+$/.test(tag)) moves.push([v, tag]);
+    }
+    if (moves.length === 0) return;
+    await this.packages.update(pkg, async (tx) => {
+      for (const [v, tag] of moves) await this.setTagIn(tx, pkg, v, tag);
+    });
+  }
+
   async deleteTag(pkg: PackageRow, tag: string): Promise<void> {
     const rows = await this.packages.versionsOf(pkg);
     await this.packages.update(pkg, (tx) =>
@@ -290,4 +362,26 @@ export class NpmService {
   requirePackage(owner: UserRow, name: string, identity: Identity | null) {
     return this.packages.requirePackage(owner, 'npm', name, identity);
   }
+}
+
+/**
+ * The abbreviated packument of a full one (npm's "corgi" document): name, modified time, dist-tags
+ * and, per version, only what installing it needs.
+ */
+export function abbreviate(fullText: string): string {
+  const full = JSON.parse(fullText) as Json;
+  const versions: Json = {};
+  for (const [v, meta] of Object.entries(obj(full['versions']) ?? {})) {
+    const m = obj(meta) ?? {};
+    const out: Json = {};
+    for (const field of ABBREVIATED) if (m[field] !== undefined) out[field] = m[field];
+    versions[v] = out;
+  }
+  const time = obj(full['time']) ?? {};
+  return JSON.stringify({
+    name: full['name'],
+    modified: time['modified'] ?? new Date(0).toISOString(),
+    'dist-tags': full['dist-tags'] ?? {},
+    versions,
+  });
 }

@@ -49,6 +49,11 @@ export function botRow(): UserRow {
     num_followers: 0,
     num_following: 0,
     num_stars: 0,
+    keep_activity_private: 0,
+    keep_pronouns_private: 0,
+    theme: '',
+    diff_view_style: '',
+    enable_repo_unit_hints: 1,
   };
 }
 

@@ -137,6 +137,8 @@ export class ActivityService {
   /** What `user` did and what happened in their repositories (only what they did: `onlyPerformedBy`). */
   userFeed(user: UserRow, viewer: Viewer | null, onlyPerformedBy: boolean, q: FeedQuery) {
     const self = viewer !== null && !viewer.publicOnly && (viewer.isAdmin || viewer.id === user.id);
+    // A user who hides their activity (settings: hide_activity) shows none to others, as in Forgejo.
+    if (user.keep_activity_private && !self) return Promise.resolve<[store.ActionRow[], number]>([[], 0]);
     return store.feed(
       this.db,
       {
@@ -182,6 +184,7 @@ export class ActivityService {
 
   heatmap(user: UserRow, viewer: Viewer | null): Promise<Heatmap> {
     const self = viewer !== null && !viewer.publicOnly && (viewer.isAdmin || viewer.id === user.id);
+    if (user.keep_activity_private && !self) return Promise.resolve([]);
     const key = `${user.id}:${self}`;
     const now = Date.now();
     const cached = this.heatmaps.get(key);

@@ -6,7 +6,20 @@ import { signedIn, signedViewer } from '../http/auth.js';
 import { PageFields, pageOf, sendPage } from '../http/pagination.js';
 import { notFound } from '../errors.js';
 import { UserType } from './tables.js';
-import { CreateUserOption, EditUserOption, User, UserSearchResults, toUserJson } from './schemas.js';
+import {
+  CreateEmailOption,
+  CreateUserOption,
+  DeleteEmailOption,
+  EditUserOption,
+  Email,
+  User,
+  UserSearchResults,
+  UserSettings,
+  UserSettingsOptions,
+  toEmailJson,
+  toUserJson,
+  toUserSettings,
+} from './schemas.js';
 
 const UsernameParams = Type.Object({ username: Type.String() });
 
@@ -24,6 +37,107 @@ export function userRoutes(app: Api, ctx: AppContext): void {
       config: { auth: { scope: 'user', require: 'signed' } },
     },
     async (request) => toUserJson(signedIn(request).user, { rootUrl, viewer: signedViewer(request) }),
+  );
+
+  app.get(
+    '/user/settings',
+    {
+      schema: {
+        tags: ['user'],
+        operationId: 'getUserSettings',
+        summary: "Get the authenticated user's settings",
+        response: { 200: UserSettings },
+      },
+      config: { auth: { scope: 'user', require: 'signed' } },
+    },
+    async (request) => toUserSettings(signedIn(request).user),
+  );
+
+  app.patch(
+    '/user/settings',
+    {
+      schema: {
+        tags: ['user'],
+        operationId: 'updateUserSettings',
+        summary: "Update the authenticated user's settings",
+        body: UserSettingsOptions,
+        response: { 200: UserSettings },
+      },
+      config: { auth: { scope: 'user', require: 'signed' } },
+    },
+    async (request) => {
+      const b = request.body;
+      const updated = await users.updateSettings(signedIn(request).user, {
+        fullName: b.full_name,
+        description: b.description,
+        website: b.website,
+        location: b.location,
+        pronouns: b.pronouns,
+        language: b.language,
+        theme: b.theme,
+        diffViewStyle: b.diff_view_style,
+        enableRepoUnitHints: b.enable_repo_unit_hints,
+        hideEmail: b.hide_email,
+        hideActivity: b.hide_activity,
+        hidePronouns: b.hide_pronouns,
+      });
+      return toUserSettings(updated);
+    },
+  );
+
+  app.get(
+    '/user/emails',
+    {
+      schema: {
+        tags: ['user'],
+        operationId: 'userListEmails',
+        summary: "List the authenticated user's email addresses",
+        response: { 200: Type.Array(Email) },
+      },
+      config: { auth: { scope: 'user', require: 'signed' } },
+    },
+    async (request) => {
+      const me = signedIn(request).user;
+      return (await users.emails(me)).map((e) => toEmailJson(e, me.name));
+    },
+  );
+
+  app.post(
+    '/user/emails',
+    {
+      schema: {
+        tags: ['user'],
+        operationId: 'userAddEmail',
+        summary: 'Add email addresses',
+        description: 'Answers every address of the user, the new ones included.',
+        body: CreateEmailOption,
+        response: { 201: Type.Array(Email) },
+      },
+      config: { auth: { scope: 'user', require: 'signed' } },
+    },
+    async (request, reply) => {
+      const me = signedIn(request).user;
+      const all = await users.addEmails(me, request.body.emails ?? []);
+      return reply.code(201).send(all.map((e) => toEmailJson(e, me.name)));
+    },
+  );
+
+  app.delete(
+    '/user/emails',
+    {
+      schema: {
+        tags: ['user'],
+        operationId: 'userDeleteEmail',
+        summary: 'Delete email addresses',
+        body: DeleteEmailOption,
+        response: { 204: Type.Null() },
+      },
+      config: { auth: { scope: 'user', require: 'signed' } },
+    },
+    async (request, reply) => {
+      await users.deleteEmails(signedIn(request).user, request.body.emails ?? []);
+      return reply.code(204).send(null);
+    },
   );
 
   app.get(
@@ -102,6 +216,33 @@ export function userRoutes(app: Api, ctx: AppContext): void {
       return sendPage(request, reply, result, page, rootUrl, json(request.viewer));
     },
   );
+
+  for (const [url, operationId, summary] of [
+    ['/admin/emails', 'adminGetAllEmails', 'List all emails'],
+    ['/admin/emails/search', 'adminSearchEmails', 'Search all emails'],
+  ] as const) {
+    app.get(
+      url,
+      {
+        schema: {
+          tags: ['admin'],
+          operationId,
+          summary,
+          querystring: Type.Object({
+            ...PageFields,
+            q: Type.Optional(Type.String({ description: 'keyword: part of an address or a user name' })),
+          }),
+          response: { 200: Type.Array(Email) },
+        },
+        config: { auth: { scope: 'admin', admin: true } },
+      },
+      async (request, reply) => {
+        const page = pageOf(request.query, ctx.paging);
+        const result = await users.searchEmails(request.query.q?.trim() || undefined, page);
+        return sendPage(request, reply, result, page, rootUrl, (e) => toEmailJson(e, e.name));
+      },
+    );
+  }
 
   app.post(
     '/admin/users',

@@ -3,7 +3,7 @@
 import { Type, type Static } from 'typebox';
 import { isoTime } from '../http/format.js';
 import { visibilityName } from './tables.js';
-import type { UserRow, Viewer } from './store.js';
+import type { EmailRow, UserRow, Viewer } from './store.js';
 
 export const VisibilityOption = Type.Union(
   [Type.Literal('public'), Type.Literal('limited'), Type.Literal('private')],
@@ -129,12 +129,110 @@ export function toUserJson(u: UserRow, ctx: UserJsonContext): UserJson {
     active: self ? u.is_active === 1 : false,
     prohibit_login: self ? u.prohibit_login === 1 : false,
     location: u.location,
-    pronouns: u.pronouns,
+    // Pronouns kept private are shown to signed-in callers only.
+    pronouns: u.keep_pronouns_private && ctx.viewer === null ? '' : u.pronouns,
     website: u.website,
     description: u.description,
     visibility: visibilityName(u.visibility),
     followers_count: u.num_followers,
     following_count: u.num_following,
     starred_repos_count: u.num_stars,
+  };
+}
+
+// Settings and e-mail addresses
+
+export const UserSettings = Type.Object(
+  {
+    full_name: Type.String(),
+    website: Type.String(),
+    description: Type.String(),
+    location: Type.String(),
+    pronouns: Type.String(),
+    language: Type.String(),
+    theme: Type.String(),
+    diff_view_style: Type.String(),
+    enable_repo_unit_hints: Type.Boolean(),
+    hide_email: Type.Boolean(),
+    hide_activity: Type.Boolean(),
+    hide_pronouns: Type.Boolean(),
+  },
+  { title: 'UserSettings', description: 'UserSettings represents user settings' },
+);
+
+export const UserSettingsOptions = Type.Object(
+  {
+    full_name: Type.Optional(Type.String({ maxLength: 100 })),
+    website: Type.Optional(Type.String({ maxLength: 255 })),
+    description: Type.Optional(Type.String({ maxLength: 255 })),
+    location: Type.Optional(Type.String({ maxLength: 50 })),
+    pronouns: Type.Optional(Type.String({ maxLength: 50 })),
+    language: Type.Optional(Type.String({ maxLength: 5 })),
+    theme: Type.Optional(Type.String({ maxLength: 30 })),
+    diff_view_style: Type.Optional(
+      Type.Union([Type.Literal(''), Type.Literal('unified'), Type.Literal('split')], {
+        description: 'unified or split',
+      }),
+    ),
+    enable_repo_unit_hints: Type.Optional(Type.Boolean()),
+    hide_email: Type.Optional(Type.Boolean()),
+    hide_activity: Type.Optional(Type.Boolean()),
+    hide_pronouns: Type.Optional(Type.Boolean()),
+  },
+  { title: 'UserSettingsOptions' },
+);
+
+export function toUserSettings(u: UserRow): Static<typeof UserSettings> {
+  return {
+    full_name: u.full_name,
+    website: u.website,
+    description: u.description,
+    location: u.location,
+    pronouns: u.pronouns,
+    language: u.language,
+    // Forgejo's default theme when none was chosen.
+    theme: u.theme || 'forgejo-auto',
+    diff_view_style: u.diff_view_style,
+    enable_repo_unit_hints: u.enable_repo_unit_hints === 1,
+    hide_email: u.keep_email_private === 1,
+    hide_activity: u.keep_activity_private === 1,
+    hide_pronouns: u.keep_pronouns_private === 1,
+  };
+}
+
+export const Email = Type.Object(
+  {
+    email: Type.String({ format: 'email' }),
+    verified: Type.Boolean(),
+    primary: Type.Boolean(),
+    user_id: Type.Integer(),
+    username: Type.String(),
+  },
+  { title: 'Email', description: 'Email an email address belonging to a user' },
+);
+
+export const CreateEmailOption = Type.Object(
+  {
+    emails: Type.Optional(Type.Array(Type.String(), { description: 'email addresses to add', maxItems: 50 })),
+  },
+  { title: 'CreateEmailOption' },
+);
+
+export const DeleteEmailOption = Type.Object(
+  {
+    emails: Type.Optional(
+      Type.Array(Type.String(), { description: 'email addresses to delete', maxItems: 50 }),
+    ),
+  },
+  { title: 'DeleteEmailOption' },
+);
+
+export function toEmailJson(e: EmailRow, username: string): Static<typeof Email> {
+  return {
+    email: e.email,
+    verified: e.is_activated === 1,
+    primary: e.is_primary === 1,
+    user_id: e.uid,
+    username,
   };
 }

@@ -46,7 +46,34 @@ export interface EditUserInput {
   visibility?: VisibilityName | undefined;
 }
 
+/** What /user/settings may change (undefined: unchanged). */
+export interface SettingsInput {
+  fullName?: string | undefined;
+  description?: string | undefined;
+  website?: string | undefined;
+  location?: string | undefined;
+  pronouns?: string | undefined;
+  language?: string | undefined;
+  theme?: string | undefined;
+  diffViewStyle?: string | undefined;
+  enableRepoUnitHints?: boolean | undefined;
+  hideEmail?: boolean | undefined;
+  hideActivity?: boolean | undefined;
+  hidePronouns?: boolean | undefined;
+}
+
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+/** A website must be an http(s) URL (Forgejo's ValidUrl). */
+function checkWebsite(website: string): void {
+  let ok = false;
+  try {
+    ok = ['http:', 'https:'].includes(new URL(website).protocol);
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw invalidField('website', `invalid URL [website: ${website}]`);
+}
 
 export function checkEmail(email: string, field = 'email'): void {
   if (!EMAIL.test(email) || email.length > 255)
@@ -133,7 +160,7 @@ export class UserService {
       if (await store.getByName(tx, input.username)) {
         throw invalidField('username', `user already exists [name: ${input.username}]`);
       }
-      if (await store.getIndividualByEmail(tx, input.email)) {
+      if ((await store.getIndividualByEmail(tx, input.email)) || (await store.getEmail(tx, input.email))) {
         throw invalidField('email', `e-mail already in use [email: ${input.email}]`);
       }
       const id = await store.insert(tx, {
@@ -153,6 +180,7 @@ export class UserService {
         created_unix: created,
         updated_unix: now,
       });
+      await store.insertEmail(tx, { uid: id, email: input.email, is_activated: 1, is_primary: 1 });
       return (await store.getById(tx, id))!;
     });
   }
@@ -168,8 +196,16 @@ export class UserService {
     return transaction(this.db, async (tx) => {
       if (input.email !== undefined && input.email.toLowerCase() !== u.lower_email) {
         const other = await store.getIndividualByEmail(tx, input.email);
+        const address = await store.getEmail(tx, input.email);
         // Forgejo answers 400 here (EmailUsed), where creation answers 422.
-        if (other && other.id !== u.id) throw badRequest(`e-mail already in use [email: ${input.email}]`);
+        if ((other && other.id !== u.id) || (address && address.uid !== u.id)) {
+          throw badRequest(`e-mail already in use [email: ${input.email}]`);
+        }
+        // As Forgejo: the old primary address stays as a secondary one, the new one is primary.
+        if (!address) {
+          await store.insertEmail(tx, { uid: u.id, email: input.email, is_activated: 1, is_primary: 0 });
+        }
+        await store.setPrimaryEmail(tx, u.id, (await store.getEmail(tx, input.email))!.id);
       }
       if (input.admin === false && u.is_admin && (await store.countAdmins(tx)) <= 1) {
         throw badRequest('cannot remove the last administrator: at least one administrator must remain');
@@ -269,9 +305,8 @@ export class UserService {
 
   /** Password sign-in by user name or e-mail. Returns undefined on any mismatch. */
   async verifyCredentials(login: string, password: string): Promise<UserRow | undefined> {
-    const u = login.includes('@')
-      ? await store.getIndividualByEmail(this.db, login)
-      : await store.getByName(this.db, login);
+    // Any activated address of the person signs in, as in Forgejo.
+    const u = login.includes('@') ? await this.byEmail(login) : await store.getByName(this.db, login);
     if (!u || u.type !== UserType.Individual) {
       // Spend the same time as a real check so response times do not reveal which accounts exist.
       await verifyPassword(await dummyHash(), password);
@@ -288,6 +323,82 @@ export class UserService {
     if (!u.is_active || u.prohibit_login) {
       throw forbidden('This account is prohibited from signing in, please contact your site administrator.');
     }
+  }
+
+  /** The person an activated address (primary or not) belongs to. */
+  private async byEmail(email: string): Promise<UserRow | undefined> {
+    const address = await store.getEmail(this.db, email);
+    if (address?.is_activated) return store.getById(this.db, address.uid);
+    return store.getIndividualByEmail(this.db, email);
+  }
+
+  // Settings and e-mail addresses of the signed-in user (/user/settings, /user/emails)
+
+  async updateSettings(u: UserRow, input: SettingsInput): Promise<UserRow> {
+    if (input.website) checkWebsite(input.website);
+    await store.update(this.db, u.id, {
+      full_name: input.fullName,
+      description: input.description,
+      website: input.website,
+      location: input.location,
+      pronouns: input.pronouns,
+      language: input.language,
+      theme: input.theme,
+      diff_view_style: input.diffViewStyle,
+      enable_repo_unit_hints: b(input.enableRepoUnitHints),
+      keep_email_private: b(input.hideEmail),
+      keep_activity_private: b(input.hideActivity),
+      keep_pronouns_private: b(input.hidePronouns),
+      updated_unix: nowUnix(),
+    });
+    return (await store.getById(this.db, u.id))!;
+  }
+
+  emails(u: UserRow): Promise<store.EmailRow[]> {
+    return store.emailsOf(this.db, u.id);
+  }
+
+  /**
+   * Adds secondary addresses (activated: Anvil sends no confirmation mail). All or nothing: an
+   * invalid address, or one any account already has, refuses the whole list with 422.
+   */
+  async addEmails(u: UserRow, emails: string[]): Promise<store.EmailRow[]> {
+    if (emails.length === 0) throw invalidField('emails', 'Email list empty');
+    for (const e of emails) {
+      if (!EMAIL.test(e) || e.length > 254) throw invalidField('emails', `Email address "${e}" invalid`);
+    }
+    return transaction(this.db, async (tx) => {
+      const seen = new Set<string>();
+      for (const e of emails) {
+        const lower = e.toLowerCase();
+        if (seen.has(lower) || (await store.getEmail(tx, e)) || (await store.getIndividualByEmail(tx, e))) {
+          throw invalidField('emails', `Email address has been used: ${e}`);
+        }
+        seen.add(lower);
+        await store.insertEmail(tx, { uid: u.id, email: e, is_activated: 1, is_primary: 0 });
+      }
+      return store.emailsOf(tx, u.id);
+    });
+  }
+
+  /** Removes secondary addresses: all or nothing, 404 for one the user does not have. */
+  async deleteEmails(u: UserRow, emails: string[]): Promise<void> {
+    await transaction(this.db, async (tx) => {
+      const ids: number[] = [];
+      for (const e of emails) {
+        const address = await store.getEmail(tx, e);
+        if (!address || address.uid !== u.id) throw notFound(`email address does not exist [email: ${e}]`);
+        if (address.is_primary)
+          throw invalidField('emails', `the primary email address cannot be deleted [email: ${e}]`);
+        ids.push(address.id);
+      }
+      await store.deleteEmails(tx, ids);
+    });
+  }
+
+  /** Every address with its owner (administrators), matching `keyword` in the address or the name. */
+  searchEmails(keyword: string | undefined, page: Page) {
+    return store.searchEmails(this.db, keyword, page.limit, page.offset);
   }
 
   async touchLastLogin(u: UserRow): Promise<void> {

@@ -3,11 +3,12 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import { preparedQuery } from '../db/prepared.js';
-import { UserType, Visibility, type UserTable } from './tables.js';
+import { UserType, Visibility, type EmailAddressTable, type UserTable } from './tables.js';
 
 export type UserRow = Selectable<UserTable>;
 export type NewUserRow = Insertable<UserTable>;
 export type UserPatch = Updateable<UserTable>;
+export type EmailRow = Selectable<EmailAddressTable>;
 type Q = Db | Tx;
 
 /** Who is looking: decides which limited and private accounts are visible. */
@@ -126,4 +127,67 @@ function filtered(q: Q, f: ListFilter) {
 
 export async function list(q: Q, f: ListFilter, limit: number, offset: number): Promise<[UserRow[], number]> {
   return paged(filtered(q, f).selectAll().orderBy('id'), limit, offset);
+}
+
+// E-mail addresses
+
+/** The address `email` (any case), whoever it belongs to. */
+export function getEmail(q: Q, email: string): Promise<EmailRow | undefined> {
+  return q
+    .selectFrom('email_address')
+    .selectAll()
+    .where('lower_email', '=', email.toLowerCase())
+    .executeTakeFirst();
+}
+
+/** A person's addresses, the primary one first. */
+export function emailsOf(q: Q, uid: number): Promise<EmailRow[]> {
+  return q
+    .selectFrom('email_address')
+    .selectAll()
+    .where('uid', '=', uid)
+    .orderBy('is_primary', 'desc')
+    .orderBy('id')
+    .execute();
+}
+
+export async function insertEmail(
+  q: Q,
+  row: { uid: number; email: string; is_activated: number; is_primary: number },
+): Promise<void> {
+  await q
+    .insertInto('email_address')
+    .values({ ...row, lower_email: row.email.toLowerCase() })
+    .execute();
+}
+
+export async function deleteEmails(q: Q, ids: number[]): Promise<void> {
+  if (ids.length) await q.deleteFrom('email_address').where('id', 'in', ids).execute();
+}
+
+/** Makes `emailId` the user's only primary address. */
+export async function setPrimaryEmail(q: Q, uid: number, emailId: number): Promise<void> {
+  await q
+    .updateTable('email_address')
+    .set((eb) => ({ is_primary: eb.case().when('id', '=', emailId).then(1).else(0).end() }))
+    .where('uid', '=', uid)
+    .execute();
+  await q.updateTable('email_address').set({ is_activated: 1 }).where('id', '=', emailId).execute();
+}
+
+/** Every address with its owner's name (administrators), optionally matching a keyword. */
+export function searchEmails(
+  q: Q,
+  keyword: string | undefined,
+  limit: number,
+  offset: number,
+): Promise<[Array<EmailRow & { name: string }>, number]> {
+  let s = q.selectFrom('email_address').innerJoin('user', 'user.id', 'email_address.uid');
+  if (keyword) {
+    const like = `%${keyword.toLowerCase().replace(/\\/g, '')}%`;
+    s = s.where((eb) =>
+      eb.or([eb('email_address.lower_email', 'like', like), eb('user.lower_name', 'like', like)]),
+    );
+  }
+  return paged(s.selectAll('email_address').select('user.name').orderBy('email_address.id'), limit, offset);
 }

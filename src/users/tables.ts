@@ -42,8 +42,24 @@ export interface UserTable {
   created_unix: number;
   updated_unix: number;
   last_login_unix: Generated<number>;
+  keep_activity_private: Generated<number>;
+  keep_pronouns_private: Generated<number>;
+  theme: Generated<string>;
+  diff_view_style: Generated<string>;
+  enable_repo_unit_hints: Generated<number>;
+}
+
+/** A person's e-mail addresses; the primary one is also user.email. */
+export interface EmailAddressTable {
+  id: Generated<number>;
+  uid: number;
+  email: string;
+  lower_email: string;
+  is_activated: Generated<number>;
+  is_primary: Generated<number>;
 }
 
 export interface UserTables {
   user: UserTable;
+  email_address: EmailAddressTable;
 }

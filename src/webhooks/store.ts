@@ -207,15 +207,17 @@ export async function pruneTasks(q: Q, keep: number): Promise<number> {
 
 // Look-ups in other domains' tables that payloads need
 
-/** Accounts by e-mail address (lower-cased), for the usernames of commit authors: one query. */
+/** Accounts by any activated e-mail address (lower-cased), for the usernames of commit authors: one query. */
 export async function usersByEmails(q: Q, emails: string[]): Promise<Map<string, string>> {
   const lower = [...new Set(emails.map((e) => e.toLowerCase()).filter(Boolean))];
   if (lower.length === 0) return new Map();
   const rows = await q
-    .selectFrom('user')
-    .select(['name', 'lower_email'])
-    .where('type', '=', 0)
-    .where('lower_email', 'in', lower)
+    .selectFrom('email_address')
+    .innerJoin('user', 'user.id', 'email_address.uid')
+    .select(['user.name', 'email_address.lower_email'])
+    .where('user.type', '=', 0)
+    .where('email_address.is_activated', '=', 1)
+    .where('email_address.lower_email', 'in', lower)
     .execute();
   return new Map(rows.map((r) => [r.lower_email, r.name]));
 }

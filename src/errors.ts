@@ -13,6 +13,7 @@ export type ErrorKind =
   | 'too_many_requests'
   | 'invalid'
   | 'unavailable'
+  | 'moved'
   | 'internal';
 
 export class AppError extends Error {
@@ -24,6 +25,19 @@ export class AppError extends Error {
   ) {
     super(message);
     this.name = 'AppError';
+  }
+}
+
+/**
+ * What a request named has a new name (an account or repository renamed or transferred): the
+ * HTTP layer answers 307 to the same URL with the `from` path segments replaced by `to`.
+ */
+export class MovedError extends AppError {
+  constructor(
+    readonly from: readonly string[],
+    readonly to: readonly string[],
+  ) {
+    super('moved', `moved to ${to.join('/')}`);
   }
 }
 

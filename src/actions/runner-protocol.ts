@@ -76,6 +76,7 @@ const KIND_CODE: Record<ErrorKind, ConnectCode> = {
   forbidden: 'permission_denied',
   not_found: 'not_found',
   gone: 'not_found',
+  moved: 'not_found',
   method_not_allowed: 'unimplemented',
   conflict: 'already_exists',
   payload_too_large: 'resource_exhausted',

@@ -468,6 +468,7 @@ const AZURE_CODE: Record<ErrorKind, string> = {
   forbidden: 'AuthenticationFailed',
   not_found: 'BlobNotFound',
   gone: 'BlobNotFound',
+  moved: 'BlobNotFound',
   method_not_allowed: 'UnsupportedHttpVerb',
   conflict: 'BlobImmutable',
   payload_too_large: 'RequestBodyTooLarge',

@@ -49,6 +49,7 @@ const KIND_CODE: Record<ErrorKind, TwirpCode> = {
   forbidden: 'permission_denied',
   not_found: 'not_found',
   gone: 'not_found',
+  moved: 'not_found',
   method_not_allowed: 'bad_route',
   conflict: 'already_exists',
   payload_too_large: 'resource_exhausted',

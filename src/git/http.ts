@@ -6,8 +6,8 @@ import zlib from 'node:zlib';
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../app/context.js';
-import { AppError, forbidden, unauthorized } from '../errors.js';
-import { statusOf } from '../http/errors.js';
+import { AppError, MovedError, forbidden, notFound, unauthorized } from '../errors.js';
+import { movedTo, statusOf } from '../http/errors.js';
 import { viewerOf, type Identity } from '../auth/identity.js';
 import { hasScope } from '../tokens/scopes.js';
 import { AccessMode } from '../orgs/store.js';
@@ -50,7 +50,10 @@ export function gitHttpRoutes(app: FastifyInstance, ctx: AppContext): void {
       try {
         return await fn(request, reply);
       } catch (err) {
-        if (err instanceof AppError) return refuse(reply, err);
+        // A former name: git follows the redirect (and keeps using the new URL).
+        const location = err instanceof MovedError ? movedTo(request, err) : undefined;
+        if (location) return reply.code(307).header('Location', location).send();
+        if (err instanceof AppError) return refuse(reply, err.kind === 'moved' ? notFound() : err);
         throw err;
       }
     };

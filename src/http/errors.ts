@@ -3,7 +3,7 @@
 // encoding, over-long path parameters), a method a path does not have (405 with Allow) and a NUL
 // byte in a path parameter or query value that no schema declares.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
-import { AppError, fieldLabel, type ErrorKind } from '../errors.js';
+import { AppError, MovedError, fieldLabel, type ErrorKind } from '../errors.js';
 import { NO_NUL } from './validation.js';
 
 export const statusOf: Record<ErrorKind, number> = {
@@ -18,6 +18,7 @@ export const statusOf: Record<ErrorKind, number> = {
   too_many_requests: 429,
   invalid: 422,
   unavailable: 503,
+  moved: 307,
   internal: 500,
 };
 
@@ -141,6 +142,11 @@ export function registerErrorHandling(app: FastifyInstance, docsUrl: string): vo
   });
 
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof MovedError) {
+      const location = movedTo(request, err);
+      if (location) return sendError(reply.header('Location', location), 307, err.message);
+      return sendError(reply, 404, "The target couldn't be found.");
+    }
     if (err instanceof AppError) {
       return sendError(reply, statusOf[err.kind], err.message, err.extra);
     }
@@ -177,4 +183,52 @@ export function registerErrorHandling(app: FastifyInstance, docsUrl: string): vo
       errors: [`${request.method} ${path}`],
     });
   });
+}
+
+/**
+ * `url` with the path segments naming `from` (an owner, or an owner and a repository, compared
+ * without case; a repository segment may end in `.git`) replaced by `to`, the rest and the query
+ * kept; undefined when the path does not name `from`. Only segments that are parameters of the
+ * route's `pattern` are candidates, so a user called `repos` is never confused with the word.
+ */
+export function movedLocation(
+  url: string,
+  pattern: string | undefined,
+  from: readonly string[],
+  to: readonly string[],
+): string | undefined {
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  const query = q < 0 ? '' : url.slice(q);
+  const segments = path.split('/');
+  const params = pattern?.split('/').map((p) => p.startsWith(':'));
+  const decoded = segments.map((s) => {
+    try {
+      return decodeURIComponent(s).toLowerCase();
+    } catch {
+      return s.toLowerCase();
+    }
+  });
+  const want = from.map((s) => s.toLowerCase());
+  const last = want.length - 1;
+  const git = (k: number) => k === last && k > 0;
+  for (let i = 0; i + want.length <= segments.length; i++) {
+    const matches = want.every(
+      (w, k) =>
+        (!params || params[i + k] === true) &&
+        (decoded[i + k] === w || (git(k) && decoded[i + k] === `${w}.git`)),
+    );
+    if (!matches) continue;
+    const out = segments.slice();
+    to.forEach((t, k) => {
+      out[i + k] = encodeURIComponent(t) + (git(k) && decoded[i + k]!.endsWith('.git') ? '.git' : '');
+    });
+    return out.join('/') + query;
+  }
+  return undefined;
+}
+
+/** Where a MovedError sends this request (the same URL under the new names), if its path names them. */
+export function movedTo(request: FastifyRequest, err: MovedError): string | undefined {
+  return movedLocation(request.url, request.routeOptions.url, err.from, err.to);
 }

@@ -9,8 +9,8 @@ import rangeParser from 'range-parser';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../app/context.js';
-import { AppError, conflict, invalidField } from '../errors.js';
-import { statusOf } from '../http/errors.js';
+import { AppError, MovedError, conflict, invalidField } from '../errors.js';
+import { movedTo, statusOf } from '../http/errors.js';
 import type { Api } from '../http/types.js';
 import { authorizeGit, type GitTarget } from '../git/http.js';
 import {
@@ -59,6 +59,11 @@ export function lfsRoutes(app: FastifyInstance, ctx: AppContext): void {
   }
 
   function onError(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+    if (err instanceof MovedError) {
+      const location = movedTo(request, err);
+      if (location) return reply.code(307).header('Location', location).send();
+      return sendError(request, reply, 404, 'Not found');
+    }
     if (err instanceof AppError) return sendError(request, reply, statusOf[err.kind], err.message);
     if (err.validation) return sendError(request, reply, 422, err.message);
     const status = err.statusCode ?? 500;

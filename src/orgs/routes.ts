@@ -4,11 +4,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import { signedIn, signedViewer } from '../http/auth.js';
-import { notFound } from '../errors.js';
+import { forbidden, notFound } from '../errors.js';
 import { PageFields, PageQuery, pageOf, sendPage, type Page } from '../http/pagination.js';
 import { User, toUserJson } from '../users/schemas.js';
 import type { UserRow, Viewer } from '../users/store.js';
 import type { TeamRow } from './store.js';
+import { UserType } from '../users/tables.js';
 import {
   CreateOrgOption,
   CreateTeamOption,
@@ -198,6 +199,68 @@ export function orgRoutes(app: Api, ctx: AppContext): void {
         repoAdminChangeTeamAccess: b.repo_admin_change_team_access,
       });
       return toOrgJson(edited, rootUrl, viewer);
+    },
+  );
+
+  app.get(
+    '/users/:username/orgs/:org/permissions',
+    {
+      schema: {
+        tags: ['organization'],
+        operationId: 'orgGetUserPermissions',
+        summary: 'Get user permissions in organization',
+        params: Type.Object({ username: Type.String(), org: Type.String() }),
+        response: {
+          200: Type.Object(
+            {
+              can_read: Type.Boolean(),
+              can_write: Type.Boolean(),
+              is_admin: Type.Boolean(),
+              is_owner: Type.Boolean(),
+              can_create_repository: Type.Boolean(),
+            },
+            { title: 'OrganizationPermissions' },
+          ),
+        },
+      },
+      config: { auth: { scope: 'organization' } },
+    },
+    async (request) => {
+      const user = await ctx.users.requireVisibleUser(request.params.username, request.viewer);
+      const org = await ctx.users.requireAccount(request.params.org);
+      if (org.type !== UserType.Organization)
+        throw notFound(`organization does not exist [name: ${org.name}]`);
+      // As Forgejo: an organization the caller may not see is refused, not hidden.
+      if (!(await orgs.canSee(request.viewer, org))) throw forbidden('Private organization');
+      return orgs.permissionsOf(org, user);
+    },
+  );
+
+  app.post(
+    '/orgs/:org/rename',
+    {
+      schema: {
+        tags: ['organization'],
+        operationId: 'renameOrg',
+        summary: 'Rename an organization',
+        description: 'The former name keeps leading to the organization and its repositories until taken.',
+        params: OrgParams,
+        body: Type.Object(
+          {
+            new_name: Type.String({ description: 'New name of the organization, not in use by any account' }),
+          },
+          { title: 'RenameOrgOption' },
+        ),
+        response: { 204: Type.Null() },
+      },
+      config: { auth: signed },
+    },
+    async (request, reply) => {
+      const viewer = signedViewer(request);
+      const org = await orgs.requireVisibleOrg(request.params.org, viewer);
+      await orgs.requireOwner(org, viewer);
+      await ctx.users.rename(org, request.body.new_name, 'new_name');
+      return reply.code(204).send(null);
     },
   );
 

@@ -1,6 +1,6 @@
 // Organizations, their members and teams. Permission rules for organizations live here.
 import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
-import { forbidden, invalid, invalidField, notFound } from '../errors.js';
+import { MovedError, forbidden, invalid, invalidField, notFound } from '../errors.js';
 import * as userStore from '../users/store.js';
 import * as store from './store.js';
 import { checkOwnerName } from '../users/names.js';
@@ -61,6 +61,14 @@ export class OrgService {
   /** The organization `name` when `viewer` may see it, else 404. */
   async requireVisibleOrg(name: string, viewer: Viewer | null): Promise<UserRow> {
     const org = await userStore.getByName(this.db, name);
+    if (!org) {
+      // A former name of an organization the viewer may see leads to its current one.
+      const id = await userStore.redirectOf(this.db, name);
+      const now = id === undefined ? undefined : await userStore.getById(this.db, id);
+      if (now?.type === UserType.Organization && (await this.canSee(viewer, now))) {
+        throw new MovedError([name], [now.name]);
+      }
+    }
     if (!org || org.type !== UserType.Organization || !(await this.canSee(viewer, org))) {
       throw notFound(`organization does not exist [name: ${name}]`);
     }
@@ -113,6 +121,7 @@ export class OrgService {
     return transaction(this.db, async (tx) => {
       if (await userStore.getByName(tx, name))
         throw invalidField('username', `user already exists [name: ${name}]`);
+      await userStore.deleteRedirect(tx, name);
       const orgId = await userStore.insert(tx, {
         name,
         lower_name: name.toLowerCase(),
@@ -165,6 +174,21 @@ export class OrgService {
       updated_unix: nowUnix(),
     });
     return (await userStore.getById(this.db, org.id))!;
+  }
+
+  /**
+   * What `user` may do in the organization, from the highest access of their teams (Forgejo's
+   * OrganizationPermissions): read, write, admin, owner, and whether they may create repositories.
+   */
+  async permissionsOf(org: UserRow, user: UserRow) {
+    const { authorize, canCreate } = await store.memberLevel(this.db, org.id, user.id);
+    return {
+      can_read: authorize > AccessMode.none,
+      can_write: authorize > AccessMode.read,
+      is_admin: authorize > AccessMode.write,
+      is_owner: authorize > AccessMode.admin,
+      can_create_repository: authorize >= AccessMode.owner || canCreate,
+    };
   }
 
   /** Deletes an organization that owns nothing any more (422 otherwise). */

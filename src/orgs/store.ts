@@ -312,3 +312,22 @@ export async function listTeamMembers(
     .where('team_user.team_id', '=', teamId);
   return paged(s.selectAll('user').orderBy('user.id'), limit, offset);
 }
+
+/** The highest access any of `uid`'s teams in the organization grants, and whether one may create repositories. */
+export async function memberLevel(
+  q: Q,
+  orgId: number,
+  uid: number,
+): Promise<{ authorize: number; canCreate: boolean }> {
+  const r = await q
+    .selectFrom('team')
+    .innerJoin('team_user', 'team_user.team_id', 'team.id')
+    .select((eb) => [
+      eb.fn.max('team.authorize').as('authorize'),
+      eb.fn.max('team.can_create_org_repo').as('can_create'),
+    ])
+    .where('team.org_id', '=', orgId)
+    .where('team_user.uid', '=', uid)
+    .executeTakeFirst();
+  return { authorize: Number(r?.authorize ?? 0), canCreate: Number(r?.can_create ?? 0) === 1 };
+}

@@ -159,6 +159,7 @@ export class ForkService {
       const now = nowUnix();
       const fork = await transaction(db, async (tx) => {
         await this.assertForkable(tx, base, baseOwner, owner, name);
+        await store.deleteRedirect(tx, owner.id, name);
         const id = await store.insert(tx, {
           owner_id: owner.id,
           name,

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
-import { badRequest, conflict, forbidden, invalid, invalidField, notFound } from '../errors.js';
+import { MovedError, badRequest, conflict, forbidden, invalid, invalidField, notFound } from '../errors.js';
 import * as userStore from '../users/store.js';
 import * as orgStore from '../orgs/store.js';
 import { AccessMode } from '../orgs/store.js';
@@ -202,7 +202,12 @@ export class RepoService {
       plain.test(ownerName) && plain.test(name)
         ? await store.getByOwnerAndName(this.db, ownerName, name.replace(/\.git$/i, ''))
         : undefined;
-    if (!repo) throw notFound(`repository does not exist [owner: ${ownerName}, name: ${name}]`);
+    if (!repo) {
+      throw (
+        (plain.test(ownerName) && plain.test(name) && (await this.moved(ownerName, name, viewer))) ||
+        notFound(`repository does not exist [owner: ${ownerName}, name: ${name}]`)
+      );
+    }
     const access = await this.access(repo, viewer);
     if (access.mode < AccessMode.read)
       throw notFound(`repository does not exist [owner: ${ownerName}, name: ${name}]`);
@@ -211,6 +216,32 @@ export class RepoService {
     const have = need === 'admin' ? access.mode : (access.units.get(unit) ?? 0);
     if (have < needed) throw forbidden(`you need ${need} access to ${unit} of this repository`);
     return { repo, access };
+  }
+
+  /**
+   * When `owner/name` is a former name of a repository the viewer may read (its owner renamed,
+   * the repository renamed or transferred): the redirect to its current name, as Forgejo answers.
+   */
+  private async moved(
+    ownerName: string,
+    name: string,
+    viewer: Viewer | null,
+  ): Promise<MovedError | undefined> {
+    const bare = name.replace(/\.git$/i, '');
+    let owner = await userStore.getByName(this.db, ownerName);
+    if (!owner) {
+      const id = await userStore.redirectOf(this.db, ownerName);
+      owner = id === undefined ? undefined : await userStore.getById(this.db, id);
+    }
+    if (!owner) return undefined;
+    let repo = await store.getByOwnerAndName(this.db, owner.name, bare);
+    if (!repo) {
+      const id = await store.redirectOf(this.db, owner.id, bare);
+      repo = id === undefined ? undefined : await store.getById(this.db, id);
+    }
+    if (!repo || (await this.access(repo, viewer)).mode < AccessMode.read) return undefined;
+    const now = repo.owner_id === owner.id ? owner : await userStore.getById(this.db, repo.owner_id);
+    return now && new MovedError([ownerName, bare], [now.name, repo.name]);
   }
 
   getById(id: number) {
@@ -272,6 +303,8 @@ export class RepoService {
         if (await store.getByOwnerAndName(tx, owner.name, input.name)) {
           throw conflict('The repository with the same name already exists.');
         }
+        // A former name of a renamed repository is free to take; it then leads here.
+        await store.deleteRedirect(tx, owner.id, input.name);
         for (const h of this.hooks) await h.beforeCreate?.(tx, doer, owner);
         const id = await store.insert(tx, {
           owner_id: owner.id,
@@ -330,6 +363,9 @@ export class RepoService {
         if (await store.getByOwnerAndName(tx, owner.name, input.name)) {
           throw invalidField('name', 'The repository with the same name already exists.');
         }
+        // The former name keeps leading here (until another repository takes it).
+        await store.deleteRedirect(tx, repo.owner_id, input.name);
+        await store.setRedirect(tx, repo.owner_id, repo.name, repo.id);
       }
       const isPrivate = b(input.private);
       if (isPrivate !== undefined && isPrivate !== repo.is_private && repo.size) {
@@ -430,6 +466,9 @@ export class RepoService {
       await recordUsage(tx, newOwner.id, sizeSubject(current.is_private), current.size);
       for (const h of this.hooks) await h.onTransfer?.(tx, current, newOwner.id);
       await store.update(tx, repo.id, { owner_id: newOwner.id, updated_unix: nowUnix() });
+      // The former owner and name keep leading here.
+      await store.deleteRedirect(tx, newOwner.id, current.name);
+      await store.setRedirect(tx, current.owner_id, current.name, repo.id);
       // The new owner needs no collaboration on its own repository.
       await tx
         .deleteFrom('collaboration')

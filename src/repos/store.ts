@@ -556,3 +556,34 @@ export function intentsBefore(
     .limit(limit)
     .execute();
 }
+
+// Former owners and names
+
+/** The repository a former `owner/name` leads to. */
+export async function redirectOf(q: Q, ownerId: number, name: string): Promise<number | undefined> {
+  const r = await q
+    .selectFrom('repo_redirect')
+    .select('redirect_repo_id')
+    .where('owner_id', '=', ownerId)
+    .where('lower_name', '=', name.toLowerCase())
+    .executeTakeFirst();
+  return r?.redirect_repo_id;
+}
+
+/** Records that `ownerId`'s former repository `name` now leads to `repoId`. */
+export async function setRedirect(q: Q, ownerId: number, name: string, repoId: number): Promise<void> {
+  await deleteRedirect(q, ownerId, name);
+  await q
+    .insertInto('repo_redirect')
+    .values({ owner_id: ownerId, lower_name: name.toLowerCase(), redirect_repo_id: repoId })
+    .execute();
+}
+
+/** A name taken by a repository leads nowhere else any more. */
+export async function deleteRedirect(q: Q, ownerId: number, name: string): Promise<void> {
+  await q
+    .deleteFrom('repo_redirect')
+    .where('owner_id', '=', ownerId)
+    .where('lower_name', '=', name.toLowerCase())
+    .execute();
+}

@@ -77,8 +77,17 @@ export interface RefIntentTable {
   created_unix: number;
 }
 
+/** A repository's former owner and name, leading to it after a rename or transfer. */
+export interface RepoRedirectTable {
+  id: Generated<number>;
+  owner_id: number;
+  lower_name: string;
+  redirect_repo_id: number;
+}
+
 export interface RepoTables {
   repository: RepositoryTable;
+  repo_redirect: RepoRedirectTable;
   collaboration: CollaborationTable;
   team_repo: TeamRepoTable;
   branch: BranchTable;

@@ -4,7 +4,7 @@ import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import { signedIn, signedViewer } from '../http/auth.js';
 import { PageFields, pageOf, sendPage } from '../http/pagination.js';
-import { notFound } from '../errors.js';
+import { invalid, notFound } from '../errors.js';
 import { UserType } from './tables.js';
 import {
   CreateEmailOption,
@@ -304,6 +304,31 @@ export function userRoutes(app: Api, ctx: AppContext): void {
         visibility: b.visibility,
       });
       return toUserJson(edited, { rootUrl, viewer: request.viewer });
+    },
+  );
+
+  app.post(
+    '/admin/users/:username/rename',
+    {
+      schema: {
+        tags: ['admin'],
+        operationId: 'adminRenameUser',
+        summary: 'Rename a user',
+        description: 'The former name keeps leading to the user and their repositories until taken.',
+        params: UsernameParams,
+        body: Type.Object(
+          { new_username: Type.String({ description: 'New name of the user, not in use by any account' }) },
+          { title: 'RenameUserOption' },
+        ),
+        response: { 204: Type.Null() },
+      },
+      config: { auth: { scope: 'admin', admin: true } },
+    },
+    async (request, reply) => {
+      const u = await users.requireAccount(request.params.username);
+      if (u.type !== UserType.Individual) throw invalid(`${u.name} is an organization not a user`);
+      await users.rename(u, request.body.new_username);
+      return reply.code(204).send(null);
     },
   );
 

@@ -2,7 +2,15 @@
 import crypto from 'node:crypto';
 import type { Logger } from 'pino';
 import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
-import { forbidden, invalid, invalidField, notFound, badRequest } from '../errors.js';
+import {
+  MovedError,
+  type AppError,
+  forbidden,
+  invalid,
+  invalidField,
+  notFound,
+  badRequest,
+} from '../errors.js';
 import { hashPassword, verifyPassword } from '../auth/password.js';
 import * as store from './store.js';
 import * as orgStore from '../orgs/store.js';
@@ -108,18 +116,54 @@ export class UserService {
     return store.getByIds(this.db, ids);
   }
 
-  /** The individual user `name`, or a 404. */
+  /** The individual user `name`, or a 404 (a redirect when it is a former name). */
   async requireUser(name: string): Promise<UserRow> {
     const u = await store.getByName(this.db, name);
-    if (!u || u.type !== UserType.Individual) throw notFound(`user does not exist [name: ${name}]`);
+    if (!u) throw await this.missing(name, UserType.Individual);
+    if (u.type !== UserType.Individual) throw notFound(`user does not exist [name: ${name}]`);
     return u;
   }
 
-  /** Any account (user or organization) called `name`, or a 404. */
+  /** Any account (user or organization) called `name`, or a 404 (a redirect when it is a former name). */
   async requireAccount(name: string): Promise<UserRow> {
     const u = await store.getByName(this.db, name);
-    if (!u) throw notFound(`user does not exist [name: ${name}]`);
+    if (!u) throw await this.missing(name);
     return u;
+  }
+
+  /** The account a former name leads to, if any. */
+  async renamedFrom(name: string): Promise<UserRow | undefined> {
+    const id = await store.redirectOf(this.db, name);
+    return id === undefined ? undefined : store.getById(this.db, id);
+  }
+
+  /** The error for a name no account has: a redirect to the account that had it, else a 404. */
+  private async missing(name: string, type?: number): Promise<AppError> {
+    const now = await this.renamedFrom(name);
+    // Only public accounts: who may see a limited or private one is decided after the lookup.
+    if (now && now.visibility === Visibility.public && (type === undefined || now.type === type)) {
+      return new MovedError([name], [now.name]);
+    }
+    return notFound(`user does not exist [name: ${name}]`);
+  }
+
+  /**
+   * Renames an account (a person or an organization). The former name keeps leading to it, as in
+   * Forgejo, until another account takes it; repositories move with their owner (they are stored
+   * by id). A change of case only is allowed; the same name changes nothing.
+   */
+  async rename(u: UserRow, newName: string, field = 'new_username'): Promise<void> {
+    if (newName === u.name) return;
+    checkOwnerName(newName, field);
+    await transaction(this.db, async (tx) => {
+      const other = await store.getByName(tx, newName);
+      if (other && other.id !== u.id) throw invalidField(field, `user already exists [name: ${newName}]`);
+      if (newName.toLowerCase() !== u.lower_name) {
+        await store.deleteRedirect(tx, newName);
+        await store.setRedirect(tx, u.name, u.id);
+      }
+      await store.rename(tx, u.id, newName);
+    });
   }
 
   /** People matching a keyword, as `viewer` may see them. */
@@ -160,6 +204,8 @@ export class UserService {
       if (await store.getByName(tx, input.username)) {
         throw invalidField('username', `user already exists [name: ${input.username}]`);
       }
+      // A former name of another account is free to take; it then leads here.
+      await store.deleteRedirect(tx, input.username);
       if ((await store.getIndividualByEmail(tx, input.email)) || (await store.getEmail(tx, input.email))) {
         throw invalidField('email', `e-mail already in use [email: ${input.email}]`);
       }

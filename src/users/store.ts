@@ -191,3 +191,37 @@ export function searchEmails(
   }
   return paged(s.selectAll('email_address').select('user.name').orderBy('email_address.id'), limit, offset);
 }
+
+// Former names
+
+/** The account a former name leads to. */
+export async function redirectOf(q: Q, name: string): Promise<number | undefined> {
+  const r = await q
+    .selectFrom('user_redirect')
+    .select('redirect_user_id')
+    .where('lower_name', '=', name.toLowerCase())
+    .executeTakeFirst();
+  return r?.redirect_user_id;
+}
+
+/** Records that `oldName` now leads to `userId` (replacing whatever it led to). */
+export async function setRedirect(q: Q, oldName: string, userId: number): Promise<void> {
+  await deleteRedirect(q, oldName);
+  await q
+    .insertInto('user_redirect')
+    .values({ lower_name: oldName.toLowerCase(), redirect_user_id: userId })
+    .execute();
+}
+
+/** A name taken by an account leads nowhere else any more. */
+export async function deleteRedirect(q: Q, name: string): Promise<void> {
+  await q.deleteFrom('user_redirect').where('lower_name', '=', name.toLowerCase()).execute();
+}
+
+export async function rename(q: Q, id: number, name: string): Promise<void> {
+  await q
+    .updateTable('user')
+    .set({ name, lower_name: name.toLowerCase(), updated_unix: Math.floor(Date.now() / 1000) })
+    .where('id', '=', id)
+    .execute();
+}

@@ -59,7 +59,15 @@ export interface EmailAddressTable {
   is_primary: Generated<number>;
 }
 
+/** A former account name and the account it now leads to. */
+export interface UserRedirectTable {
+  id: Generated<number>;
+  lower_name: string;
+  redirect_user_id: number;
+}
+
 export interface UserTables {
   user: UserTable;
   email_address: EmailAddressTable;
+  user_redirect: UserRedirectTable;
 }

@@ -7,8 +7,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import formbody from '@fastify/formbody';
 import type { VNode } from 'preact';
 import type { AppContext } from '../app/context.js';
-import { AppError } from '../errors.js';
-import { statusOf } from '../http/errors.js';
+import { AppError, MovedError } from '../errors.js';
+import { movedTo, statusOf } from '../http/errors.js';
 import type { UserRow, Viewer } from '../users/store.js';
 import { Assets } from './assets.js';
 import { sendHtml } from './html.js';
@@ -180,6 +180,11 @@ export async function registerWeb(app: FastifyInstance, web: Web, pages: PageRou
       if (!request.web) request.web = { user: null, viewer: null, browserId: '', csrf: '', flash: undefined };
       if (err instanceof SignInRequired) {
         return web.redirect(reply, `/user/login?redirect_to=${encodeURIComponent(request.url)}`);
+      }
+      if (err instanceof MovedError) {
+        const location = movedTo(request, err);
+        if (location) return reply.code(307).header('Location', location).send();
+        return web.errorPage(request, reply, 404, 'Not found');
       }
       if (err instanceof AppError) {
         // A page hidden from the viewer is "not found", as the API answers.

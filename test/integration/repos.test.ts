@@ -688,7 +688,7 @@ describe('repositories', () => {
       assert.equal(partial.body.description, 'new words');
     });
 
-    it('renames: the new name answers, the old does not, the directory stays', async () => {
+    it('renames: the new name answers, the old redirects to it, the directory stays', async () => {
       const repo = await create(alice, { name: 'before-name', auto_init: true });
       const r = await s.api<RepoJson>('PATCH', '/repos/alice/before-name', {
         token: alice.token,
@@ -697,7 +697,13 @@ describe('repositories', () => {
       assert.equal(r.status, 200, r.text);
       assert.equal(r.body.full_name, 'alice/after-name');
       assert.equal(r.body.id, repo.id);
-      assert.equal((await getRepo(alice, 'alice/before-name')).status, 404);
+      // The former name redirects, as Forgejo's repo_redirect does.
+      const moved = await fetch(`${s.url}/api/v1/repos/alice/before-name`, {
+        redirect: 'manual',
+        headers: { authorization: `token ${alice.token}` },
+      });
+      assert.equal(moved.status, 307);
+      assert.equal(moved.headers.get('location'), '/api/v1/repos/alice/after-name');
       assert.equal((await getRepo(alice, 'alice/after-name')).status, 200);
       assert.ok(fs.existsSync(dirOf(repo.id)));
       // A case change of its own name is fine; another repository's name or a bad one is a 422.
@@ -907,7 +913,11 @@ describe('repositories', () => {
       assert.equal(r.body.full_name, 'acme/mover');
       assert.equal(r.body.owner.login, 'acme');
       assert.equal(r.body.id, repo.id);
-      assert.equal((await getRepo(alice, 'alice/mover')).status, 404);
+      const moved = await fetch(`${s.url}/api/v1/repos/alice/mover`, {
+        redirect: 'manual',
+        headers: { authorization: `token ${alice.token}` },
+      });
+      assert.equal(moved.status, 307);
       assert.equal((await getRepo(alice, 'acme/mover')).status, 200);
       assert.deepEqual(await usage(alice), {
         public: aliceBefore.public - bytes,

@@ -29,6 +29,7 @@ import { gitDataRoutes } from '../git/data-routes.js';
 import { forkRoutes } from '../repos/fork-routes.js';
 import { lfsRoutes } from '../lfs/routes.js';
 import { protectionRoutes } from '../protection/routes.js';
+import { registerBodyParsing } from '../http/bodies.js';
 import { statusesRoutes } from '../statuses/routes.js';
 import { mirrorsRoutes } from '../mirrors/routes.js';
 import { issuesRoutes } from '../issues/routes.js';
@@ -156,6 +157,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   await app.register(
     async (api) => {
       registerAuth(api, ctx.auth, ctx.users);
+      registerBodyParsing(api);
       for (const routes of apiRoutes) routes(api as unknown as Api, ctx);
     },
     { prefix: '/api/v1' },

@@ -18,7 +18,8 @@ import {
   type BodyTimeouts,
 } from '../http/limits.js';
 import { VERSION } from '../version.js';
-import { metaRoutes } from '../meta/routes.js';
+import { metaRoutes, wellKnownRoutes } from '../meta/routes.js';
+import { markupRoutes } from '../markup/routes.js';
 import { userRoutes } from '../users/routes.js';
 import { tokenRoutes } from '../tokens/routes.js';
 import { orgRoutes } from '../orgs/routes.js';
@@ -63,6 +64,7 @@ import { pypiRoutes } from '../packages/pypi/routes.js';
 /** Each domain's API routes, registered under /api/v1. */
 const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   metaRoutes,
+  markupRoutes,
   userRoutes,
   tokenRoutes,
   orgRoutes,
@@ -162,6 +164,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     },
     { prefix: '/api/v1' },
   );
+  await app.register(async (scope) => wellKnownRoutes(scope as unknown as Api, ctx));
   // Attachment downloads (browser_download_url), outside /api/v1: they authenticate on their own.
   await app.register(async (files) => attachmentDownloadRoutes(files, ctx));
   // Git over HTTP, outside /api/v1 and its authentication hook (git has its own 401 handshake).

@@ -127,6 +127,11 @@ export class IssueService {
 
   constructor(private readonly ctx: AppContext) {}
 
+  /** Issues and pull requests, and comments, on the whole site (/nodeinfo). */
+  siteCounts() {
+    return store.siteCounts(this.db);
+  }
+
   private get db(): Db {
     return this.ctx.db;
   }

@@ -711,3 +711,19 @@ export async function removeCommentReactions(q: Q, issueId: number, commentId: n
     .where('comment_id', '=', commentId)
     .execute();
 }
+
+/** Site-wide counts for /nodeinfo: issues and pull requests, and their comments. */
+export async function siteCounts(q: Q): Promise<{ posts: number; comments: number }> {
+  const [posts, comments] = await Promise.all([
+    q
+      .selectFrom('issue')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow(),
+    q
+      .selectFrom('comment')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('type', '=', 0)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { posts: Number(posts.n), comments: Number(comments.n) };
+}

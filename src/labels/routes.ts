@@ -20,14 +20,57 @@ import {
   type LabelUrls,
 } from './schemas.js';
 import type { LabelInput } from './service.js';
+import { LABEL_TEMPLATES, labelTemplate } from './templates.js';
+import { notFound } from '../errors.js';
 
 import { RepoParams } from '../http/params.js';
 const OrgParams = Type.Object({ org: Type.String() });
 const NoContent = Type.Null();
 
+const LabelTemplateJson = Type.Object(
+  {
+    name: Type.String(),
+    color: Type.String({ description: 'six hex digits', examples: ['00aabb'] }),
+    description: Type.String(),
+    exclusive: Type.Boolean(),
+  },
+  { title: 'LabelTemplate' },
+);
+
 export function labelsRoutes(app: Api, ctx: AppContext): void {
   const { repos, labels, users, orgs } = ctx;
   const rootUrl = ctx.config.server.rootUrl;
+
+  app.get(
+    '/label/templates',
+    {
+      schema: {
+        tags: ['miscellaneous'],
+        operationId: 'listLabelTemplates',
+        summary: 'Returns a list of all label templates',
+        response: { 200: Type.Array(Type.String()) },
+      },
+    },
+    async () => Object.keys(LABEL_TEMPLATES).sort(),
+  );
+
+  app.get(
+    '/label/templates/:name',
+    {
+      schema: {
+        tags: ['miscellaneous'],
+        operationId: 'getLabelTemplateInfo',
+        summary: 'Returns all labels in a template',
+        params: Type.Object({ name: Type.String() }),
+        response: { 200: Type.Array(LabelTemplateJson) },
+      },
+    },
+    async (request) => {
+      const template = labelTemplate(request.params.name);
+      if (!template) throw notFound(`label template does not exist [name: ${request.params.name}]`);
+      return template.map((l) => ({ ...l }));
+    },
+  );
   const tags = ['issue'];
   const read: RouteAuth = { scope: 'issue' };
   const write: RouteAuth = { scope: 'issue', require: 'signed' };

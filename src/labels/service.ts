@@ -9,6 +9,7 @@ import type { RepoRow } from '../repos/store.js';
 import type { UserRow } from '../users/store.js';
 import { checkText, isId, isName } from '../issues/input.js';
 import * as store from './store.js';
+import { labelTemplate } from './templates.js';
 import type { LabelOwner, LabelRow } from './store.js';
 
 export interface LabelInput {
@@ -55,6 +56,27 @@ export class LabelService {
     // A repository that changes owner loses the old organization's labels on its issues.
     ctx.repos.addHooks({
       onTransfer: (tx, repo, newOwnerId) => store.removeForeignOrgLabels(tx, repo.id, newOwnerId),
+      // A repository created with `issue_labels` starts with that template's labels.
+      onCreate: async (tx, repoId, input) => {
+        if (!input.issueLabels) return;
+        const template = labelTemplate(input.issueLabels);
+        if (!template) {
+          throw invalidField('issue_labels', `label template does not exist [name: ${input.issueLabels}]`);
+        }
+        const now = nowUnix();
+        for (const l of template) {
+          await store.insert(tx, {
+            repo_id: repoId,
+            org_id: null,
+            name: l.name,
+            color: `#${l.color}`,
+            description: l.description,
+            exclusive: l.exclusive ? 1 : 0,
+            created_unix: now,
+            updated_unix: now,
+          });
+        }
+      },
     });
   }
 

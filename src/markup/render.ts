@@ -1,24 +1,140 @@
-// The one markdown renderer (READMEs, issue and pull request text): GitHub-flavoured markdown by
-// markdown-it (tables, strikethrough, autolinks; raw HTML is shown as text, not interpreted), fenced
-// code highlighted server-side by highlight.js (class names only), then passed through
-// sanitize-html's allow-list, so no script, event attribute or javascript: URL survives.
+// The one markdown renderer (READMEs, issue and pull request text, /markdown and /markup):
+// GitHub-flavoured markdown by markdown-it (tables, strikethrough, autolinks, task lists; raw HTML
+// is shown as text, not interpreted), heading ids as Forgejo makes them (`user-content-` slugs),
+// Forgejo's references linked (`#12` and `owner/repo#12` to issues, `@user` to accounts that
+// exist, full commit ids to commits), fenced code highlighted server-side by highlight.js (class
+// names only), then passed through sanitize-html's allow-list, so no script, event attribute or
+// javascript: URL survives.
+import taskLists from 'markdown-it-task-lists';
 import hljs from 'highlight.js';
 import MarkdownIt from 'markdown-it';
+import anchor from 'markdown-it-anchor';
 import sanitizeHtml from 'sanitize-html';
+
+type Md = InstanceType<typeof MarkdownIt>;
+type Token = ReturnType<Md['parse']>[number];
+type CoreRule = Parameters<Md['core']['ruler']['push']>[1];
+type CoreState = Parameters<CoreRule>[0];
 
 const escape = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-const md = new MarkdownIt({
-  html: false,
-  linkify: true,
-  typographer: false,
-  highlight(code, lang) {
-    const language = lang && hljs.getLanguage(lang) ? lang : undefined;
-    const body = language ? hljs.highlight(code, { language, ignoreIllegals: true }).value : escape(code);
-    return `<pre><code class="hljs${language ? ` language-${escape(language)}` : ''}">${body}</code></pre>`;
-  },
-});
+/** What the references of a text link to. */
+export interface RenderOptions {
+  /** Newlines are line breaks (comments, as Forgejo renders them). */
+  breaks?: boolean;
+  /** The site's root URL (ends in /): references are linked under it. */
+  rootUrl?: string;
+  /** The repository `#12` and commit ids refer to. */
+  repo?: { owner: string; name: string };
+  /** Lower-cased names of the accounts `@name` links to (those that exist and may be shown). */
+  mentions?: ReadonlySet<string>;
+}
+
+/** Forgejo's heading ids: lower case, spaces as '-', other punctuation dropped, `user-content-` first. */
+export function headingId(text: string): string {
+  const slug = text
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+  return `user-content-${slug}`;
+}
+
+// `#12`, `owner/repo#12`, `@name` and 40- or 64-digit commit ids, each standing alone.
+const REFERENCE =
+  /(^|[^\w/@.-])(?:(?:([A-Za-z0-9][\w.-]*)\/([\w.-]+))?#(\d+)|@([A-Za-z0-9](?:[\w.-]*[A-Za-z0-9])?)|([0-9a-f]{40}|[0-9a-f]{64}))(?![\w-])/g;
+
+/** The `@names` a text mentions (lower-cased, once each), for looking them up in one query. */
+export function mentionedNames(text: string): string[] {
+  const names = new Set<string>();
+  for (const m of text.matchAll(REFERENCE)) if (m[5]) names.add(m[5].toLowerCase());
+  return [...names];
+}
+
+/** Replaces the text tokens of inline content with text and link tokens for their references. */
+function linkReferences(md: Md): void {
+  md.core.ruler.push('forgejo_references', (state: CoreState) => {
+    const opts = state.env as RenderOptions;
+    if (!opts.rootUrl) return;
+    const root = opts.rootUrl;
+    const link = (href: string, cls: string, children: Token[]): Token[] => {
+      const open = new state.Token('link_open', 'a', 1);
+      open.attrs = [
+        ['href', href],
+        ['class', cls],
+      ];
+      return [open, ...children, new state.Token('link_close', 'a', -1)];
+    };
+    const text = (content: string): Token => {
+      const t = new state.Token('text', '', 0);
+      t.content = content;
+      return t;
+    };
+    for (const block of state.tokens) {
+      if (block.type !== 'inline' || !block.children) continue;
+      const out: Token[] = [];
+      let inLink = 0;
+      for (const t of block.children) {
+        if (t.type === 'link_open') inLink++;
+        if (t.type === 'link_close') inLink--;
+        if (t.type !== 'text' || inLink > 0) {
+          out.push(t);
+          continue;
+        }
+        let last = 0;
+        for (const m of t.content.matchAll(REFERENCE)) {
+          const [whole, lead = '', owner, repo, index, user, sha] = m;
+          const start = m.index + lead.length;
+          let replacement: Token[] | undefined;
+          if (index && owner && repo) {
+            replacement = link(`${root}${owner}/${repo}/issues/${index}`, 'ref-issue', [
+              text(`${owner}/${repo}#${index}`),
+            ]);
+          } else if (index && opts.repo) {
+            const { owner: o, name } = opts.repo;
+            replacement = link(`${root}${o}/${name}/issues/${index}`, 'ref-issue', [text(`#${index}`)]);
+          } else if (user && opts.mentions?.has(user.toLowerCase())) {
+            replacement = link(`${root}${user}`, 'mention', [text(`@${user}`)]);
+          } else if (sha && opts.repo) {
+            const code = new state.Token('code_inline', 'code', 0);
+            code.content = sha.slice(0, 10);
+            const { owner: o, name } = opts.repo;
+            replacement = link(`${root}${o}/${name}/commit/${sha}`, 'commit', [code]);
+          }
+          if (!replacement) continue;
+          if (start > last) out.push(text(t.content.slice(last, start)));
+          out.push(...replacement);
+          last = m.index + whole.length;
+        }
+        if (last === 0) out.push(t);
+        else if (last < t.content.length) out.push(text(t.content.slice(last)));
+      }
+      block.children = out;
+    }
+  });
+}
+
+function renderer(breaks: boolean): Md {
+  const md = new MarkdownIt({
+    html: false,
+    linkify: true,
+    typographer: false,
+    breaks,
+    highlight(code, lang) {
+      const language = lang && hljs.getLanguage(lang) ? lang : undefined;
+      const body = language ? hljs.highlight(code, { language, ignoreIllegals: true }).value : escape(code);
+      return `<pre><code class="hljs${language ? ` language-${escape(language)}` : ''}">${body}</code></pre>`;
+    },
+  });
+  md.use(taskLists, { enabled: false, label: false });
+  md.use(anchor, { slugify: headingId, tabIndex: false });
+  linkReferences(md);
+  return md;
+}
+
+const documents = renderer(false);
+const comments = renderer(true);
 
 const SANITIZE: sanitizeHtml.IOptions = {
   allowedTags: [
@@ -34,7 +150,7 @@ const SANITIZE: sanitizeHtml.IOptions = {
     'sub',
   ],
   allowedAttributes: {
-    a: ['href', 'title', 'rel', 'id'],
+    a: ['href', 'title', 'rel', 'id', 'class'],
     img: ['src', 'alt', 'title', 'width', 'height'],
     code: ['class'],
     span: ['class'],
@@ -44,21 +160,35 @@ const SANITIZE: sanitizeHtml.IOptions = {
     input: ['type', 'checked', 'disabled'],
     '*': ['id'],
   },
+  allowedClasses: {
+    a: ['ref-issue', 'mention', 'commit'],
+    code: ['hljs', /^language-[\w+#.-]+$/],
+    span: [/^hljs-[\w-]+$/, /^[a-z]+_$/, /^language-[\w-]+$/],
+    li: ['task-list-item'],
+    ul: ['contains-task-list'],
+    ol: ['contains-task-list'],
+    input: ['task-list-item-checkbox'],
+  },
   allowedStyles: { '*': { 'text-align': [/^(left|right|center)$/] } },
   allowedSchemes: ['http', 'https', 'mailto'],
   allowedSchemesByTag: { img: ['http', 'https'] },
   allowProtocolRelative: false,
   transformTags: {
+    // Links out of the site do not pass reputation; references (a class of their own) stay in it.
     a: (tagName, attribs) => ({
       tagName,
-      attribs: /^https?:/i.test(attribs['href'] ?? '') ? { ...attribs, rel: 'nofollow noopener' } : attribs,
+      attribs:
+        /^https?:/i.test(attribs['href'] ?? '') && !attribs['class']
+          ? { ...attribs, rel: 'nofollow noopener' }
+          : attribs,
     }),
   },
 };
 
-/** Markdown to sanitized HTML. */
-export function renderMarkdown(text: string): string {
-  return sanitizeHtml(md.render(text), SANITIZE);
+/** Markdown to sanitized HTML, references linked as `opts` allows. */
+export function renderMarkdown(text: string, opts: RenderOptions = {}): string {
+  const md = opts.breaks ? comments : documents;
+  return sanitizeHtml(md.render(text, { ...opts }), SANITIZE);
 }
 
 /** Source code to highlighted, escaped HTML lines (one string per line, spans closed per line). */

@@ -17,7 +17,72 @@ const GeneralAPISettings = Type.Object(
   { title: 'GeneralAPISettings' },
 );
 
+const NodeInfo = Type.Object(
+  {
+    version: Type.String(),
+    software: Type.Object(
+      { name: Type.String(), version: Type.String(), repository: Type.String(), homepage: Type.String() },
+      { title: 'NodeInfoSoftware' },
+    ),
+    protocols: Type.Array(Type.String()),
+    services: Type.Object(
+      { inbound: Type.Array(Type.String()), outbound: Type.Array(Type.String()) },
+      { title: 'NodeInfoServices' },
+    ),
+    openRegistrations: Type.Boolean(),
+    usage: Type.Object(
+      {
+        users: Type.Object(
+          { total: Type.Integer(), activeHalfyear: Type.Integer(), activeMonth: Type.Integer() },
+          { title: 'NodeInfoUsageUsers' },
+        ),
+        localPosts: Type.Integer(),
+        localComments: Type.Integer(),
+      },
+      { title: 'NodeInfoUsage' },
+    ),
+    metadata: Type.Object({}, { additionalProperties: true }),
+  },
+  { title: 'NodeInfo' },
+);
+
+/** The NodeInfo 2.1 document: what software this is and how much it is used. */
+async function nodeInfo(ctx: AppContext) {
+  const [people, posts] = await Promise.all([ctx.users.activity(), ctx.issues.siteCounts()]);
+  return {
+    version: '2.1',
+    software: {
+      name: 'anvil',
+      version: VERSION.anvil,
+      repository: '',
+      homepage: ctx.config.server.rootUrl,
+    },
+    protocols: [],
+    services: { inbound: [], outbound: ['rss2.0'] },
+    openRegistrations: !ctx.config.service.disableRegistration,
+    usage: {
+      users: { total: people.total, activeHalfyear: people.halfYear, activeMonth: people.month },
+      localPosts: posts.posts,
+      localComments: posts.comments,
+    },
+    metadata: {},
+  };
+}
+
 export function metaRoutes(app: Api, ctx: AppContext): void {
+  app.get(
+    '/nodeinfo',
+    {
+      schema: {
+        tags: ['miscellaneous'],
+        operationId: 'getNodeInfo',
+        summary: 'Returns the nodeinfo of the Anvil application',
+        response: { 200: NodeInfo },
+      },
+    },
+    async () => nodeInfo(ctx),
+  );
+
   app.get(
     '/version',
     {
@@ -189,4 +254,16 @@ export function metaRoutes(app: Api, ctx: AppContext): void {
       return { key, name: key, url: licenseUrl(key), body: text('<copyright holders>'), implementation: '' };
     },
   );
+}
+
+/** /.well-known/nodeinfo: where the NodeInfo document is (outside /api/v1). */
+export function wellKnownRoutes(app: Api, ctx: AppContext): void {
+  app.get('/.well-known/nodeinfo', { schema: { hide: true } }, async () => ({
+    links: [
+      {
+        rel: 'http://nodeinfo.diaspora.software/ns/schema/2.1',
+        href: `${ctx.config.server.rootUrl}api/v1/nodeinfo`,
+      },
+    ],
+  }));
 }

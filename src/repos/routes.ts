@@ -49,6 +49,7 @@ export function repoRoutes(app: Api, ctx: AppContext): void {
     license?: string;
     default_branch?: string;
     template?: boolean;
+    issue_labels?: string;
   }): CreateRepoInput {
     return {
       name: b.name,
@@ -60,6 +61,7 @@ export function repoRoutes(app: Api, ctx: AppContext): void {
       license: b.license,
       defaultBranch: b.default_branch,
       template: b.template,
+      issueLabels: b.issue_labels,
     };
   }
 

@@ -46,6 +46,8 @@ export interface CreateRepoInput {
   license?: string | undefined;
   defaultBranch?: string | undefined;
   template?: boolean | undefined;
+  /** A label template (labels/templates.ts) whose labels the repository starts with. */
+  issueLabels?: string | undefined;
 }
 
 export interface EditRepoInput {
@@ -112,6 +114,8 @@ export function checkBranchName(name: string, field = 'default_branch'): void {
 export interface RepoHooks {
   /** Before a repository row is inserted for `owner` (creation limits): throw to refuse. */
   beforeCreate?(tx: Tx, doer: UserRow, owner: UserRow): Promise<void>;
+  /** The repository row was just inserted, in the same transaction: rows it starts with. */
+  onCreate?(tx: Tx, repoId: number, input: CreateRepoInput): Promise<void>;
   /** Before the repository row is deleted: drop rows and usage; return work for after commit (files). */
   beforeDelete?(tx: Tx, repo: RepoRow): Promise<AfterCommit | void>;
   /** The repository moves from `repo.owner_id` to `newOwnerId` (usage moves with it). */
@@ -318,6 +322,7 @@ export class RepoService {
           created_unix: now,
           updated_unix: now,
         });
+        for (const h of this.hooks) await h.onCreate?.(tx, id, input);
         dir = this.pathOf({ id });
         if (fs.existsSync(dir)) fs.rmSync(dir, { recursive: true, force: true });
         await initBare(dir, branch);

@@ -166,6 +166,21 @@ export class UserService {
     });
   }
 
+  /** Of `names`, the lower-cased names of the accounts `viewer` may see, in one query. */
+  async visibleNames(names: string[], viewer: Viewer | null): Promise<Set<string>> {
+    const rows = await store.byLowerNames(
+      this.db,
+      [...new Set(names.map((n) => n.toLowerCase()))].slice(0, 500),
+    );
+    return new Set(rows.filter((u) => this.canSee(viewer, u)).map((u) => u.lower_name));
+  }
+
+  /** People in all, and those who signed in within the last month and half-year (/nodeinfo). */
+  activity() {
+    const now = nowUnix();
+    return store.activity(this.db, now - 30 * 86400, now - 180 * 86400);
+  }
+
   /** People matching a keyword, as `viewer` may see them. */
   search(f: { keyword?: string | undefined; uid?: number | undefined; viewer: Viewer | null }, page: Page) {
     return store.list(this.db, { type: UserType.Individual, ...f }, page.limit, page.offset);

@@ -225,3 +225,23 @@ export async function rename(q: Q, id: number, name: string): Promise<void> {
     .where('id', '=', id)
     .execute();
 }
+
+/** The accounts among `lowerNames` (lower-cased), in one query. */
+export function byLowerNames(q: Q, lowerNames: string[]): Promise<UserRow[]> {
+  if (lowerNames.length === 0) return Promise.resolve([]);
+  return q.selectFrom('user').selectAll().where('lower_name', 'in', lowerNames).execute();
+}
+
+/** Site-wide counts for /nodeinfo: people, and those active in the last month and half-year. */
+export async function activity(q: Q, monthAgo: number, halfYearAgo: number) {
+  const r = await q
+    .selectFrom('user')
+    .select((eb) => [
+      eb.fn.countAll<number>().as('total'),
+      eb.fn.sum<number>(eb.case().when('last_login_unix', '>', monthAgo).then(1).else(0).end()).as('month'),
+      eb.fn.sum<number>(eb.case().when('last_login_unix', '>', halfYearAgo).then(1).else(0).end()).as('half'),
+    ])
+    .where('type', '=', UserType.Individual)
+    .executeTakeFirstOrThrow();
+  return { total: Number(r.total), month: Number(r.month ?? 0), halfYear: Number(r.half ?? 0) };
+}

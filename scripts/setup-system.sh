@@ -8,10 +8,14 @@ command -v pg_isready >/dev/null || need+=(postgresql-client)
 command -v unzip >/dev/null || need+=(unzip)
 # The LFS tests push and pull with the real client.
 git lfs version >/dev/null 2>&1 || need+=(git-lfs)
-# The PyPI registry tests upload with the real twine (pip is already there).
+# The PyPI registry tests upload with the real twine.
 command -v twine >/dev/null || need+=(twine)
 # The web interface is tested in a real browser (playwright-core drives Debian's Chromium).
 command -v chromium >/dev/null || need+=(chromium)
+# The PyPI tests install with pip; the Maven registry tests deploy and resolve with the real mvn.
+command -v python3 >/dev/null || need+=(python3)
+python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
+command -v mvn >/dev/null || need+=(maven)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null

@@ -6,8 +6,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildAll } from './build.js';
+import { ensurePrerequisites } from './prerequisites.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+// The real clients the tests drive (git-lfs, twine, mvn, chromium, ...): installed when this can,
+// else one message naming what to install, before anything is built.
+ensurePrerequisites();
 // The same build as `npm start`: the CLI tests run the bundled CLI, as users do.
 const built = await buildAll();
 if (built !== 0) process.exit(built);

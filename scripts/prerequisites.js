@@ -1,0 +1,62 @@
+// The system tools the test suite drives (the real clients users use), checked before `npm test`
+// builds anything. What is missing is installed by scripts/setup-system.sh when this runs as root
+// with apt-get (CI, development machines); otherwise the run stops at once with one message naming
+// the Debian packages to install. `node scripts/prerequisites.js` runs the check alone;
+// ANVIL_INSTALL_PREREQUISITES=0 never installs (only reports).
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Each tool: how to tell it works, and the Debian package that provides it. */
+export const TOOLS = [
+  { name: 'git', check: ['git', ['--version']], pkg: 'git' },
+  { name: 'git-lfs', check: ['git', ['lfs', 'version']], pkg: 'git-lfs' },
+  { name: 'python3', check: ['python3', ['--version']], pkg: 'python3' },
+  { name: 'pip', check: ['python3', ['-m', 'pip', '--version']], pkg: 'python3-pip' },
+  { name: 'twine', check: ['twine', ['--version']], pkg: 'twine' },
+  { name: 'mvn', check: ['mvn', ['--version']], pkg: 'maven' },
+  { name: 'chromium', check: ['chromium', ['--version']], pkg: 'chromium' },
+  { name: 'unzip', check: ['unzip', ['-v']], pkg: 'unzip' },
+];
+
+/** The tools that do not run here. */
+export function missingTools(env = process.env) {
+  return TOOLS.filter(({ check: [cmd, args] }) => {
+    const r = spawnSync(cmd, args, { env, stdio: 'ignore', timeout: 60_000 });
+    return r.error !== undefined || r.status !== 0;
+  });
+}
+
+const canInstall = (env) =>
+  env.ANVIL_INSTALL_PREREQUISITES !== '0' &&
+  typeof process.getuid === 'function' &&
+  process.getuid() === 0 &&
+  spawnSync('apt-get', ['--version'], { env, stdio: 'ignore' }).status === 0;
+
+/**
+ * Returns when every tool runs (after installing what is missing, when it can); otherwise prints
+ * one message naming the packages and exits.
+ */
+export function ensurePrerequisites(env = process.env) {
+  let missing = missingTools(env);
+  if (missing.length && canInstall(env)) {
+    console.error(`npm test: installing ${missing.map((t) => t.pkg).join(', ')} (scripts/setup-system.sh)`);
+    spawnSync('bash', [path.join(root, 'scripts', 'setup-system.sh')], { env, stdio: 'inherit' });
+    missing = missingTools(env);
+  }
+  if (missing.length === 0) return;
+  const pkgs = [...new Set(missing.map((t) => t.pkg))];
+  console.error(
+    `npm test needs ${missing.map((t) => t.name).join(', ')}, which ${missing.length === 1 ? 'is' : 'are'} not installed. ` +
+      `Install the Debian package${pkgs.length === 1 ? '' : 's'} ${pkgs.join(' ')} ` +
+      `(apt-get install ${pkgs.join(' ')}, or run scripts/setup-system.sh as root), then run npm test again.`,
+  );
+  process.exit(1);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  ensurePrerequisites();
+  console.log('npm test: every system tool the tests use is installed');
+}

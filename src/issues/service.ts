@@ -21,6 +21,7 @@ import * as store from './store.js';
 import type { CommentRow, IssueFilter, IssueRow, IssueSort, ReactionRow } from './store.js';
 import { CommentType } from './tables.js';
 import { checkText, isId, isName, mentionedNames, parseTime } from './input.js';
+import { handlePushReferences } from './commit-refs.js';
 
 export { endOfDay, parseTime } from './input.js';
 
@@ -125,7 +126,52 @@ export class IssueService {
   private readonly hooks: IssueHooks[] = [];
   private assets: AssetsSource | undefined;
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly ctx: AppContext) {
+    // Pushed commits that mention issues reference (and may close or reopen) them.
+    ctx.events.on('push', (e) => handlePushReferences(ctx, e));
+  }
+
+  /** Issue (or pull request) `index` of `repo`, if there is one. */
+  findIssue(repo: RepoRow, index: number): Promise<IssueRow | undefined> {
+    return Number.isSafeInteger(index)
+      ? store.getByIndex(this.db, repo.id, index)
+      : Promise.resolve(undefined);
+  }
+
+  /**
+   * A "referenced in commit" entry on the issue's timeline, by the pusher: once per commit, however
+   * many times or to however many branches the commit is pushed.
+   */
+  async addCommitReference(
+    issue: IssueRow,
+    pusher: UserRow,
+    repo: RepoRow,
+    owner: UserRow,
+    commitSha: string,
+    title: string,
+  ): Promise<void> {
+    const link = `/${encodeURIComponent(owner.name)}/${encodeURIComponent(repo.name)}/commit/${commitSha}`;
+    const html = title
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;');
+    await transaction(this.db, async (tx) => {
+      await store.lockIssue(tx, issue.id);
+      if (await store.hasCommitReference(tx, issue.id, commitSha)) return;
+      const now = nowUnix();
+      await store.insertComment(tx, {
+        type: CommentType.commitRef,
+        repo_id: issue.repo_id,
+        issue_id: issue.id,
+        poster_id: pusher.id,
+        commit_sha: commitSha,
+        content: `<a href="${link}">${html}</a>`,
+        created_unix: now,
+        updated_unix: now,
+      });
+    });
+  }
 
   /** Issues and pull requests, and comments, on the whole site (/nodeinfo). */
   siteCounts() {

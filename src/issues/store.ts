@@ -727,3 +727,15 @@ export async function siteCounts(q: Q): Promise<{ posts: number; comments: numbe
   ]);
   return { posts: Number(posts.n), comments: Number(comments.n) };
 }
+
+/** Whether the issue's timeline already has a reference from `commitSha`. */
+export async function hasCommitReference(q: Q, issueId: number, commitSha: string): Promise<boolean> {
+  const r = await q
+    .selectFrom('comment')
+    .select('id')
+    .where('issue_id', '=', issueId)
+    .where('type', '=', CommentType.commitRef)
+    .where('commit_sha', '=', commitSha)
+    .executeTakeFirst();
+  return r !== undefined;
+}

@@ -23,6 +23,7 @@ import type { RepoView } from '../issues/service.js';
 import { canWriteIssues } from '../issues/service.js';
 import { ruleMatches } from '../protection/match.js';
 import * as store from './store.js';
+import { parseIssueReferences } from '../issues/commit-refs.js';
 import type { PullRow, ReviewRow } from './store.js';
 import { PullStatus, ReviewType } from './tables.js';
 import * as pg from './git.js';
@@ -94,13 +95,6 @@ export interface Pull {
 
 const MERGE_PULL_COMMENT = 28;
 const CHANGE_TARGET_BRANCH_COMMENT = 25;
-const CLOSING = /\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+#(\d+)\b/gi;
-
-/** The issue numbers a commit message closes (`closes #N`, `fixes #N`, `resolves #N`). */
-export function closedIssueNumbers(message: string): number[] {
-  return [...new Set([...message.matchAll(CLOSING)].map((m) => Number(m[1])))];
-}
-
 const ident = (u: UserRow): Ident => ({ name: u.full_name || u.name, email: u.email });
 
 export class PullService {
@@ -852,13 +846,25 @@ export class PullService {
     }
   }
 
-  /** `closes #N` and `fixes #N` in the merged commits close those issues (the commit as closer). */
+  /**
+   * `closes #N`, `fixes owner/repo#N`, `reopens #N`, ... in the merged commits close or reopen those
+   * issues (the commit as the cause), whatever branch the pull request merged into; the merger
+   * needs write access to each issue's repository, and pull requests are never closed this way.
+   */
   private async closeReferencedIssues(repo: RepoRow, doer: UserRow, pull: Pull, commits: CommitData[]) {
+    const viewer = { id: doer.id, isAdmin: doer.is_admin === 1 };
     for (const c of commits.slice().reverse()) {
-      for (const n of closedIssueNumbers(c.message)) {
-        if (n === pull.issue.index) continue;
+      for (const ref of parseIssueReferences(c.message)) {
+        if (!ref.action) continue;
         try {
-          await this.ctx.issues.closeByCommit(repo, n, doer, c.oid);
+          const target =
+            ref.owner && ref.repo
+              ? (await this.ctx.repos.requireRepo(ref.owner, ref.repo, viewer, 'read', 'repo.issues')).repo
+              : repo;
+          if (target.id === repo.id && ref.index === pull.issue.index) continue;
+          const issue = await this.ctx.issues.findIssue(target, ref.index);
+          if (!issue || issue.is_pull) continue;
+          await this.ctx.issues.closeByCommit(target, ref.index, doer, c.oid, ref.action === 'close');
         } catch (err) {
           if (!(err instanceof AppError)) this.ctx.log.warn({ err }, 'closing an issue by commit failed');
         }

@@ -120,6 +120,10 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   app.setValidatorCompiler(validatorCompiler());
   app.setSerializerCompiler(serializerCompiler());
   registerErrorHandling(app, docsUrl);
+  // The OpenAPI document describes /api/v1 (its server URL); git, registries and pages are not in it.
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/api/v1/')) route.schema = { ...(route.schema ?? {}), hide: true };
+  });
   guardSlowBodies(app.server, docsUrl, options.bodyTimeouts ?? BODY_TIMEOUTS);
 
   await app.register(swagger, {

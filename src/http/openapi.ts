@@ -4,7 +4,22 @@
 //   and the few paths whose route names a parameter otherwise get Forgejo's name;
 // - the errors every operation can answer are declared in one place, in Forgejo's shape: 404
 //   where a path names a resource, 422 where there is input to validate (path, query or body),
-//   401 and 403 where the operation requires authentication.
+//   401 and 403 where the operation requires authentication;
+// - every operation has an operationId: its route's own, else Forgejo's for the same method and path
+//   (forgejo-operations.json, made by scripts/forgejo-operations.js from Forgejo's description),
+//   else one made from its method and path (Anvil's own operations).
+import forgejoOperations from './forgejo-operations.json' with { type: 'json' };
+
+const FORGEJO_IDS = forgejoOperations as unknown as Record<string, [string, string]>;
+
+/** An operationId for an operation Forgejo does not have: `GET /repos/{owner}/x-y` → `getReposOwnerXY`. */
+function madeUpId(method: string, path: string): string {
+  const words = path
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1));
+  return method.toLowerCase() + words.join('');
+}
 
 /** Forgejo's name for the wildcard that follows each path segment. */
 const WILDCARD_NAMES: Record<string, string> = {
@@ -64,6 +79,14 @@ export function transformOpenApi(input: object): Json {
   const doc = ((input as { openapiObject?: Json }).openapiObject ?? {}) as Json;
   const paths = (doc['paths'] ?? {}) as Record<string, Record<string, Operation>>;
   const out: Record<string, Record<string, Operation>> = {};
+  // Ids routes declare are theirs; the others are given in path order, never twice.
+  const usedIds = new Set<string>();
+  for (const item of Object.values(paths)) {
+    for (const method of METHODS) {
+      const id = item[method]?.['operationId'];
+      if (typeof id === 'string') usedIds.add(id);
+    }
+  }
   for (const [rawPath, item] of Object.entries(paths)) {
     let path = rawPath;
     if (path.includes('{*}')) {
@@ -89,6 +112,14 @@ export function transformOpenApi(input: object): Json {
     for (const method of METHODS) {
       const op = item[method];
       if (!op) continue;
+      if (typeof op['operationId'] !== 'string') {
+        // Paths are relative to the server URL (…/api/v1), as Forgejo's are.
+        const key = `${method.toUpperCase()} ${path.replace(/\{[^}]*\}/g, '{}')}`;
+        let id = FORGEJO_IDS[key]?.[0] ?? madeUpId(method, path);
+        for (let n = 2; usedIds.has(id); n++) id = `${id.replace(/\d+$/, '')}${n}`;
+        op['operationId'] = id;
+      }
+      usedIds.add(op['operationId'] as string);
       const responses = (op.responses ??= {});
       const params = op.parameters ?? [];
       const add = (status: string, ref: string) => {

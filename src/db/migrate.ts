@@ -23,6 +23,7 @@ import * as m0018 from './migrations/0018_web_sessions.js';
 import * as m0019 from './migrations/0019_social.js';
 import * as m0020 from './migrations/0020_activities.js';
 import * as m0021 from './migrations/0021_package_cleanup_rules.js';
+import * as m0022 from './migrations/0022_user_blocks.js';
 import * as m0023 from './migrations/0023_emails_settings.js';
 import * as m0025 from './migrations/0025_redirects.js';
 
@@ -51,6 +52,7 @@ const migrations: Record<string, AnvilMigration> = {
   '0019_social': m0019,
   '0020_activities': m0020,
   '0021_package_cleanup_rules': m0021,
+  '0022_user_blocks': m0022,
   '0023_emails_settings': m0023,
   '0025_redirects': m0025,
 };

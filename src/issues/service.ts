@@ -348,6 +348,7 @@ export class IssueService {
   async create(view: RepoView, doer: UserRow, input: CreateIssueInput): Promise<IssueRow> {
     const { repo } = view;
     this.assertWritableRepo(repo);
+    await this.ctx.social.assertNotBlocked(repo.owner_id, doer.id);
     if (!repo.has_issues) throw notFound('the issues of this repository are turned off');
     const title = IssueService.checkTitle(input.title);
     // As in Forgejo: labels, milestone, assignees and due date are set by writers only.
@@ -1051,6 +1052,7 @@ export class IssueService {
   /** Comments on a locked issue come from writers only (403). */
   async createComment(view: RepoView, issue: IssueRow, doer: UserRow, body: string): Promise<CommentRow> {
     this.assertWritableRepo(view.repo);
+    await this.ctx.social.assertNotBlocked(view.repo.owner_id, doer.id);
     if (issue.is_locked && !canWriteIssues(view.access, issue.is_pull) && !doer.is_admin) {
       throw forbidden('this issue is locked: only writers may comment');
     }
@@ -1151,6 +1153,7 @@ export class IssueService {
   /** Adds a reaction to the issue (commentId 0) or a comment; `created` is false when it existed. */
   async react(view: RepoView, issue: IssueRow, commentId: number, doer: UserRow, content: string) {
     this.checkReaction(view, issue, content);
+    await this.ctx.social.assertNotBlocked(view.repo.owner_id, doer.id);
     return store.addReaction(this.db, {
       type: content,
       issue_id: issue.id,

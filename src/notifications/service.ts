@@ -126,6 +126,7 @@ export class NotificationService {
   }
 
   async watch(repo: RepoRow, user: UserRow): Promise<WatchRow> {
+    await this.ctx.social.assertNotBlocked(repo.owner_id, user.id);
     return transaction(this.db, async (tx) => {
       await store.addWatch(tx, repo.id, user.id, nowUnix());
       await store.recountWatches(tx, repo.id);

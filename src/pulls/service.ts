@@ -225,6 +225,7 @@ export class PullService {
   async create(view: RepoView, doer: UserRow, input: CreatePullInput): Promise<Pull> {
     const { repo } = view;
     if (repo.is_archived) throw forbidden(`repository is archived [id: ${repo.id}]`);
+    await this.ctx.social.assertNotBlocked(repo.owner_id, doer.id);
     if (!repo.has_pull_requests) throw notFound('the pull requests of this repository are turned off');
     const title = (input.title ?? '').trim();
     if (!title) throw invalidField('title', 'Required');

@@ -7,6 +7,7 @@ import type { Api } from '../http/types.js';
 import { signedIn, type RouteAuth } from '../http/auth.js';
 import { PageQuery, pageOf, sendPage } from '../http/pagination.js';
 import { notFound } from '../errors.js';
+import { isoTime } from '../http/format.js';
 import { RepoParams } from '../http/params.js';
 import { User, toUserJson } from '../users/schemas.js';
 import type { UserRow, Viewer } from '../users/store.js';
@@ -356,4 +357,87 @@ export function socialRoutes(app: Api, ctx: AppContext): void {
       return reply.code(204).send(null);
     },
   );
+
+  // Blocking (Forgejo's /user/block, /orgs/{org}/block and their lists)
+
+  const BlockedUser = Type.Object(
+    { block_id: Type.Integer(), created_at: Type.String({ format: 'date-time' }) },
+    { title: 'BlockedUser' },
+  );
+  const orgSigned: RouteAuth = { scope: 'organization', require: 'signed' };
+  const OrgUserParams = Type.Object({ org: Type.String(), username: Type.String() });
+
+  /** The organization `name` when the signed-in caller owns it (403 for members, 404 when hidden). */
+  async function ownedOrg(request: FastifyRequest, name: string): Promise<UserRow> {
+    const viewer = { id: signedIn(request).user.id, isAdmin: signedIn(request).user.is_admin === 1 };
+    const org = await ctx.orgs.requireVisibleOrg(name, viewer);
+    await ctx.orgs.requireOwner(org, viewer);
+    return org;
+  }
+
+  for (const [level, prefix] of [
+    ['user', '/user'],
+    ['org', '/orgs/:org'],
+  ] as const) {
+    const auth = level === 'user' ? userSigned : orgSigned;
+    const params = level === 'user' ? UsernameParams : OrgUserParams;
+    const blocker = (request: FastifyRequest) =>
+      level === 'user'
+        ? Promise.resolve(signedIn(request).user)
+        : ownedOrg(request, (request.params as { org: string }).org);
+    const ids = level === 'user' ? ['userBlockUser', 'userUnblockUser'] : ['orgBlockUser', 'orgUnblockUser'];
+    for (const [verb, operationId] of [
+      ['block', ids[0]!],
+      ['unblock', ids[1]!],
+    ] as const) {
+      app.put(
+        `${prefix}/${verb}/:username`,
+        {
+          schema: {
+            tags: [level === 'user' ? 'user' : 'organization'],
+            operationId,
+            summary: `${verb === 'block' ? 'Block' : 'Unblock'} a user`,
+            params,
+            response: NoContent,
+          },
+          config: { auth },
+        },
+        async (request, reply) => {
+          const who = await blocker(request);
+          const target = await users.requireUser((request.params as { username: string }).username);
+          if (verb === 'block') await social.block(who, target);
+          else await social.unblock(who, target);
+          return reply.code(204).send(null);
+        },
+      );
+    }
+    app.get(
+      `${prefix}/list_blocked`,
+      {
+        schema: {
+          tags: [level === 'user' ? 'user' : 'organization'],
+          operationId: level === 'user' ? 'userListBlockedUsers' : 'orgListBlockedUsers',
+          summary: 'List the users blocked',
+          params: level === 'user' ? Type.Object({}) : Type.Object({ org: Type.String() }),
+          querystring: PageQuery,
+          response: { 200: Type.Array(BlockedUser) },
+        },
+        config: {
+          auth:
+            level === 'user'
+              ? { scope: 'user', require: 'signed' }
+              : { scope: 'organization', require: 'signed' },
+        },
+      },
+      async (request, reply) => {
+        const who = await blocker(request);
+        const page = pageOf(request.query, ctx.paging);
+        const result = await social.blocked(who, page);
+        return sendPage(request, reply, result, page, rootUrl, (b) => ({
+          block_id: b.block_id,
+          created_at: isoTime(b.created_unix),
+        }));
+      },
+    );
+  }
 }

@@ -149,3 +149,100 @@ export function follows(
     offset,
   ) as Promise<[UserRow[], number]>;
 }
+
+// Blocks
+
+export async function isBlocked(q: Q, userId: number, blockId: number): Promise<boolean> {
+  const r = await q
+    .selectFrom('forgejo_blocked_user')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('block_id', '=', blockId)
+    .executeTakeFirst();
+  return r !== undefined;
+}
+
+export async function addBlock(q: Q, userId: number, blockId: number, now: number): Promise<void> {
+  await q
+    .insertInto('forgejo_blocked_user')
+    .values({ user_id: userId, block_id: blockId, created_unix: now })
+    .onConflict((oc) => oc.columns(['user_id', 'block_id']).doNothing())
+    .execute();
+}
+
+export async function removeBlock(q: Q, userId: number, blockId: number): Promise<void> {
+  await q
+    .deleteFrom('forgejo_blocked_user')
+    .where('user_id', '=', userId)
+    .where('block_id', '=', blockId)
+    .execute();
+}
+
+export function blocked(
+  q: Q,
+  userId: number,
+  limit: number,
+  offset: number,
+): Promise<[Array<{ block_id: number; created_unix: number }>, number]> {
+  return paged(
+    q
+      .selectFrom('forgejo_blocked_user')
+      .select(['block_id', 'created_unix'])
+      .where('user_id', '=', userId)
+      .orderBy('id', 'desc'),
+    limit,
+    offset,
+  );
+}
+
+/**
+ * What a block undoes in `ownerId`'s repositories: the blocked user's stars, watches and
+ * collaborations there (counts recomputed for the repositories touched).
+ */
+export async function dropTiesToRepos(q: Q, ownerId: number, blockedId: number): Promise<void> {
+  const repoIds = (
+    await q.selectFrom('repository').select('id').where('owner_id', '=', ownerId).execute()
+  ).map((r) => r.id);
+  if (repoIds.length === 0) return;
+  const starred = (
+    await q
+      .selectFrom('star')
+      .select('repo_id')
+      .where('uid', '=', blockedId)
+      .where('repo_id', 'in', repoIds)
+      .execute()
+  ).map((r) => r.repo_id);
+  const watched = (
+    await q
+      .selectFrom('watch')
+      .select('repo_id')
+      .where('user_id', '=', blockedId)
+      .where('repo_id', 'in', repoIds)
+      .execute()
+  ).map((r) => r.repo_id);
+  if (starred.length) {
+    await q.deleteFrom('star').where('uid', '=', blockedId).where('repo_id', 'in', starred).execute();
+    for (const repoId of starred) await recountStars(q, blockedId, repoId);
+  }
+  if (watched.length) {
+    await q.deleteFrom('watch').where('user_id', '=', blockedId).where('repo_id', 'in', watched).execute();
+    for (const repoId of watched) {
+      await q
+        .updateTable('repository')
+        .set({
+          num_watches: (eb) =>
+            eb
+              .selectFrom('watch')
+              .select(eb.fn.countAll<number>().as('n'))
+              .where('watch.repo_id', '=', repoId),
+        })
+        .where('id', '=', repoId)
+        .execute();
+    }
+  }
+  await q
+    .deleteFrom('collaboration')
+    .where('user_id', '=', blockedId)
+    .where('repo_id', 'in', repoIds)
+    .execute();
+}

@@ -1,4 +1,4 @@
-// Tables of the social domain (see db/migrations/0019_social.ts).
+// Tables of the social domain (see db/migrations/0019_social.ts and 0022_user_blocks.ts).
 import type { Generated } from 'kysely';
 
 export interface StarTable {
@@ -17,7 +17,16 @@ export interface FollowTable {
   created_unix: number;
 }
 
+/** `user_id` (a person or an organization) blocks `block_id`. */
+export interface BlockedUserTable {
+  id: Generated<number>;
+  block_id: number;
+  user_id: number;
+  created_unix: number;
+}
+
 export interface SocialTables {
   star: StarTable;
   follow: FollowTable;
+  forgejo_blocked_user: BlockedUserTable;
 }

@@ -60,6 +60,7 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
   await ctx.recovery.recover(Math.floor(Date.now() / 1000) + 1);
   const app = await buildServer(ctx);
   const address = await app.listen({ host: cfg.server.httpAddr, port: cfg.server.httpPort });
+  ctx.cron.start();
   ctx.recovery.start();
   ctx.mirrors.start();
   ctx.webhooks.start();

@@ -39,6 +39,8 @@ import { SessionService } from '../sessions/service.js';
 import { SocialService } from '../social/service.js';
 import { ActivityService } from '../activities/service.js';
 import { PackageCleanup } from '../packages/cleanup/service.js';
+import { CronService, describeSchedule } from '../cron/service.js';
+import { nextRunIn } from '../config/config.js';
 
 /**
  * What domains contribute to shared mechanisms: things an account owns (for deletion and purge),
@@ -91,6 +93,7 @@ export interface AppContext {
   social: SocialService;
   activities: ActivityService;
   packageCleanup: PackageCleanup;
+  cron: CronService;
   close(): Promise<void>;
 }
 
@@ -164,6 +167,31 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.packages = new PackageService(ctx);
   ctx.packageCleanup = new PackageCleanup(ctx, log);
   ctx.sessions = new SessionService(db, users, config.security.secretKey, config.session.lifetime);
+  // The scheduled tasks administrators list and start (/admin/cron), by Forgejo's names.
+  ctx.cron = new CronService(log);
+  const cleanup = config.cron.cleanupPackages;
+  if (cleanup.enabled) {
+    ctx.cron.register({
+      name: 'cleanup_packages',
+      schedule: describeSchedule(cleanup.schedule),
+      nextIn: () => nextRunIn(cleanup.schedule),
+      run: () => ctx.packageCleanup.run(),
+    });
+  }
+  if (config.mirror.enabled) {
+    ctx.cron.register({
+      name: 'update_mirrors',
+      schedule: '@every 60s',
+      nextIn: () => ctx.cron.nextOfEvery(60_000),
+      run: () => ctx.mirrors.tick(),
+    });
+  }
+  ctx.cron.register({
+    name: 'cleanup_actions',
+    schedule: '@every 3600s',
+    nextIn: () => ctx.cron.nextOfEvery(3_600_000),
+    run: () => ctx.artifacts.sweep(),
+  });
   // Background mirror and webhook work (started by `anvil web`) ends before the database closes.
   ctx.recovery.register('merge', (intent) => ctx.pulls.recoverMerge(intent));
   ctx.close = async () => {

@@ -20,6 +20,7 @@ import {
 import { VERSION } from '../version.js';
 import { metaRoutes, wellKnownRoutes } from '../meta/routes.js';
 import { markupRoutes } from '../markup/routes.js';
+import { cronRoutes } from '../cron/routes.js';
 import { userRoutes } from '../users/routes.js';
 import { tokenRoutes } from '../tokens/routes.js';
 import { orgRoutes } from '../orgs/routes.js';
@@ -65,6 +66,7 @@ import { pypiRoutes } from '../packages/pypi/routes.js';
 const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   metaRoutes,
   markupRoutes,
+  cronRoutes,
   userRoutes,
   tokenRoutes,
   orgRoutes,

@@ -594,7 +594,9 @@ export class ArtifactService {
     if (this.timers.length || !this.enabled) return;
     this.stopped = false;
     const tick = () =>
-      void this.sweep().catch((err: unknown) => this.ctx.log.error({ err }, 'artifact retention failed'));
+      void this.ctx.cron
+        .track('cleanup_actions', this.sweep())
+        .catch((err: unknown) => this.ctx.log.error({ err }, 'artifact retention failed'));
     this.timers = [setInterval(tick, SWEEP_MS), setTimeout(tick, SWEEP_FIRST_MS)];
     for (const t of this.timers) t.unref();
   }

@@ -126,7 +126,7 @@ export class MirrorService {
   start(): void {
     if (this.timers.length || !this.ctx.config.mirror.enabled) return;
     this.stopped = false;
-    const tick = () => this.inBackground(this.tick());
+    const tick = () => this.inBackground(this.ctx.cron.track('update_mirrors', this.tick()));
     this.timers = [setInterval(tick, TICK_MS), setTimeout(tick, 5_000)];
     for (const t of this.timers) t.unref();
   }

@@ -206,14 +206,18 @@ export class PackageCleanup {
     if (!task.enabled || this.timer) return;
     const schedule = () => {
       this.timer = setTimeout(() => {
-        void this.run()
+        void this.ctx.cron
+          .track('cleanup_packages', this.run())
           .catch((err: unknown) => this.log.error({ err }, 'package cleanup failed'))
           .finally(schedule);
       }, nextRunIn(task.schedule));
       this.timer.unref();
     };
-    if (task.runAtStart)
-      void this.run().catch((err: unknown) => this.log.error({ err }, 'package cleanup failed'));
+    if (task.runAtStart) {
+      void this.ctx.cron
+        .track('cleanup_packages', this.run())
+        .catch((err: unknown) => this.log.error({ err }, 'package cleanup failed'));
+    }
     schedule();
   }
 

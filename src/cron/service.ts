@@ -1,0 +1,94 @@
+// The background tasks an administrator sees and starts (/admin/cron): each service that runs work
+// on a schedule registers it here (name, schedule as configured, how long until the next run, and
+// how to run it) and reports each run through `track`, whether its own timer started it or an
+// administrator did; a task already running is joined, not started twice. Per process: on several
+// nodes each lists its own runs.
+import type { Logger } from 'pino';
+import type { Schedule } from '../config/config.js';
+import { notFound } from '../errors.js';
+
+/** A schedule as Forgejo writes it: `@every 3600s`, `@hourly`, `@daily`, `@weekly`. */
+export function describeSchedule(s: Schedule): string {
+  if ('every' in s) return `@every ${s.every}s`;
+  return { hour: '@hourly', day: '@daily', week: '@weekly' }[s.at];
+}
+
+export interface CronTask {
+  /** Forgejo's name where Forgejo has the task (cleanup_packages, update_mirrors, ...). */
+  name: string;
+  /** The schedule as configured (`@midnight`, `@every 1h`). */
+  schedule: string;
+  /** Milliseconds until the next scheduled run. */
+  nextIn(): number;
+  run(): Promise<unknown>;
+}
+
+interface Entry {
+  task: CronTask;
+  prev: number | undefined;
+  execTimes: number;
+  running: Promise<unknown> | undefined;
+}
+
+export class CronService {
+  private readonly tasks = new Map<string, Entry>();
+  private startedAt = Date.now();
+
+  constructor(private readonly log: Logger) {}
+
+  /** When the schedulers started (`anvil web`): tasks run every N ms count from here. */
+  start(): void {
+    this.startedAt = Date.now();
+  }
+
+  /** Milliseconds until the next run of a task that runs every `everyMs` since the start. */
+  nextOfEvery(everyMs: number): number {
+    return everyMs - ((Date.now() - this.startedAt) % everyMs);
+  }
+
+  register(task: CronTask): void {
+    this.tasks.set(task.name, { task, prev: undefined, execTimes: 0, running: undefined });
+  }
+
+  /** Records a run of `name` that `work` is; returns it. */
+  track<T>(name: string, work: Promise<T>): Promise<T> {
+    const e = this.tasks.get(name);
+    if (!e) return work;
+    e.prev = Date.now();
+    e.execTimes++;
+    e.running = work.finally(() => {
+      if (e.running === tracked) e.running = undefined;
+    });
+    const tracked = e.running;
+    return work;
+  }
+
+  /** The tasks, by name: schedule, next and previous run, and how many runs this process made. */
+  list() {
+    const now = Date.now();
+    return [...this.tasks.values()]
+      .sort((a, b) => a.task.name.localeCompare(b.task.name))
+      .map((e) => ({
+        name: e.task.name,
+        schedule: e.task.schedule,
+        next: new Date(now + e.task.nextIn()).toISOString(),
+        prev: new Date(e.prev ?? 0).toISOString(),
+        exec_times: e.execTimes,
+      }));
+  }
+
+  /** Starts `name` now in the background (joins a run under way); 404 for an unknown task. */
+  runNow(name: string): void {
+    const e = this.tasks.get(name);
+    if (!e) throw notFound(`cron task does not exist [name: ${name}]`);
+    if (e.running) return;
+    void this.track(name, e.task.run()).catch((err: unknown) =>
+      this.log.error({ err, task: name }, 'cron task failed'),
+    );
+  }
+
+  /** A run under way of `name`, if any (tests wait for it). */
+  running(name: string): Promise<unknown> | undefined {
+    return this.tasks.get(name)?.running;
+  }
+}

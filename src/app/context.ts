@@ -40,6 +40,7 @@ import { SocialService } from '../social/service.js';
 import { ActivityService } from '../activities/service.js';
 import { PackageCleanup } from '../packages/cleanup/service.js';
 import { CronService, describeSchedule } from '../cron/service.js';
+import { TopicService } from '../topics/service.js';
 import { nextRunIn } from '../config/config.js';
 
 /**
@@ -94,6 +95,7 @@ export interface AppContext {
   activities: ActivityService;
   packageCleanup: PackageCleanup;
   cron: CronService;
+  topics: TopicService;
   close(): Promise<void>;
 }
 
@@ -151,6 +153,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.releases = new ReleaseService(ctx);
   ctx.notifications = new NotificationService(ctx);
   ctx.social = new SocialService(ctx);
+  ctx.topics = new TopicService(ctx);
   ctx.activities = new ActivityService(ctx);
   ctx.pulls = new PullService(ctx);
   ctx.webhooks = new WebhookService(ctx);

@@ -21,6 +21,7 @@ import { VERSION } from '../version.js';
 import { metaRoutes, wellKnownRoutes } from '../meta/routes.js';
 import { markupRoutes } from '../markup/routes.js';
 import { cronRoutes } from '../cron/routes.js';
+import { topicRoutes } from '../topics/routes.js';
 import { userRoutes } from '../users/routes.js';
 import { tokenRoutes } from '../tokens/routes.js';
 import { orgRoutes } from '../orgs/routes.js';
@@ -67,6 +68,7 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   metaRoutes,
   markupRoutes,
   cronRoutes,
+  topicRoutes,
   userRoutes,
   tokenRoutes,
   orgRoutes,

@@ -25,6 +25,7 @@ import * as m0020 from './migrations/0020_activities.js';
 import * as m0021 from './migrations/0021_package_cleanup_rules.js';
 import * as m0022 from './migrations/0022_user_blocks.js';
 import * as m0023 from './migrations/0023_emails_settings.js';
+import * as m0024 from './migrations/0024_topics.js';
 import * as m0025 from './migrations/0025_redirects.js';
 
 export interface AnvilMigration {
@@ -54,6 +55,7 @@ const migrations: Record<string, AnvilMigration> = {
   '0021_package_cleanup_rules': m0021,
   '0022_user_blocks': m0022,
   '0023_emails_settings': m0023,
+  '0024_topics': m0024,
   '0025_redirects': m0025,
 };
 

@@ -23,6 +23,7 @@ import type { SessionTables } from '../sessions/tables.js';
 import type { SocialTables } from '../social/tables.js';
 import type { ActivityTables } from '../activities/tables.js';
 import type { PackageCleanupTables } from '../packages/cleanup/tables.js';
+import type { TopicTables } from '../topics/tables.js';
 
 export interface DB
   extends
@@ -49,4 +50,5 @@ export interface DB
     SessionTables,
     SocialTables,
     ActivityTables,
-    PackageCleanupTables {}
+    PackageCleanupTables,
+    TopicTables {}

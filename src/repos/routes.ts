@@ -342,6 +342,7 @@ export function repoRoutes(app: Api, ctx: AppContext): void {
           ...PageFields,
           q: Type.Optional(Type.String({ description: 'keyword; several keywords separated by commas' })),
           includeDesc: Type.Optional(Type.Boolean()),
+          topic: Type.Optional(Type.Boolean({ description: 'the keywords are topics, matched whole' })),
           uid: Type.Optional(Type.Integer()),
           team_id: Type.Optional(Type.Integer()),
           private: Type.Optional(Type.Boolean()),
@@ -397,6 +398,7 @@ export function repoRoutes(app: Api, ctx: AppContext): void {
             .map((k) => k.trim())
             .filter(Boolean),
           includeDescription: q.includeDesc === true,
+          topicOnly: q.topic === true,
           // uid: repositories the user owns or reaches; `exclusive`: owns only; `collaborative`: reaches only.
           ownerId: uid && q.exclusive && mode !== 'collaborative' ? uid : undefined,
           memberOf: uid && !q.exclusive && mode !== 'collaborative' ? uid : undefined,

@@ -139,6 +139,8 @@ export interface RepoJsonContext {
   viewer: Viewer | null;
   /** Open issues and pull requests of the repository, when the caller counted them. */
   counts?: { issues: number; pulls: number } | undefined;
+  /** The repository's topics, when the caller read them. */
+  topics?: string[] | undefined;
 }
 
 type RepoFieldsJson = Omit<RepositoryJson, 'parent'>;
@@ -227,7 +229,7 @@ export function toRepoJson(
     object_format_name: repo.object_format_name,
     mirror_updated: '0001-01-01T00:00:00Z',
     repo_transfer: null,
-    topics: [],
+    topics: ctx.topics ?? [],
     parent,
   };
 }

@@ -68,6 +68,8 @@ export interface ListFilter {
   /** Any of these keywords in the name (and the description with `includeDescription`). */
   keywords?: string[] | undefined;
   includeDescription?: boolean | undefined;
+  /** The keywords are topic names (whole) rather than parts of names. */
+  topicOnly?: boolean | undefined;
   /** Only repositories of this team. */
   teamId?: number | undefined;
   /** Only repositories this user does not own but reaches as a collaborator or through a team. */
@@ -171,7 +173,16 @@ function filtered(q: Q, f: ListFilter) {
     );
   }
   const keywords = (f.keywords ?? []).map((k) => k.toLowerCase());
-  if (keywords.length) {
+  if (keywords.length && f.topicOnly) {
+    // Keywords are topics, matched whole (as Forgejo's topic search).
+    s = s.where('repository.id', 'in', (eb) =>
+      eb
+        .selectFrom('repo_topic')
+        .innerJoin('topic', 'topic.id', 'repo_topic.topic_id')
+        .select('repo_topic.repo_id')
+        .where('topic.name', 'in', keywords),
+    );
+  } else if (keywords.length) {
     s = s.where((eb) =>
       eb.or(
         keywords.flatMap((k) => [

@@ -14,7 +14,7 @@ import { notFound } from '../errors.js';
 import { User, toUserJson } from '../users/schemas.js';
 import { Label } from '../labels/schemas.js';
 import { IssuePresenter } from './present.js';
-import { type RepoView } from './service.js';
+import { MAX_PINNED, type RepoView } from './service.js';
 import { endOfDay, parseTime } from './input.js';
 import {
   Comment,
@@ -178,6 +178,30 @@ export function issuesRoutes(app: Api, ctx: AppContext): void {
       const { repo } = await repoView(request);
       if (!repo.has_issues) return [];
       return present.issues(await issues.pinned(repo), request.viewer, [repo]);
+    },
+  );
+
+  app.get(
+    '/repos/:owner/:repo/new_pin_allowed',
+    {
+      schema: {
+        tags: ['repository'],
+        operationId: 'repoNewPinAllowed',
+        summary: 'Returns if new Issue Pins are allowed',
+        params: RepoParams,
+        response: {
+          200: Type.Object(
+            { issues: Type.Boolean(), pull_requests: Type.Boolean() },
+            { title: 'NewIssuePinsAllowed' },
+          ),
+        },
+      },
+      config: { auth: read },
+    },
+    async (request) => {
+      const { repo } = await repoView(request);
+      const [pinnedIssues, pinnedPulls] = await Promise.all([issues.pinned(repo), issues.pinned(repo, true)]);
+      return { issues: pinnedIssues.length < MAX_PINNED, pull_requests: pinnedPulls.length < MAX_PINNED };
     },
   );
 

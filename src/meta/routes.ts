@@ -170,6 +170,37 @@ export function metaRoutes(app: Api, ctx: AppContext): void {
     }),
   );
 
+  app.get(
+    '/settings/attachment',
+    {
+      schema: {
+        tags: ['settings'],
+        operationId: 'getGeneralAttachmentSettings',
+        summary: "Get instance's global settings for Attachment",
+        response: {
+          200: Type.Object(
+            {
+              enabled: Type.Boolean(),
+              allowed_types: Type.String(),
+              max_size: Type.Integer({ description: 'MiB' }),
+              max_files: Type.Integer(),
+            },
+            { title: 'GeneralAttachmentSettings' },
+          ),
+        },
+      },
+    },
+    async () => {
+      const a = ctx.config.attachment;
+      return {
+        enabled: a.enabled,
+        allowed_types: a.allowedTypes.join(','),
+        max_size: Math.floor(a.maxSize / (1024 * 1024)),
+        max_files: a.maxFiles,
+      };
+    },
+  );
+
   const GitignoreTemplateInfo = Type.Object(
     { name: Type.String(), source: Type.String() },
     { title: 'GitignoreTemplateInfo' },

@@ -461,6 +461,43 @@ export function repoRoutes(app: Api, ctx: AppContext): void {
   );
 
   app.get(
+    '/repos/:owner/:repo/assignees',
+    {
+      schema: {
+        tags,
+        operationId: 'repoGetAssignees',
+        summary: 'Return all users that have write access and can be assigned to issues',
+        params: RepoParams,
+        response: { 200: Type.Array(User) },
+      },
+      config: { auth: scope },
+    },
+    async (request) => {
+      const { repo } = await repos.requireRepo(request.params.owner, request.params.repo, request.viewer);
+      return (await repos.assignees(repo)).map((u) => toUserJson(u, { rootUrl, viewer: request.viewer }));
+    },
+  );
+
+  app.get(
+    '/repos/:owner/:repo/reviewers',
+    {
+      schema: {
+        tags,
+        operationId: 'repoGetReviewers',
+        summary: 'Return all users that can be requested to review in this repo',
+        params: RepoParams,
+        response: { 200: Type.Array(User) },
+      },
+      config: { auth: signed },
+    },
+    async (request) => {
+      const viewer = signedViewer(request);
+      const { repo } = await repos.requireRepo(request.params.owner, request.params.repo, viewer);
+      return (await repos.reviewers(repo, viewer.id)).map((u) => toUserJson(u, { rootUrl, viewer }));
+    },
+  );
+
+  app.get(
     '/repos/:owner/:repo/collaborators/:collaborator',
     {
       schema: {

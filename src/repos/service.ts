@@ -252,6 +252,24 @@ export class RepoService {
     return store.getById(this.db, id);
   }
 
+  /** Who may be assigned to the repository's issues: people who may write them (Forgejo's list). */
+  assignees(repo: RepoRow): Promise<UserRow[]> {
+    return store.peopleWithAccess(this.db, repo, 'repo.issues', AccessMode.write);
+  }
+
+  /**
+   * Who may be asked to review its pull requests, the asker aside: in a private repository everyone
+   * who may read them; in a public one those who may write them, and the watchers (as Forgejo).
+   */
+  reviewers(repo: RepoRow, askerId: number): Promise<UserRow[]> {
+    return repo.is_private
+      ? store.peopleWithAccess(this.db, repo, 'repo.pulls', AccessMode.read, { excludeId: askerId })
+      : store.peopleWithAccess(this.db, repo, 'repo.pulls', AccessMode.write, {
+          excludeId: askerId,
+          alsoWatchers: true,
+        });
+  }
+
   getByIds(ids: number[]) {
     return store.getByIds(this.db, ids);
   }

@@ -5,6 +5,7 @@ import { paged } from '../db/paged.js';
 import { preparedQuery } from '../db/prepared.js';
 import type { BranchTable, RefIntentTable, RepositoryTable } from './tables.js';
 import { Visibility } from '../users/tables.js';
+import type { UserRow } from '../users/store.js';
 
 type Q = Db | Tx;
 export type RepoRow = Selectable<RepositoryTable>;
@@ -597,4 +598,89 @@ export async function deleteRedirect(q: Q, ownerId: number, name: string): Promi
     .where('owner_id', '=', ownerId)
     .where('lower_name', '=', name.toLowerCase())
     .execute();
+}
+
+/**
+ * The active people with at least `min` access to `unit` of the repository, as access() grants it
+ * (the owner; collaborators; in an organization, members of its owner teams, of admin teams holding
+ * the repository, and of teams holding it with that unit): one query, by name. `alsoWatchers` adds
+ * the repository's watchers.
+ */
+export function peopleWithAccess(
+  q: Q,
+  repo: RepoRow,
+  unit: string,
+  min: number,
+  opts: { excludeId?: number; alsoWatchers?: boolean } = {},
+): Promise<UserRow[]> {
+  let s = q
+    .selectFrom('user')
+    .selectAll()
+    .where('type', '=', 0)
+    .where('is_active', '=', 1)
+    .where('prohibit_login', '=', 0)
+    .where((eb) =>
+      eb.or([
+        eb('id', '=', repo.owner_id),
+        eb(
+          'id',
+          'in',
+          eb
+            .selectFrom('collaboration')
+            .select('user_id')
+            .where('repo_id', '=', repo.id)
+            .where('mode', '>=', min),
+        ),
+        eb(
+          'id',
+          'in',
+          eb
+            .selectFrom('team_user')
+            .innerJoin('team', 'team.id', 'team_user.team_id')
+            .select('team_user.uid')
+            .where('team.org_id', '=', repo.owner_id)
+            .where((t) =>
+              t.or([
+                t('team.authorize', '>=', 4),
+                t.and([
+                  t.or([
+                    t('team.includes_all_repositories', '=', 1),
+                    t(
+                      'team.id',
+                      'in',
+                      t
+                        .selectFrom('team_repo')
+                        .select('team_repo.team_id')
+                        .where('team_repo.repo_id', '=', repo.id),
+                    ),
+                  ]),
+                  t.or([
+                    t.and([t('team.authorize', '>=', 3), t('team.authorize', '>=', min)]),
+                    t(
+                      'team.id',
+                      'in',
+                      t
+                        .selectFrom('team_unit')
+                        .select('team_unit.team_id')
+                        .where('team_unit.type', '=', unit)
+                        .where('team_unit.access_mode', '>=', min),
+                    ),
+                  ]),
+                ]),
+              ]),
+            ),
+        ),
+        ...(opts.alsoWatchers
+          ? [
+              eb(
+                'id',
+                'in',
+                eb.selectFrom('watch').select('watch.user_id').where('watch.repo_id', '=', repo.id),
+              ),
+            ]
+          : []),
+      ]),
+    );
+  if (opts.excludeId !== undefined) s = s.where('id', '!=', opts.excludeId);
+  return s.orderBy('lower_name').execute();
 }

@@ -1,11 +1,13 @@
-// Queries of the pulls domain: pull_request rows (beside their issue rows) and pull_review rows.
+// Queries of the pulls domain: pull_request rows (beside their issue rows), pull_review rows and
+// their line comments (pull_review_comment rows).
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
-import type { PullRequestTable, PullReviewTable } from './tables.js';
+import type { PullRequestTable, PullReviewCommentTable, PullReviewTable } from './tables.js';
 
 type Q = Db | Tx;
 export type PullRow = Selectable<PullRequestTable>;
 export type ReviewRow = Selectable<PullReviewTable>;
+export type ReviewCommentRow = Selectable<PullReviewCommentTable>;
 
 export async function insert(q: Q, row: Insertable<PullRequestTable>): Promise<PullRow> {
   return q.insertInto('pull_request').values(row).returningAll().executeTakeFirstOrThrow();
@@ -106,4 +108,76 @@ export async function removeReviews(
     .where('type', '=', type)
     .executeTakeFirst();
   return Number(r.numDeletedRows);
+}
+
+export function getReview(q: Q, issueId: number, id: number): Promise<ReviewRow | undefined> {
+  return q
+    .selectFrom('pull_review')
+    .selectAll()
+    .where('issue_id', '=', issueId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function updateReview(q: Q, id: number, patch: Updateable<PullReviewTable>): Promise<ReviewRow> {
+  return q
+    .updateTable('pull_review')
+    .set(patch)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Deletes a review and its line comments. */
+export async function deleteReview(q: Q, id: number): Promise<void> {
+  await q.deleteFrom('pull_review_comment').where('review_id', '=', id).execute();
+  await q.deleteFrom('pull_review').where('id', '=', id).execute();
+}
+
+// Review comments
+
+export async function insertReviewComments(
+  q: Q,
+  rows: Insertable<PullReviewCommentTable>[],
+): Promise<ReviewCommentRow[]> {
+  if (rows.length === 0) return [];
+  const out: ReviewCommentRow[] = [];
+  // One by one: the ids come back in the order given on every dialect.
+  for (const row of rows)
+    out.push(await q.insertInto('pull_review_comment').values(row).returningAll().executeTakeFirstOrThrow());
+  return out;
+}
+
+export function reviewComments(q: Q, reviewId: number): Promise<ReviewCommentRow[]> {
+  return q
+    .selectFrom('pull_review_comment')
+    .selectAll()
+    .where('review_id', '=', reviewId)
+    .orderBy('id')
+    .execute();
+}
+
+export function getReviewComment(q: Q, reviewId: number, id: number): Promise<ReviewCommentRow | undefined> {
+  return q
+    .selectFrom('pull_review_comment')
+    .selectAll()
+    .where('review_id', '=', reviewId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function deleteReviewComment(q: Q, id: number): Promise<void> {
+  await q.deleteFrom('pull_review_comment').where('id', '=', id).execute();
+}
+
+/** The number of line comments of each review. */
+export async function countReviewComments(q: Q, reviewIds: number[]): Promise<Map<number, number>> {
+  if (reviewIds.length === 0) return new Map();
+  const rows = await q
+    .selectFrom('pull_review_comment')
+    .select(['review_id', (eb) => eb.fn.countAll<number | string>().as('n')])
+    .where('review_id', 'in', reviewIds)
+    .groupBy('review_id')
+    .execute();
+  return new Map(rows.map((r) => [r.review_id, Number(r.n)]));
 }

@@ -1,6 +1,6 @@
 // Tables of the pulls domain (see db/migrations/0014_pulls.ts). A pull request is an issue row
 // (is_pull = 1, sharing the repository's numbers) plus one pull_request row; reviews and review
-// requests are pull_review rows.
+// requests are pull_review rows, their line comments pull_review_comment rows.
 import type { Generated } from 'kysely';
 
 /** Forgejo's PullRequestStatus values. */
@@ -63,7 +63,28 @@ export interface PullReviewTable {
   updated_unix: number;
 }
 
+/** A line comment of a review (db/migrations/0026_review_comments.ts). */
+export interface PullReviewCommentTable {
+  id: Generated<number>;
+  review_id: number;
+  /** The pull request's issue row. */
+  issue_id: number;
+  /** null once the poster's account is deleted. */
+  poster_id: number | null;
+  tree_path: string;
+  /** As Forgejo stores it: positive, a line of the new side; negative, a line of the old side. */
+  line: number;
+  commit_id: Generated<string>;
+  original_commit_id: Generated<string>;
+  /** The hunk of the file's diff from its header through the commented line. */
+  diff_hunk: Generated<string>;
+  content: Generated<string>;
+  created_unix: number;
+  updated_unix: number;
+}
+
 export interface PullTables {
   pull_request: PullRequestTable;
   pull_review: PullReviewTable;
+  pull_review_comment: PullReviewCommentTable;
 }

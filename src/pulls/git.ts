@@ -203,3 +203,53 @@ export async function changedFiles(dir: string, from: string, to: string): Promi
   }
   return out;
 }
+
+/**
+ * The unified diff of one file between two commits (`previous`, the file's name before a rename,
+ * keeps the rename detected); '' when the file did not change.
+ */
+export async function fileDiff(
+  dir: string,
+  from: string,
+  to: string,
+  file: string,
+  previous = '',
+): Promise<string> {
+  const paths = [file, ...(previous && previous !== file ? [previous] : [])].map((p) => `:(literal)${p}`);
+  const r = await git(['diff', '--no-color', '--no-ext-diff', '-M', from, to, '--', ...paths], {
+    gitDir: dir,
+  });
+  return r.stdout.toString('utf8');
+}
+
+/**
+ * The hunk of `diff` holding `line` (positive: a line of the new side, negative: of the old side),
+ * from its header through that line; '' when no hunk shows the line.
+ */
+export function hunkUpTo(diff: string, line: number): string {
+  const old = line < 0;
+  const target = Math.abs(line);
+  const lines = diff.split('\n');
+  let header = -1;
+  let oldLine = 0;
+  let newLine = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!;
+    const m = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(l);
+    if (m) {
+      header = i;
+      oldLine = Number(m[1]);
+      newLine = Number(m[2]);
+      continue;
+    }
+    if (header < 0) continue;
+    const c = l.charAt(0);
+    if (c === ' ' || c === '-' || c === '+') {
+      if (old && c !== '+' && oldLine === target) return lines.slice(header, i + 1).join('\n');
+      if (!old && c !== '-' && newLine === target) return lines.slice(header, i + 1).join('\n');
+      if (c !== '+') oldLine++;
+      if (c !== '-') newLine++;
+    } else if (c !== '\\') header = -1;
+  }
+  return '';
+}

@@ -24,8 +24,9 @@ import { canWriteIssues } from '../issues/service.js';
 import { ruleMatches } from '../protection/match.js';
 import * as store from './store.js';
 import { parseIssueReferences } from '../issues/commit-refs.js';
-import type { PullRow, ReviewRow } from './store.js';
-import { PullStatus, ReviewType } from './tables.js';
+import type { PullRow, ReviewCommentRow, ReviewRow } from './store.js';
+import { PullStatus, ReviewType, type PullReviewCommentTable } from './tables.js';
+import type { Insertable } from 'kysely';
 import * as pg from './git.js';
 import { MergeConflict, type Ident } from './git.js';
 import './events.js';
@@ -92,6 +93,24 @@ export interface Pull {
   issue: IssueRow;
   pr: PullRow;
 }
+
+/** A line comment of a review, as Forgejo's CreatePullReviewComment has it. */
+export interface ReviewCommentInput {
+  path?: string | undefined;
+  body?: string | undefined;
+  new_position?: number | undefined;
+  old_position?: number | undefined;
+}
+
+/** The largest line number a comment may name. */
+const MAX_LINE = 2_147_483_647;
+const REVIEW_NAMES: Record<number, string> = {
+  0: 'PENDING',
+  1: 'APPROVED',
+  2: 'COMMENT',
+  3: 'REQUEST_CHANGES',
+  4: 'REQUEST_REVIEW',
+};
 
 const MERGE_PULL_COMMENT = 28;
 const CHANGE_TARGET_BRANCH_COMMENT = 25;
@@ -903,33 +922,110 @@ export class PullService {
     return store.reviewsOf(this.db, pull.issue.id);
   }
 
-  async createReview(
-    view: RepoView,
+  /**
+   * The review type of `event` (PENDING when absent), under Forgejo's rules: no approving or
+   * requesting changes on one's own pull request, a body for REQUEST_CHANGES, a body or line
+   * comments for COMMENT, only comments on a closed pull request.
+   */
+  private reviewTypeOf(
     pull: Pull,
     doer: UserRow,
-    input: { event?: string | undefined; body?: string | undefined; commitId?: string | undefined },
-  ): Promise<ReviewRow> {
+    event: string | undefined,
+    body: string | undefined,
+    hasComments: boolean,
+  ): number {
     const types: Record<string, number> = {
       APPROVED: ReviewType.approve,
       REQUEST_CHANGES: ReviewType.reject,
       COMMENT: ReviewType.comment,
       PENDING: ReviewType.pending,
     };
-    const event = (input.event ?? 'PENDING').toUpperCase();
-    const type = types[event];
-    if (type === undefined) throw invalidField('event', `unknown review event: ${input.event}`);
+    const name = (event || 'PENDING').toUpperCase();
+    const type = types[name];
+    if (type === undefined) throw invalidField('event', `unknown review event: ${event}`);
     if (pull.issue.is_closed && type !== ReviewType.comment)
       throw invalidField('event', 'the pull request is closed');
     if ((type === ReviewType.approve || type === ReviewType.reject) && pull.issue.poster_id === doer.id)
       throw invalidField('event', 'you cannot approve or request changes on your own pull request');
-    if ((type === ReviewType.comment || type === ReviewType.reject) && !(input.body ?? '').trim())
-      throw invalidField('body', 'a review comment needs a body');
+    const hasBody = (body ?? '').trim() !== '';
+    if (type === ReviewType.reject && !hasBody)
+      throw invalidField('body', `review event ${name} requires a body`);
+    if (type === ReviewType.comment && !hasBody && !hasComments)
+      throw invalidField('body', `review event ${name} requires a body or a comment`);
+    return type;
+  }
+
+  /**
+   * Line comments checked against the pull request's diff, as rows to insert (review_id left to
+   * the caller): the file must be one the pull request changes; new_position > 0 is a line of the
+   * new side, else old_position > 0 one of the old side.
+   */
+  private async reviewCommentRows(
+    pull: Pull,
+    doer: UserRow,
+    comments: ReviewCommentInput[],
+    field: string,
+  ): Promise<Omit<Insertable<PullReviewCommentTable>, 'review_id'>[]> {
+    if (comments.length === 0) return [];
+    const files = await this.files(pull);
+    const dir = this.dirOf({ id: pull.pr.base_repo_id });
+    const from = await this.fromOf(pull);
+    const head = pull.pr.head_commit_id;
+    const diffs = new Map<string, string>();
+    const now = nowUnix();
+    const out: Omit<Insertable<PullReviewCommentTable>, 'review_id'>[] = [];
+    for (const c of comments) {
+      const body = c.body ?? '';
+      if (!body.trim()) throw invalidField(field, 'a line comment needs a body');
+      const file = files.find((f) => f.filename === c.path);
+      if (!c.path || !file)
+        throw invalidField(field, `the pull request does not change this file: ${c.path ?? ''}`);
+      const newPos = c.new_position ?? 0;
+      const oldPos = c.old_position ?? 0;
+      if (newPos > MAX_LINE || oldPos > MAX_LINE) throw invalidField(field, 'the line number is too large');
+      const line = newPos > 0 ? newPos : oldPos > 0 ? -oldPos : 0;
+      if (line === 0) throw invalidField(field, 'a line comment needs new_position or old_position');
+      let diff = diffs.get(file.filename);
+      if (diff === undefined) {
+        diff = await pg.fileDiff(dir, from, head, file.filename, file.previous);
+        diffs.set(file.filename, diff);
+      }
+      out.push({
+        issue_id: pull.issue.id,
+        poster_id: doer.id,
+        tree_path: file.filename,
+        line,
+        commit_id: head,
+        original_commit_id: head,
+        diff_hunk: pg.hunkUpTo(diff, line),
+        content: body,
+        created_unix: now,
+        updated_unix: now,
+      });
+    }
+    return out;
+  }
+
+  async createReview(
+    view: RepoView,
+    pull: Pull,
+    doer: UserRow,
+    input: {
+      event?: string | undefined;
+      body?: string | undefined;
+      commitId?: string | undefined;
+      comments?: ReviewCommentInput[] | undefined;
+    },
+  ): Promise<ReviewRow> {
+    const comments = input.comments ?? [];
+    const type = this.reviewTypeOf(pull, doer, input.event, input.body, comments.length > 0);
+    const rows = await this.reviewCommentRows(pull, doer, comments, 'comments');
     const code = view.access.units.get('repo.code') ?? 0;
     const now = nowUnix();
     const review = await transaction(this.db, async (tx) => {
       if (type !== ReviewType.pending)
         await store.removeReviews(tx, pull.issue.id, doer.id, ReviewType.request);
-      return store.insertReview(tx, {
+      const review = await store.insertReview(tx, {
         issue_id: pull.issue.id,
         reviewer_id: doer.id,
         type,
@@ -939,15 +1035,160 @@ export class PullService {
         created_unix: now,
         updated_unix: now,
       });
+      await store.insertReviewComments(
+        tx,
+        rows.map((r) => ({ ...r, review_id: review.id })),
+      );
+      return review;
     });
-    if (type !== ReviewType.pending)
-      await this.ctx.events.emit('pull.reviewed', {
-        ...this.eventOf(pull, doer),
-        reviewId: review.id,
-        reviewType: type,
-        content: review.content,
-      });
+    if (type !== ReviewType.pending) await this.announceReview(pull, doer, review);
     return review;
+  }
+
+  private async announceReview(pull: Pull, doer: UserRow, review: ReviewRow): Promise<void> {
+    await this.ctx.events.emit('pull.reviewed', {
+      ...this.eventOf(pull, doer),
+      reviewId: review.id,
+      reviewType: review.type,
+      content: review.content,
+    });
+  }
+
+  /** A review of this pull request as `viewer` may see it: pending ones only by their author. */
+  async requireReview(pull: Pull, id: number, viewer: { id: number } | null): Promise<ReviewRow> {
+    const review = Number.isSafeInteger(id) ? await store.getReview(this.db, pull.issue.id, id) : undefined;
+    if (!review || (review.type === ReviewType.pending && review.reviewer_id !== viewer?.id))
+      throw notFound(`pull review does not exist [id: ${id}]`);
+    return review;
+  }
+
+  /** Submits a pending review of the doer's (SubmitPullReviewOptions). */
+  async submitReview(
+    view: RepoView,
+    pull: Pull,
+    doer: UserRow,
+    id: number,
+    input: { event?: string | undefined; body?: string | undefined },
+  ): Promise<ReviewRow> {
+    const review = await this.requireReview(pull, id, doer);
+    if (review.type !== ReviewType.pending || review.reviewer_id !== doer.id)
+      throw invalidField('event', 'only a pending review can be submitted');
+    const count = (await store.countReviewComments(this.db, [review.id])).get(review.id) ?? 0;
+    const type = this.reviewTypeOf(pull, doer, input.event, input.body, count > 0);
+    if (type === ReviewType.pending) throw invalidField('event', 'the review would stay pending');
+    const code = view.access.units.get('repo.code') ?? 0;
+    const now = nowUnix();
+    const updated = await transaction(this.db, async (tx) => {
+      await store.removeReviews(tx, pull.issue.id, doer.id, ReviewType.request);
+      return store.updateReview(tx, review.id, {
+        type,
+        content: input.body ?? review.content,
+        commit_id: pull.pr.head_commit_id,
+        official: code >= AccessMode.write ? 1 : 0,
+        updated_unix: now,
+      });
+    });
+    await this.announceReview(pull, doer, updated);
+    return updated;
+  }
+
+  /** Deletes a review and its line comments: its reviewer, a site or repository administrator. */
+  async deleteReview(view: RepoView, pull: Pull, doer: UserRow, id: number): Promise<void> {
+    const review = await this.requireReview(pull, id, doer);
+    if (review.reviewer_id !== doer.id && !doer.is_admin && view.access.mode < AccessMode.admin)
+      throw forbidden('only the reviewer and administrators may delete a review');
+    await transaction(this.db, (tx) => store.deleteReview(tx, review.id));
+  }
+
+  /** Dismisses (or restores) an approval or a change request: writers of pull requests only. */
+  async dismissReview(
+    view: RepoView,
+    pull: Pull,
+    doer: UserRow,
+    id: number,
+    dismiss: boolean,
+    priors = false,
+  ): Promise<ReviewRow> {
+    const review = await this.requireReview(pull, id, doer);
+    if (!canWriteIssues(view.access, true)) throw forbidden('only writers may dismiss reviews');
+    if (review.type !== ReviewType.approve && review.type !== ReviewType.reject)
+      throw invalidField(
+        'id',
+        `reviews of type ${REVIEW_NAMES[review.type] ?? review.type} cannot be dismissed`,
+      );
+    if (pull.issue.is_closed || pull.pr.has_merged)
+      throw invalidField('id', 'reviews of a closed pull request cannot be dismissed');
+    const now = nowUnix();
+    return transaction(this.db, async (tx) => {
+      if (dismiss && priors && review.reviewer_id !== null) {
+        for (const r of await store.reviewsOf(tx, pull.issue.id))
+          if (
+            r.id < review.id &&
+            r.reviewer_id === review.reviewer_id &&
+            (r.type === ReviewType.approve || r.type === ReviewType.reject)
+          )
+            await store.updateReview(tx, r.id, { dismissed: 1, updated_unix: now });
+      }
+      return store.updateReview(tx, review.id, { dismissed: dismiss ? 1 : 0, updated_unix: now });
+    });
+  }
+
+  /** The line comments of a review the viewer may see. */
+  async reviewComments(pull: Pull, id: number, viewer: { id: number } | null): Promise<ReviewCommentRow[]> {
+    const review = await this.requireReview(pull, id, viewer);
+    return store.reviewComments(this.db, review.id);
+  }
+
+  async reviewComment(
+    pull: Pull,
+    id: number,
+    commentId: number,
+    viewer: { id: number } | null,
+  ): Promise<ReviewCommentRow> {
+    const review = await this.requireReview(pull, id, viewer);
+    const c = Number.isSafeInteger(commentId)
+      ? await store.getReviewComment(this.db, review.id, commentId)
+      : undefined;
+    if (!c) throw notFound(`pull review comment does not exist [id: ${commentId}]`);
+    return c;
+  }
+
+  /** The number of line comments of each review. */
+  reviewCommentCounts(reviewIds: number[]): Promise<Map<number, number>> {
+    return store.countReviewComments(this.db, reviewIds);
+  }
+
+  /** Adds a line comment to a pending review of the doer's. */
+  async addReviewComment(
+    pull: Pull,
+    doer: UserRow,
+    id: number,
+    input: ReviewCommentInput,
+  ): Promise<ReviewCommentRow> {
+    const review = await this.requireReview(pull, id, doer);
+    if (review.reviewer_id !== doer.id) throw forbidden('only the reviewer may comment in a review');
+    if (review.type !== ReviewType.pending)
+      throw invalidField('id', 'comments can only be added to a pending review');
+    const [row] = await this.reviewCommentRows(pull, doer, [input], 'body');
+    return transaction(this.db, async (tx) => {
+      const [c] = await store.insertReviewComments(tx, [{ ...row!, review_id: review.id }]);
+      await store.updateReview(tx, review.id, { updated_unix: nowUnix() });
+      return c!;
+    });
+  }
+
+  /** Deletes a line comment: its poster or a writer of pull requests. */
+  async deleteReviewComment(
+    view: RepoView,
+    pull: Pull,
+    doer: UserRow,
+    id: number,
+    commentId: number,
+  ): Promise<void> {
+    const c = await this.reviewComment(pull, id, commentId, doer);
+    if (c.poster_id !== doer.id && !canWriteIssues(view.access, true))
+      throw forbidden('only the poster and writers may delete a review comment');
+    await store.deleteReviewComment(this.db, c.id);
   }
 
   async requestReviewers(view: RepoView, pull: Pull, doer: UserRow, names: string[], add: boolean) {

@@ -1,7 +1,8 @@
 // HTTP routes for pull requests: lists, creation, reading (JSON, .diff, .patch), editing, changed
-// files, commits (each with its files and stats), merging and the merged check, reviews and review
-// requests. Reading follows the repository's visibility and its pull requests unit (404 for what
-// the caller may not see); writing needs a signed-in caller; the rules live in PullService.
+// files, commits (each with its files and stats), merging and the merged check, reviews (by id:
+// submitting, deleting, dismissing; their line comments) and review requests. Reading follows the
+// repository's visibility and its pull requests unit (404 for what the caller may not see);
+// writing needs a signed-in caller; the rules live in PullService.
 import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../app/context.js';
@@ -20,18 +21,23 @@ import { usersByEmails } from '../git/data-store.js';
 import { Commit, escapePath, toCommitJson, type RepoLinks } from '../git/data-schemas.js';
 import { PullPresenter } from './present.js';
 import type { Pull } from './service.js';
-import type { ReviewRow } from './store.js';
+import type { ReviewCommentRow, ReviewRow } from './store.js';
 import {
   ChangedFile,
   CreatePullRequestOption,
+  CreatePullReviewComment,
   CreatePullReviewOptions,
+  DismissPullReviewOptions,
   EditPullRequestOption,
   MergePullRequestOption,
   PullListQuery,
   PullRequest,
   PullReview,
+  PullReviewComment,
   PullReviewRequestOptions,
   REVIEW_STATES,
+  SubmitPullReviewOptions,
+  type PullReviewCommentJson,
 } from './schemas.js';
 
 import { RepoParams } from '../http/params.js';
@@ -40,6 +46,19 @@ const PullParams = Type.Object({
   owner: Type.String(),
   repo: Type.String(),
   index: Type.String({ description: 'the number, or number.diff / number.patch' }),
+});
+const ReviewParams = Type.Object({
+  owner: Type.String(),
+  repo: Type.String(),
+  index: Type.Integer(),
+  id: Type.Integer(),
+});
+const ReviewCommentParams = Type.Object({
+  owner: Type.String(),
+  repo: Type.String(),
+  index: Type.Integer(),
+  id: Type.Integer(),
+  comment: Type.Integer(),
 });
 const PageOnly = Type.Object({ page: Type.Optional(Type.Integer()), limit: Type.Optional(Type.Integer()) });
 
@@ -71,8 +90,11 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
 
   async function reviewsJson(rows: ReviewRow[], p: Pull, repo: RepoRow, viewer: Viewer | null) {
     const ids = [...new Set(rows.map((r) => r.reviewer_id).filter((id): id is number => id !== null))];
-    const userMap = await users.getByIds(ids);
-    const full = await fullName(repo);
+    const [userMap, counts, full] = await Promise.all([
+      users.getByIds(ids),
+      pulls.reviewCommentCounts(rows.map((r) => r.id)),
+      fullName(repo),
+    ]);
     const html = `${rootUrl}${full}/pulls/${p.issue.index}`;
     return rows.map((r) => {
       const u = r.reviewer_id !== null ? userMap.get(r.reviewer_id) : undefined;
@@ -86,10 +108,46 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
         stale: r.stale === 1,
         official: r.official === 1,
         dismissed: r.dismissed === 1,
-        comments_count: 0,
+        comments_count: counts.get(r.id) ?? 0,
         submitted_at: isoTime(r.created_unix),
         updated_at: isoTime(r.updated_unix),
         html_url: `${html}#issuecomment-${r.id}`,
+        pull_request_url: html,
+      };
+    });
+  }
+
+  async function reviewJson(row: ReviewRow, p: Pull, repo: RepoRow, viewer: Viewer | null) {
+    return (await reviewsJson([row], p, repo, viewer))[0]!;
+  }
+
+  /** Forgejo's PullReviewComment JSON. */
+  async function reviewCommentsJson(
+    rows: ReviewCommentRow[],
+    p: Pull,
+    repo: RepoRow,
+    viewer: Viewer | null,
+  ): Promise<PullReviewCommentJson[]> {
+    const ids = [...new Set(rows.map((r) => r.poster_id).filter((id): id is number => id !== null))];
+    const [userMap, full] = await Promise.all([users.getByIds(ids), fullName(repo)]);
+    const html = `${rootUrl}${full}/pulls/${p.issue.index}`;
+    return rows.map((c) => {
+      const u = c.poster_id !== null ? userMap.get(c.poster_id) : undefined;
+      return {
+        id: c.id,
+        body: c.content,
+        user: u ? toUserJson(u, { rootUrl, viewer }) : null,
+        resolver: null,
+        pull_request_review_id: c.review_id,
+        path: c.tree_path,
+        commit_id: c.commit_id,
+        original_commit_id: c.original_commit_id,
+        diff_hunk: c.diff_hunk,
+        position: c.line > 0 ? c.line : 0,
+        original_position: c.line < 0 ? -c.line : 0,
+        created_at: isoTime(c.created_unix),
+        updated_at: isoTime(c.updated_unix),
+        html_url: `${html}#issuecomment-${c.id}`,
         pull_request_url: html,
       };
     });
@@ -388,10 +446,182 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
         event: b.event,
         body: b.body,
         commitId: b.commit_id,
+        comments: b.comments,
       });
-      return (await reviewsJson([row], pull, view.repo, request.viewer))[0]!;
+      return reviewJson(row, pull, view.repo, request.viewer);
     },
   );
+
+  app.get(
+    '/repos/:owner/:repo/pulls/:index/reviews/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Get a review of a pull request',
+        description: 'A pending review is visible to its author only.',
+        params: ReviewParams,
+        response: { 200: PullReview },
+      },
+      config: { auth: read },
+    },
+    async (request) => {
+      const { view, pull } = await pullOf(request, request.params.index);
+      const row = await pulls.requireReview(pull, request.params.id, request.viewer);
+      return reviewJson(row, pull, view.repo, request.viewer);
+    },
+  );
+
+  app.post(
+    '/repos/:owner/:repo/pulls/:index/reviews/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Submit a pending review of a pull request',
+        description: 'event: APPROVED, REQUEST_CHANGES or COMMENT; 422 when the review is not pending.',
+        params: ReviewParams,
+        body: SubmitPullReviewOptions,
+        response: { 200: PullReview },
+      },
+      config: { auth: write },
+    },
+    async (request) => {
+      const { view, pull } = await pullOf(request, request.params.index);
+      const b = request.body;
+      const row = await pulls.submitReview(view, pull, signedIn(request).user, request.params.id, {
+        event: b.event,
+        body: b.body,
+      });
+      return reviewJson(row, pull, view.repo, request.viewer);
+    },
+  );
+
+  app.delete(
+    '/repos/:owner/:repo/pulls/:index/reviews/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a review of a pull request',
+        description: 'Its reviewer, or a site or repository administrator (403 otherwise).',
+        params: ReviewParams,
+      },
+      config: { auth: write },
+    },
+    async (request, reply) => {
+      const { view, pull } = await pullOf(request, request.params.index);
+      await pulls.deleteReview(view, pull, signedIn(request).user, request.params.id);
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    '/repos/:owner/:repo/pulls/:index/reviews/:id/comments',
+    {
+      schema: {
+        tags,
+        summary: 'Get the line comments of a review of a pull request',
+        params: ReviewParams,
+        response: { 200: Type.Array(PullReviewComment) },
+      },
+      config: { auth: read },
+    },
+    async (request) => {
+      const { view, pull } = await pullOf(request, request.params.index);
+      const rows = await pulls.reviewComments(pull, request.params.id, request.viewer);
+      return reviewCommentsJson(rows, pull, view.repo, request.viewer);
+    },
+  );
+
+  app.post(
+    '/repos/:owner/:repo/pulls/:index/reviews/:id/comments',
+    {
+      schema: {
+        tags,
+        summary: 'Add a line comment to a pending review of a pull request',
+        description: "The review must be the caller's and pending (422 otherwise).",
+        params: ReviewParams,
+        body: CreatePullReviewComment,
+        response: { 200: PullReviewComment },
+      },
+      config: { auth: write },
+    },
+    async (request) => {
+      const { view, pull } = await pullOf(request, request.params.index);
+      const row = await pulls.addReviewComment(pull, signedIn(request).user, request.params.id, request.body);
+      return (await reviewCommentsJson([row], pull, view.repo, request.viewer))[0]!;
+    },
+  );
+
+  app.get(
+    '/repos/:owner/:repo/pulls/:index/reviews/:id/comments/:comment',
+    {
+      schema: {
+        tags,
+        summary: 'Get a line comment of a review of a pull request',
+        params: ReviewCommentParams,
+        response: { 200: PullReviewComment },
+      },
+      config: { auth: read },
+    },
+    async (request) => {
+      const { view, pull } = await pullOf(request, request.params.index);
+      const row = await pulls.reviewComment(pull, request.params.id, request.params.comment, request.viewer);
+      return (await reviewCommentsJson([row], pull, view.repo, request.viewer))[0]!;
+    },
+  );
+
+  app.delete(
+    '/repos/:owner/:repo/pulls/:index/reviews/:id/comments/:comment',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a line comment of a review of a pull request',
+        description: 'Its poster, or a writer of pull requests (403 otherwise).',
+        params: ReviewCommentParams,
+      },
+      config: { auth: write },
+    },
+    async (request, reply) => {
+      const { view, pull } = await pullOf(request, request.params.index);
+      const { id, comment } = request.params;
+      await pulls.deleteReviewComment(view, pull, signedIn(request).user, id, comment);
+      return reply.code(204).send();
+    },
+  );
+
+  for (const [suffix, dismiss] of [
+    ['dismissals', true],
+    ['undismissals', false],
+  ] as const)
+    app.post(
+      `/repos/:owner/:repo/pulls/:index/reviews/:id/${suffix}`,
+      {
+        schema: {
+          tags,
+          summary: dismiss ? 'Dismiss a review of a pull request' : 'Cancel the dismissal of a review',
+          description:
+            'Writers of pull requests only (403 otherwise); approvals and change requests of an open ' +
+            'pull request only (422 otherwise).' +
+            (dismiss ? " priors: also dismiss the reviewer's earlier reviews." : ''),
+          params: ReviewParams,
+          ...(dismiss ? { body: DismissPullReviewOptions } : {}),
+          response: { 200: PullReview },
+        },
+        config: { auth: write },
+      },
+      async (request) => {
+        const { view, pull } = await pullOf(request, request.params.index);
+        const body = (request.body ?? {}) as { priors?: boolean };
+        const row = await pulls.dismissReview(
+          view,
+          pull,
+          signedIn(request).user,
+          request.params.id,
+          dismiss,
+          body.priors === true,
+        );
+        return reviewJson(row, pull, view.repo, request.viewer);
+      },
+    );
 
   app.post(
     '/repos/:owner/:repo/pulls/:index/requested_reviewers',

@@ -1,5 +1,5 @@
-// Forgejo's PullRequest, PRBranchInfo, ChangedFile, PullReview and the option objects of the pull
-// request API, as TypeBox schemas.
+// Forgejo's PullRequest, PRBranchInfo, ChangedFile, PullReview, PullReviewComment and the option
+// objects of the pull request API, as TypeBox schemas.
 import { Type, type Static } from 'typebox';
 import { Nullable } from '../issues/input.js';
 import { User } from '../users/schemas.js';
@@ -169,14 +169,62 @@ export const PullReview = Type.Object(
   { title: 'PullReview' },
 );
 
+export const PullReviewComment = Type.Object(
+  {
+    id: Type.Integer(),
+    body: Type.String(),
+    user: Nullable(User),
+    resolver: Nullable(User),
+    pull_request_review_id: Type.Integer(),
+    path: Type.String(),
+    commit_id: Type.String(),
+    original_commit_id: Type.String(),
+    diff_hunk: Type.String(),
+    position: Type.Integer({ description: 'the line of the new side, 0 for a comment on the old side' }),
+    original_position: Type.Integer({ description: 'the line of the old side' }),
+    created_at: Time,
+    updated_at: Time,
+    html_url: Type.String(),
+    pull_request_url: Type.String(),
+  },
+  { title: 'PullReviewComment' },
+);
+export type PullReviewCommentJson = Static<typeof PullReviewComment>;
+
+export const CreatePullReviewComment = Type.Object(
+  {
+    path: Type.Optional(Type.String({ description: 'the tree path' })),
+    body: Type.Optional(Type.String()),
+    new_position: Type.Optional(Type.Integer({ description: 'if comment to new file line or 0' })),
+    old_position: Type.Optional(Type.Integer({ description: 'if comment to old file line or 0' })),
+  },
+  { title: 'CreatePullReviewComment' },
+);
+
 export const CreatePullReviewOptions = Type.Object(
   {
     event: Type.Optional(Type.String()),
     body: Type.Optional(Type.String()),
     commit_id: Type.Optional(Type.String()),
-    comments: Type.Optional(Type.Array(Type.Unknown())),
+    comments: Type.Optional(Type.Array(CreatePullReviewComment)),
   },
   { title: 'CreatePullReviewOptions' },
+);
+
+export const SubmitPullReviewOptions = Type.Object(
+  {
+    event: Type.Optional(Type.String()),
+    body: Type.Optional(Type.String()),
+  },
+  { title: 'SubmitPullReviewOptions' },
+);
+
+export const DismissPullReviewOptions = Type.Object(
+  {
+    message: Type.Optional(Type.String()),
+    priors: Type.Optional(Type.Boolean()),
+  },
+  { title: 'DismissPullReviewOptions' },
 );
 
 export const PullReviewRequestOptions = Type.Object(

@@ -610,14 +610,14 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
       },
       async (request) => {
         const { view, pull } = await pullOf(request, request.params.index);
-        const body = (request.body ?? {}) as { priors?: boolean };
+        const body = (request.body ?? {}) as { message?: string; priors?: boolean };
         const row = await pulls.dismissReview(
           view,
           pull,
           signedIn(request).user,
           request.params.id,
           dismiss,
-          body.priors === true,
+          { message: body.message, priors: body.priors },
         );
         return reviewJson(row, pull, view.repo, request.viewer);
       },

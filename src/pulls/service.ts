@@ -113,6 +113,7 @@ const REVIEW_NAMES: Record<number, string> = {
 };
 
 const MERGE_PULL_COMMENT = 28;
+const DISMISS_REVIEW_COMMENT = 32;
 const CHANGE_TARGET_BRANCH_COMMENT = 25;
 const ident = (u: UserRow): Ident => ({ name: u.full_name || u.name, email: u.email });
 
@@ -1107,8 +1108,10 @@ export class PullService {
     doer: UserRow,
     id: number,
     dismiss: boolean,
-    priors = false,
+    opts: { message?: string | undefined; priors?: boolean | undefined } = {},
   ): Promise<ReviewRow> {
+    const message = opts.message ?? '';
+    const priors = opts.priors === true;
     const review = await this.requireReview(pull, id, doer);
     if (!canWriteIssues(view.access, true)) throw forbidden('only writers may dismiss reviews');
     if (review.type !== ReviewType.approve && review.type !== ReviewType.reject)
@@ -1129,6 +1132,17 @@ export class PullService {
           )
             await store.updateReview(tx, r.id, { dismissed: 1, updated_unix: now });
       }
+      // The timeline tells of a dismissal, with its message, as Forgejo's does.
+      if (dismiss)
+        await issueStore.insertComment(tx, {
+          type: DISMISS_REVIEW_COMMENT,
+          repo_id: pull.issue.repo_id,
+          issue_id: pull.issue.id,
+          poster_id: doer.id,
+          content: message,
+          created_unix: now,
+          updated_unix: now,
+        });
       return store.updateReview(tx, review.id, { dismissed: dismiss ? 1 : 0, updated_unix: now });
     });
   }

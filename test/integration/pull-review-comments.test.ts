@@ -326,11 +326,32 @@ describe('pull request review comments', () => {
     assert.equal(r.body.dismissed, true);
     r = await s.api<Review>('GET', url);
     assert.equal(r.body.dismissed, true);
+    const timeline = await s.api<Array<{ type: string; body: string; user: { login: string } }>>(
+      'GET',
+      `/repos/alice/proj/issues/${pr}/timeline`,
+    );
+    assert.equal(timeline.status, 200, timeline.text);
+    const event = timeline.body.find((e) => e.type === 'dismiss_review');
+    assert.equal(event?.body, 'outdated');
+    assert.equal(event?.user.login, 'dave');
     r = await s.api<Review>('POST', `${url}/undismissals`, { token: dave.token });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.dismissed, false);
     r = await s.api<Review>('POST', `${url}/undismissals`, { token: bob.token });
     assert.equal(r.status, 403, r.text);
+
+    // priors: the reviewer's earlier approval goes with the later one.
+    const later = await s.api<Review>('POST', reviews(), {
+      token: alice.token,
+      body: { event: 'APPROVED', body: 'still lgtm' },
+    });
+    r = await s.api<Review>('POST', `${reviews()}/${later.body.id}/dismissals`, {
+      token: dave.token,
+      body: { message: 'both', priors: true },
+    });
+    assert.equal(r.status, 200, r.text);
+    r = await s.api<Review>('GET', url);
+    assert.equal(r.body.dismissed, true);
 
     const c = await s.api<Review>('POST', reviews(), {
       token: bob.token,

@@ -305,6 +305,32 @@ export class GitDataService {
     return c;
   }
 
+  /**
+   * What `head` adds to `base` (each a branch, tag or commit id): their merge base, the commits
+   * of head not in base (newest first, at most `limit`) and the diff from the merge base to head.
+   */
+  async compare(
+    t: Target,
+    base: string,
+    head: string,
+    limit = MAX_COMMIT_PAGE * 5,
+  ): Promise<{
+    base: ResolvedRef;
+    head: ResolvedRef;
+    mergeBase: string;
+    commits: CommitData[];
+    diff: string;
+  }> {
+    const b = await this.resolve(t, base, 'base');
+    const h = await this.resolve(t, head, 'head');
+    const mergeBase = await data.mergeBaseOf(t.dir, b.oid, h.oid);
+    const [commits, diff] = await Promise.all([
+      data.log(t.dir, { from: h.oid, not: b.oid, limit }),
+      data.rangeDiff(t.dir, mergeBase || b.oid, h.oid),
+    ]);
+    return { base: b, head: h, mergeBase, commits, diff };
+  }
+
   // Contents
 
   /** A commit's id and committer date. */

@@ -893,3 +893,15 @@ export async function updateRef(dir: string, ref: string, oldOid: string, newOid
   const r = await git(args, { gitDir: dir, okCodes: [1, 128] });
   return r.code === 0;
 }
+
+/** The unified diff between two commits (`git diff from to`). */
+export async function rangeDiff(dir: string, from: string, to: string): Promise<string> {
+  const args = ['diff', '--no-color', '--no-ext-diff', '-M', '--end-of-options', from, to, '--'];
+  return (await git(args, { gitDir: dir, env: LITERAL })).stdout.toString('utf8');
+}
+
+/** The best common ancestor of two commits; '' when they share none. */
+export async function mergeBaseOf(dir: string, a: string, b: string): Promise<string> {
+  const r = await git(['merge-base', '--end-of-options', a, b], { gitDir: dir, env: LITERAL, okCodes: [1] });
+  return r.code === 0 ? r.stdout.toString('utf8').trim() : '';
+}

@@ -11,6 +11,7 @@ import type { CommitData, TreeEntry } from '../git/data.js';
 import { sendArchive, sendEntry } from '../git/serve.js';
 import { highlightLines, renderMarkdown } from '../markup/render.js';
 import { Layout, type PageContext } from '../web/layout.js';
+import { DiffModeSwitch, DiffView, diffMode, parseDiff } from '../web/diff.js';
 import type { Web } from '../web/plugin.js';
 import { Pager, pageNumber } from '../web/components.js';
 import { notFound } from '../errors.js';
@@ -177,47 +178,6 @@ function FileView(props: { rawUrl: string; name: string; content: Buffer | undef
           ))}
         </tbody>
       </table>
-    </div>
-  );
-}
-
-/** A unified diff split into files and lines. */
-function parseDiff(text: string) {
-  const files: Array<{ name: string; lines: Array<{ kind: 'add' | 'del' | 'ctx' | 'hunk'; text: string }> }> =
-    [];
-  let cur: (typeof files)[number] | undefined;
-  for (const line of text.split('\n')) {
-    if (line.startsWith('diff --git ')) {
-      const m = / b\/(.*)$/.exec(line);
-      cur = { name: m?.[1] ?? line.slice(11), lines: [] };
-      files.push(cur);
-    } else if (!cur || line.startsWith('index ') || line.startsWith('--- ') || line.startsWith('+++ ')) {
-      continue;
-    } else if (line.startsWith('@@')) cur.lines.push({ kind: 'hunk', text: line });
-    else if (line.startsWith('+')) cur.lines.push({ kind: 'add', text: line.slice(1) });
-    else if (line.startsWith('-')) cur.lines.push({ kind: 'del', text: line.slice(1) });
-    else if (line.startsWith(' ')) cur.lines.push({ kind: 'ctx', text: line.slice(1) });
-  }
-  return files;
-}
-
-function DiffView(props: { text: string }): VNode {
-  const files = parseDiff(props.text);
-  return (
-    <div class="diff">
-      {files.map((f) => (
-        <section class="diff-file">
-          <h3>{f.name}</h3>
-          <pre>
-            {f.lines.map((l) => (
-              <div class={`dl ${l.kind}`}>
-                {l.kind === 'add' ? '+' : l.kind === 'del' ? '-' : l.kind === 'ctx' ? ' ' : ''}
-                {l.text}
-              </div>
-            ))}
-          </pre>
-        </section>
-      ))}
     </div>
   );
 }
@@ -466,7 +426,8 @@ export function codePages(app: FastifyInstance, web: Web): void {
               <a href={`${base}/commit/${c.oid}.patch`}>.patch</a>
             </p>
           </section>
-          <DiffView text={text} />
+          <DiffModeSwitch path={`${base}/commit/${c.oid}`} mode={diffMode(request.query)} />
+          <DiffView files={parseDiff(text)} opts={{ mode: diffMode(request.query) }} />
         </>,
         true,
       ),

@@ -121,8 +121,26 @@ describe('web code pages', () => {
     const sha = (await git(['rev-parse', 'feature/deep'])).trim();
     const commit = await c.get(`/alice/proj/commit/${sha}`);
     assert.equal(commit.status, 200);
-    assert.match(commit.text, /class="dl del">-export const answer: number = 42;/);
-    assert.match(commit.text, /class="dl add">\+export const answer: number = 43;/);
+    // Unified: old and new line numbers, then the sign and the text.
+    assert.match(
+      commit.text,
+      /<tr class="dl del"><td class="ln">1<\/td><td class="ln"><\/td><td class="code"><span class="sign">-<\/span>export const answer: number = 42;/,
+    );
+    assert.match(
+      commit.text,
+      /<tr class="dl add"><td class="ln"><\/td><td class="ln">1<\/td><td class="code"><span class="sign">\+<\/span>export const answer: number = 43;/,
+    );
+    assert.match(commit.text, /console\.log\(&quot;&lt;b>hi&lt;\/b>&quot;\)/);
+    // Split: the deleted line beside the added one that replaced it, the unpaired one alone.
+    const split = await c.get(`/alice/proj/commit/${sha}?style=split`);
+    assert.match(
+      split.text,
+      /<tr class="dl pair"><td class="ln del">1<\/td><td class="code del">export const answer: number = 42;<\/td><td class="ln add">1<\/td><td class="code add">export const answer: number = 43;<\/td><\/tr>/,
+    );
+    assert.match(
+      split.text,
+      /<td class="ln del">2<\/td><td class="code del">console\.log[^<]*<\/td><td class="ln empty"><\/td>/,
+    );
     const diff = await fetch(`${s.url}/alice/proj/commit/${sha}.diff`);
     assert.match(await diff.text(), /^diff --git a\/src\/main\.ts b\/src\/main\.ts/m);
     const patch = await fetch(`${s.url}/alice/proj/commit/${sha}.patch`);

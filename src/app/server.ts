@@ -60,6 +60,8 @@ import { repoListPages } from '../repos/pages.js';
 import { codePages } from '../repos/code-pages.js';
 import { releasePages } from '../releases/pages.js';
 import { issuePages } from '../issues/pages.js';
+import { labelPages } from '../labels/pages.js';
+import { pullPages } from '../pulls/pages.js';
 import { mavenRoutes } from '../packages/maven/routes.js';
 import { pypiRoutes } from '../packages/pypi/routes.js';
 
@@ -96,7 +98,15 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
 ];
 
 /** Each domain's web pages (server-rendered HTML at Forgejo's URL layout). */
-const webPages: PageRoutes[] = [userPages, repoListPages, codePages, releasePages, issuePages];
+const webPages: PageRoutes[] = [
+  userPages,
+  repoListPages,
+  codePages,
+  releasePages,
+  issuePages,
+  pullPages,
+  labelPages,
+];
 
 export interface ServerOptions {
   /** How slowly a request body may arrive (tests shorten them). */

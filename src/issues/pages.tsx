@@ -1,84 +1,373 @@
-// The web pages of issues and pull requests (reading): the lists (open or closed, with a search)
-// and one issue or pull request with its text and comments rendered. Read through the issues
-// service with the repository's own access check, so what is hidden from the API is hidden here.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { VNode } from 'preact';
-import { notFound } from '../errors.js';
+// The web pages of issues (and the parts pull requests share): the lists with the API's filters
+// (state, labels, milestone, poster, assignee, search), one issue with its timeline (comments and
+// events) rendered, and the forms that write: new issue, comment, close and reopen, title, labels.
+// Everything goes through the issues service with the repository's own access checks, so what is
+// hidden or refused by the API is hidden or refused here.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ComponentChildren, VNode } from 'preact';
+import type { AppContext } from '../app/context.js';
+import { AppError, notFound } from '../errors.js';
+import { LabelPill, labelsFor } from '../labels/pages.js';
+import type { LabelRow } from '../labels/store.js';
 import { renderMarkdown } from '../markup/render.js';
 import { RepoHeader } from '../repos/code-pages.js';
 import type { UserRow } from '../users/store.js';
-import { Layout } from '../web/layout.js';
+import { CsrfField, Layout, type PageContext } from '../web/layout.js';
 import { Pager, When, pageNumber } from '../web/components.js';
 import type { Web } from '../web/plugin.js';
+import { canWriteIssues } from './service.js';
+import type { CommentRow, IssueRow } from './store.js';
+import { CommentType } from './tables.js';
 
 type Params = Record<string, string>;
 
-function Author(props: { users: Map<number, UserRow>; id: number | null }): VNode {
+export function Author(props: { users: Map<number, UserRow>; id: number | null }): VNode {
   const u = props.id !== null ? props.users.get(props.id) : undefined;
   return u ? <a href={`/${u.name}`}>{u.name}</a> : <span>Ghost</span>;
 }
 
+/** A repository page's starting point: the repository as the viewer may see it, and its owner. */
+export async function openRepo(web: Web, request: FastifyRequest, unit: string) {
+  const p = request.params as Params;
+  const view = await web.ctx.repos.requireRepo(
+    p['owner'] ?? '',
+    p['repo'] ?? '',
+    request.web.viewer,
+    'read',
+    unit,
+  );
+  const owner = (await web.ctx.users.getById(view.repo.owner_id))!;
+  return { view, owner, base: `/${owner.name}/${view.repo.name}` };
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : Array.isArray(v) ? String(v[0] ?? '') : '');
+const list = (v: unknown): string[] =>
+  (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === 'string');
+
+/** Everything the timeline of one issue shows: its events, the people and labels they name. */
+export async function threadData(ctx: AppContext, issue: IssueRow) {
+  const [events] = await ctx.issues.timeline(issue, {}, { page: 1, limit: 100_000, offset: 0 });
+  const people = await ctx.users.getByIds(
+    [issue.poster_id, ...events.map((c) => c.poster_id), ...events.map((c) => c.assignee_id)].filter(
+      (id): id is number => id !== null && id !== undefined,
+    ),
+  );
+  const labelIds = [...new Set(events.map((c) => c.label_id).filter((id): id is number => !!id))];
+  const eventLabels = new Map((await ctx.labels.getByIds(labelIds)).map((l) => [l.id, l]));
+  const labels = await ctx.labels.ofIssue(issue.id);
+  return { events, people, eventLabels, labels };
+}
+export type ThreadData = Awaited<ReturnType<typeof threadData>>;
+
+function Event(props: { c: CommentRow; d: ThreadData; base: string }): VNode | null {
+  const { c, d } = props;
+  const who = <Author users={d.people} id={c.poster_id} />;
+  const when = <When unix={c.created_unix} />;
+  const line = (children: ComponentChildren) => (
+    <p class="event" id={`issuecomment-${c.id}`}>
+      {who} {children} {when}
+    </p>
+  );
+  switch (c.type) {
+    case CommentType.close:
+      return line(
+        c.commit_sha ? (
+          <>
+            closed this in <a href={`${props.base}/commit/${c.commit_sha}`}>{c.commit_sha.slice(0, 10)}</a>
+          </>
+        ) : (
+          'closed this'
+        ),
+      );
+    case CommentType.reopen:
+      return line('reopened this');
+    case CommentType.label: {
+      const l = c.label_id ? d.eventLabels.get(c.label_id) : undefined;
+      return l
+        ? line(
+            <>
+              {c.content === '1' ? 'added' : 'removed'} the <LabelPill label={l} /> label
+            </>,
+          )
+        : null;
+    }
+    case CommentType.assignees:
+      return line(
+        c.removed_assignee ? (
+          <>
+            unassigned <Author users={d.people} id={c.assignee_id} />
+          </>
+        ) : (
+          <>
+            assigned <Author users={d.people} id={c.assignee_id} />
+          </>
+        ),
+      );
+    case CommentType.milestone:
+      return line('changed the milestone');
+    case CommentType.changeTitle:
+      return line(
+        <>
+          changed the title from <del>{c.old_title}</del> to <ins>{c.new_title}</ins>
+        </>,
+      );
+    case CommentType.commitRef:
+      return line(
+        <>
+          referenced this from commit{' '}
+          <a href={`${props.base}/commit/${c.commit_sha}`}>{c.commit_sha.slice(0, 10)}</a>
+        </>,
+      );
+    case CommentType.deleteBranch:
+      return line(
+        <>
+          deleted branch <code>{c.old_ref}</code>
+        </>,
+      );
+    case CommentType.lock:
+      return line('locked this conversation');
+    case CommentType.unlock:
+      return line('unlocked this conversation');
+    case CommentType.addedDeadline:
+    case CommentType.modifiedDeadline:
+      return line('set the due date');
+    case CommentType.removedDeadline:
+      return line('removed the due date');
+    case CommentType.issueRef:
+    case CommentType.pullRef:
+    case CommentType.commentRef:
+      return line('referenced this');
+    default:
+      return null;
+  }
+}
+
+/** The issue's text, then its timeline: comments as cards, events as one line each. */
+export function Timeline(props: { issue: IssueRow; d: ThreadData; base: string }): VNode {
+  const { issue, d } = props;
+  return (
+    <section aria-label="Conversation">
+      <article class="card comment">
+        <p class="muted">
+          <Author users={d.people} id={issue.poster_id} /> opened this <When unix={issue.created_unix} />
+        </p>
+        <div
+          class="markdown"
+          dangerouslySetInnerHTML={{ __html: renderMarkdown(issue.content || '*No description.*') }}
+        />
+      </article>
+      {d.events.map((c) =>
+        c.type === CommentType.comment ? (
+          <article class="card comment" id={`issuecomment-${c.id}`}>
+            <p class="muted">
+              <Author users={d.people} id={c.poster_id} /> commented <When unix={c.created_unix} />
+            </p>
+            <div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(c.content) }} />
+          </article>
+        ) : (
+          <Event c={c} d={d} base={props.base} />
+        ),
+      )}
+    </section>
+  );
+}
+
+/** The comment form, with close/reopen for those who may change the state. */
+export function CommentForm(props: {
+  page: PageContext;
+  base: string;
+  issue: IssueRow;
+  canChangeState: boolean;
+}): VNode {
+  const { page, issue } = props;
+  if (!page.user)
+    return (
+      <p class="card">
+        <a href={`/user/login?redirect_to=${encodeURIComponent(page.path)}`}>Sign in</a> to join this
+        conversation.
+      </p>
+    );
+  return (
+    <form method="post" action={`${props.base}/issues/${issue.index}/comments`} class="card comment-form">
+      <CsrfField page={page} />
+      <div class="field">
+        <label for="comment-content">Add a comment</label>
+        <textarea id="comment-content" name="content" placeholder="Leave a comment (Markdown)" />
+      </div>
+      <div class="actions">
+        <button type="submit" class="primary">
+          Comment
+        </button>
+        {props.canChangeState ? (
+          <button type="submit" name="status" value={issue.is_closed ? 'reopen' : 'close'}>
+            {issue.is_closed ? 'Reopen' : 'Close'}
+          </button>
+        ) : null}
+      </div>
+    </form>
+  );
+}
+
+/** The labels box of the sidebar: pills, and for writers a form of checkboxes. */
+export function LabelsBox(props: {
+  page: PageContext;
+  base: string;
+  issue: IssueRow;
+  current: LabelRow[];
+  choices: LabelRow[] | null;
+}): VNode {
+  const { current, choices } = props;
+  const on = new Set(current.map((l) => l.id));
+  return (
+    <section class="card" aria-label="Labels">
+      <h3>Labels</h3>
+      {current.length ? (
+        <p>
+          {current.map((l) => (
+            <LabelPill
+              label={l}
+              href={`${props.base}/${props.issue.is_pull ? 'pulls' : 'issues'}?labels=${encodeURIComponent(l.name)}`}
+            />
+          ))}
+        </p>
+      ) : (
+        <p class="muted">None yet</p>
+      )}
+      {choices && choices.length ? (
+        <form method="post" action={`${props.base}/issues/${props.issue.index}/labels`}>
+          <CsrfField page={props.page} />
+          <fieldset class="label-choices">
+            <legend class="muted">Set labels</legend>
+            {choices.map((l) => (
+              <label>
+                <input type="checkbox" name="label" value={String(l.id)} checked={on.has(l.id)} />{' '}
+                <LabelPill label={l} />
+              </label>
+            ))}
+          </fieldset>
+          <button type="submit">Apply labels</button>
+        </form>
+      ) : null}
+    </section>
+  );
+}
+
 export function issuePages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
-  const { repos, issues, users } = ctx;
+  const { issues, users } = ctx;
   const pageSize = ctx.config.api.defaultPagingNum;
-
-  const open = async (request: FastifyRequest, pulls: boolean) => {
-    const p = request.params as Params;
-    const view = await repos.requireRepo(
-      p['owner'] ?? '',
-      p['repo'] ?? '',
-      request.web.viewer,
-      'read',
-      pulls ? 'repo.pulls' : 'repo.issues',
-    );
-    const owner = (await users.getById(view.repo.owner_id))!;
-    return { view, owner, base: `/${owner.name}/${view.repo.name}` };
-  };
 
   for (const pulls of [false, true]) {
     const kind = pulls ? 'pulls' : 'issues';
     const noun = pulls ? 'Pull requests' : 'Issues';
 
     app.get(`/:owner/:repo/${kind}`, async (request, reply) => {
-      const { view, owner, base } = await open(request, pulls);
+      const { view, owner, base } = await openRepo(web, request, pulls ? 'repo.pulls' : 'repo.issues');
       const enabled = pulls ? view.repo.has_pull_requests : view.repo.has_issues;
       if (!enabled) throw notFound(`${noun} are turned off in this repository`);
-      const q = request.query as Params;
-      const state = q['state'] === 'closed' ? 'closed' : 'open';
-      const keyword = (q['q'] ?? '').trim();
+      const q = request.query as Record<string, unknown>;
+      const state = str(q['state']) === 'closed' ? 'closed' : 'open';
+      const filters = {
+        q: str(q['q']).trim(),
+        labels: str(q['labels']).trim(),
+        milestone: str(q['milestone']).trim(),
+        poster: str(q['poster']).trim(),
+        assignee: str(q['assignee']).trim(),
+      };
       const pageNo = pageNumber(q['page']);
-      const [rows, total] = await issues.list(
-        view.repo,
-        { state, type: pulls ? 'pulls' : 'issues', q: keyword || undefined },
-        { page: pageNo, limit: pageSize, offset: (pageNo - 1) * pageSize },
-      );
+      let rows: IssueRow[] = [];
+      let total = 0;
+      try {
+        [rows, total] = await issues.list(
+          view.repo,
+          {
+            state,
+            type: pulls ? 'pulls' : 'issues',
+            q: filters.q || undefined,
+            labels: filters.labels || undefined,
+            milestones: filters.milestone || undefined,
+            createdBy: filters.poster || undefined,
+            assignedBy: filters.assignee || undefined,
+          },
+          { page: pageNo, limit: pageSize, offset: (pageNo - 1) * pageSize },
+        );
+      } catch (err) {
+        // An unknown user in a filter matches nothing, as an empty list (not an error page).
+        if (!(err instanceof AppError)) throw err;
+      }
       const posters = await users.getByIds([
         ...new Set(rows.map((r) => r.poster_id).filter((id): id is number => id !== null)),
       ]);
-      const query = new URLSearchParams({ state, ...(keyword ? { q: keyword } : {}) }).toString();
+      const labels = await ctx.labels.ofIssues(rows.map((r) => r.id));
+      const kept = Object.fromEntries(Object.entries(filters).filter(([, v]) => v));
+      const query = new URLSearchParams({ state, ...kept }).toString();
+      const stateLink = (s: string) =>
+        `${base}/${kind}?${new URLSearchParams({ ...kept, state: s }).toString()}`;
       return web.send(
         reply,
         <Layout page={web.page(request)} title={`${noun} · ${owner.name}/${view.repo.name}`}>
           <RepoHeader t={{ owner, repo: view.repo }} active={kind} />
-          <nav class="tabs" aria-label="State">
-            <a href={`${base}/${kind}?state=open`} aria-current={state === 'open' ? 'page' : undefined}>
-              Open
-            </a>
-            <a href={`${base}/${kind}?state=closed`} aria-current={state === 'closed' ? 'page' : undefined}>
-              Closed
-            </a>
-          </nav>
-          <form method="get" class="search" role="search">
+          <div class="actions">
+            <nav class="tabs" aria-label="State">
+              <a href={stateLink('open')} aria-current={state === 'open' ? 'page' : undefined}>
+                Open
+              </a>
+              <a href={stateLink('closed')} aria-current={state === 'closed' ? 'page' : undefined}>
+                Closed
+              </a>
+            </nav>
+            {!pulls ? <a href={`${base}/labels`}>Labels</a> : null}
+            {request.web.user && !view.repo.is_archived ? (
+              <a
+                class="button primary"
+                href={
+                  pulls
+                    ? `${base}/compare/${encodeURIComponent(view.repo.default_branch)}...${encodeURIComponent(view.repo.default_branch)}`
+                    : `${base}/issues/new`
+                }
+              >
+                {pulls ? 'New pull request' : 'New issue'}
+              </a>
+            ) : null}
+          </div>
+          <form method="get" class="search filters" role="search">
             <input type="hidden" name="state" value={state} />
             <input
               type="search"
               name="q"
-              value={keyword}
+              value={filters.q}
               aria-label={`Search ${noun.toLowerCase()}`}
               placeholder="Search…"
             />
-            <button type="submit">Search</button>
+            <input
+              type="text"
+              name="labels"
+              value={filters.labels}
+              aria-label="Labels (comma-separated)"
+              placeholder="Labels"
+            />
+            <input
+              type="text"
+              name="milestone"
+              value={filters.milestone}
+              aria-label="Milestone"
+              placeholder="Milestone"
+            />
+            <input
+              type="text"
+              name="poster"
+              value={filters.poster}
+              aria-label="Poster"
+              placeholder="Poster"
+            />
+            <input
+              type="text"
+              name="assignee"
+              value={filters.assignee}
+              aria-label="Assignee"
+              placeholder="Assignee"
+            />
+            <button type="submit">Filter</button>
           </form>
           {rows.length === 0 ? <p class="empty">Nothing here.</p> : null}
           <ul class="list">
@@ -88,6 +377,9 @@ export function issuePages(app: FastifyInstance, web: Web): void {
                   <a class="title" href={`${base}/${kind}/${i.index}`}>
                     {i.title}
                   </a>
+                  {(labels.get(i.id) ?? []).map((l) => (
+                    <LabelPill label={l} href={`${base}/${kind}?labels=${encodeURIComponent(l.name)}`} />
+                  ))}
                   <p class="muted">
                     #{i.index} opened <When unix={i.created_unix} /> by{' '}
                     <Author users={posters} id={i.poster_id} /> · {i.num_comments} comments
@@ -100,48 +392,221 @@ export function issuePages(app: FastifyInstance, web: Web): void {
         </Layout>,
       );
     });
-
-    app.get(`/:owner/:repo/${kind}/:index`, async (request, reply) => {
-      const { view, owner, base } = await open(request, pulls);
-      const index = Number((request.params as Params)['index']);
-      const issue = await issues.requireVisibleIssue(view, index);
-      // An issue's number under /pulls (or the reverse) goes to where it lives, as Forgejo does.
-      if (Boolean(issue.is_pull) !== pulls) {
-        return web.redirect(reply, `${base}/${issue.is_pull ? 'pulls' : 'issues'}/${issue.index}`);
-      }
-      const [comments] = await issues.listComments(issue, {});
-      const people = await users.getByIds(
-        [issue.poster_id, ...comments.map((c) => c.poster_id)].filter((id): id is number => id !== null),
-      );
-      return web.send(
-        reply,
-        <Layout page={web.page(request)} title={`${issue.title} · ${noun} · ${owner.name}/${view.repo.name}`}>
-          <RepoHeader t={{ owner, repo: view.repo }} active={kind} />
-          <h2 class="issue-title">
-            {issue.title} <span class="muted">#{issue.index}</span>
-          </h2>
-          <p>
-            <span class={`pill state ${issue.is_closed ? 'closed' : 'open'}`}>
-              {issue.is_closed ? 'Closed' : 'Open'}
-            </span>{' '}
-            <Author users={people} id={issue.poster_id} /> opened this <When unix={issue.created_unix} />
-          </p>
-          <article class="card comment">
-            <div
-              class="markdown"
-              dangerouslySetInnerHTML={{ __html: renderMarkdown(issue.content || '*No description.*') }}
-            />
-          </article>
-          {comments.map((c) => (
-            <article class="card comment" id={`issuecomment-${c.id}`}>
-              <p class="muted">
-                <Author users={people} id={c.poster_id} /> commented <When unix={c.created_unix} />
-              </p>
-              <div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(c.content) }} />
-            </article>
-          ))}
-        </Layout>,
-      );
-    });
   }
+
+  const newIssueForm = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    t: Awaited<ReturnType<typeof openRepo>>,
+    values: { title: string; content: string; labels: string[] },
+    error?: string,
+  ) => {
+    const { view, owner, base } = t;
+    const choices = canWriteIssues(view.access) ? await labelsFor(ctx, view.repo, owner) : [];
+    const page = web.page(request);
+    return web.send(
+      reply,
+      <Layout page={page} title={`New issue · ${owner.name}/${view.repo.name}`}>
+        <RepoHeader t={{ owner, repo: view.repo }} active="issues" />
+        <h2>New issue</h2>
+        {error ? (
+          <p class="flash error" role="alert">
+            {error}
+          </p>
+        ) : null}
+        <form method="post" action={`${base}/issues/new`} class="card">
+          <CsrfField page={page} />
+          <div class="field">
+            <label for="f-title">Title</label>
+            <input id="f-title" name="title" type="text" required value={values.title} autoFocus />
+          </div>
+          <div class="field">
+            <label for="f-content">Description</label>
+            <textarea id="f-content" name="content" placeholder="Markdown">
+              {values.content}
+            </textarea>
+          </div>
+          {choices.length ? (
+            <fieldset class="label-choices">
+              <legend>Labels</legend>
+              {choices.map((l) => (
+                <label>
+                  <input
+                    type="checkbox"
+                    name="label"
+                    value={String(l.id)}
+                    checked={values.labels.includes(String(l.id))}
+                  />{' '}
+                  <LabelPill label={l} />
+                </label>
+              ))}
+            </fieldset>
+          ) : null}
+          <button type="submit" class="primary">
+            Create issue
+          </button>
+        </form>
+      </Layout>,
+      error ? 422 : 200,
+    );
+  };
+
+  app.get('/:owner/:repo/issues/new', async (request, reply) => {
+    web.requireUser(request);
+    const t = await openRepo(web, request, 'repo.issues');
+    if (!t.view.repo.has_issues) throw notFound('Issues are turned off in this repository');
+    return newIssueForm(request, reply, t, { title: '', content: '', labels: [] });
+  });
+
+  app.post('/:owner/:repo/issues/new', async (request, reply) => {
+    const user = web.requireUser(request);
+    const t = await openRepo(web, request, 'repo.issues');
+    const body = request.body as Record<string, unknown>;
+    const values = { title: str(body['title']), content: str(body['content']), labels: list(body['label']) };
+    try {
+      const issue = await issues.create(t.view, user, {
+        title: values.title,
+        body: values.content,
+        labels: values.labels.map(Number).filter((n) => Number.isSafeInteger(n) && n > 0),
+      });
+      return web.redirect(reply, `${t.base}/issues/${issue.index}`);
+    } catch (err) {
+      if (err instanceof AppError && err.kind === 'invalid')
+        return newIssueForm(request, reply, t, values, err.message);
+      throw err;
+    }
+  });
+
+  app.get('/:owner/:repo/issues/:index', async (request, reply) => {
+    const t = await openRepo(web, request, 'repo.issues');
+    const { view, owner, base } = t;
+    const issue = await issues.requireVisibleIssue(view, Number((request.params as Params)['index']));
+    // A pull request's number under /issues goes to where it lives, as Forgejo does.
+    if (issue.is_pull) return web.redirect(reply, `${base}/pulls/${issue.index}`);
+    const d = await threadData(ctx, issue);
+    const page = web.page(request);
+    const user = request.web.user;
+    const writer = canWriteIssues(view.access);
+    return web.send(
+      reply,
+      <Layout page={page} title={`${issue.title} · Issues · ${owner.name}/${view.repo.name}`}>
+        <RepoHeader t={{ owner, repo: view.repo }} active="issues" />
+        <IssueHeading
+          page={page}
+          base={base}
+          issue={issue}
+          canEdit={!!user && (writer || issue.poster_id === user.id)}
+        />
+        <div class="issue-layout">
+          <div>
+            <Timeline issue={issue} d={d} base={base} />
+            <CommentForm
+              page={page}
+              base={base}
+              issue={issue}
+              canChangeState={!!user && (writer || issue.poster_id === user.id)}
+            />
+          </div>
+          <aside class="sidebar">
+            <LabelsBox
+              page={page}
+              base={base}
+              issue={issue}
+              current={d.labels}
+              choices={user && writer ? await labelsFor(ctx, view.repo, owner) : null}
+            />
+          </aside>
+        </div>
+      </Layout>,
+    );
+  });
+
+  /** The issue (or pull request) a form posts to, and the page to go back to. */
+  const target = async (request: FastifyRequest) => {
+    const user = web.requireUser(request);
+    const p = request.params as Params;
+    const view = await ctx.repos.requireRepo(p['owner'] ?? '', p['repo'] ?? '', request.web.viewer, 'read');
+    const issue = await issues.requireVisibleIssue(view, Number(p['index']));
+    const owner = (await users.getById(view.repo.owner_id))!;
+    const back = `/${owner.name}/${view.repo.name}/${issue.is_pull ? 'pulls' : 'issues'}/${issue.index}`;
+    return { user, view, issue, back };
+  };
+  /** Runs a change; a refusal (bad input, no permission) comes back as a message on the page. */
+  const change = async (reply: FastifyReply, back: string, fn: () => Promise<string | void>) => {
+    try {
+      const to = await fn();
+      return web.redirect(reply, to ?? back);
+    } catch (err) {
+      if (err instanceof AppError && (err.kind === 'invalid' || err.kind === 'forbidden'))
+        return web.redirect(reply, back, { kind: 'error', text: err.message });
+      throw err;
+    }
+  };
+
+  app.post('/:owner/:repo/issues/:index/comments', async (request, reply) => {
+    const { user, view, issue, back } = await target(request);
+    const body = request.body as Record<string, unknown>;
+    const content = str(body['content']);
+    const status = str(body['status']);
+    return change(reply, back, async () => {
+      let anchor = '';
+      if (content.trim() || !status) {
+        const c = await issues.createComment(view, issue, user, content);
+        anchor = `#issuecomment-${c.id}`;
+      }
+      if (status === 'close' || status === 'reopen')
+        await issues.edit(view, issue, user, { state: status === 'close' ? 'closed' : 'open' });
+      return back + anchor;
+    });
+  });
+
+  app.post('/:owner/:repo/issues/:index/title', async (request, reply) => {
+    const { user, view, issue, back } = await target(request);
+    const title = str((request.body as Record<string, unknown>)['title']);
+    return change(reply, back, async () => {
+      await issues.edit(view, issue, user, { title });
+    });
+  });
+
+  app.post('/:owner/:repo/issues/:index/labels', async (request, reply) => {
+    const { user, view, issue, back } = await target(request);
+    const ids = list((request.body as Record<string, unknown>)['label'])
+      .map(Number)
+      .filter((n) => Number.isSafeInteger(n) && n > 0);
+    return change(reply, back, async () => {
+      await issues.replaceLabels(view, issue, user, ids);
+    });
+  });
+}
+
+/** Title, state and (for its poster and writers) a small form to rename. */
+export function IssueHeading(props: {
+  page: PageContext;
+  base: string;
+  issue: IssueRow;
+  canEdit: boolean;
+}): VNode {
+  const { issue } = props;
+  return (
+    <>
+      <h2 class="issue-title">
+        {issue.title} <span class="muted">#{issue.index}</span>
+      </h2>
+      <p>
+        <span class={`pill state ${issue.is_closed ? 'closed' : 'open'}`}>
+          {issue.is_closed ? 'Closed' : 'Open'}
+        </span>
+      </p>
+      {props.canEdit ? (
+        <details>
+          <summary>Edit title</summary>
+          <form method="post" action={`${props.base}/issues/${issue.index}/title`} class="actions">
+            <CsrfField page={props.page} />
+            <input type="text" name="title" value={issue.title} aria-label="Title" required />
+            <button type="submit">Save</button>
+          </form>
+        </details>
+      ) : null}
+    </>
+  );
 }

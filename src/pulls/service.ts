@@ -571,7 +571,7 @@ export class PullService {
   // Merging
 
   /** Whether `doer` may override branch protection with force_merge (site or repository admin). */
-  private static isAdmin(view: RepoView, doer: UserRow): boolean {
+  static isAdmin(view: RepoView, doer: UserRow): boolean {
     return doer.is_admin === 1 || view.access.mode >= AccessMode.admin;
   }
 
@@ -1145,6 +1145,11 @@ export class PullService {
         });
       return store.updateReview(tx, review.id, { dismissed: dismiss ? 1 : 0, updated_unix: now });
     });
+  }
+
+  /** All line comments of a pull request the viewer may see, oldest first (the files page). */
+  lineComments(pull: Pull, viewer: { id: number } | null): Promise<ReviewCommentRow[]> {
+    return store.pullLineComments(this.db, pull.issue.id, viewer?.id ?? null);
   }
 
   /** The line comments of a review the viewer may see. */

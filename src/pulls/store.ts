@@ -2,7 +2,12 @@
 // their line comments (pull_review_comment rows).
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
-import type { PullRequestTable, PullReviewCommentTable, PullReviewTable } from './tables.js';
+import {
+  ReviewType,
+  type PullRequestTable,
+  type PullReviewCommentTable,
+  type PullReviewTable,
+} from './tables.js';
 
 type Q = Db | Tx;
 export type PullRow = Selectable<PullRequestTable>;
@@ -154,6 +159,29 @@ export function reviewComments(q: Q, reviewId: number): Promise<ReviewCommentRow
     .selectAll()
     .where('review_id', '=', reviewId)
     .orderBy('id')
+    .execute();
+}
+
+/** Every line comment of a pull request `viewerId` may see (pending reviews: their author's only). */
+export function pullLineComments(
+  q: Q,
+  issueId: number,
+  viewerId: number | null,
+): Promise<ReviewCommentRow[]> {
+  return q
+    .selectFrom('pull_review_comment')
+    .innerJoin('pull_review', 'pull_review.id', 'pull_review_comment.review_id')
+    .selectAll('pull_review_comment')
+    .where('pull_review_comment.issue_id', '=', issueId)
+    .where((eb) =>
+      viewerId === null
+        ? eb('pull_review.type', '!=', ReviewType.pending)
+        : eb.or([
+            eb('pull_review.type', '!=', ReviewType.pending),
+            eb('pull_review.reviewer_id', '=', viewerId),
+          ]),
+    )
+    .orderBy('pull_review_comment.id')
     .execute();
 }
 

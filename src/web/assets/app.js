@@ -12,3 +12,16 @@ document.addEventListener('click', (event) => {
     setTimeout(() => (button.textContent = label), 1500);
   });
 });
+
+// - .line-comment (a diff line's "+"): fills the review form's file and line, then focuses it.
+document.addEventListener('click', (event) => {
+  const button = event.target instanceof Element ? event.target.closest('.line-comment') : null;
+  const path = document.getElementById('review-path');
+  const line = document.getElementById('review-line');
+  const text = document.getElementById('review-line-body');
+  if (!button || !path || !line || !text) return;
+  path.value = button.getAttribute('data-path') || '';
+  line.value = button.getAttribute('data-line') || '';
+  text.scrollIntoView({ block: 'center' });
+  text.focus();
+});

@@ -1,0 +1,337 @@
+// Writing from the web interface, over HTTP with a browser-like client: opening an issue with a
+// label, commenting, closing and reopening, renaming, setting labels; comparing two branches and
+// opening a pull request from the compare page; its commits, files (unified and split), .diff and
+// .patch; a review; merging with the merge box. Permission denials (a reader setting labels or
+// closing someone else's issue, merging without write access, an outsider on a private
+// repository), forms without their CSRF token, and XSS payloads in titles and branch names.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { WebClient } from '../helpers/web.js';
+
+const XSS = '<img src=x onerror=alert(1)>';
+
+describe('web interface: writing issues and pull requests', () => {
+  let s: TestServer;
+  let alice: { name: string; password: string; token: string };
+  let bob: { name: string; password: string; token: string };
+  let labelId: number;
+  let scopedId: number;
+
+  before(async () => {
+    s = await startServer();
+    alice = await s.createUser('alice');
+    bob = await s.createUser('bob');
+    await s.api('POST', '/user/repos', { token: alice.token, body: { name: 'proj', auto_init: true } });
+    await s.api('POST', '/user/repos', {
+      token: alice.token,
+      body: { name: 'secret', private: true, auto_init: true },
+    });
+    const l = await s.api<{ id: number }>('POST', '/repos/alice/proj/labels', {
+      token: alice.token,
+      body: { name: 'bug', color: '#ee0701' },
+    });
+    labelId = l.body.id;
+    const scoped = await s.api<{ id: number }>('POST', '/repos/alice/proj/labels', {
+      token: alice.token,
+      body: { name: 'priority/high', color: '#123456', exclusive: true },
+    });
+    scopedId = scoped.body.id;
+  });
+  after(async () => s.close());
+
+  it('opens an issue with labels, comments, closes and reopens it, renames it', async () => {
+    const c = new WebClient(s.url);
+    await c.signIn('alice', alice.password);
+    const form = await c.get('/alice/proj/issues/new');
+    assert.equal(form.status, 200);
+    assert.match(form.text, /name="label" value=/);
+    const created = await c.post('/alice/proj/issues/new', {
+      title: `Crash ${XSS}`,
+      content: 'It **breaks** <script>alert(1)</script>',
+      label: String(labelId),
+    });
+    assert.equal(created.status, 303, created.text);
+    assert.match(created.location ?? '', /^\/alice\/proj\/issues\/\d+$/);
+    const index = Number(created.location!.split('/').pop());
+    const api = await s.api<{ title: string; labels: Array<{ name: string }>; state: string }>(
+      'GET',
+      `/repos/alice/proj/issues/${index}`,
+      { token: alice.token },
+    );
+    assert.equal(api.body.title, `Crash ${XSS}`);
+    assert.deepEqual(
+      api.body.labels.map((l) => l.name),
+      ['bug'],
+    );
+
+    let page = await c.get(created.location!);
+    assert.equal(page.status, 200);
+    assert.match(page.text, /Crash &lt;img src=x onerror=alert\(1\)>/);
+    assert.match(page.text, /<strong>breaks<\/strong>/);
+    assert.doesNotMatch(page.text, /<script>alert/);
+    assert.match(page.text, /class="pill label-pill"[^>]*>.*bug/);
+
+    const commented = await c.post(`/alice/proj/issues/${index}/comments`, { content: `Seen ${XSS} again` });
+    assert.equal(commented.status, 303);
+    assert.match(commented.location ?? '', new RegExp(`/alice/proj/issues/${index}#issuecomment-\\d+$`));
+    const closed = await c.post(`/alice/proj/issues/${index}/comments`, { content: '', status: 'close' });
+    assert.equal(closed.status, 303);
+    const state = await s.api<{ state: string; comments: number }>(
+      'GET',
+      `/repos/alice/proj/issues/${index}`,
+      {
+        token: alice.token,
+      },
+    );
+    assert.equal(state.body.state, 'closed');
+    assert.equal(state.body.comments, 1);
+    page = await c.get(`/alice/proj/issues/${index}`);
+    assert.match(page.text, /Seen &lt;img src=x onerror=alert\(1\)&gt; again/);
+    assert.match(page.text, /closed this/);
+    assert.match(page.text, /name="status" value="reopen"/);
+
+    await c.post(`/alice/proj/issues/${index}/comments`, { content: 'Back again', status: 'reopen' });
+    assert.equal(
+      (await s.api<{ state: string }>('GET', `/repos/alice/proj/issues/${index}`, { token: alice.token }))
+        .body.state,
+      'open',
+    );
+    await c.post(`/alice/proj/issues/${index}/title`, { title: 'Crash on start' });
+    await c.post(`/alice/proj/issues/${index}/labels`, { label: String(scopedId) });
+    const after = await s.api<{ title: string; labels: Array<{ name: string }> }>(
+      'GET',
+      `/repos/alice/proj/issues/${index}`,
+      { token: alice.token },
+    );
+    assert.equal(after.body.title, 'Crash on start');
+    assert.deepEqual(
+      after.body.labels.map((l) => l.name),
+      ['priority/high'],
+    );
+    page = await c.get(`/alice/proj/issues/${index}`);
+    assert.match(page.text, /changed the title from <del>Crash &lt;img/);
+    assert.match(page.text, /removed the <span class="pill label-pill"[^>]*>.*?bug<\/span> label/);
+    assert.match(page.text, /added the <span class="pill label-pill scoped"/);
+    // A scoped label is shown as scope and name.
+    assert.match(page.text, /class="pill label-pill scoped"[^>]*>.*<span class="scope">priority<\/span>high/);
+    // The list filters by label.
+    const byLabel = await c.get('/alice/proj/issues?labels=priority%2Fhigh');
+    assert.match(byLabel.text, /Crash on start/);
+    assert.doesNotMatch((await c.get('/alice/proj/issues?labels=bug')).text, /Crash on start/);
+    assert.match((await c.get('/alice/proj/issues?poster=alice')).text, /Crash on start/);
+    assert.doesNotMatch((await c.get('/alice/proj/issues?poster=bob')).text, /Crash on start/);
+    assert.equal((await c.get('/alice/proj/issues?poster=nobody-at-all')).status, 200);
+    assert.match((await c.get('/alice/proj/labels')).text, /priority/);
+
+    // An empty title is refused with the form shown again (422), nothing written.
+    const before = await s.api<unknown[]>('GET', '/repos/alice/proj/issues?state=all', {
+      token: alice.token,
+    });
+    await c.get('/alice/proj/issues/new');
+    const bad = await c.post('/alice/proj/issues/new', { title: '  ', content: 'x' });
+    assert.equal(bad.status, 422);
+    assert.match(bad.text, /role="alert"/);
+    const later = await s.api<unknown[]>('GET', '/repos/alice/proj/issues?state=all', { token: alice.token });
+    assert.equal(later.body.length, before.body.length);
+  });
+
+  it('refuses readers what only writers may do, forms without CSRF, and outsiders', async () => {
+    const issue = await s.api<{ number: number }>('POST', '/repos/alice/proj/issues', {
+      token: alice.token,
+      body: { title: 'Alice owns this' },
+    });
+    const n = issue.body.number;
+    const b = new WebClient(s.url);
+    await b.signIn('bob', bob.password);
+    const page = await b.get(`/alice/proj/issues/${n}`);
+    assert.doesNotMatch(page.text, /Apply labels/);
+    assert.doesNotMatch(page.text, /name="status"/);
+    // Posting anyway is refused with a message, and changes nothing.
+    const labels = await b.post(`/alice/proj/issues/${n}/labels`, { label: String(labelId) });
+    assert.equal(labels.status, 303);
+    assert.match(decodeURIComponent(b.cookies.get('anvil_flash') ?? ''), /^error:/);
+    const close = await b.post(`/alice/proj/issues/${n}/comments`, { content: '', status: 'close' });
+    assert.equal(close.status, 303);
+    const now = await s.api<{ state: string; labels: unknown[] }>('GET', `/repos/alice/proj/issues/${n}`, {
+      token: alice.token,
+    });
+    assert.equal(now.body.state, 'open');
+    assert.deepEqual(now.body.labels, []);
+    // Labels set by a reader on a new issue are ignored, as the API does.
+    await b.get('/alice/proj/issues/new');
+    const mine = await b.post('/alice/proj/issues/new', { title: 'From bob', label: String(labelId) });
+    assert.equal(mine.status, 303);
+    const bobs = await s.api<{ labels: unknown[] }>(
+      'GET',
+      `/repos/alice/proj/issues/${mine.location!.split('/').pop()}`,
+      {
+        token: alice.token,
+      },
+    );
+    assert.deepEqual(bobs.body.labels, []);
+    // Bob may comment.
+    await b.get(`/alice/proj/issues/${n}`);
+    assert.equal((await b.post(`/alice/proj/issues/${n}/comments`, { content: 'Hello' })).status, 303);
+
+    // Without the CSRF token: 403 and nothing written.
+    const forged = await b.post(`/alice/proj/issues/${n}/comments`, { _csrf: null, content: 'forged' });
+    assert.equal(forged.status, 403);
+    const comments = await s.api<Array<{ body: string }>>('GET', `/repos/alice/proj/issues/${n}/comments`, {
+      token: alice.token,
+    });
+    assert.deepEqual(
+      comments.body.map((c) => c.body),
+      ['Hello'],
+    );
+
+    // Signed out: the forms send to sign in.
+    const anon = new WebClient(s.url);
+    const to = await anon.get('/alice/proj/issues/new');
+    assert.equal(to.status, 303);
+    assert.match(to.location ?? '', /^\/user\/login\?redirect_to=/);
+    // A private repository is 404 to outsiders, for reading and writing.
+    assert.equal((await b.get('/alice/secret/issues/new')).status, 404);
+    assert.equal((await b.post('/alice/secret/issues/new', { title: 'x' })).status, 404);
+    assert.equal((await b.get('/alice/secret/compare/main...main')).status, 404);
+  });
+
+  it('compares branches, opens a pull request, reviews and merges it', async () => {
+    const branch = `feat-${'x'}`;
+    const file = await s.api('POST', '/repos/alice/proj/contents/lib.txt', {
+      token: alice.token,
+      body: {
+        content: Buffer.from('one\ntwo\nthree\n').toString('base64'),
+        message: `Add lib ${XSS}`,
+        new_branch: branch,
+      },
+    });
+    assert.equal(file.status, 201, file.text);
+    const a = new WebClient(s.url);
+    await a.signIn('alice', alice.password);
+    const cmp = await a.get(`/alice/proj/compare/main...${branch}`);
+    assert.equal(cmp.status, 200);
+    assert.match(cmp.text, /1 commit</);
+    assert.match(cmp.text, /Add lib &lt;img src=x/);
+    assert.match(cmp.text, /<td class="code"><span class="sign">\+<\/span>two<\/td>/);
+    assert.match(cmp.text, /Create pull request/);
+    assert.equal(
+      (await a.get(`/alice/proj/compare?base=main&head=${branch}`)).location,
+      `/alice/proj/compare/main...${branch}`,
+    );
+    assert.equal((await a.get('/alice/proj/compare/main...no-such-branch')).status, 404);
+    const opened = await a.post(`/alice/proj/compare/main...${branch}`, {
+      title: 'Add the lib',
+      content: 'Please',
+    });
+    assert.equal(opened.status, 303, opened.text);
+    const index = Number(opened.location!.split('/').pop());
+    assert.match(opened.location!, /^\/alice\/proj\/pulls\/\d+$/);
+    // The compare page now points at it.
+    assert.match(
+      (await a.get(`/alice/proj/compare/main...${branch}`)).text,
+      new RegExp(`already open:.*#${index}`),
+    );
+
+    const commits = await a.get(`/alice/proj/pulls/${index}/commits`);
+    assert.match(commits.text, /Add lib &lt;img/);
+    const files = await a.get(`/alice/proj/pulls/${index}/files`);
+    assert.equal(files.status, 200);
+    assert.match(files.text, /lib\.txt/);
+    assert.match(files.text, /data-path="lib.txt" data-line="2"/);
+    assert.match((await a.get(`/alice/proj/pulls/${index}/files?style=split`)).text, /diff-table split/);
+    const diff = await fetch(`${s.url}/alice/proj/pulls/${index}.diff`);
+    assert.equal(diff.status, 200);
+    assert.match(await diff.text(), /^\+two$/m);
+    const patch = await fetch(`${s.url}/alice/proj/pulls/${index}.patch`);
+    assert.match(await patch.text(), /^Subject: \[PATCH\] Add lib/m);
+    const json = await s.api<{ diff_url: string; patch_url: string; html_url: string }>(
+      'GET',
+      `/repos/alice/proj/pulls/${index}`,
+      { token: alice.token },
+    );
+    for (const url of [json.body.diff_url, json.body.patch_url, json.body.html_url])
+      assert.equal((await fetch(url)).status, 200, url);
+
+    // Bob (a reader) reviews: approve; he cannot merge.
+    const b = new WebClient(s.url);
+    await b.signIn('bob', bob.password);
+    const bobFiles = await b.get(`/alice/proj/pulls/${index}/files`);
+    assert.match(bobFiles.text, /value="approve"/);
+    // A line comment on a file the pull request does not change is refused, nothing written.
+    await b.post(`/alice/proj/pulls/${index}/files/reviews/submit`, {
+      type: 'comment',
+      path: 'README.md',
+      line: '1',
+      line_content: 'Not here',
+    });
+    assert.match(decodeURIComponent(b.cookies.get('anvil_flash') ?? ''), /^error:/);
+    const reviewed = await b.post(`/alice/proj/pulls/${index}/files/reviews/submit`, {
+      type: 'approve',
+      content: 'Looks good',
+      path: 'lib.txt',
+      line: '2',
+      line_content: `Why two? ${XSS}`,
+    });
+    assert.equal(reviewed.status, 303);
+    const withNote = await b.get(`/alice/proj/pulls/${index}/files`);
+    assert.match(
+      withNote.text,
+      /<tr class="note"><td colSpan="3"><article class="line-note"[^>]*>.*Why two\? &lt;img/is,
+    );
+    const reviews = await s.api<Array<{ state: string; user: { login: string } }>>(
+      'GET',
+      `/repos/alice/proj/pulls/${index}/reviews`,
+      { token: alice.token },
+    );
+    assert.deepEqual(
+      reviews.body.map((r) => [r.user.login, r.state]),
+      [['bob', 'APPROVED']],
+    );
+    const conv = await b.get(`/alice/proj/pulls/${index}`);
+    assert.match(conv.text, /approved these changes/);
+    assert.doesNotMatch(conv.text, /name="do"/);
+    const refused = await b.post(`/alice/proj/pulls/${index}/merge`, { do: 'merge' });
+    assert.equal(refused.status, 303);
+    assert.equal(
+      (await s.api<{ merged: boolean }>('GET', `/repos/alice/proj/pulls/${index}`, { token: alice.token }))
+        .body.merged,
+      false,
+    );
+    // The poster cannot approve their own pull request: refused with a message.
+    await a.get(`/alice/proj/pulls/${index}/files`);
+    await a.post(`/alice/proj/pulls/${index}/files/reviews/submit`, { type: 'approve', content: '' });
+    assert.match(decodeURIComponent(a.cookies.get('anvil_flash') ?? ''), /^error:.*own pull request/);
+
+    // Alice merges with the merge box, deleting the branch.
+    const box = await a.get(`/alice/proj/pulls/${index}`);
+    assert.match(box.text, /name="do"/);
+    for (const style of ['merge', 'rebase', 'rebase-merge', 'squash', 'fast-forward-only', 'manually-merged'])
+      assert.match(box.text, new RegExp(`<option value="${style}"`));
+    const merged = await a.post(`/alice/proj/pulls/${index}/merge`, {
+      do: 'squash',
+      merge_title_field: 'Squashed lib',
+      delete_branch_after_merge: 'true',
+    });
+    assert.equal(merged.status, 303);
+    const pr = await s.api<{ merged: boolean; merge_commit_sha: string }>(
+      'GET',
+      `/repos/alice/proj/pulls/${index}`,
+      {
+        token: alice.token,
+      },
+    );
+    assert.equal(pr.body.merged, true);
+    const head = await s.api<{ commit: { message: string } }>('GET', '/repos/alice/proj/git/commits/main', {
+      token: alice.token,
+    });
+    assert.match(head.body.commit.message, /^Squashed lib/);
+    assert.equal(
+      (await s.api('GET', `/repos/alice/proj/branches/${branch}`, { token: alice.token })).status,
+      404,
+    );
+    const done = await a.get(`/alice/proj/pulls/${index}`);
+    assert.match(done.text, /Merged in/);
+    assert.doesNotMatch(done.text, /name="do"/);
+  });
+});

@@ -445,15 +445,16 @@ export class GitDataService {
   }
 
   /** A directory's entries, directories first, each with the last commit that changed it. */
-  async directory(t: Target, oid: string, p: string) {
+  async directory(t: Target, ref: string, p: string) {
+    // A commit id (not a ref name) keys the cache of last commits.
+    const oid = /^[0-9a-f]{40,64}$/.test(ref) ? ref : ((await data.resolveRef(t.dir, ref))?.oid ?? ref);
     const entries = await data.listTree(t.dir, oid, p);
     const names = entries.map((e) => e.path.slice(p ? p.length + 1 : 0));
     const last = await data.lastCommits(t.dir, oid, p, names);
-    const commits = new Map<string, CommitData>();
-    for (const c of new Set([...last.values()].map((l) => l.oid))) {
-      const cd = await data.getCommit(t.dir, c, false);
-      if (cd) commits.set(c, cd);
-    }
+    const commits = await data.commitsByOids(
+      t.dir,
+      [...last.values()].map((l) => l.oid),
+    );
     return entries
       .map((e, i) => ({ entry: e, name: names[i]!, last: commits.get(last.get(names[i]!)?.oid ?? '') }))
       .sort((a, b) =>

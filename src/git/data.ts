@@ -4,6 +4,7 @@
 // database. Every revision handed to git is an object id resolved here first, or a full ref name
 // built by Anvil from a validated name; paths go through pathspecs taken literally; nothing from a
 // URL is ever an option or reaches a shell.
+import { LRUCache } from 'lru-cache';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -710,6 +711,29 @@ export async function lastCommits(
   dirPath: string,
   names: string[],
 ): Promise<Map<string, { oid: string; date: string }>> {
+  // History below a commit never changes: what was found from `from` stays true.
+  const key = `${dir}\0${from}\0${dirPath}`;
+  const known = /^[0-9a-f]{40,64}$/.test(from) ? lastCommitCache.get(key) : undefined;
+  if (known && names.every((n) => known.has(n))) {
+    return new Map(names.map((n) => [n, known.get(n)!]));
+  }
+  const found = await walkLastCommits(dir, from, dirPath, names);
+  if (/^[0-9a-f]{40,64}$/.test(from)) lastCommitCache.set(key, new Map([...(known ?? []), ...found]));
+  return found;
+}
+
+/** The last commits of directories' entries by (repository, commit, directory): see lastCommits. */
+const lastCommitCache = new LRUCache<string, Map<string, { oid: string; date: string }>>({
+  maxSize: 200_000,
+  sizeCalculation: (m) => m.size + 1,
+});
+
+async function walkLastCommits(
+  dir: string,
+  from: string,
+  dirPath: string,
+  names: string[],
+): Promise<Map<string, { oid: string; date: string }>> {
   const found = new Map<string, { oid: string; date: string }>();
   const wanted = new Set(names);
   if (wanted.size === 0) return found;
@@ -904,4 +928,39 @@ export async function rangeDiff(dir: string, from: string, to: string): Promise<
 export async function mergeBaseOf(dir: string, a: string, b: string): Promise<string> {
   const r = await git(['merge-base', '--end-of-options', a, b], { gitDir: dir, env: LITERAL, okCodes: [1] });
   return r.code === 0 ? r.stdout.toString('utf8').trim() : '';
+}
+
+/** Several commits by id, in one git process (unknown ids are left out). */
+export async function commitsByOids(dir: string, oids: string[]): Promise<Map<string, CommitData>> {
+  const out = new Map<string, CommitData>();
+  const wanted = [...new Set(oids)].filter((o) => /^[0-9a-f]{40,64}$/.test(o));
+  if (wanted.length === 0) return out;
+  const args = [
+    'log',
+    '--no-walk=unsorted',
+    `--format=${LOG_FORMAT}`,
+    '-z',
+    '--no-color',
+    '--no-show-signature',
+  ];
+  const r = await git([...args, '--end-of-options', ...wanted, '--'], {
+    gitDir: dir,
+    env: LITERAL,
+    okCodes: [128],
+  });
+  if (r.code !== 0) {
+    // An id that is not a commit spoils the batch: take them one by one.
+    for (const oid of wanted) {
+      const c = await getCommit(dir, oid, false);
+      if (c) out.set(oid, c);
+    }
+    return out;
+  }
+  for (const rec of r.stdout.toString('utf8').split('\x1e')) {
+    const end = rec.indexOf('\x1f');
+    if (end < 0) continue;
+    const c = parseHeader(rec.slice(0, end));
+    out.set(c.oid, c);
+  }
+  return out;
 }

@@ -5,6 +5,7 @@
 // exist, full commit ids to commits), fenced code highlighted server-side by highlight.js (class
 // names only), then passed through sanitize-html's allow-list, so no script, event attribute or
 // javascript: URL survives.
+import { LRUCache } from 'lru-cache';
 import taskLists from 'markdown-it-task-lists';
 import hljs from 'highlight.js';
 import MarkdownIt from 'markdown-it';
@@ -191,8 +192,31 @@ export function renderMarkdown(text: string, opts: RenderOptions = {}): string {
   return sanitizeHtml(md.render(text, { ...opts }), SANITIZE);
 }
 
-/** Source code to highlighted, escaped HTML lines (one string per line, spans closed per line). */
-export function highlightLines(code: string, fileName: string): string[] {
+/**
+ * Highlighted files by content id: a blob's highlighting never changes, and highlighting a large
+ * file costs far more than reading it. Bounded by the size of the HTML kept.
+ */
+const highlighted = new LRUCache<string, string[]>({
+  maxSize: 64 * 1024 * 1024,
+  sizeCalculation: (lines) => lines.reduce((n, l) => n + l.length + 16, 16),
+});
+
+/**
+ * Source code to highlighted, escaped HTML lines (one string per line, spans closed per line).
+ * `contentId` (a blob id) lets the result be kept for the next view of the same content.
+ */
+export function highlightLines(code: string, fileName: string, contentId?: string): string[] {
+  if (!contentId) return highlight(code, fileName);
+  const key = `${contentId}\0${fileName.slice(fileName.lastIndexOf('.') + 1).toLowerCase()}`;
+  let lines = highlighted.get(key);
+  if (!lines) {
+    lines = highlight(code, fileName);
+    highlighted.set(key, lines);
+  }
+  return lines;
+}
+
+function highlight(code: string, fileName: string): string[] {
   const ext = fileName.includes('.') ? fileName.slice(fileName.lastIndexOf('.') + 1).toLowerCase() : '';
   const language = ext && hljs.getLanguage(ext) ? ext : undefined;
   const html = language ? hljs.highlight(code, { language, ignoreIllegals: true }).value : escape(code);

@@ -134,7 +134,28 @@ function DirTable(props: {
   );
 }
 
-function FileView(props: { rawUrl: string; name: string; content: Buffer | undefined; size: number }): VNode {
+/**
+ * The rows of a file view, one per line with its anchor. Written as a string, not as components:
+ * a 5,000-line file would otherwise be 25,000 nodes to render. Only line numbers and
+ * highlight.js output (the code escaped, wrapped in class-only spans) go into it.
+ */
+function codeRows(lines: string[]): string {
+  let out = '';
+  for (let i = 0; i < lines.length; i++) {
+    const n = i + 1;
+    out += `<tr id="L${n}"><td class="ln"><a href="#L${n}">${n}</a></td><td class="line"><code>${lines[i] || ' '}</code></td></tr>`;
+  }
+  return out;
+}
+
+function FileView(props: {
+  rawUrl: string;
+  name: string;
+  content: Buffer | undefined;
+  size: number;
+  /** The blob's id: its highlighting is kept for the next view. */
+  oid: string;
+}): VNode {
   if (IMAGE.test(props.name)) {
     return (
       <div class="file-view">
@@ -160,23 +181,11 @@ function FileView(props: { rawUrl: string; name: string; content: Buffer | undef
   if (/\.(md|markdown)$/i.test(props.name)) {
     return <article class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(text) }} />;
   }
-  const lines = highlightLines(text, props.name);
+  const lines = highlightLines(text, props.name, props.oid);
   return (
     <div class="code">
       <table>
-        <tbody>
-          {lines.map((l, i) => (
-            <tr id={`L${i + 1}`}>
-              <td class="ln">
-                <a href={`#L${i + 1}`}>{i + 1}</a>
-              </td>
-              {/* highlight.js output: the code escaped, wrapped in class-only spans */}
-              <td class="line">
-                <code dangerouslySetInnerHTML={{ __html: l || ' ' }} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
+        <tbody dangerouslySetInnerHTML={{ __html: codeRows(lines) }} />
       </table>
     </div>
   );
@@ -331,6 +340,7 @@ export function codePages(app: FastifyInstance, web: Web): void {
             name={path.posix.basename(filePath)}
             content={content}
             size={entry.size}
+            oid={entry.oid}
           />
         </>,
         true,

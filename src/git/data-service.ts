@@ -439,6 +439,11 @@ export class GitDataService {
     return { ref: hit.ref, path: data.cleanTreePath(hit.rest, 'path') };
   }
 
+  /** `git blame` of a file at a commit: runs of lines with the commit that last changed them. */
+  blame(t: Target, oid: string, p: string) {
+    return data.blame(t.dir, oid, p);
+  }
+
   /** What is at `p` in commit `oid` (undefined: nothing). */
   entry(t: Target, oid: string, p: string) {
     return data.entryAt(t.dir, oid, p);

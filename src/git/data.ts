@@ -964,3 +964,47 @@ export async function commitsByOids(dir: string, oids: string[]): Promise<Map<st
   }
   return out;
 }
+
+/** One run of lines that a commit last changed, as `git blame` reports it. */
+export interface BlameRun {
+  oid: string;
+  summary: string;
+  author: string;
+  /** Author time, Unix seconds. */
+  time: number;
+  /** First line of the run (1-based) in the file as it is at the blamed commit. */
+  start: number;
+  count: number;
+}
+
+/** Who last changed each line of `p` at commit `oid`: runs of lines in file order. */
+export async function blame(dir: string, oid: string, p: string): Promise<BlameRun[]> {
+  // blame takes no --end-of-options: the commit is checked to be an object id instead.
+  if (!/^[0-9a-f]{40,64}$/.test(oid)) throw new Error(`blame needs a commit id, not ${oid}`);
+  const out = await git(['blame', '--porcelain', oid, '--', p], {
+    gitDir: dir,
+    env: LITERAL,
+  });
+  const runs: BlameRun[] = [];
+  const info = new Map<string, { summary: string; author: string; time: number }>();
+  let cur: BlameRun | undefined;
+  for (const line of out.stdout.toString('utf8').split('\n')) {
+    const head = /^([0-9a-f]{40,64}) \d+ (\d+)(?: (\d+))?$/.exec(line);
+    if (head) {
+      const [, sha, final, count] = head;
+      if (count !== undefined) {
+        const known = info.get(sha!) ?? { summary: '', author: '', time: 0 };
+        info.set(sha!, known);
+        cur = { oid: sha!, start: Number(final), count: Number(count), ...known };
+        runs.push(cur);
+      }
+      continue;
+    }
+    if (!cur) continue;
+    const meta = info.get(cur.oid)!;
+    if (line.startsWith('author ')) meta.author = cur.author = line.slice(7);
+    else if (line.startsWith('author-time ')) meta.time = cur.time = Number(line.slice(12));
+    else if (line.startsWith('summary ')) meta.summary = cur.summary = line.slice(8);
+  }
+  return runs;
+}

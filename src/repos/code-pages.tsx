@@ -13,7 +13,7 @@ import { highlightLines, renderMarkdown } from '../markup/render.js';
 import { Layout, type PageContext } from '../web/layout.js';
 import { DiffModeSwitch, DiffView, diffMode, parseDiff } from '../web/diff.js';
 import type { Web } from '../web/plugin.js';
-import { Pager, pageNumber } from '../web/components.js';
+import { Pager, When, pageNumber } from '../web/components.js';
 import { notFound } from '../errors.js';
 
 type Params = Record<string, string>;
@@ -333,7 +333,8 @@ export function codePages(app: FastifyInstance, web: Web): void {
           {crumbs}
           <p class="file-bar muted">
             {entry.size} bytes · <a href={rawUrl}>Raw</a> ·{' '}
-            <a href={`${base}/commits/${kind}/${enc(ref.name)}/${enc(filePath)}`}>History</a>
+            <a href={`${base}/commits/${kind}/${enc(ref.name)}/${enc(filePath)}`}>History</a> ·{' '}
+            <a href={`${base}/blame/${kind}/${enc(ref.name)}/${enc(filePath)}`}>Blame</a>
           </p>
           <FileView
             rawUrl={rawUrl}
@@ -342,6 +343,72 @@ export function codePages(app: FastifyInstance, web: Web): void {
             size={entry.size}
             oid={entry.oid}
           />
+        </>,
+        true,
+      ),
+    );
+  });
+
+  app.get('/:owner/:repo/blame/:kind/*', async (request, reply) => {
+    const t = await open(request);
+    const p = request.params as Params;
+    const kind = p['kind'] ?? '';
+    const { ref, path: filePath } = await svc.locate(t, kind, p['*'] ?? '');
+    const entry = filePath ? await svc.entry(t, ref.oid, filePath) : undefined;
+    if (!entry || entry.type !== 'blob') throw notFound(`file does not exist [path: ${filePath}]`);
+    const base = baseOf(t);
+    const content = await svc.readSmall(t, entry, VIEW_MAX);
+    const runs = content && !content.includes(0) ? await svc.blame(t, ref.oid, filePath) : [];
+    const lines = content
+      ? highlightLines(content.toString('utf8'), path.posix.basename(filePath), entry.oid)
+      : [];
+    const rows: VNode[] = [];
+    for (const r of runs) {
+      for (let k = 0; k < r.count; k++) {
+        const n = r.start + k;
+        rows.push(
+          <tr id={`L${n}`} class={k === 0 ? 'run' : undefined}>
+            <td class="blame muted">
+              {k === 0 ? (
+                <>
+                  <a href={`${base}/commit/${r.oid}`}>{r.summary || short(r.oid)}</a>
+                  <br />
+                  {r.author} · <When unix={r.time} />
+                </>
+              ) : null}
+            </td>
+            <td class="ln">
+              <a href={`#L${n}`}>{n}</a>
+            </td>
+            <td class="line">
+              <code dangerouslySetInnerHTML={{ __html: lines[n - 1] || ' ' }} />
+            </td>
+          </tr>,
+        );
+      }
+    }
+    return web.send(
+      reply,
+      page(
+        request,
+        t,
+        `Blame ${filePath} at ${ref.kind === 'commit' ? short(ref.name) : ref.name}`,
+        'code',
+        <>
+          <Breadcrumbs base={base} kind={kind} refName={ref.name} path={filePath} />
+          <p class="file-bar muted">
+            <a href={`${base}/src/${kind}/${enc(ref.name)}/${enc(filePath)}`}>Normal view</a> ·{' '}
+            <a href={`${base}/raw/${kind}/${enc(ref.name)}/${enc(filePath)}`}>Raw</a>
+          </p>
+          {rows.length ? (
+            <div class="code blame-view">
+              <table>
+                <tbody>{rows}</tbody>
+              </table>
+            </div>
+          ) : (
+            <p class="empty">Nothing to blame: the file is empty, binary or too large to show.</p>
+          )}
         </>,
         true,
       ),

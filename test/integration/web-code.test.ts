@@ -145,6 +145,18 @@ describe('web code pages', () => {
     assert.match(await diff.text(), /^diff --git a\/src\/main\.ts b\/src\/main\.ts/m);
     const patch = await fetch(`${s.url}/alice/proj/commit/${sha}.patch`);
     assert.match(await patch.text(), /^Subject: \[PATCH\] Change the answer/m);
+    // Blame: each run of lines with the commit that last changed it, summaries escaped.
+    const blame = await c.get('/alice/proj/blame/branch/main/src/main.ts');
+    assert.equal(blame.status, 200);
+    assert.match(
+      blame.text,
+      /<tr id="L1" class="run"><td class="blame muted"><a href="\/alice\/proj\/commit\/[0-9a-f]{40}">First commit &lt;img src=x onerror=alert\(1\)><\/a>/,
+    );
+    assert.match(blame.text, /<tr id="L2"><td class="blame muted"><\/td>/);
+    const deep = await c.get('/alice/proj/blame/branch/feature/deep/src/main.ts');
+    assert.match(deep.text, new RegExp(`<a href="/alice/proj/commit/${sha}">Change the answer</a>`));
+    assert.equal((await c.get('/alice/proj/blame/branch/main/no-such-file')).status, 404);
+    assert.equal((await c.get('/alice/proj/blame/branch/main/src')).status, 404);
     assert.match((await c.get('/alice/proj/branches')).text, /feature\/deep/);
     assert.match((await c.get('/alice/proj/tags')).text, /v1\.0/);
   });

@@ -61,6 +61,7 @@ import { codePages } from '../repos/code-pages.js';
 import { releasePages } from '../releases/pages.js';
 import { issuePages } from '../issues/pages.js';
 import { labelPages } from '../labels/pages.js';
+import { milestonePages } from '../milestones/pages.js';
 import { pullPages } from '../pulls/pages.js';
 import { mavenRoutes } from '../packages/maven/routes.js';
 import { pypiRoutes } from '../packages/pypi/routes.js';
@@ -106,6 +107,7 @@ const webPages: PageRoutes[] = [
   issuePages,
   pullPages,
   labelPages,
+  milestonePages,
 ];
 
 export interface ServerOptions {

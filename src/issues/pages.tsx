@@ -6,12 +6,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ComponentChildren, VNode } from 'preact';
 import type { AppContext } from '../app/context.js';
-import { AppError, notFound } from '../errors.js';
+import { AppError, forbidden, notFound } from '../errors.js';
 import { LabelPill, labelsFor } from '../labels/pages.js';
 import type { LabelRow } from '../labels/store.js';
 import { renderMarkdown } from '../markup/render.js';
 import { RepoHeader } from '../repos/code-pages.js';
 import type { UserRow } from '../users/store.js';
+import type { MilestoneRow } from '../milestones/store.js';
+import type { RepoRow } from '../repos/store.js';
 import { CsrfField, Layout, type PageContext } from '../web/layout.js';
 import { Pager, When, pageNumber } from '../web/components.js';
 import type { Web } from '../web/plugin.js';
@@ -54,8 +56,20 @@ export async function threadData(ctx: AppContext, issue: IssueRow) {
   );
   const labelIds = [...new Set(events.map((c) => c.label_id).filter((id): id is number => !!id))];
   const eventLabels = new Map((await ctx.labels.getByIds(labelIds)).map((l) => [l.id, l]));
-  const labels = await ctx.labels.ofIssue(issue.id);
-  return { events, people, eventLabels, labels };
+  const [labels, assigneeIds, milestones] = await Promise.all([
+    ctx.labels.ofIssue(issue.id),
+    ctx.issues.assigneesOf([issue.id]),
+    ctx.milestones.getByIds(issue.milestone_id ? [issue.milestone_id] : []),
+  ]);
+  const assignees = [...(await ctx.users.getByIds(assigneeIds.get(issue.id) ?? [])).values()];
+  return {
+    events,
+    people,
+    eventLabels,
+    labels,
+    assignees,
+    milestone: issue.milestone_id ? milestones.get(issue.milestone_id) : undefined,
+  };
 }
 export type ThreadData = Awaited<ReturnType<typeof threadData>>;
 
@@ -252,6 +266,84 @@ export function LabelsBox(props: {
   );
 }
 
+/** Milestone and assignees of the sidebar; writers get a form to change them. */
+export function MetaBox(props: {
+  page: PageContext;
+  base: string;
+  issue: IssueRow;
+  d: ThreadData;
+  choices: { milestones: MilestoneRow[]; people: UserRow[] } | null;
+}): VNode {
+  const { d, choices, issue } = props;
+  const chosen = new Set(d.assignees.map((u) => u.id));
+  return (
+    <>
+      <section class="card" aria-label="Milestone">
+        <h3>Milestone</h3>
+        {d.milestone ? (
+          <p>
+            <a href={`${props.base}/milestone/${d.milestone.id}`}>{d.milestone.name}</a>
+          </p>
+        ) : (
+          <p class="muted">No milestone</p>
+        )}
+        {choices && choices.milestones.length ? (
+          <form method="post" action={`${props.base}/issues/${issue.index}/milestone`} class="actions">
+            <CsrfField page={props.page} />
+            <select name="milestone" aria-label="Set the milestone">
+              <option value="0">No milestone</option>
+              {choices.milestones.map((m) => (
+                <option value={String(m.id)} selected={m.id === issue.milestone_id}>
+                  {m.name}
+                </option>
+              ))}
+            </select>
+            <button type="submit">Set</button>
+          </form>
+        ) : null}
+      </section>
+      <section class="card" aria-label="Assignees">
+        <h3>Assignees</h3>
+        {d.assignees.length ? (
+          <p>
+            {d.assignees.map((u) => (
+              <>
+                <a href={`/${u.name}`}>{u.name}</a>{' '}
+              </>
+            ))}
+          </p>
+        ) : (
+          <p class="muted">No one</p>
+        )}
+        {choices && choices.people.length ? (
+          <form method="post" action={`${props.base}/issues/${issue.index}/assignees`}>
+            <CsrfField page={props.page} />
+            <fieldset class="label-choices">
+              <legend class="muted">Assign</legend>
+              {choices.people.map((u) => (
+                <label>
+                  <input type="checkbox" name="assignee" value={u.name} checked={chosen.has(u.id)} /> {u.name}
+                </label>
+              ))}
+            </fieldset>
+            <button type="submit">Apply assignees</button>
+          </form>
+        ) : null}
+      </section>
+    </>
+  );
+}
+
+/** What writers may choose from in the sidebar (null for others). */
+export async function sidebarChoices(ctx: AppContext, repo: RepoRow, writer: boolean) {
+  if (!writer) return null;
+  const [[milestones], people] = await Promise.all([
+    ctx.milestones.list(repo, { state: 'open' }, { page: 1, limit: 1000, offset: 0 }),
+    ctx.repos.assignees(repo),
+  ]);
+  return { milestones, people };
+}
+
 export function issuePages(app: FastifyInstance, web: Web): void {
   const { ctx } = web;
   const { issues, users } = ctx;
@@ -316,7 +408,11 @@ export function issuePages(app: FastifyInstance, web: Web): void {
                 Closed
               </a>
             </nav>
-            {!pulls ? <a href={`${base}/labels`}>Labels</a> : null}
+            {!pulls ? (
+              <>
+                <a href={`${base}/labels`}>Labels</a> <a href={`${base}/milestones`}>Milestones</a>
+              </>
+            ) : null}
             {request.web.user && !view.repo.is_archived ? (
               <a
                 class="button primary"
@@ -515,6 +611,13 @@ export function issuePages(app: FastifyInstance, web: Web): void {
               current={d.labels}
               choices={user && writer ? await labelsFor(ctx, view.repo, owner) : null}
             />
+            <MetaBox
+              page={page}
+              base={base}
+              issue={issue}
+              d={d}
+              choices={await sidebarChoices(ctx, view.repo, !!user && writer)}
+            />
           </aside>
         </div>
       </Layout>,
@@ -565,6 +668,24 @@ export function issuePages(app: FastifyInstance, web: Web): void {
     const title = str((request.body as Record<string, unknown>)['title']);
     return change(reply, back, async () => {
       await issues.edit(view, issue, user, { title });
+    });
+  });
+
+  app.post('/:owner/:repo/issues/:index/milestone', async (request, reply) => {
+    const { user, view, issue, back } = await target(request);
+    const id = Number(str((request.body as Record<string, unknown>)['milestone']));
+    return change(reply, back, async () => {
+      if (!canWriteIssues(view.access, issue.is_pull)) throw forbidden('only writers may set the milestone');
+      await issues.edit(view, issue, user, { milestone: Number.isSafeInteger(id) && id > 0 ? id : 0 });
+    });
+  });
+
+  app.post('/:owner/:repo/issues/:index/assignees', async (request, reply) => {
+    const { user, view, issue, back } = await target(request);
+    const names = list((request.body as Record<string, unknown>)['assignee']);
+    return change(reply, back, async () => {
+      if (!canWriteIssues(view.access, issue.is_pull)) throw forbidden('only writers may assign');
+      await issues.edit(view, issue, user, { assignees: names });
     });
   });
 

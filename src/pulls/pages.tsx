@@ -12,6 +12,8 @@ import {
   CommentForm,
   IssueHeading,
   LabelsBox,
+  MetaBox,
+  sidebarChoices,
   Timeline,
   openRepo,
   threadData,
@@ -225,6 +227,13 @@ export function pullPages(app: FastifyInstance, web: Web): void {
               issue={pull.issue}
               current={d.labels}
               choices={user && writer ? await labelsFor(ctx, view.repo, owner) : null}
+            />
+            <MetaBox
+              page={page}
+              base={base}
+              issue={pull.issue}
+              d={d}
+              choices={await sidebarChoices(ctx, view.repo, !!user && writer)}
             />
           </aside>
         </div>

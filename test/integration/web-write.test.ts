@@ -124,6 +124,47 @@ describe('web interface: writing issues and pull requests', () => {
     assert.equal((await c.get('/alice/proj/issues?poster=nobody-at-all')).status, 200);
     assert.match((await c.get('/alice/proj/labels')).text, /priority/);
 
+    // Milestone and assignees from the sidebar; the milestones page shows the progress.
+    const ms = await s.api<{ id: number }>('POST', '/repos/alice/proj/milestones', {
+      token: alice.token,
+      body: { title: `v1 ${XSS}` },
+    });
+    await s.api('PUT', '/repos/alice/proj/collaborators/bob', {
+      token: alice.token,
+      body: { permission: 'write' },
+    });
+    page = await c.get(`/alice/proj/issues/${index}`);
+    assert.match(page.text, /name="milestone"/);
+    assert.match(page.text, /name="assignee" value="bob"/);
+    await c.post(`/alice/proj/issues/${index}/milestone`, { milestone: String(ms.body.id) });
+    await c.post(`/alice/proj/issues/${index}/assignees`, { assignee: 'bob' });
+    const meta = await s.api<{
+      milestone: { id: number } | null;
+      assignees: Array<{ login: string }> | null;
+    }>('GET', `/repos/alice/proj/issues/${index}`, { token: alice.token });
+    assert.equal(meta.body.milestone?.id, ms.body.id);
+    assert.deepEqual(
+      meta.body.assignees?.map((u) => u.login),
+      ['bob'],
+    );
+    const milestones = await c.get('/alice/proj/milestones');
+    assert.match(milestones.text, /v1 &lt;img src=x onerror=alert\(1\)>/);
+    assert.match(milestones.text, /1 open · 0 closed/);
+    const msPage = await c.get(`/alice/proj/milestone/${ms.body.id}`);
+    assert.equal(msPage.status, 303);
+    assert.match((await c.get(msPage.location!)).text, /Crash on start/);
+    await c.get(`/alice/proj/issues/${index}`);
+    await c.post(`/alice/proj/issues/${index}/milestone`, { milestone: '0' });
+    await c.post(`/alice/proj/issues/${index}/assignees`, {});
+    const cleared = await s.api<{ milestone: unknown; assignees: unknown[] | null }>(
+      'GET',
+      `/repos/alice/proj/issues/${index}`,
+      { token: alice.token },
+    );
+    assert.equal(cleared.body.milestone, null);
+    assert.deepEqual(cleared.body.assignees ?? [], []);
+    await s.api('DELETE', '/repos/alice/proj/collaborators/bob', { token: alice.token });
+
     // An empty title is refused with the form shown again (422), nothing written.
     const before = await s.api<unknown[]>('GET', '/repos/alice/proj/issues?state=all', {
       token: alice.token,
@@ -151,6 +192,10 @@ describe('web interface: writing issues and pull requests', () => {
     const labels = await b.post(`/alice/proj/issues/${n}/labels`, { label: String(labelId) });
     assert.equal(labels.status, 303);
     assert.match(decodeURIComponent(b.cookies.get('anvil_flash') ?? ''), /^error:/);
+    await b.post(`/alice/proj/issues/${n}/assignees`, { assignee: 'bob' });
+    assert.match(decodeURIComponent(b.cookies.get('anvil_flash') ?? ''), /^error:.*only writers/);
+    await b.post(`/alice/proj/issues/${n}/milestone`, { milestone: '1' });
+    assert.match(decodeURIComponent(b.cookies.get('anvil_flash') ?? ''), /^error:.*only writers/);
     const close = await b.post(`/alice/proj/issues/${n}/comments`, { content: '', status: 'close' });
     assert.equal(close.status, 303);
     const now = await s.api<{ state: string; labels: unknown[] }>('GET', `/repos/alice/proj/issues/${n}`, {

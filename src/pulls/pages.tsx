@@ -535,7 +535,8 @@ export function pullPages(app: FastifyInstance, web: Web): void {
 
   // Compare two refs and open a pull request from them.
   const compareParts = (request: FastifyRequest) => {
-    const spec = decodeURIComponent((request.params as Params)['*'] ?? '');
+    // The router has decoded the path already.
+    const spec = (request.params as Params)['*'] ?? '';
     const i = spec.indexOf('...');
     if (i < 0) throw notFound('compare needs base...head');
     return { baseRef: spec.slice(0, i), headRef: spec.slice(i + 3) };

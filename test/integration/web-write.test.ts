@@ -242,7 +242,9 @@ describe('web interface: writing issues and pull requests', () => {
   });
 
   it('compares branches, opens a pull request, reviews and merges it', async () => {
-    const branch = `feat-${'x'}`;
+    // A branch name git accepts that would be markup if it were not escaped.
+    const branch = 'feat<script>alert(1)<%';
+    const enc = encodeURIComponent(branch);
     const file = await s.api('POST', '/repos/alice/proj/contents/lib.txt', {
       token: alice.token,
       body: {
@@ -254,18 +256,20 @@ describe('web interface: writing issues and pull requests', () => {
     assert.equal(file.status, 201, file.text);
     const a = new WebClient(s.url);
     await a.signIn('alice', alice.password);
-    const cmp = await a.get(`/alice/proj/compare/main...${branch}`);
+    const cmp = await a.get(`/alice/proj/compare/main...${enc}`);
     assert.equal(cmp.status, 200);
     assert.match(cmp.text, /1 commit</);
     assert.match(cmp.text, /Add lib &lt;img src=x/);
     assert.match(cmp.text, /<td class="code"><span class="sign">\+<\/span>two<\/td>/);
     assert.match(cmp.text, /Create pull request/);
+    assert.doesNotMatch(cmp.text, /<script>alert/);
+    assert.match(cmp.text, /feat&lt;script>alert\(1\)&lt;%/);
     assert.equal(
-      (await a.get(`/alice/proj/compare?base=main&head=${branch}`)).location,
-      `/alice/proj/compare/main...${branch}`,
+      (await a.get(`/alice/proj/compare?base=main&head=${enc}`)).location,
+      `/alice/proj/compare/main...${enc}`,
     );
     assert.equal((await a.get('/alice/proj/compare/main...no-such-branch')).status, 404);
-    const opened = await a.post(`/alice/proj/compare/main...${branch}`, {
+    const opened = await a.post(`/alice/proj/compare/main...${enc}`, {
       title: 'Add the lib',
       content: 'Please',
     });
@@ -274,7 +278,7 @@ describe('web interface: writing issues and pull requests', () => {
     assert.match(opened.location!, /^\/alice\/proj\/pulls\/\d+$/);
     // The compare page now points at it.
     assert.match(
-      (await a.get(`/alice/proj/compare/main...${branch}`)).text,
+      (await a.get(`/alice/proj/compare/main...${enc}`)).text,
       new RegExp(`already open:.*#${index}`),
     );
 
@@ -372,7 +376,7 @@ describe('web interface: writing issues and pull requests', () => {
     });
     assert.match(head.body.commit.message, /^Squashed lib/);
     assert.equal(
-      (await s.api('GET', `/repos/alice/proj/branches/${branch}`, { token: alice.token })).status,
+      (await s.api('GET', `/repos/alice/proj/branches/${enc}`, { token: alice.token })).status,
       404,
     );
     const done = await a.get(`/alice/proj/pulls/${index}`);

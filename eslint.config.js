@@ -26,6 +26,7 @@ export default tseslint.config(
         Element: 'readonly',
         fetch: 'readonly',
         FormData: 'readonly',
+        URLSearchParams: 'readonly',
       },
     },
   },

@@ -12,6 +12,11 @@ import type { LabelRow } from '../labels/store.js';
 import { renderMarkdown } from '../markup/render.js';
 import { RepoHeader } from '../repos/code-pages.js';
 import type { UserRow } from '../users/store.js';
+import { downloadUrl } from '../attachments/schemas.js';
+import type { AttachmentRow } from '../attachments/store.js';
+
+import { uploadsOf } from '../web/plugin.js';
+import fs from 'node:fs';
 import type { MilestoneRow } from '../milestones/store.js';
 import type { RepoRow } from '../repos/store.js';
 import { CsrfField, Layout, type PageContext } from '../web/layout.js';
@@ -56,10 +61,14 @@ export async function threadData(ctx: AppContext, issue: IssueRow) {
   );
   const labelIds = [...new Set(events.map((c) => c.label_id).filter((id): id is number => !!id))];
   const eventLabels = new Map((await ctx.labels.getByIds(labelIds)).map((l) => [l.id, l]));
-  const [labels, assigneeIds, milestones] = await Promise.all([
+  const commentIds = events.filter((c) => c.type === CommentType.comment).map((c) => c.id);
+  const [labels, assigneeIds, milestones, reactions, issueFiles, commentFiles] = await Promise.all([
     ctx.labels.ofIssue(issue.id),
     ctx.issues.assigneesOf([issue.id]),
     ctx.milestones.getByIds(issue.milestone_id ? [issue.milestone_id] : []),
+    ctx.issues.allReactions(issue),
+    ctx.attachments.ofIssues([issue.id]),
+    ctx.attachments.ofComments(commentIds),
   ]);
   const assignees = [...(await ctx.users.getByIds(assigneeIds.get(issue.id) ?? [])).values()];
   return {
@@ -69,6 +78,8 @@ export async function threadData(ctx: AppContext, issue: IssueRow) {
     labels,
     assignees,
     milestone: issue.milestone_id ? milestones.get(issue.milestone_id) : undefined,
+    reactions,
+    files: { issue: issueFiles.get(issue.id) ?? [], comments: commentFiles },
   };
 }
 export type ThreadData = Awaited<ReturnType<typeof threadData>>;
@@ -156,9 +167,132 @@ function Event(props: { c: CommentRow; d: ThreadData; base: string }): VNode | n
   }
 }
 
+const REACTION_ICONS: Record<string, string> = {
+  '+1': '👍',
+  '-1': '👎',
+  laugh: '😄',
+  hooray: '🎉',
+  confused: '😕',
+  heart: '❤️',
+  rocket: '🚀',
+  eyes: '👀',
+};
+
+/** The reactions to the issue (commentId 0) or a comment: counts, and buttons that toggle. */
+function Reactions(props: { t: ThreadCtx; commentId: number }): VNode {
+  const { t } = props;
+  const rows = t.d.reactions.filter((r) => r.comment_id === props.commentId);
+  const counts = new Map<string, { n: number; mine: boolean }>();
+  for (const r of rows) {
+    const c = counts.get(r.type) ?? { n: 0, mine: false };
+    c.n++;
+    if (t.page.user && r.user_id === t.page.user.id) c.mine = true;
+    counts.set(r.type, c);
+  }
+  const button = (type: string, label: string, pressed: boolean) => (
+    <form method="post" action={`${t.base}/issues/${t.issue.index}/reactions`} class="inline">
+      <CsrfField page={t.page} />
+      <input type="hidden" name="content" value={type} />
+      <input type="hidden" name="comment_id" value={String(props.commentId)} />
+      <button
+        type="submit"
+        class="reaction"
+        aria-pressed={pressed ? 'true' : 'false'}
+        aria-label={`${type} reaction`}
+      >
+        {label}
+      </button>
+    </form>
+  );
+  return (
+    <div class="reactions">
+      {[...counts].map(([type, c]) =>
+        t.page.user ? (
+          button(type, `${REACTION_ICONS[type] ?? type} ${c.n}`, c.mine)
+        ) : (
+          <span class="reaction" aria-label={`${c.n} ${type}`}>
+            {REACTION_ICONS[type] ?? type} {c.n}
+          </span>
+        ),
+      )}
+      {t.page.user ? (
+        <details class="inline">
+          <summary aria-label="Add a reaction">☺+</summary>
+          {Object.entries(REACTION_ICONS).map(([type, icon]) =>
+            button(type, icon, counts.get(type)?.mine ?? false),
+          )}
+        </details>
+      ) : null}
+    </div>
+  );
+}
+
+function Files(props: { files: AttachmentRow[]; rootUrl: string }): VNode | null {
+  if (!props.files.length) return null;
+  return (
+    <ul class="attachments" aria-label="Attachments">
+      {props.files.map((a) => (
+        <li>
+          <a href={downloadUrl(a, props.rootUrl)}>{a.name}</a> <span class="muted">({a.size} bytes)</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** A markdown text box with a preview button (the page's script renders the preview). */
+export function MarkdownField(props: {
+  id: string;
+  name: string;
+  label: string;
+  value?: string;
+  placeholder?: string;
+}): VNode {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <textarea id={props.id} name={props.name} placeholder={props.placeholder ?? 'Markdown'}>
+        {props.value ?? ''}
+      </textarea>
+      <div class="actions">
+        <button type="button" class="link" data-preview={props.id} hidden>
+          Preview
+        </button>
+      </div>
+      <div class="markdown preview" id={`${props.id}-preview`} hidden aria-live="polite" />
+    </div>
+  );
+}
+
+/** What each part of a thread needs: the viewer's page, the issue, where its repository is. */
+export interface ThreadCtx {
+  page: PageContext;
+  issue: IssueRow;
+  base: string;
+  d: ThreadData;
+  rootUrl: string;
+  /** Whether the viewer writes issues (or pull requests) here. */
+  writer: boolean;
+}
+
+function EditForm(props: { t: ThreadCtx; action: string; value: string; id: string }): VNode {
+  return (
+    <details class="edit">
+      <summary>Edit</summary>
+      <form method="post" action={props.action}>
+        <CsrfField page={props.t.page} />
+        <MarkdownField id={props.id} name="content" label="Text" value={props.value} />
+        <button type="submit">Save</button>
+      </form>
+    </details>
+  );
+}
+
 /** The issue's text, then its timeline: comments as cards, events as one line each. */
-export function Timeline(props: { issue: IssueRow; d: ThreadData; base: string }): VNode {
-  const { issue, d } = props;
+export function Timeline(props: { t: ThreadCtx }): VNode {
+  const { t } = props;
+  const { issue, d } = t;
+  const mayEdit = (posterId: number | null) => !!t.page.user && (t.writer || posterId === t.page.user.id);
   return (
     <section aria-label="Conversation">
       <article class="card comment">
@@ -169,6 +303,16 @@ export function Timeline(props: { issue: IssueRow; d: ThreadData; base: string }
           class="markdown"
           dangerouslySetInnerHTML={{ __html: renderMarkdown(issue.content || '*No description.*') }}
         />
+        <Files files={d.files.issue} rootUrl={t.rootUrl} />
+        <Reactions t={t} commentId={0} />
+        {mayEdit(issue.poster_id) ? (
+          <EditForm
+            t={t}
+            action={`${t.base}/issues/${issue.index}/content`}
+            value={issue.content}
+            id="edit-issue"
+          />
+        ) : null}
       </article>
       {d.events.map((c) =>
         c.type === CommentType.comment ? (
@@ -177,9 +321,14 @@ export function Timeline(props: { issue: IssueRow; d: ThreadData; base: string }
               <Author users={d.people} id={c.poster_id} /> commented <When unix={c.created_unix} />
             </p>
             <div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(c.content) }} />
+            <Files files={d.files.comments.get(c.id) ?? []} rootUrl={t.rootUrl} />
+            <Reactions t={t} commentId={c.id} />
+            {mayEdit(c.poster_id) ? (
+              <EditForm t={t} action={`${t.base}/comments/${c.id}`} value={c.content} id={`edit-${c.id}`} />
+            ) : null}
           </article>
         ) : (
-          <Event c={c} d={d} base={props.base} />
+          <Event c={c} d={d} base={t.base} />
         ),
       )}
     </section>
@@ -202,11 +351,22 @@ export function CommentForm(props: {
       </p>
     );
   return (
-    <form method="post" action={`${props.base}/issues/${issue.index}/comments`} class="card comment-form">
+    <form
+      method="post"
+      action={`${props.base}/issues/${issue.index}/comments`}
+      class="card comment-form"
+      enctype="multipart/form-data"
+    >
       <CsrfField page={page} />
+      <MarkdownField
+        id="comment-content"
+        name="content"
+        label="Add a comment"
+        placeholder="Leave a comment (Markdown)"
+      />
       <div class="field">
-        <label for="comment-content">Add a comment</label>
-        <textarea id="comment-content" name="content" placeholder="Leave a comment (Markdown)" />
+        <label for="comment-files">Attach files</label>
+        <input id="comment-files" type="file" name="files" multiple />
       </div>
       <div class="actions">
         <button type="submit" class="primary">
@@ -595,7 +755,7 @@ export function issuePages(app: FastifyInstance, web: Web): void {
         />
         <div class="issue-layout">
           <div>
-            <Timeline issue={issue} d={d} base={base} />
+            <Timeline t={{ page, issue, base, d, rootUrl: ctx.config.server.rootUrl, writer }} />
             <CommentForm
               page={page}
               base={base}
@@ -649,18 +809,81 @@ export function issuePages(app: FastifyInstance, web: Web): void {
   app.post('/:owner/:repo/issues/:index/comments', async (request, reply) => {
     const { user, view, issue, back } = await target(request);
     const body = request.body as Record<string, unknown>;
-    const content = str(body['content']);
+    const files = uploadsOf(body['files']);
+    // A comment of files only gets a line naming them (a comment needs a text).
+    const content = str(body['content']) || (files.length ? files.map((f) => f.filename).join(', ') : '');
     const status = str(body['status']);
     return change(reply, back, async () => {
       let anchor = '';
       if (content.trim() || !status) {
+        if (files.length)
+          await ctx.attachments.assertCanUpload({ kind: 'issue', repo: view.repo, issueId: issue.id });
         const c = await issues.createComment(view, issue, user, content);
         anchor = `#issuecomment-${c.id}`;
+        for (const f of files)
+          await ctx.attachments.upload(
+            { kind: 'comment', repo: view.repo, issueId: issue.id, commentId: c.id },
+            user,
+            f.filename,
+            fs.createReadStream(f.path),
+          );
       }
       if (status === 'close' || status === 'reopen')
         await issues.edit(view, issue, user, { state: status === 'close' ? 'closed' : 'open' });
       return back + anchor;
     });
+  });
+
+  app.post('/:owner/:repo/issues/:index/content', async (request, reply) => {
+    const { user, view, issue, back } = await target(request);
+    const content = str((request.body as Record<string, unknown>)['content']);
+    return change(reply, back, async () => {
+      await issues.edit(view, issue, user, { body: content });
+    });
+  });
+
+  app.post('/:owner/:repo/comments/:id', async (request, reply) => {
+    const user = web.requireUser(request);
+    const p = request.params as Params;
+    const view = await ctx.repos.requireRepo(p['owner'] ?? '', p['repo'] ?? '', request.web.viewer, 'read');
+    const { comment, issue } = await issues.requireComment(view.repo, Number(p['id']));
+    await issues.requireVisibleIssue(view, issue.index);
+    const owner = (await users.getById(view.repo.owner_id))!;
+    const back = `/${owner.name}/${view.repo.name}/${issue.is_pull ? 'pulls' : 'issues'}/${issue.index}`;
+    const content = str((request.body as Record<string, unknown>)['content']);
+    return change(reply, back, async () => {
+      await issues.editComment(view, issue, comment, user, content);
+      return `${back}#issuecomment-${comment.id}`;
+    });
+  });
+
+  app.post('/:owner/:repo/issues/:index/reactions', async (request, reply) => {
+    const { user, view, issue, back } = await target(request);
+    const body = request.body as Record<string, unknown>;
+    const content = str(body['content']);
+    const commentId = Number(str(body['comment_id']) || '0');
+    return change(reply, back, async () => {
+      if (commentId) {
+        const found = await issues.requireComment(view.repo, commentId);
+        if (found.issue.id !== issue.id) throw notFound('comment does not exist');
+      }
+      const mine = (await issues.allReactions(issue)).some(
+        (r) => r.comment_id === commentId && r.user_id === user.id && r.type === content,
+      );
+      if (mine) await issues.unreact(view, issue, commentId, user, content);
+      else await issues.react(view, issue, commentId, user, content);
+      return commentId ? `${back}#issuecomment-${commentId}` : back;
+    });
+  });
+
+  // The preview of a markdown text box: the one sanitizing renderer the pages use.
+  app.post('/-/markup', async (request, reply) => {
+    const text = str((request.body as Record<string, unknown> | undefined)?.['text']);
+    if (text.length > 1 << 20) return reply.code(413).type('text/plain').send('too long');
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('Cache-Control', 'no-store')
+      .send(renderMarkdown(text));
   });
 
   app.post('/:owner/:repo/issues/:index/title', async (request, reply) => {

@@ -1133,6 +1133,11 @@ export class IssueService {
 
   // Reactions
 
+  /** The reactions to an issue and to all its comments at once. */
+  allReactions(issue: IssueRow): Promise<ReactionRow[]> {
+    return store.allReactions(this.db, issue.id);
+  }
+
   reactions(issue: IssueRow, commentId: number, page?: Page): Promise<[ReactionRow[], number]> {
     return store.reactions(this.db, issue.id, commentId, page);
   }

@@ -645,6 +645,11 @@ export async function adjustCommentCount(q: Q, issueId: number, delta: number): 
 // Reactions
 
 /** Reactions to an issue (commentId 0) or to one of its comments, oldest first. */
+/** Every reaction of an issue and of its comments, oldest first (one query for a whole page). */
+export function allReactions(q: Q, issueId: number): Promise<ReactionRow[]> {
+  return q.selectFrom('reaction').selectAll().where('issue_id', '=', issueId).orderBy('id').execute();
+}
+
 export function reactions(
   q: Q,
   issueId: number,

@@ -205,7 +205,7 @@ export function pullPages(app: FastifyInstance, web: Web): void {
         {heading(request, t, pull)}
         <div class="issue-layout">
           <div>
-            <Timeline issue={pull.issue} d={d} base={base} />
+            <Timeline t={{ page, issue: pull.issue, base, d, rootUrl: ctx.config.server.rootUrl, writer }} />
             <Reviews
               reviews={reviews}
               people={d.people}

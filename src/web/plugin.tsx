@@ -3,6 +3,11 @@
 // sign in, and errors as pages in the site's look. Each domain's pages.tsx registers its routes
 // through `Web`; they call the same services as the API (and so the same permission checks).
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import multipart, { type MultipartFile } from '@fastify/multipart';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { VNode } from 'preact';
@@ -29,7 +34,24 @@ export interface WebState {
 declare module 'fastify' {
   interface FastifyRequest {
     web: WebState;
+    /** Files of a multipart form, in temporary files removed once the response is sent. */
+    uploads: Upload[] | null;
   }
+}
+
+/** A file posted with a form (multipart/form-data), waiting in a temporary file. */
+export interface Upload {
+  filename: string;
+  path: string;
+  size: number;
+}
+
+/** The files posted in a form field (empty file inputs left out). */
+export function uploadsOf(value: unknown): Upload[] {
+  const all = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  return all.filter(
+    (u): u is Upload => typeof u === 'object' && u !== null && 'path' in u && (u as Upload).filename !== '',
+  );
 }
 
 /** Thrown by a page that needs a signed-in user: the browser is sent to sign in and back. */
@@ -152,6 +174,27 @@ export async function registerWeb(app: FastifyInstance, web: Web, pages: PageRou
   web.assets.register(app);
   await app.register(async (scope) => {
     await scope.register(formbody, { bodyLimit: 1024 * 1024 });
+    // Forms with files: each file goes to a temporary file as it arrives (never whole in memory);
+    // the other fields are plain values, so the CSRF check reads them as for any form.
+    await scope.register(multipart, {
+      attachFieldsToBody: 'keyValues',
+      limits: { fileSize: web.ctx.config.attachment.maxSize, files: 20, fields: 100 },
+      async onFile(this: FastifyRequest, part: MultipartFile) {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-upload-'));
+        const file = path.join(dir, 'file');
+        (this.uploads ??= []).push({ filename: '', path: file, size: 0 });
+        await pipeline(part.file, fs.createWriteStream(file));
+        if (part.file.truncated) throw new AppError('payload_too_large', `${part.filename} is too large`);
+        const upload: Upload = { filename: part.filename, path: file, size: fs.statSync(file).size };
+        this.uploads[this.uploads.length - 1] = upload;
+        (part as unknown as { value: Upload }).value = upload;
+      },
+    });
+    scope.decorateRequest('uploads', null);
+    scope.addHook('onResponse', async (request) => {
+      for (const u of request.uploads ?? [])
+        fs.rmSync(path.dirname(u.path), { recursive: true, force: true });
+    });
     scope.decorateRequest('web', null as unknown as WebState);
     scope.addHook('onRequest', async (request, reply) => {
       request.web = await web.resolve(request, reply);

@@ -68,6 +68,24 @@ export class WebClient {
     });
   }
 
+  /** Posts a multipart form (files included) with the CSRF token of the last page. */
+  async postMultipart(p: string, form: FormData): Promise<WebReply> {
+    if (!form.has('_csrf')) form.set('_csrf', this.csrf);
+    const res = await fetch(this.base + p, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { accept: 'text/html', cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+      body: form,
+    });
+    this.remember(res);
+    return {
+      status: res.status,
+      text: await res.text(),
+      headers: res.headers,
+      location: res.headers.get('location'),
+    };
+  }
+
   async signIn(user: string, password: string): Promise<WebReply> {
     await this.get('/user/login');
     return this.post('/user/login', { user_name: user, password });

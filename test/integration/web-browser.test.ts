@@ -165,9 +165,21 @@ describe('web interface in a browser', () => {
     await page.waitForURL(`${s.url}/devon/tool/issues/1`);
     assert.equal(await page.title(), 'Crashes <b>on</b> start · Issues · devon/tool - Anvil');
     assert.match((await page.textContent('aside')) ?? '', /bug/);
-    await page.fill('#comment-content', 'Reproduced.');
+    await page.fill('#comment-content', 'Reproduced **twice**.');
+    await page.click('[data-preview="comment-content"]');
+    await page.waitForSelector('#comment-content-preview strong');
+    assert.equal(await page.textContent('#comment-content-preview strong'), 'twice');
+    await page.setInputFiles('#comment-files', {
+      name: 'trace.log',
+      mimeType: 'text/plain',
+      buffer: Buffer.from('stack trace\n'),
+    });
     await page.click('button:text-is("Comment")');
     await page.waitForURL(/\/devon\/tool\/issues\/1#issuecomment-\d+$/);
+    assert.equal(await page.textContent('.attachments a'), 'trace.log');
+    await page.click('summary[aria-label="Add a reaction"] >> nth=0');
+    await page.click('button[aria-label="+1 reaction"] >> nth=0');
+    await page.waitForSelector('button[aria-pressed="true"]');
     await page.click('button:text-is("Close")');
     await page.waitForURL(`${s.url}/devon/tool/issues/1`);
     assert.equal(await page.textContent('.pill.state'), 'Closed');

@@ -97,6 +97,95 @@ describe('web interface: writing issues and pull requests', () => {
         .body.state,
       'open',
     );
+    // Reactions toggle; the issue's text and a comment are edited in place.
+    await c.get(`/alice/proj/issues/${index}`);
+    await c.post(`/alice/proj/issues/${index}/reactions`, { content: '+1', comment_id: '0' });
+    const reactions = await s.api<Array<{ content: string }>>(
+      'GET',
+      `/repos/alice/proj/issues/${index}/reactions`,
+      {
+        token: alice.token,
+      },
+    );
+    assert.deepEqual(
+      reactions.body.map((r) => r.content),
+      ['+1'],
+    );
+    assert.match(
+      (await c.get(`/alice/proj/issues/${index}`)).text,
+      /aria-pressed="true" aria-label="\+1 reaction">👍 1</,
+    );
+    await c.post(`/alice/proj/issues/${index}/reactions`, { content: '+1', comment_id: '0' });
+    assert.equal(
+      (await s.api<unknown[]>('GET', `/repos/alice/proj/issues/${index}/reactions`, { token: alice.token }))
+        .body.length,
+      0,
+    );
+    await c.post(`/alice/proj/issues/${index}/reactions`, { content: 'not-an-emoji', comment_id: '0' });
+    assert.match(decodeURIComponent(c.cookies.get('anvil_flash') ?? ''), /^error:.*not an allowed reaction/);
+    const firstComment = Number(commented.location!.split('#issuecomment-')[1]);
+    await c.get(`/alice/proj/issues/${index}`);
+    await c.post(`/alice/proj/issues/${index}/reactions`, {
+      content: 'heart',
+      comment_id: String(firstComment),
+    });
+    const onComment = await s.api<Array<{ content: string }>>(
+      'GET',
+      `/repos/alice/proj/issues/comments/${firstComment}/reactions`,
+      { token: alice.token },
+    );
+    assert.deepEqual(
+      onComment.body.map((r) => r.content),
+      ['heart'],
+    );
+    await c.post(`/alice/proj/comments/${firstComment}`, { content: 'Seen *twice*' });
+    await c.post(`/alice/proj/issues/${index}/content`, { content: 'Edited **body**' });
+    page = await c.get(`/alice/proj/issues/${index}`);
+    assert.match(page.text, /Seen <em>twice<\/em>/);
+    assert.match(page.text, /Edited <strong>body<\/strong>/);
+
+    // Files attached to a comment from the form, listed under it and downloadable.
+    const files = new FormData();
+    files.set('content', 'Logs attached');
+    files.append('files', new Blob([Buffer.from('log line 1\n') as Buffer<ArrayBuffer>]), 'crash.log');
+    files.append('files', new Blob([Buffer.from('second') as Buffer<ArrayBuffer>]), `b${XSS}.txt`);
+    const uploaded = await c.postMultipart(`/alice/proj/issues/${index}/comments`, files);
+    assert.equal(uploaded.status, 303, uploaded.text);
+    const attached = await c.get(`/alice/proj/issues/${index}`);
+    const link = /<a href="([^"]+)">crash\.log<\/a>/.exec(attached.text);
+    assert.ok(link, 'the attachment is listed');
+    assert.equal(await (await fetch(link[1]!)).text(), 'log line 1\n');
+    assert.match(attached.text, /b&lt;img src=x onerror=alert\(1\)>\.txt/);
+    // Without the CSRF token, a multipart form is refused like any other.
+    const forgedUpload = new FormData();
+    forgedUpload.set('_csrf', 'nope');
+    forgedUpload.set('content', 'forged');
+    assert.equal((await c.postMultipart(`/alice/proj/issues/${index}/comments`, forgedUpload)).status, 403);
+
+    // The markdown preview: the same sanitizing renderer, behind the CSRF token.
+    const preview = await fetch(`${s.url}/-/markup`, {
+      method: 'POST',
+      headers: {
+        cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+        'x-csrf-token': c.csrf,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ text: '**bold** <script>alert(1)</script>' }),
+    });
+    assert.equal(preview.status, 200);
+    const html = await preview.text();
+    assert.match(html, /<strong>bold<\/strong>/);
+    assert.doesNotMatch(html, /<script>/);
+    const noToken = await fetch(`${s.url}/-/markup`, {
+      method: 'POST',
+      headers: {
+        cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'text=x',
+    });
+    assert.equal(noToken.status, 403);
+
     await c.post(`/alice/proj/issues/${index}/title`, { title: 'Crash on start' });
     await c.post(`/alice/proj/issues/${index}/labels`, { label: String(scopedId) });
     const after = await s.api<{ title: string; labels: Array<{ name: string }> }>(
@@ -218,6 +307,15 @@ describe('web interface: writing issues and pull requests', () => {
     // Bob may comment.
     await b.get(`/alice/proj/issues/${n}`);
     assert.equal((await b.post(`/alice/proj/issues/${n}/comments`, { content: 'Hello' })).status, 303);
+    // Not edit Alice's text.
+    await b.get(`/alice/proj/issues/${n}`);
+    await b.post(`/alice/proj/issues/${n}/content`, { content: 'Defaced' });
+    assert.match(decodeURIComponent(b.cookies.get('anvil_flash') ?? ''), /^error:/);
+    assert.notEqual(
+      (await s.api<{ body: string }>('GET', `/repos/alice/proj/issues/${n}`, { token: alice.token })).body
+        .body,
+      'Defaced',
+    );
 
     // Without the CSRF token: 403 and nothing written.
     const forged = await b.post(`/alice/proj/issues/${n}/comments`, { _csrf: null, content: 'forged' });

@@ -25,3 +25,30 @@ document.addEventListener('click', (event) => {
   text.scrollIntoView({ block: 'center' });
   text.focus();
 });
+
+// - [data-preview]: shows (or hides) the rendered markdown of the text box it names, rendered by
+//   the server's one sanitizing renderer.
+for (const button of document.querySelectorAll('[data-preview]')) button.hidden = false;
+document.addEventListener('click', async (event) => {
+  const button = event.target instanceof Element ? event.target.closest('[data-preview]') : null;
+  if (!button) return;
+  const id = button.getAttribute('data-preview') || '';
+  const source = document.getElementById(id);
+  const preview = document.getElementById(`${id}-preview`);
+  if (!source || !preview) return;
+  if (!preview.hidden) {
+    preview.hidden = true;
+    button.textContent = 'Preview';
+    return;
+  }
+  const token = document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') || '';
+  const res = await fetch('/-/markup', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-csrf-token': token },
+    body: new URLSearchParams({ text: source.value }),
+  });
+  if (!res.ok) return;
+  preview.innerHTML = await res.text();
+  preview.hidden = false;
+  button.textContent = 'Hide preview';
+});

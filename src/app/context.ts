@@ -41,6 +41,7 @@ import { ActivityService } from '../activities/service.js';
 import { PackageCleanup } from '../packages/cleanup/service.js';
 import { CronService, describeSchedule } from '../cron/service.js';
 import { TopicService } from '../topics/service.js';
+import { AvatarService } from '../avatars/service.js';
 import { nextRunIn } from '../config/config.js';
 
 /**
@@ -96,6 +97,7 @@ export interface AppContext {
   packageCleanup: PackageCleanup;
   cron: CronService;
   topics: TopicService;
+  avatars: AvatarService;
   close(): Promise<void>;
 }
 
@@ -154,6 +156,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.notifications = new NotificationService(ctx);
   ctx.social = new SocialService(ctx);
   ctx.topics = new TopicService(ctx);
+  ctx.avatars = new AvatarService(ctx);
   ctx.activities = new ActivityService(ctx);
   ctx.pulls = new PullService(ctx);
   ctx.webhooks = new WebhookService(ctx);

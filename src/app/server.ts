@@ -54,7 +54,7 @@ import { npmRoutes } from '../packages/npm/routes.js';
 import cookie from '@fastify/cookie';
 import { registerWeb, Web, type PageRoutes } from '../web/plugin.js';
 import { setNotFoundPage } from '../http/errors.js';
-import { avatarRoutes } from '../users/avatars.js';
+import { avatarFileRoutes, avatarsRoutes } from '../avatars/routes.js';
 import { userPages } from '../users/pages.js';
 import { repoListPages } from '../repos/pages.js';
 import { codePages } from '../repos/code-pages.js';
@@ -95,6 +95,7 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   packageCleanupRoutes,
   socialRoutes,
   activityRoutes,
+  avatarsRoutes,
 ];
 
 /** Each domain's web pages (server-rendered HTML at Forgejo's URL layout). */
@@ -200,7 +201,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   await app.register(async (scope) => pypiRoutes(scope, ctx));
   // The web interface: pages for browsers, on sessions (never accepted by the API above).
   await app.register(cookie);
-  await app.register(async (scope) => avatarRoutes(scope));
+  await app.register(async (scope) => avatarFileRoutes(scope, ctx));
   const web = new Web(ctx);
   await registerWeb(app, web, webPages);
   setNotFoundPage(app, (request, reply) => web.notFoundPage(request, reply));

@@ -42,6 +42,7 @@ import { PackageCleanup } from '../packages/cleanup/service.js';
 import { CronService, describeSchedule } from '../cron/service.js';
 import { TopicService } from '../topics/service.js';
 import { AvatarService } from '../avatars/service.js';
+import { OAuth2Service } from '../oauth2/service.js';
 import { nextRunIn } from '../config/config.js';
 
 /**
@@ -98,6 +99,7 @@ export interface AppContext {
   cron: CronService;
   topics: TopicService;
   avatars: AvatarService;
+  oauth2: OAuth2Service;
   close(): Promise<void>;
 }
 
@@ -157,6 +159,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.social = new SocialService(ctx);
   ctx.topics = new TopicService(ctx);
   ctx.avatars = new AvatarService(ctx);
+  ctx.oauth2 = new OAuth2Service(db);
   ctx.activities = new ActivityService(ctx);
   ctx.pulls = new PullService(ctx);
   ctx.webhooks = new WebhookService(ctx);

@@ -55,6 +55,7 @@ import cookie from '@fastify/cookie';
 import { registerWeb, Web, type PageRoutes } from '../web/plugin.js';
 import { setNotFoundPage } from '../http/errors.js';
 import { avatarFileRoutes, avatarsRoutes } from '../avatars/routes.js';
+import { oauth2Routes } from '../oauth2/routes.js';
 import { userPages } from '../users/pages.js';
 import { repoListPages } from '../repos/pages.js';
 import { codePages } from '../repos/code-pages.js';
@@ -96,6 +97,7 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   socialRoutes,
   activityRoutes,
   avatarsRoutes,
+  oauth2Routes,
 ];
 
 /** Each domain's web pages (server-rendered HTML at Forgejo's URL layout). */

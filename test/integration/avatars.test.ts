@@ -5,6 +5,7 @@
 // naming `image`.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 /** Real 16x16 pictures (Python's test images). */
@@ -159,6 +160,32 @@ describe('avatars', () => {
     assert.equal(r.status, 422, r.text);
     assert.equal((await s.api('DELETE', '/repos/alice/pub/avatar', { token: alice.token })).status, 204);
     assert.equal(await repoUrl(), '');
+  });
+
+  it('the sweep removes avatars nothing shows any more and keeps shown ones', async () => {
+    const png = IMAGES.png[1];
+    const jpeg = IMAGES.jpeg[1];
+    // bob and the repository share one picture; alice's is replaced.
+    for (const [path, image, token] of [
+      ['/user/avatar', png, bob.token],
+      ['/repos/alice/pub/avatar', png, alice.token],
+      ['/user/avatar', jpeg, alice.token],
+      ['/user/avatar', png, alice.token],
+    ] as const) {
+      assert.equal((await s.api('POST', path, { token, body: { image } })).status, 204);
+    }
+    assert.equal((await s.api('DELETE', '/user/avatar', { token: bob.token })).status, 204);
+    const report = await s.ctx.sweeper.sweep({ graceMs: 0, now: Date.now() + 1000 });
+    const removed = report.orphans.filter((o) => o.store === 'avatars').map((o) => o.key);
+    const hash = (b64: string) =>
+      crypto.createHash('sha256').update(Buffer.from(b64, 'base64')).digest('hex');
+    assert.ok(removed.includes(hash(jpeg)), JSON.stringify(removed));
+    assert.ok(!removed.includes(hash(png)));
+    const url = await me(alice.token);
+    assert.equal((await fetchUrl(url)).status, 200);
+    assert.equal((await fetchUrl(`${s.url}/avatars/${hash(jpeg)}`)).status, 404);
+    await s.api('DELETE', '/repos/alice/pub/avatar', { token: alice.token });
+    await s.api('DELETE', '/user/avatar', { token: alice.token });
   });
 
   it('unknown avatars are 404', async () => {

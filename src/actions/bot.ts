@@ -54,6 +54,7 @@ export function botRow(): UserRow {
     theme: '',
     diff_view_style: '',
     enable_repo_unit_hints: 1,
+    avatar: '',
   };
 }
 

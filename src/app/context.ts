@@ -41,6 +41,8 @@ import { ActivityService } from '../activities/service.js';
 import { PackageCleanup } from '../packages/cleanup/service.js';
 import { CronService, describeSchedule } from '../cron/service.js';
 import { TopicService } from '../topics/service.js';
+import { AvatarService } from '../avatars/service.js';
+import { OAuth2Service } from '../oauth2/service.js';
 import { nextRunIn } from '../config/config.js';
 
 /**
@@ -96,6 +98,8 @@ export interface AppContext {
   packageCleanup: PackageCleanup;
   cron: CronService;
   topics: TopicService;
+  avatars: AvatarService;
+  oauth2: OAuth2Service;
   close(): Promise<void>;
 }
 
@@ -154,6 +158,8 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.notifications = new NotificationService(ctx);
   ctx.social = new SocialService(ctx);
   ctx.topics = new TopicService(ctx);
+  ctx.avatars = new AvatarService(ctx);
+  ctx.oauth2 = new OAuth2Service(db);
   ctx.activities = new ActivityService(ctx);
   ctx.pulls = new PullService(ctx);
   ctx.webhooks = new WebhookService(ctx);

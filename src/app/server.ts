@@ -54,7 +54,8 @@ import { npmRoutes } from '../packages/npm/routes.js';
 import cookie from '@fastify/cookie';
 import { registerWeb, Web, type PageRoutes } from '../web/plugin.js';
 import { setNotFoundPage } from '../http/errors.js';
-import { avatarRoutes } from '../users/avatars.js';
+import { avatarFileRoutes, avatarsRoutes } from '../avatars/routes.js';
+import { oauth2Routes } from '../oauth2/routes.js';
 import { userPages } from '../users/pages.js';
 import { repoListPages } from '../repos/pages.js';
 import { codePages } from '../repos/code-pages.js';
@@ -96,6 +97,8 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   packageCleanupRoutes,
   socialRoutes,
   activityRoutes,
+  avatarsRoutes,
+  oauth2Routes,
 ];
 
 /** Each domain's web pages (server-rendered HTML at Forgejo's URL layout). */
@@ -202,7 +205,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   await app.register(async (scope) => pypiRoutes(scope, ctx));
   // The web interface: pages for browsers, on sessions (never accepted by the API above).
   await app.register(cookie);
-  await app.register(async (scope) => avatarRoutes(scope));
+  await app.register(async (scope) => avatarFileRoutes(scope, ctx));
   const web = new Web(ctx);
   await registerWeb(app, web, webPages);
   setNotFoundPage(app, (request, reply) => web.notFoundPage(request, reply));

@@ -119,6 +119,13 @@ export interface Config {
     limitSizeMaven: number;
     limitSizePypi: number;
   };
+  picture: {
+    /** Largest avatar accepted, in bytes ([picture] AVATAR_MAX_FILE_SIZE). */
+    avatarMaxFileSize: number;
+    /** Widest and tallest avatar accepted, in pixels ([picture] AVATAR_MAX_WIDTH, AVATAR_MAX_HEIGHT). */
+    avatarMaxWidth: number;
+    avatarMaxHeight: number;
+  };
   cron: {
     cleanupPackages: CronTask & {
       /** Seconds an unreferenced package blob or an unfinished upload is kept ([cron.cleanup_packages] OLDER_THAN). */
@@ -474,6 +481,11 @@ export function loadConfig(opts: LoadOptions = {}): Config {
       limitSizeNpm: r.size('packages', 'LIMIT_SIZE_NPM', -1),
       limitSizeMaven: r.size('packages', 'LIMIT_SIZE_MAVEN', -1),
       limitSizePypi: r.size('packages', 'LIMIT_SIZE_PYPI', -1),
+    },
+    picture: {
+      avatarMaxFileSize: r.int('picture', 'AVATAR_MAX_FILE_SIZE', 1024 * 1024, 1, 2 ** 31 - 1),
+      avatarMaxWidth: r.int('picture', 'AVATAR_MAX_WIDTH', 4096, 1, 65535),
+      avatarMaxHeight: r.int('picture', 'AVATAR_MAX_HEIGHT', 4096, 1, 65535),
     },
     cron: {
       cleanupPackages: {

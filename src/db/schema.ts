@@ -24,6 +24,7 @@ import type { SocialTables } from '../social/tables.js';
 import type { ActivityTables } from '../activities/tables.js';
 import type { PackageCleanupTables } from '../packages/cleanup/tables.js';
 import type { TopicTables } from '../topics/tables.js';
+import type { OAuth2Tables } from '../oauth2/tables.js';
 
 export interface DB
   extends
@@ -51,4 +52,5 @@ export interface DB
     SocialTables,
     ActivityTables,
     PackageCleanupTables,
-    TopicTables {}
+    TopicTables,
+    OAuth2Tables {}

@@ -334,6 +334,7 @@ export const GHOST_USER: UserRow = {
   theme: '',
   diff_view_style: '',
   enable_repo_unit_hints: 1,
+  avatar: '',
 };
 
 /** What converting a set of issues (and their comments) needs, loaded beforehand in a few queries. */

@@ -4,6 +4,7 @@ import { visibilityName } from '../users/tables.js';
 import type { UserRow, Viewer } from '../users/store.js';
 import { AccessMode, accessModeName } from './store.js';
 import type { TeamView } from './service.js';
+import { avatarPath } from '../users/avatars.js';
 
 export const Organization = Type.Object(
   {
@@ -81,7 +82,7 @@ export function toOrgJson(org: UserRow, rootUrl: string, viewer: Viewer | null):
     username: org.name,
     full_name: org.full_name,
     email: viewer ? org.email : '',
-    avatar_url: `${rootUrl}avatars/${org.id}`,
+    avatar_url: `${rootUrl}${avatarPath(org)}`,
     description: org.description,
     website: org.website,
     location: org.location,

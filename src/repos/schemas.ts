@@ -7,6 +7,7 @@ import { AccessMode } from '../orgs/store.js';
 import { Visibility } from '../users/tables.js';
 import type { RepoRow } from './store.js';
 import type { RepoAccess } from './service.js';
+import { repoAvatarPath } from '../users/avatars.js';
 
 export const Permission = Type.Object(
   { admin: Type.Boolean(), push: Type.Boolean(), pull: Type.Boolean() },
@@ -222,7 +223,7 @@ export function toRepoJson(
     default_merge_style: 'merge',
     default_allow_maintainer_edit: false,
     default_update_style: 'merge',
-    avatar_url: '',
+    avatar_url: repo.avatar ? `${ctx.rootUrl}${repoAvatarPath(repo)}` : '',
     // A public repository of a private owner is "internal": visible to the owner's members only.
     internal: repo.is_private === 0 && owner.visibility === Visibility.private,
     mirror_interval: '',

@@ -33,6 +33,8 @@ export interface RepositoryTable {
   created_unix: number;
   updated_unix: number;
   archived_unix: Generated<number>;
+  /** Content hash of the uploaded avatar (db/migrations/0029_avatars.ts); '' for none. */
+  avatar: Generated<string>;
 }
 
 export interface CollaborationTable {

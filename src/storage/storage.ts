@@ -343,6 +343,8 @@ export interface Storage {
   attachments: BlobStore;
   artifacts: BlobStore;
   packages: BlobStore;
+  /** Uploaded avatars of accounts and repositories, keyed by the SHA-256 of their bytes. */
+  avatars: BlobStore;
 }
 
 export function localStorage(appDataPath: string): Storage {
@@ -351,5 +353,6 @@ export function localStorage(appDataPath: string): Storage {
     attachments: new LocalBlobStore(path.join(appDataPath, 'attachments')),
     artifacts: new LocalBlobStore(path.join(appDataPath, 'artifacts')),
     packages: new LocalBlobStore(path.join(appDataPath, 'packages')),
+    avatars: new LocalBlobStore(path.join(appDataPath, 'avatars')),
   };
 }

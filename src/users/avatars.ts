@@ -1,9 +1,18 @@
-// Avatars at /avatars/{id} (every `avatar_url` the API hands out): a generated identicon, a 5x5
-// mirrored pattern in a colour, both drawn from the SHA-256 of the account id, so each account
-// keeps the same picture and no two neighbours look alike. Uploaded avatars are for later.
+// Where an account's avatar is (every user and organization `avatar_url`): its uploaded image at
+// /avatars/{hash} (see avatars/), else a generated identicon at /avatars/{id}, a 5x5 mirrored
+// pattern in a colour, both drawn from the SHA-256 of the account id, so each account keeps the
+// same picture and no two neighbours look alike.
 import crypto from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
-import { notFound } from '../errors.js';
+
+/** The path (under ROOT_URL) of the account's avatar. */
+export function avatarPath(u: { id: number; avatar: string }): string {
+  return `avatars/${u.avatar || u.id}`;
+}
+
+/** The path (under ROOT_URL) of a repository's uploaded avatar; '' when it has none, as Forgejo. */
+export function repoAvatarPath(repo: { avatar: string }): string {
+  return repo.avatar ? `repo-avatars/${repo.avatar}` : '';
+}
 
 export function identicon(seed: string): string {
   const h = crypto.createHash('sha256').update(`anvil-avatar:${seed}`).digest();
@@ -21,16 +30,4 @@ export function identicon(seed: string): string {
     `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 7 7" width="140" height="140" shape-rendering="crispEdges">` +
     `<rect width="7" height="7" fill="#f0f0f0"/><g fill="${fg}">${cells.join('')}</g></svg>`
   );
-}
-
-export function avatarRoutes(app: FastifyInstance): void {
-  app.get<{ Params: { id: string } }>('/avatars/:id', { schema: { hide: true } }, async (request, reply) => {
-    const id = request.params.id;
-    if (!/^\d{1,16}$/.test(id)) throw notFound('no such avatar');
-    return reply
-      .type('image/svg+xml')
-      .header('Cache-Control', 'public, max-age=86400')
-      .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
-      .send(identicon(id));
-  });
 }

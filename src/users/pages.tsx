@@ -8,6 +8,7 @@ import { localTarget, type Web } from '../web/plugin.js';
 import { Pager, When, pageNumber } from '../web/components.js';
 import type { UserRow } from './store.js';
 import { UserType, Visibility } from './tables.js';
+import { avatarPath } from './avatars.js';
 
 const MIN_PASSWORD_LENGTH = 8;
 
@@ -154,7 +155,7 @@ function passwordErrors(password: string, retype: string): Form {
 function Avatar(props: { user: UserRow; size?: number }): VNode {
   const size = props.size ?? 24;
   return (
-    <img class="avatar" src={`/avatars/${props.user.id}`} alt="" width={size} height={size} loading="lazy" />
+    <img class="avatar" src={`/${avatarPath(props.user)}`} alt="" width={size} height={size} loading="lazy" />
   );
 }
 

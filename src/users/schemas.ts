@@ -4,6 +4,7 @@ import { Type, type Static } from 'typebox';
 import { isoTime } from '../http/format.js';
 import { visibilityName } from './tables.js';
 import type { EmailRow, UserRow, Viewer } from './store.js';
+import { avatarPath } from './avatars.js';
 
 export const VisibilityOption = Type.Union(
   [Type.Literal('public'), Type.Literal('limited'), Type.Literal('private')],
@@ -119,7 +120,7 @@ export function toUserJson(u: UserRow, ctx: UserJsonContext): UserJson {
     source_id: self ? u.login_source : 0,
     full_name: u.full_name,
     email: showEmail ? u.email : `${u.lower_name}@noreply.${hostOf(ctx.rootUrl)}`,
-    avatar_url: `${ctx.rootUrl}avatars/${u.id}`,
+    avatar_url: `${ctx.rootUrl}${avatarPath(u)}`,
     html_url: `${ctx.rootUrl}${encodeURIComponent(u.name)}`,
     language: self ? u.language : '',
     is_admin: self ? u.is_admin === 1 : false,

@@ -47,6 +47,8 @@ export interface UserTable {
   theme: Generated<string>;
   diff_view_style: Generated<string>;
   enable_repo_unit_hints: Generated<number>;
+  /** Content hash of the uploaded avatar (db/migrations/0029_avatars.ts); '' for the identicon. */
+  avatar: Generated<string>;
 }
 
 /** A person's e-mail addresses; the primary one is also user.email. */

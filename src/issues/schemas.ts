@@ -116,7 +116,7 @@ export const TimelineComment = Type.Object(
     assignee_team: Type.Null(),
     removed_assignee: Type.Boolean(),
     resolve_doer: Type.Null(),
-    dependent_issue: Type.Null(),
+    dependent_issue: Nullable(Issue),
   },
   {
     title: 'TimelineComment',
@@ -439,6 +439,7 @@ export function toTimelineJson(
   issue: IssueRow,
   c: IssueJsonContext,
   labels: Map<number, LabelRow>,
+  dependents: Map<number, IssueJson> = new Map(),
 ): TimelineCommentJson {
   const label = cm.label_id !== null ? labels.get(cm.label_id) : undefined;
   const milestone = cm.milestone_id ? c.milestones.get(cm.milestone_id) : undefined;
@@ -470,7 +471,7 @@ export function toTimelineJson(
     assignee_team: null,
     removed_assignee: cm.removed_assignee === 1,
     resolve_doer: null,
-    dependent_issue: null,
+    dependent_issue: cm.dependent_issue_id !== null ? (dependents.get(cm.dependent_issue_id) ?? null) : null,
   };
 }
 

@@ -146,7 +146,12 @@ export class IssuePresenter {
       rows.map((r) => r.dependent_issue_id).filter((id): id is number => id !== null),
       viewer,
     );
-    return rows.map((r) => toTimelineJson(r, issue, c, labels, dependents));
+    const timeRows = await this.ctx.times.getByIds(
+      rows.map((r) => r.time_id).filter((id): id is number => id !== null),
+    );
+    const timeJson = await this.trackedTimes(timeRows, viewer);
+    const times = new Map(timeRows.map((t, n) => [t.id, timeJson[n]!]));
+    return rows.map((r) => toTimelineJson(r, issue, c, labels, dependents, times));
   }
 
   /** The issues `ids` that `viewer` may read, as JSON by id. */

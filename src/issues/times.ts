@@ -185,6 +185,11 @@ export class TimeService {
     return rows;
   }
 
+  /** Tracked times by id, deleted ones included (for the timeline). */
+  getByIds(ids: number[]): Promise<TrackedTimeRow[]> {
+    return tracking.getTimes(this.db, [...new Set(ids)]);
+  }
+
   /** The doer's own tracked times, everywhere. */
   mine(doer: UserRow, input: TimeListInput, page: Page): Promise<[TrackedTimeRow[], number]> {
     return tracking.listTimes(this.db, { userId: doer.id, ...TimeService.timeFilter(input) }, page);

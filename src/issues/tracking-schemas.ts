@@ -2,7 +2,7 @@
 // row-to-JSON conversions of tracked times and stopwatches.
 import { Type, type Static } from 'typebox';
 import { isoTime, PageQuery } from './input.js';
-import { Issue, type IssueJson } from './schemas.js';
+import type { IssueJson, TrackedTimeJson } from './schemas.js';
 import type { StopwatchRow, TrackedTimeRow } from './tracking-store.js';
 
 const Time = Type.String({ format: 'date-time' });
@@ -26,19 +26,8 @@ export const AddTimeOption = Type.Object(
   { title: 'AddTimeOption', description: 'AddTimeOption options for adding time to an issue' },
 );
 
-export const TrackedTime = Type.Object(
-  {
-    id: Type.Integer(),
-    created: Time,
-    time: Type.Integer({ description: 'Time in seconds' }),
-    user_id: Type.Integer({ description: 'deprecated (only for backwards compatibility)' }),
-    user_name: Type.String(),
-    issue_id: Type.Integer({ description: 'deprecated (only for backwards compatibility)' }),
-    issue: Issue,
-  },
-  { title: 'TrackedTime', description: 'TrackedTime worked time for an issue / pr' },
-);
-export type TrackedTimeJson = Static<typeof TrackedTime>;
+// TrackedTime lives with Issue in schemas.ts, since the timeline carries it too.
+export { TrackedTime, type TrackedTimeJson } from './schemas.js';
 
 export const StopWatch = Type.Object(
   {

@@ -94,6 +94,12 @@ export function getTime(q: Q, id: number): Promise<TrackedTimeRow | undefined> {
   return q.selectFrom('tracked_time').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Tracked times by id (deleted ones included: the timeline still shows them). */
+export async function getTimes(q: Q, ids: number[]): Promise<TrackedTimeRow[]> {
+  if (ids.length === 0) return [];
+  return q.selectFrom('tracked_time').selectAll().where('id', 'in', ids).execute();
+}
+
 export async function markTimeDeleted(q: Q, id: number): Promise<void> {
   await q.updateTable('tracked_time').set({ deleted: 1 }).where('id', '=', id).execute();
 }

@@ -47,6 +47,7 @@ interface TimelineJson {
   body: string;
   user: { login: string };
   dependent_issue: IssueJson | null;
+  tracked_time: TrackedTimeJson | null;
 }
 
 const TRACKED_TIME_KEYS = ['created', 'id', 'issue', 'issue_id', 'time', 'user_id', 'user_name'];
@@ -313,6 +314,9 @@ describe('issue dependencies, tracked times and stopwatches', () => {
         ev.map((e) => [e.user.login, e.body]),
         [['bob', '|3600']],
       );
+      assert.equal(ev[0]!.tracked_time?.id, r.body.id);
+      assert.equal(ev[0]!.tracked_time?.time, 3600);
+      assert.equal(ev[0]!.tracked_time?.issue.number, issue.number);
     });
 
     it('lets the poster track time, not other readers; 422 for a bad time', async () => {
@@ -577,6 +581,15 @@ describe('issue dependencies, tracked times and stopwatches', () => {
       assert.deepEqual(events, ['start_tracking', 'stop_tracking', 'start_tracking', 'cancel_tracking']);
       const stopEvent = (await timeline('other', b.number)).find((e) => e.type === 'stop_tracking');
       assert.match(stopEvent!.body, /^\|\d+$/);
+      assert.equal(stopEvent!.tracked_time?.user_name, 'bob');
+
+      // The web page shows the events too.
+      const page = await fetch(`${s.url}/alice/proj/issues/${a.number}`);
+      assert.equal(page.status, 200);
+      const html = await page.text();
+      assert.match(html, /started working/);
+      assert.match(html, /stopped working, spent/);
+      assert.match(html, /cancelled time tracking/);
     });
 
     it('is for writers: 403 for a reader (even the poster), 404 for a hidden repository', async () => {

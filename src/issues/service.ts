@@ -571,6 +571,8 @@ export class IssueService {
       updated_unix: now,
     });
     await this.ctx.labels.setIssueClosed(tx, issue.id, close);
+    // As in Forgejo, the closer's stopwatch on the issue stops (its time is tracked).
+    if (close) await this.ctx.times.finishOnClose(tx, issue.id, doer.id);
     await store.insertComment(tx, {
       type: close ? CommentType.close : CommentType.reopen,
       repo_id: issue.repo_id,

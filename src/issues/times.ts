@@ -224,6 +224,12 @@ export class TimeService {
     });
   }
 
+  /** Inside `tx`: stops `userId`'s stopwatch on the issue, if one runs (the issue is being closed). */
+  async finishOnClose(tx: Tx, issueId: number, userId: number): Promise<void> {
+    const sw = await tracking.getStopwatch(tx, issueId, userId);
+    if (sw) await this.finish(tx, sw);
+  }
+
   /** Starts the doer's stopwatch on the issue (stopping any other of theirs); 409 when running. */
   async start(view: RepoView, issue: IssueRow, doer: UserRow): Promise<void> {
     TimeService.assertCanClock(view, issue, doer);

@@ -592,6 +592,20 @@ describe('issue dependencies, tracked times and stopwatches', () => {
       assert.match(html, /cancelled time tracking/);
     });
 
+    it('stops the closer’s stopwatch when the issue is closed', async () => {
+      const i = await newIssue(alice, 'proj', 'closing clock');
+      const start = await call(bob, 'POST', `/repos/alice/proj/issues/${i.number}/stopwatch/start`);
+      assert.equal(start.status, 201, start.text);
+      const close = await call(bob, 'PATCH', `/repos/alice/proj/issues/${i.number}`, { state: 'closed' });
+      assert.equal(close.status, 201, close.text);
+      const running = await call<StopWatchJson[]>(bob, 'GET', '/user/stopwatches');
+      assert.deepEqual(running.body, []);
+      const times = await call<TrackedTimeJson[]>(bob, 'GET', `/repos/alice/proj/issues/${i.number}/times`);
+      assert.equal(times.body.length, 1);
+      const types = (await timeline('proj', i.number)).map((e) => e.type);
+      assert.deepEqual(types, ['start_tracking', 'stop_tracking', 'close']);
+    });
+
     it('is for writers: 403 for a reader (even the poster), 404 for a hidden repository', async () => {
       const mine = await newIssue(carol, 'proj', 'carol clocks');
       const reader = await call(carol, 'POST', `/repos/alice/proj/issues/${mine.number}/stopwatch/start`);

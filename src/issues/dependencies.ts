@@ -104,7 +104,10 @@ export class DependencyService {
     const { target, dependency } = DependencyService.pair(url, other, side);
     DependencyService.check(target, dependency);
     await transaction(this.ctx.db, async (tx) => {
-      await store.lockIssue(tx, target.issue.id);
+      // Both issues, in id order: two requests making a circle wait for each other.
+      for (const id of [target.issue.id, dependency.issue.id].sort((a, b) => a - b)) {
+        await store.lockIssue(tx, id);
+      }
       if (await tracking.hasDependency(tx, dependency.issue.id, target.issue.id)) {
         throw invalidField(
           'index',

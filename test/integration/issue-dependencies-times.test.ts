@@ -287,6 +287,23 @@ describe('issue dependencies, tracked times and stopwatches', () => {
       const all = await call<IssueJson[]>(alice, 'GET', `/repos/alice/proj/issues/${a.number}/dependencies`);
       assert.equal(all.body.length, 2);
     });
+    it('makes no circle when both directions are asked at once', async () => {
+      const a = await newIssue(alice, 'proj', 'race a');
+      const b = await newIssue(alice, 'proj', 'race b');
+      const [ab, ba] = await Promise.all([
+        call(bob, 'POST', `/repos/alice/proj/issues/${a.number}/dependencies`, {
+          owner: 'alice',
+          repo: 'proj',
+          index: b.number,
+        }),
+        call(bob, 'POST', `/repos/alice/proj/issues/${b.number}/dependencies`, {
+          owner: 'alice',
+          repo: 'proj',
+          index: a.number,
+        }),
+      ]);
+      assert.deepEqual([ab.status, ba.status].sort(), [201, 422], `${ab.text} ${ba.text}`);
+    });
   });
 
   describe('tracked times', () => {

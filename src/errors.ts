@@ -8,6 +8,7 @@ export type ErrorKind =
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
+  | 'precondition_failed'
   | 'gone'
   | 'payload_too_large'
   | 'too_many_requests'
@@ -46,6 +47,8 @@ export const unauthorized = (message: string) => new AppError('unauthorized', me
 export const forbidden = (message: string) => new AppError('forbidden', message);
 export const notFound = (message = "The target couldn't be found.") => new AppError('not_found', message);
 export const conflict = (message: string) => new AppError('conflict', message);
+/** 412: the target is not in a state that allows the change (an issue with open dependencies). */
+export const preconditionFailed = (message: string) => new AppError('precondition_failed', message);
 /** 422: the request is well-formed but a field's value cannot be used; the message names the field. */
 export const invalid = (message: string) => new AppError('invalid', message);
 export const methodNotAllowed = (message: string) => new AppError('method_not_allowed', message);

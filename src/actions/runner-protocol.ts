@@ -79,6 +79,7 @@ const KIND_CODE: Record<ErrorKind, ConnectCode> = {
   moved: 'not_found',
   method_not_allowed: 'unimplemented',
   conflict: 'already_exists',
+  precondition_failed: 'failed_precondition',
   payload_too_large: 'resource_exhausted',
   too_many_requests: 'resource_exhausted',
   unavailable: 'unavailable',

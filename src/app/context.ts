@@ -22,6 +22,8 @@ import { ProtectionService } from '../protection/service.js';
 import { StatusService } from '../statuses/service.js';
 import { MirrorService } from '../mirrors/service.js';
 import { IssueService } from '../issues/service.js';
+import { DependencyService } from '../issues/dependencies.js';
+import { TimeService } from '../issues/times.js';
 import { LabelService } from '../labels/service.js';
 import { MilestoneService } from '../milestones/service.js';
 import { AttachmentService } from '../attachments/service.js';
@@ -80,6 +82,8 @@ export interface AppContext {
   statuses: StatusService;
   mirrors: MirrorService;
   issues: IssueService;
+  dependencies: DependencyService;
+  times: TimeService;
   labels: LabelService;
   milestones: MilestoneService;
   attachments: AttachmentService;
@@ -151,6 +155,8 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.forks = new ForkService(ctx);
   ctx.mirrors = new MirrorService(ctx);
   ctx.issues = new IssueService(ctx);
+  ctx.dependencies = new DependencyService(ctx);
+  ctx.times = new TimeService(ctx);
   ctx.labels = new LabelService(ctx);
   ctx.milestones = new MilestoneService(ctx);
   ctx.attachments = new AttachmentService(ctx);

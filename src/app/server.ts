@@ -36,6 +36,8 @@ import { registerBodyParsing } from '../http/bodies.js';
 import { statusesRoutes } from '../statuses/routes.js';
 import { mirrorsRoutes } from '../mirrors/routes.js';
 import { issuesRoutes } from '../issues/routes.js';
+import { dependenciesRoutes } from '../issues/dependencies-routes.js';
+import { timesRoutes } from '../issues/times-routes.js';
 import { labelsRoutes } from '../labels/routes.js';
 import { milestonesRoutes } from '../milestones/routes.js';
 import { attachmentDownloadRoutes, attachmentsRoutes } from '../attachments/routes.js';
@@ -84,6 +86,8 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   statusesRoutes,
   mirrorsRoutes,
   issuesRoutes,
+  dependenciesRoutes,
+  timesRoutes,
   labelsRoutes,
   milestonesRoutes,
   attachmentsRoutes,

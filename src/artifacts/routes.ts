@@ -471,6 +471,7 @@ const AZURE_CODE: Record<ErrorKind, string> = {
   moved: 'BlobNotFound',
   method_not_allowed: 'UnsupportedHttpVerb',
   conflict: 'BlobImmutable',
+  precondition_failed: 'ConditionNotMet',
   payload_too_large: 'RequestBodyTooLarge',
   too_many_requests: 'ServerBusy',
   unavailable: 'ServerBusy',

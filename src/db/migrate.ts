@@ -28,6 +28,7 @@ import * as m0023 from './migrations/0023_emails_settings.js';
 import * as m0024 from './migrations/0024_topics.js';
 import * as m0025 from './migrations/0025_redirects.js';
 import * as m0026 from './migrations/0026_review_comments.js';
+import * as m0027 from './migrations/0027_dependencies_times.js';
 import * as m0029 from './migrations/0029_avatars.js';
 import * as m0030 from './migrations/0030_oauth2_apps.js';
 
@@ -61,6 +62,7 @@ const migrations: Record<string, AnvilMigration> = {
   '0024_topics': m0024,
   '0025_redirects': m0025,
   '0026_review_comments': m0026,
+  '0027_dependencies_times': m0027,
   '0029_avatars': m0029,
   '0030_oauth2_apps': m0030,
 };

@@ -13,6 +13,7 @@ export const statusOf: Record<ErrorKind, number> = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  precondition_failed: 412,
   gone: 410,
   payload_too_large: 413,
   too_many_requests: 429,

@@ -24,6 +24,7 @@ import { Pager, When, pageNumber } from '../web/components.js';
 import type { Web } from '../web/plugin.js';
 import { canWriteIssues } from './service.js';
 import type { CommentRow, IssueRow } from './store.js';
+import { secondsToText } from './tracking-schemas.js';
 import { CommentType } from './tables.js';
 
 type Params = Record<string, string>;
@@ -83,6 +84,10 @@ export async function threadData(ctx: AppContext, issue: IssueRow) {
   };
 }
 export type ThreadData = Awaited<ReturnType<typeof threadData>>;
+
+/** The seconds of a time event ("|<seconds>", as Forgejo writes them) as text. */
+const spent = (content: string) =>
+  content.startsWith('|') ? secondsToText(Number(content.slice(1)) || 0) || '0 seconds' : content;
 
 function Event(props: { c: CommentRow; d: ThreadData; base: string }): VNode | null {
   const { c, d } = props;
@@ -162,6 +167,20 @@ function Event(props: { c: CommentRow; d: ThreadData; base: string }): VNode | n
     case CommentType.pullRef:
     case CommentType.commentRef:
       return line('referenced this');
+    case CommentType.startTracking:
+      return line('started working');
+    case CommentType.stopTracking:
+      return line(`stopped working, spent ${spent(c.content)}`);
+    case CommentType.cancelTracking:
+      return line('cancelled time tracking');
+    case CommentType.addTimeManual:
+      return line(`added spent time ${spent(c.content)}`);
+    case CommentType.deleteTimeManual:
+      return line(`deleted spent time ${spent(c.content)}`);
+    case CommentType.addDependency:
+      return line('added a new dependency');
+    case CommentType.removeDependency:
+      return line('removed a dependency');
     default:
       return null;
   }

@@ -18,6 +18,16 @@ import {
   type ReactionJson,
   type TimelineCommentJson,
 } from './schemas.js';
+import { AccessMode } from '../orgs/store.js';
+import { unitOf } from './service.js';
+import type { StopwatchRow, TrackedTimeRow } from './tracking-store.js';
+import {
+  toStopWatchJson,
+  toTrackedTimeJson,
+  type StopWatchJson,
+  type TrackedTimeJson,
+} from './tracking-schemas.js';
+import { nowUnix } from '../db/database.js';
 
 export class IssuePresenter {
   constructor(private readonly ctx: AppContext) {}
@@ -132,7 +142,70 @@ export class IssuePresenter {
       this.ctx.labels.getByIds(labelIds),
     ]);
     const labels = new Map<number, LabelRow>(labelRows.map((l) => [l.id, l]));
-    return rows.map((r) => toTimelineJson(r, issue, c, labels));
+    const dependents = await this.readableIssues(
+      rows.map((r) => r.dependent_issue_id).filter((id): id is number => id !== null),
+      viewer,
+    );
+    const timeRows = await this.ctx.times.getByIds(
+      rows.map((r) => r.time_id).filter((id): id is number => id !== null),
+    );
+    const timeJson = await this.trackedTimes(timeRows, viewer);
+    const times = new Map(timeRows.map((t, n) => [t.id, timeJson[n]!]));
+    return rows.map((r) => toTimelineJson(r, issue, c, labels, dependents, times));
+  }
+
+  /** The issues `ids` that `viewer` may read, as JSON by id. */
+  private async readableIssues(ids: number[], viewer: Viewer | null): Promise<Map<number, IssueJson>> {
+    if (ids.length === 0) return new Map();
+    const issues = [...(await this.ctx.issues.getByIds(ids)).values()];
+    const repos = await this.ctx.repos.getByIds([...new Set(issues.map((i) => i.repo_id))]);
+    const access = await this.ctx.repos.accessMany([...repos.values()], viewer);
+    const readable = issues.filter((i) => {
+      const repo = repos.get(i.repo_id);
+      const enabled = i.is_pull ? repo?.has_pull_requests : repo?.has_issues;
+      return enabled && (access.get(i.repo_id)?.units.get(unitOf(i.is_pull)) ?? 0) >= AccessMode.read;
+    });
+    const json = await this.issues(readable, viewer, repos.values());
+    return new Map(readable.map((i, n) => [i.id, json[n]!]));
+  }
+
+  /** Issues of any repositories (`repos` holds at least theirs) as JSON. */
+  async issuesOf(rows: IssueRow[], viewer: Viewer | null, repos: Map<number, RepoRow>): Promise<IssueJson[]> {
+    const involved = new Set(rows.map((r) => r.repo_id));
+    return this.issues(
+      rows,
+      viewer,
+      [...repos.values()].filter((r) => involved.has(r.id)),
+    );
+  }
+
+  /** Tracked times with their issues and users. */
+  async trackedTimes(rows: TrackedTimeRow[], viewer: Viewer | null): Promise<TrackedTimeJson[]> {
+    const issues = await this.ctx.issues.getByIds(rows.map((r) => r.issue_id));
+    const issueList = [...issues.values()];
+    const [repos, users] = await Promise.all([
+      this.ctx.repos.getByIds([...new Set(issueList.map((i) => i.repo_id))]),
+      this.ctx.users.getByIds([...new Set(rows.map((r) => r.user_id))]),
+    ]);
+    const json = await this.issues(issueList, viewer, repos.values());
+    const byId = new Map(issueList.map((i, n) => [i.id, json[n]!]));
+    return rows.map((t) => toTrackedTimeJson(t, byId.get(t.issue_id)!, users.get(t.user_id)?.name ?? ''));
+  }
+
+  /** Running stopwatches with their issues and repositories. */
+  async stopwatches(rows: StopwatchRow[]): Promise<StopWatchJson[]> {
+    const issues = await this.ctx.issues.getByIds(rows.map((r) => r.issue_id));
+    const repos = await this.ctx.repos.getByIds([...new Set([...issues.values()].map((i) => i.repo_id))]);
+    const owners = await this.ctx.users.getByIds([...new Set([...repos.values()].map((r) => r.owner_id))]);
+    const now = nowUnix();
+    return rows.flatMap((sw) => {
+      const issue = issues.get(sw.issue_id);
+      const repo = issue && repos.get(issue.repo_id);
+      if (!issue || !repo) return [];
+      return [
+        toStopWatchJson(sw, issue, { owner: owners.get(repo.owner_id)?.name ?? '', name: repo.name }, now),
+      ];
+    });
   }
 
   async reactions(rows: ReactionRow[], viewer: Viewer | null, repo: RepoRow): Promise<ReactionJson[]> {

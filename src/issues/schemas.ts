@@ -68,6 +68,20 @@ export const Issue = Type.Object(
 );
 export type IssueJson = Static<typeof Issue>;
 
+export const TrackedTime = Type.Object(
+  {
+    id: Type.Integer(),
+    created: Time,
+    time: Type.Integer({ description: 'Time in seconds' }),
+    user_id: Type.Integer({ description: 'deprecated (only for backwards compatibility)' }),
+    user_name: Type.String(),
+    issue_id: Type.Integer({ description: 'deprecated (only for backwards compatibility)' }),
+    issue: Issue,
+  },
+  { title: 'TrackedTime', description: 'TrackedTime worked time for an issue / pr' },
+);
+export type TrackedTimeJson = Static<typeof TrackedTime>;
+
 export const Comment = Type.Object(
   {
     id: Type.Integer(),
@@ -101,7 +115,7 @@ export const TimelineComment = Type.Object(
     project_id: Type.Integer(),
     old_milestone: Nullable(Milestone),
     milestone: Nullable(Milestone),
-    tracked_time: Type.Null(),
+    tracked_time: Nullable(TrackedTime),
     old_title: Type.String(),
     new_title: Type.String(),
     old_ref: Type.String(),
@@ -116,7 +130,7 @@ export const TimelineComment = Type.Object(
     assignee_team: Type.Null(),
     removed_assignee: Type.Boolean(),
     resolve_doer: Type.Null(),
-    dependent_issue: Type.Null(),
+    dependent_issue: Nullable(Issue),
   },
   {
     title: 'TimelineComment',
@@ -440,6 +454,8 @@ export function toTimelineJson(
   issue: IssueRow,
   c: IssueJsonContext,
   labels: Map<number, LabelRow>,
+  dependents: Map<number, IssueJson> = new Map(),
+  times: Map<number, TrackedTimeJson> = new Map(),
 ): TimelineCommentJson {
   const label = cm.label_id !== null ? labels.get(cm.label_id) : undefined;
   const milestone = cm.milestone_id ? c.milestones.get(cm.milestone_id) : undefined;
@@ -456,7 +472,7 @@ export function toTimelineJson(
     project_id: 0,
     old_milestone: oldMilestone ? toMilestoneJson(oldMilestone) : null,
     milestone: milestone ? toMilestoneJson(milestone) : null,
-    tracked_time: null,
+    tracked_time: cm.time_id !== null ? (times.get(cm.time_id) ?? null) : null,
     old_title: cm.old_title,
     new_title: cm.new_title,
     old_ref: cm.old_ref,
@@ -471,7 +487,7 @@ export function toTimelineJson(
     assignee_team: null,
     removed_assignee: cm.removed_assignee === 1,
     resolve_doer: null,
-    dependent_issue: null,
+    dependent_issue: cm.dependent_issue_id !== null ? (dependents.get(cm.dependent_issue_id) ?? null) : null,
   };
 }
 

@@ -5,7 +5,7 @@
 // multi-row change is one transaction; events go out on the bus once it has committed.
 import type { AppContext } from '../app/context.js';
 import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
-import { badRequest, forbidden, invalidField, notFound } from '../errors.js';
+import { badRequest, forbidden, invalidField, notFound, preconditionFailed } from '../errors.js';
 import type { Page } from '../http/pagination.js';
 import type { RepoAccess } from '../repos/service.js';
 import type { RepoRow } from '../repos/store.js';
@@ -18,6 +18,7 @@ import type { IssueChanges } from '../events/bus.js';
 import type { LabelRef } from '../labels/service.js';
 import type { LabelRow } from '../labels/store.js';
 import * as store from './store.js';
+import { openDependencyCount } from './tracking-store.js';
 import type { CommentRow, IssueFilter, IssueRow, IssueSort, ReactionRow } from './store.js';
 import { CommentType } from './tables.js';
 import { checkText, isId, isName, mentionedNames, parseTime } from './input.js';
@@ -545,7 +546,10 @@ export class IssueService {
     return { added, removed };
   }
 
-  /** Closes or reopens inside `tx`: state, closer, commit, the timeline event; milestone counts. */
+  /**
+   * Closes or reopens inside `tx`: state, closer, commit, the timeline event; milestone counts.
+   * An issue that still depends on open issues cannot be closed (412, as in Forgejo).
+   */
   private async setState(
     tx: Tx,
     issue: IssueRow,
@@ -553,6 +557,11 @@ export class IssueService {
     close: boolean,
     commitSha: string,
   ): Promise<IssueRow> {
+    if (close && (await openDependencyCount(tx, issue.id)) > 0) {
+      throw preconditionFailed(
+        `cannot close this ${issue.is_pull ? 'pull request' : 'issue'} because it still has open dependencies`,
+      );
+    }
     const now = nowUnix();
     const row = await store.update(tx, issue.id, {
       is_closed: close ? 1 : 0,
@@ -562,6 +571,8 @@ export class IssueService {
       updated_unix: now,
     });
     await this.ctx.labels.setIssueClosed(tx, issue.id, close);
+    // As in Forgejo, the closer's stopwatch on the issue stops (its time is tracked).
+    if (close) await this.ctx.times.finishOnClose(tx, issue.id, doer.id);
     await store.insertComment(tx, {
       type: close ? CommentType.close : CommentType.reopen,
       repo_id: issue.repo_id,

@@ -76,11 +76,18 @@ export const CommentType = {
   assignees: 9,
   changeTitle: 10,
   deleteBranch: 11,
+  startTracking: 12,
+  stopTracking: 13,
+  addTimeManual: 14,
+  cancelTracking: 15,
   addedDeadline: 16,
   modifiedDeadline: 17,
   removedDeadline: 18,
+  addDependency: 19,
+  removeDependency: 20,
   lock: 23,
   unlock: 24,
+  deleteTimeManual: 26,
   changeIssueRef: 33,
   pin: 36,
   unpin: 37,
@@ -148,6 +155,10 @@ export interface CommentTable {
   old_ref: Generated<string>;
   new_ref: Generated<string>;
   commit_sha: Generated<string>;
+  /** add_dependency / remove_dependency: the other issue of the dependency. */
+  dependent_issue_id: Generated<number | null>;
+  /** stop_tracking / add_time_manual: the tracked time recorded. */
+  time_id: Generated<number | null>;
   created_unix: number;
   updated_unix: number;
 }
@@ -165,6 +176,33 @@ export interface ReactionTable {
   created_unix: number;
 }
 
+/** issue_id depends on dependency_id (dependency_id blocks issue_id). */
+export interface IssueDependencyTable {
+  id: Generated<number>;
+  issue_id: number;
+  dependency_id: number;
+  created_unix: number;
+}
+
+/** Time spent on an issue; a deleted time stays as a row with `deleted` 1. */
+export interface TrackedTimeTable {
+  id: Generated<number>;
+  issue_id: number;
+  user_id: number;
+  created_unix: number;
+  /** Seconds. */
+  time: number;
+  deleted: Generated<number>;
+}
+
+/** A user's running clock on an issue (one per user at a time, as Forgejo keeps it). */
+export interface StopwatchTable {
+  id: Generated<number>;
+  issue_id: number;
+  user_id: number;
+  created_unix: number;
+}
+
 export interface IssueTables {
   issue: IssueTable;
   issue_index: IssueIndexTable;
@@ -173,4 +211,7 @@ export interface IssueTables {
   issue_watch: IssueWatchTable;
   comment: CommentTable;
   reaction: ReactionTable;
+  issue_dependency: IssueDependencyTable;
+  tracked_time: TrackedTimeTable;
+  stopwatch: StopwatchTable;
 }

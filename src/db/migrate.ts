@@ -28,6 +28,7 @@ import * as m0023 from './migrations/0023_emails_settings.js';
 import * as m0024 from './migrations/0024_topics.js';
 import * as m0025 from './migrations/0025_redirects.js';
 import * as m0026 from './migrations/0026_review_comments.js';
+import * as m0028 from './migrations/0028_tag_protection.js';
 
 export interface AnvilMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -59,6 +60,7 @@ const migrations: Record<string, AnvilMigration> = {
   '0024_topics': m0024,
   '0025_redirects': m0025,
   '0026_review_comments': m0026,
+  '0028_tag_protection': m0028,
 };
 
 export async function migrateToLatest(db: Kysely<DB>, dialect: Dialect): Promise<void> {

@@ -78,3 +78,80 @@ export function matchesAnyPattern(patterns: Matcher[], path: string): boolean {
   const p = path.trim().toLowerCase();
   return patterns.some((m) => m(p));
 }
+
+// Tag protection patterns, as Forgejo reads them: a pattern written between slashes (`/^v\d+$/`)
+// is a regular expression that matches anywhere in the tag name unless anchored; anything else is
+// a glob over the whole name in which `*` matches any run of characters, '/' included, `?` one
+// character, `[...]` (`[!...]` negated) a character class and `{a,b}` either alternative; `\`
+// escapes the character after it.
+
+const tagMatchers = new Map<string, Matcher | null>();
+
+function escapeRegExp(c: string): string {
+  return c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+}
+
+/** The regular expression of a tag glob; throws on a glob that cannot be read. */
+function tagGlobRegExp(glob: string): RegExp {
+  let re = '';
+  let depth = 0;
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === '\\') {
+      if (i + 1 >= glob.length) throw new Error('the pattern ends with an escape');
+      re += escapeRegExp(glob[++i]!);
+    } else if (c === '*') {
+      re += '[^]*';
+    } else if (c === '?') {
+      re += '[^]';
+    } else if (c === '[') {
+      const end = glob.indexOf(']', i + 2);
+      if (end < 0) throw new Error('unclosed character class');
+      let body = glob.slice(i + 1, end);
+      const negated = body.startsWith('!');
+      if (negated) body = body.slice(1);
+      if (!body) throw new Error('empty character class');
+      const parts = body.split('-').map((s) => [...s].map(escapeRegExp).join(''));
+      re += `[${negated ? '^' : ''}${parts.join('-')}]`;
+      i = end;
+    } else if (c === '{') {
+      re += '(?:';
+      depth++;
+    } else if (c === '}' && depth > 0) {
+      re += ')';
+      depth--;
+    } else if (c === ',' && depth > 0) {
+      re += '|';
+    } else {
+      re += escapeRegExp(c);
+    }
+  }
+  if (depth > 0) throw new Error('unclosed alternatives');
+  return new RegExp(`^(?:${re})$`);
+}
+
+/** Whether a pattern is a regular expression (written between slashes). */
+export function isTagRegExp(pattern: string): boolean {
+  return pattern.length >= 2 && pattern.startsWith('/') && pattern.endsWith('/');
+}
+
+/** The matcher of a tag pattern; throws (with the reason) when it cannot be read. */
+export function compileTagPattern(pattern: string): Matcher {
+  const re = isTagRegExp(pattern) ? new RegExp(pattern.slice(1, -1), 'u') : tagGlobRegExp(pattern);
+  return (tag) => re.test(tag);
+}
+
+/** Whether the tag pattern matches `tag`; a pattern that cannot be read matches nothing. */
+export function tagPatternMatches(pattern: string, tag: string): boolean {
+  let m = tagMatchers.get(pattern);
+  if (m === undefined) {
+    try {
+      m = compileTagPattern(pattern);
+    } catch {
+      m = null;
+    }
+    if (tagMatchers.size >= MAX_MATCHERS) tagMatchers.delete(tagMatchers.keys().next().value!);
+    tagMatchers.set(pattern, m);
+  }
+  return m !== null && m(tag);
+}

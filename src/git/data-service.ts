@@ -307,13 +307,15 @@ export class GitDataService {
 
   /**
    * What `head` adds to `base` (each a branch, tag or commit id): their merge base, the commits
-   * of head not in base (newest first, at most `limit`) and the diff from the merge base to head.
+   * of head not in base (newest first, at most `limit`; each with its files and line counts with
+   * `withFiles`) and the diff from the merge base to head.
    */
   async compare(
     t: Target,
     base: string,
     head: string,
     limit = MAX_COMMIT_PAGE * 5,
+    withFiles = false,
   ): Promise<{
     base: ResolvedRef;
     head: ResolvedRef;
@@ -325,10 +327,23 @@ export class GitDataService {
     const h = await this.resolve(t, head, 'head');
     const mergeBase = await data.mergeBaseOf(t.dir, b.oid, h.oid);
     const [commits, diff] = await Promise.all([
-      data.log(t.dir, { from: h.oid, not: b.oid, limit }),
+      data.log(t.dir, { from: h.oid, not: b.oid, limit, diff: withFiles }),
       data.rangeDiff(t.dir, mergeBase || b.oid, h.oid),
     ]);
     return { base: b, head: h, mergeBase, commits, diff };
+  }
+
+  /**
+   * Forgejo's compare API: `base...head` or `base..head` (either may name a branch, tag or commit;
+   * a branch name may contain '/'), or only `head`, compared with the default branch.
+   */
+  async compareSpec(t: Target, spec: string): Promise<{ commits: CommitData[] }> {
+    let parts = spec.split('...');
+    if (parts.length !== 2) parts = spec.split('..');
+    const [base, head] = parts.length === 2 ? parts : [t.repo.default_branch, spec];
+    if (!base || !head) throw notFound(`nothing to compare [basehead: ${spec}]`);
+    const { commits } = await this.compare(t, base, head, MAX_COMMIT_PAGE * 5, true);
+    return { commits };
   }
 
   // Contents

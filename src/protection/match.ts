@@ -135,9 +135,63 @@ export function isTagRegExp(pattern: string): boolean {
   return pattern.length >= 2 && pattern.startsWith('/') && pattern.endsWith('/');
 }
 
+/**
+ * Refuses regular expressions that JavaScript could take exponential time on, which Go's linear
+ * engine (Forgejo's) never does: backreferences and lookarounds (Go has neither) and, as
+ * safe-regex judges, a repeated group that repeats something itself (`(a+)+`). The pattern runs on
+ * every push of a tag, so one slow pattern would stall the server.
+ */
+function checkTagRegExp(source: string): void {
+  if (/\\[1-9]|\\k<|\(\?<?[=!]/.test(source)) {
+    throw new Error('backreferences and lookarounds are not supported');
+  }
+  const repeats = (at: number) => {
+    const c = source[at];
+    if (c === '*' || c === '+') return true;
+    if (c !== '{') return false;
+    const m = /^\{(\d+)(,(\d*))?\}/.exec(source.slice(at));
+    return m !== null && m[2] !== undefined && (m[3] === '' || Number(m[3]) > 1);
+  };
+  const groups: boolean[] = [];
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === '\\') {
+      i++;
+    } else if (inClass) {
+      if (c === ']') inClass = false;
+    } else if (c === '[') {
+      inClass = true;
+    } else if (c === '(') {
+      groups.push(false);
+      if (source[i + 1] === '?' && source[i + 2] === '<') {
+        const end = source.indexOf('>', i);
+        if (end < 0) throw new Error('unclosed group name');
+        i = end;
+      } else if (source[i + 1] === '?') {
+        i += 2;
+      }
+    } else if (c === ')') {
+      const inner = groups.pop() ?? false;
+      const repeated = repeats(i + 1);
+      if (inner && repeated) throw new Error('a repeated group must not repeat something itself');
+      if ((inner || repeated) && groups.length) groups[groups.length - 1] = true;
+    } else if (repeats(i) && groups.length) {
+      groups[groups.length - 1] = true;
+    }
+  }
+}
+
 /** The matcher of a tag pattern; throws (with the reason) when it cannot be read. */
 export function compileTagPattern(pattern: string): Matcher {
-  const re = isTagRegExp(pattern) ? new RegExp(pattern.slice(1, -1), 'u') : tagGlobRegExp(pattern);
+  let re: RegExp;
+  if (isTagRegExp(pattern)) {
+    const source = pattern.slice(1, -1);
+    checkTagRegExp(source);
+    re = new RegExp(source, 'u');
+  } else {
+    re = tagGlobRegExp(pattern);
+  }
   return (tag) => re.test(tag);
 }
 

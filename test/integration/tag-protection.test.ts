@@ -247,6 +247,9 @@ describe('the tag protection API', () => {
       [{ name_pattern: 'v*', whitelist_usernames: ['alice'] }, /NamePattern.*already exists/],
       [{ name_pattern: '/[unclosed/', whitelist_usernames: ['alice'] }, /NamePattern/],
       [{ name_pattern: 'v[', whitelist_usernames: ['alice'] }, /NamePattern/],
+      // What could take exponential time in JavaScript (Go's engine has no backreferences).
+      [{ name_pattern: '/^(a+)+$/', whitelist_usernames: ['alice'] }, /NamePattern.*repeat/],
+      [{ name_pattern: '/(x)\\1/', whitelist_usernames: ['alice'] }, /NamePattern.*backreferences/],
       [{ name_pattern: 'v{a,b', whitelist_usernames: ['alice'] }, /NamePattern/],
       [{ name_pattern: 'x'.repeat(256), whitelist_usernames: ['alice'] }, /NamePattern/],
     ];

@@ -308,14 +308,13 @@ export class GitDataService {
   /**
    * What `head` adds to `base` (each a branch, tag or commit id): their merge base, the commits
    * of head not in base (newest first, at most `limit`; each with its files and line counts with
-   * `withFiles`) and the diff from the merge base to head.
+   * `files`) and the diff from the merge base to head (empty with `diff: false`).
    */
   async compare(
     t: Target,
     base: string,
     head: string,
-    limit = MAX_COMMIT_PAGE * 5,
-    withFiles = false,
+    opts: { limit?: number; files?: boolean; diff?: boolean } = {},
   ): Promise<{
     base: ResolvedRef;
     head: ResolvedRef;
@@ -326,9 +325,10 @@ export class GitDataService {
     const b = await this.resolve(t, base, 'base');
     const h = await this.resolve(t, head, 'head');
     const mergeBase = await data.mergeBaseOf(t.dir, b.oid, h.oid);
+    const limit = opts.limit ?? MAX_COMMIT_PAGE * 5;
     const [commits, diff] = await Promise.all([
-      data.log(t.dir, { from: h.oid, not: b.oid, limit, diff: withFiles }),
-      data.rangeDiff(t.dir, mergeBase || b.oid, h.oid),
+      data.log(t.dir, { from: h.oid, not: b.oid, limit, diff: opts.files === true }),
+      opts.diff === false ? '' : data.rangeDiff(t.dir, mergeBase || b.oid, h.oid),
     ]);
     return { base: b, head: h, mergeBase, commits, diff };
   }
@@ -342,7 +342,7 @@ export class GitDataService {
     if (parts.length !== 2) parts = spec.split('..');
     const [base, head] = parts.length === 2 ? parts : [t.repo.default_branch, spec];
     if (!base || !head) throw notFound(`nothing to compare [basehead: ${spec}]`);
-    const { commits } = await this.compare(t, base, head, MAX_COMMIT_PAGE * 5, true);
+    const { commits } = await this.compare(t, base, head, { files: true, diff: false });
     return { commits };
   }
 

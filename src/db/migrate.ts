@@ -29,6 +29,7 @@ import * as m0024 from './migrations/0024_topics.js';
 import * as m0025 from './migrations/0025_redirects.js';
 import * as m0026 from './migrations/0026_review_comments.js';
 import * as m0027 from './migrations/0027_dependencies_times.js';
+import * as m0028 from './migrations/0028_tag_protection.js';
 import * as m0029 from './migrations/0029_avatars.js';
 import * as m0030 from './migrations/0030_oauth2_apps.js';
 
@@ -63,6 +64,7 @@ const migrations: Record<string, AnvilMigration> = {
   '0025_redirects': m0025,
   '0026_review_comments': m0026,
   '0027_dependencies_times': m0027,
+  '0028_tag_protection': m0028,
   '0029_avatars': m0029,
   '0030_oauth2_apps': m0030,
 };

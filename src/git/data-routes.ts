@@ -15,6 +15,8 @@ import {
   AnnotatedTag,
   Branch,
   Commit,
+  Compare,
+  type CommitJson,
   ContentsResponse,
   CreateBranchRepoOption,
   CreateFileOptions,
@@ -296,22 +298,65 @@ export function gitDataRoutes(app: Api, ctx: AppContext): void {
     },
   );
 
+  // One route for /git/commits/{sha} and /git/commits/{sha}.{diff|patch}: find-my-way cannot tell
+  // them apart, so the suffix is split off here.
   app.get(
     `${base}/git/commits/:sha`,
     {
-      schema: schema('Get a single commit from a repository', {
-        params: ShaParams,
+      schema: schema('Get a single commit, or its diff ({sha}.diff) or patch ({sha}.patch)', {
+        description:
+          'With a .diff or .patch suffix the answer is text/plain: the diff against the first parent, ' +
+          'or the commit as git format-patch writes it.',
+        params: Type.Object({
+          ...RepoParams,
+          sha: Type.String({ description: 'a commit id or ref, or one followed by .diff or .patch' }),
+        }),
         querystring: Type.Object(CommitOptionsQuery),
         response: { 200: Commit },
       }),
       config: { auth: read },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query;
       const t = await open(request);
+      const m = /^(.+)\.(diff|patch)$/.exec(request.params.sha);
+      if (m) {
+        const c = await svc.getCommit(t, m[1]!, false);
+        const text = await svc.diffText(t, c.oid, m[2] === 'patch');
+        // A string sent as text/plain skips the JSON serializer (and so the Commit schema).
+        return reply.type('text/plain; charset=utf-8').send(text as unknown as CommitJson);
+      }
       const opts = { stat: q.stat ?? true, files: q.files ?? true, verification: q.verification ?? true };
       const c = await svc.getCommit(t, request.params.sha, opts.stat || opts.files);
       return toCommitJson(c, await svc.linksFor(t, [c.author.email, c.committer.email]), opts);
+    },
+  );
+
+  app.get(
+    `${base}/compare/*`,
+    {
+      schema: schema('Get commit comparison information', {
+        description:
+          '{basehead} is base...head or base..head (each a branch, tag or commit id), or only head ' +
+          '(compared with the default branch). The commits of head that base lacks, newest first, ' +
+          'each with its files and line counts; files lists the files of every commit in turn. ' +
+          '404 for a ref that names nothing.',
+        params: WildParams('base...head'),
+        response: { 200: Compare },
+      }),
+      config: { auth: read },
+    },
+    async (request) => {
+      const t = await open(request);
+      const { commits } = await svc.compareSpec(t, wild(request));
+      const links = await svc.linksFor(
+        t,
+        commits.flatMap((c) => [c.author.email, c.committer.email]),
+      );
+      const json = commits.map((c) =>
+        toCommitJson(c, links, { stat: true, files: true, verification: true }),
+      );
+      return { total_commits: json.length, commits: json, files: json.flatMap((c) => c.files ?? []) };
     },
   );
 

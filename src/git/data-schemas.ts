@@ -114,6 +114,15 @@ export const Commit = Type.Object(
 );
 export type CommitJson = Static<typeof Commit>;
 
+export const Compare = Type.Object(
+  {
+    total_commits: Type.Integer(),
+    commits: Type.Array(Commit),
+    files: Type.Array(CommitAffectedFiles),
+  },
+  { title: 'Compare', description: 'Compare represents a comparison between two commits.' },
+);
+
 export const TagArchiveDownloadCount = Type.Object(
   { zip: Type.Integer(), tar_gz: Type.Integer() },
   { title: 'TagArchiveDownloadCount' },

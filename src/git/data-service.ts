@@ -307,13 +307,14 @@ export class GitDataService {
 
   /**
    * What `head` adds to `base` (each a branch, tag or commit id): their merge base, the commits
-   * of head not in base (newest first, at most `limit`) and the diff from the merge base to head.
+   * of head not in base (newest first, at most `limit`; each with its files and line counts with
+   * `files`) and the diff from the merge base to head (empty with `diff: false`).
    */
   async compare(
     t: Target,
     base: string,
     head: string,
-    limit = MAX_COMMIT_PAGE * 5,
+    opts: { limit?: number; files?: boolean; diff?: boolean } = {},
   ): Promise<{
     base: ResolvedRef;
     head: ResolvedRef;
@@ -324,11 +325,25 @@ export class GitDataService {
     const b = await this.resolve(t, base, 'base');
     const h = await this.resolve(t, head, 'head');
     const mergeBase = await data.mergeBaseOf(t.dir, b.oid, h.oid);
+    const limit = opts.limit ?? MAX_COMMIT_PAGE * 5;
     const [commits, diff] = await Promise.all([
-      data.log(t.dir, { from: h.oid, not: b.oid, limit }),
-      data.rangeDiff(t.dir, mergeBase || b.oid, h.oid),
+      data.log(t.dir, { from: h.oid, not: b.oid, limit, diff: opts.files === true }),
+      opts.diff === false ? '' : data.rangeDiff(t.dir, mergeBase || b.oid, h.oid),
     ]);
     return { base: b, head: h, mergeBase, commits, diff };
+  }
+
+  /**
+   * Forgejo's compare API: `base...head` or `base..head` (either may name a branch, tag or commit;
+   * a branch name may contain '/'), or only `head`, compared with the default branch.
+   */
+  async compareSpec(t: Target, spec: string): Promise<{ commits: CommitData[] }> {
+    let parts = spec.split('...');
+    if (parts.length !== 2) parts = spec.split('..');
+    const [base, head] = parts.length === 2 ? parts : [t.repo.default_branch, spec];
+    if (!base || !head) throw notFound(`nothing to compare [basehead: ${spec}]`);
+    const { commits } = await this.compare(t, base, head, { files: true, diff: false });
+    return { commits };
   }
 
   // Contents

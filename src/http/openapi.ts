@@ -32,6 +32,7 @@ const WILDCARD_NAMES: Record<string, string> = {
   tags: 'tag',
   branch_protections: 'name',
   branches: 'branch',
+  compare: 'basehead',
 };
 
 /** Paths whose route names a parameter differently from Forgejo's description of the same path. */
@@ -41,6 +42,36 @@ const PARAM_RENAMES: Record<string, Record<string, string>> = {
 };
 
 type Json = Record<string, unknown>;
+
+/**
+ * Operations a route serves beside its own: the route of {path} also answers {path}.diff and
+ * {path}.patch (find-my-way cannot route both), described apart as Forgejo does.
+ */
+const SUFFIXED: ReadonlyArray<{ path: string; param: string; schema: Json; summary: string; query: Json[] }> =
+  [
+    {
+      path: '/repos/{owner}/{repo}/git/commits/{sha}',
+      param: 'sha',
+      schema: { type: 'string' },
+      summary: "Get a commit's diff or patch",
+      query: [],
+    },
+    {
+      path: '/repos/{owner}/{repo}/pulls/{index}',
+      param: 'index',
+      schema: { type: 'integer' },
+      summary: 'Get a pull request diff or patch',
+      query: [
+        {
+          name: 'binary',
+          in: 'query',
+          required: false,
+          description: 'whether to include binary file changes (patch only)',
+          schema: { type: 'boolean' },
+        },
+      ],
+    },
+  ];
 interface Operation extends Json {
   parameters?: Json[];
   requestBody?: unknown;
@@ -136,6 +167,43 @@ export function transformOpenApi(input: object): Json {
       }
     }
     out[path] = { ...out[path], ...item };
+  }
+  for (const extra of SUFFIXED) {
+    const op = out[extra.path]?.['get'];
+    if (!op) continue;
+    const path = `${extra.path}.{diffType}`;
+    const id = FORGEJO_IDS[`GET ${path.replace(/\{[^}]*\}/g, '{}')}`]?.[0] ?? madeUpId('get', path);
+    if (usedIds.has(id)) continue;
+    usedIds.add(id);
+    const parameters: Json[] = (op.parameters ?? [])
+      .filter((p) => p['in'] === 'path')
+      .map((p) => (p['name'] === extra.param ? { ...p, schema: extra.schema, description: undefined } : p));
+    parameters.push({
+      name: 'diffType',
+      in: 'path',
+      required: true,
+      description: 'whether the output is diff or patch',
+      schema: { type: 'string', enum: ['diff', 'patch'] },
+    });
+    parameters.push(...extra.query);
+    const { description: _, ...rest } = op;
+    out[path] = {
+      get: {
+        ...rest,
+        operationId: id,
+        summary: extra.summary,
+        parameters,
+        responses: {
+          '200': {
+            description: 'the diff or patch',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
+          '401': { $ref: '#/components/responses/unauthorized' },
+          '403': { $ref: '#/components/responses/forbidden' },
+          '404': { $ref: '#/components/responses/notFound' },
+        },
+      },
+    };
   }
   const components = (doc['components'] ?? {}) as Json;
   components['responses'] = { ...((components['responses'] as Json | undefined) ?? {}), ...errorResponses };

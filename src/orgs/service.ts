@@ -1,6 +1,6 @@
 // Organizations, their members and teams. Permission rules for organizations live here.
 import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
-import { MovedError, forbidden, invalid, invalidField, notFound } from '../errors.js';
+import { MovedError, forbidden, invalid, invalidField, methodNotAllowed, notFound } from '../errors.js';
 import * as userStore from '../users/store.js';
 import * as store from './store.js';
 import { checkOwnerName } from '../users/names.js';
@@ -450,6 +450,39 @@ export class OrgService {
       limit,
       offset,
     );
+  }
+
+  // Teams of a repository
+
+  /** The organization that owns a repository; 405 when its owner is not one (as Forgejo answers). */
+  async orgOfRepo(repo: { owner_id: number }): Promise<UserRow> {
+    const org = await userStore.getById(this.db, repo.owner_id);
+    if (org?.type !== UserType.Organization) throw methodNotAllowed('repo is not owned by an organization');
+    return org;
+  }
+
+  /** The teams with access to an organization's repository (405 for other repositories). */
+  async repoTeams(repo: { id: number; owner_id: number }): Promise<TeamRow[]> {
+    const org = await this.orgOfRepo(repo);
+    return store.listRepoTeams(this.db, org.id, repo.id);
+  }
+
+  /** Team `name` of the organization that owns `repo`: 405 for other repositories, 404 when none. */
+  async repoOrgTeam(repo: { owner_id: number }, name: string): Promise<{ org: UserRow; team: TeamRow }> {
+    const org = await this.orgOfRepo(repo);
+    const team = await store.getTeamByName(this.db, org.id, name);
+    if (!team) throw notFound(`team does not exist [org: ${org.name}, name: ${name}]`);
+    return { org, team };
+  }
+
+  /**
+   * Whether a repository administrator may add teams to the organization's repository or take
+   * them away (Forgejo: the organization allows repository admins to, or they own the repository).
+   */
+  requireTeamAccessChanger(org: UserRow, repoAccessMode: number): void {
+    if (!org.repo_admin_change_team_access && repoAccessMode < AccessMode.owner) {
+      throw forbidden('user is nor repo admin nor owner');
+    }
   }
 
   listTeamsOfUser(user: UserRow, limit: number, offset: number) {

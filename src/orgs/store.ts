@@ -209,6 +209,32 @@ export async function listTeams(
   );
 }
 
+/**
+ * The teams of organization `orgId` with access to its repository `repoId` (added to it, or
+ * including all repositories), in the order of listTeams: the owners team first, then by name.
+ */
+export function listRepoTeams(q: Q, orgId: number, repoId: number): Promise<TeamRow[]> {
+  const ownersFirst = sql`case when ${sql.ref('team.authorize')} = ${sql.lit(AccessMode.owner)} then 0 else 1 end`;
+  return q
+    .selectFrom('team')
+    .selectAll('team')
+    .where('team.org_id', '=', orgId)
+    .where((eb) =>
+      eb.or([
+        eb('team.includes_all_repositories', '=', 1),
+        eb(
+          'team.id',
+          'in',
+          eb.selectFrom('team_repo').select('team_repo.team_id').where('team_repo.repo_id', '=', repoId),
+        ),
+      ]),
+    )
+    .orderBy(ownersFirst)
+    .orderBy('team.lower_name')
+    .orderBy('team.id')
+    .execute();
+}
+
 export async function teamMemberIds(q: Q, teamId: number): Promise<number[]> {
   const rows = await q.selectFrom('team_user').select('uid').where('team_id', '=', teamId).execute();
   return rows.map((r) => r.uid);

@@ -78,3 +78,134 @@ export function matchesAnyPattern(patterns: Matcher[], path: string): boolean {
   const p = path.trim().toLowerCase();
   return patterns.some((m) => m(p));
 }
+
+// Tag protection patterns, as Forgejo reads them: a pattern written between slashes (`/^v\d+$/`)
+// is a regular expression that matches anywhere in the tag name unless anchored; anything else is
+// a glob over the whole name in which `*` matches any run of characters, '/' included, `?` one
+// character, `[...]` (`[!...]` negated) a character class and `{a,b}` either alternative; `\`
+// escapes the character after it.
+
+const tagMatchers = new Map<string, Matcher | null>();
+
+function escapeRegExp(c: string): string {
+  return c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+}
+
+/** The regular expression of a tag glob; throws on a glob that cannot be read. */
+function tagGlobRegExp(glob: string): RegExp {
+  let re = '';
+  let depth = 0;
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === '\\') {
+      if (i + 1 >= glob.length) throw new Error('the pattern ends with an escape');
+      re += escapeRegExp(glob[++i]!);
+    } else if (c === '*') {
+      re += '[^]*';
+    } else if (c === '?') {
+      re += '[^]';
+    } else if (c === '[') {
+      const end = glob.indexOf(']', i + 2);
+      if (end < 0) throw new Error('unclosed character class');
+      let body = glob.slice(i + 1, end);
+      const negated = body.startsWith('!');
+      if (negated) body = body.slice(1);
+      if (!body) throw new Error('empty character class');
+      const parts = body.split('-').map((s) => [...s].map(escapeRegExp).join(''));
+      re += `[${negated ? '^' : ''}${parts.join('-')}]`;
+      i = end;
+    } else if (c === '{') {
+      re += '(?:';
+      depth++;
+    } else if (c === '}' && depth > 0) {
+      re += ')';
+      depth--;
+    } else if (c === ',' && depth > 0) {
+      re += '|';
+    } else {
+      re += escapeRegExp(c);
+    }
+  }
+  if (depth > 0) throw new Error('unclosed alternatives');
+  return new RegExp(`^(?:${re})$`);
+}
+
+/** Whether a pattern is a regular expression (written between slashes). */
+export function isTagRegExp(pattern: string): boolean {
+  return pattern.length >= 2 && pattern.startsWith('/') && pattern.endsWith('/');
+}
+
+/**
+ * Refuses regular expressions that JavaScript could take exponential time on, which Go's linear
+ * engine (Forgejo's) never does: backreferences and lookarounds (Go has neither) and, as
+ * safe-regex judges, a repeated group that repeats something itself (`(a+)+`). The pattern runs on
+ * every push of a tag, so one slow pattern would stall the server.
+ */
+function checkTagRegExp(source: string): void {
+  if (/\\[1-9]|\\k<|\(\?<?[=!]/.test(source)) {
+    throw new Error('backreferences and lookarounds are not supported');
+  }
+  const repeats = (at: number) => {
+    const c = source[at];
+    if (c === '*' || c === '+') return true;
+    if (c !== '{') return false;
+    const m = /^\{(\d+)(,(\d*))?\}/.exec(source.slice(at));
+    return m !== null && m[2] !== undefined && (m[3] === '' || Number(m[3]) > 1);
+  };
+  const groups: boolean[] = [];
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === '\\') {
+      i++;
+    } else if (inClass) {
+      if (c === ']') inClass = false;
+    } else if (c === '[') {
+      inClass = true;
+    } else if (c === '(') {
+      groups.push(false);
+      if (source[i + 1] === '?' && source[i + 2] === '<') {
+        const end = source.indexOf('>', i);
+        if (end < 0) throw new Error('unclosed group name');
+        i = end;
+      } else if (source[i + 1] === '?') {
+        i += 2;
+      }
+    } else if (c === ')') {
+      const inner = groups.pop() ?? false;
+      const repeated = repeats(i + 1);
+      if (inner && repeated) throw new Error('a repeated group must not repeat something itself');
+      if ((inner || repeated) && groups.length) groups[groups.length - 1] = true;
+    } else if (repeats(i) && groups.length) {
+      groups[groups.length - 1] = true;
+    }
+  }
+}
+
+/** The matcher of a tag pattern; throws (with the reason) when it cannot be read. */
+export function compileTagPattern(pattern: string): Matcher {
+  let re: RegExp;
+  if (isTagRegExp(pattern)) {
+    const source = pattern.slice(1, -1);
+    checkTagRegExp(source);
+    re = new RegExp(source, 'u');
+  } else {
+    re = tagGlobRegExp(pattern);
+  }
+  return (tag) => re.test(tag);
+}
+
+/** Whether the tag pattern matches `tag`; a pattern that cannot be read matches nothing. */
+export function tagPatternMatches(pattern: string, tag: string): boolean {
+  let m = tagMatchers.get(pattern);
+  if (m === undefined) {
+    try {
+      m = compileTagPattern(pattern);
+    } catch {
+      m = null;
+    }
+    if (tagMatchers.size >= MAX_MATCHERS) tagMatchers.delete(tagMatchers.keys().next().value!);
+    tagMatchers.set(pattern, m);
+  }
+  return m !== null && m(tag);
+}

@@ -1,4 +1,5 @@
-// HTTP routes for branch protection rules: /repos/{owner}/{repo}/branch_protections[/{name}].
+// HTTP routes for branch protection rules, /repos/{owner}/{repo}/branch_protections[/{name}], and
+// tag protection rules, /repos/{owner}/{repo}/tag_protections[/{id}].
 // All of them need a signed-in repository administrator (Forgejo: reqToken + reqAdmin). A rule
 // name may contain '/' and glob characters: {name} is also accepted as the rest of the path.
 import { Type } from 'typebox';
@@ -10,8 +11,12 @@ import { notFound } from '../errors.js';
 import {
   BranchProtection,
   CreateBranchProtectionOption,
+  CreateTagProtectionOption,
   EditBranchProtectionOption,
+  EditTagProtectionOption,
+  TagProtection,
   toBranchProtectionJson,
+  toTagProtectionJson,
 } from './schemas.js';
 
 import { RepoParams } from '../http/params.js';
@@ -20,6 +25,7 @@ const NameParams = Type.Object({
   repo: Type.String(),
   name: Type.String({ description: "name of the rule (it may contain glob characters; '/' as %2F)" }),
 });
+const IdParams = Type.Object({ owner: Type.String(), repo: Type.String(), id: Type.Integer() });
 const RestParams = Type.Object({ owner: Type.String(), repo: Type.String(), '*': Type.String() });
 
 export function protectionRoutes(app: Api, ctx: AppContext): void {
@@ -143,4 +149,100 @@ export function protectionRoutes(app: Api, ctx: AppContext): void {
       },
     );
   }
+
+  // Tag protections
+
+  app.get(
+    '/repos/:owner/:repo/tag_protections',
+    {
+      schema: {
+        tags,
+        summary: 'List tag protections for a repository',
+        description: 'In creation order.',
+        params: RepoParams,
+        response: { 200: Type.Array(TagProtection) },
+      },
+      config,
+    },
+    async (request) => {
+      const repo = await adminRepo(request, request.params);
+      return (await protection.listTagRules(repo)).map(toTagProtectionJson);
+    },
+  );
+
+  app.post(
+    '/repos/:owner/:repo/tag_protections',
+    {
+      schema: {
+        tags,
+        summary: 'Create a tag protections for a repository',
+        description:
+          '422 when name_pattern is empty, cannot be read or is already a rule, when no user or team ' +
+          'is allowed, when a listed user or team does not exist, or when teams are listed for a ' +
+          'repository that does not belong to an organization.',
+        params: RepoParams,
+        body: CreateTagProtectionOption,
+        response: { 201: TagProtection },
+      },
+      config,
+    },
+    async (request, reply) => {
+      const repo = await adminRepo(request, request.params);
+      const rule = await protection.createTagRule(repo, request.body);
+      return reply.code(201).send(toTagProtectionJson(rule));
+    },
+  );
+
+  app.get(
+    '/repos/:owner/:repo/tag_protections/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Get a specific tag protection for the repository',
+        params: IdParams,
+        response: { 200: TagProtection },
+      },
+      config,
+    },
+    async (request) => {
+      const repo = await adminRepo(request, request.params);
+      return toTagProtectionJson(await protection.getTagRule(repo, request.params.id));
+    },
+  );
+
+  app.patch(
+    '/repos/:owner/:repo/tag_protections/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Edit a tag protections for a repository. Only fields that are set will be changed',
+        params: IdParams,
+        body: EditTagProtectionOption,
+        response: { 200: TagProtection },
+      },
+      config,
+    },
+    async (request) => {
+      const repo = await adminRepo(request, request.params);
+      return toTagProtectionJson(await protection.editTagRule(repo, request.params.id, request.body));
+    },
+  );
+
+  app.delete(
+    '/repos/:owner/:repo/tag_protections/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a specific tag protection for the repository',
+        params: IdParams,
+        response: { 204: Type.Null() },
+      },
+      config,
+    },
+    async (request, reply) => {
+      const repo = await adminRepo(request, request.params);
+      await protection.deleteTagRule(repo, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
 }

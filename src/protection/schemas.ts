@@ -1,7 +1,7 @@
 // Forgejo's BranchProtection JSON and its create/edit options, and the rule-to-JSON conversion.
 import { Type, type Static, type TSchema } from 'typebox';
 import { isoTime } from '../http/format.js';
-import type { ProtectionRule } from './service.js';
+import type { ProtectionRule, TagProtectionRule } from './service.js';
 
 /** An optional field that may also be null (null means "not given", as a nil pointer in Forgejo). */
 const opt = <T extends TSchema>(t: T, description?: string) =>
@@ -112,6 +112,55 @@ export function toBranchProtectionJson(r: ProtectionRule): BranchProtectionJson 
     protected_file_patterns: r.protected_file_patterns,
     unprotected_file_patterns: r.unprotected_file_patterns,
     apply_to_admins: r.apply_to_admins === 1,
+    created_at: isoTime(r.created_unix),
+    updated_at: isoTime(r.updated_unix),
+  };
+}
+
+// Tag protection
+
+export const CreateTagProtectionOption = Type.Object(
+  {
+    name_pattern: Type.Optional(
+      Type.String({
+        description:
+          "a glob over tag names ('*' also crosses '/'), or a regular expression between slashes (/^v\\d+$/)",
+      }),
+    ),
+    whitelist_usernames: opt(Names, 'users allowed to create, move and delete the matching tags'),
+    whitelist_teams: opt(Names, 'teams allowed to (organization repositories only)'),
+  },
+  { title: 'CreateTagProtectionOption' },
+);
+
+export const EditTagProtectionOption = Type.Object(
+  {
+    name_pattern: opt(Type.String(), 'a blank pattern leaves it unchanged'),
+    whitelist_usernames: opt(Names, 'replaces the list when present and not null'),
+    whitelist_teams: opt(Names, 'replaces the list when present and not null'),
+  },
+  { title: 'EditTagProtectionOption', description: 'Only the fields that are present and not null change.' },
+);
+
+export const TagProtection = Type.Object(
+  {
+    id: Type.Integer(),
+    name_pattern: Type.String(),
+    whitelist_usernames: Names,
+    whitelist_teams: Names,
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'TagProtection' },
+);
+export type TagProtectionJson = Static<typeof TagProtection>;
+
+export function toTagProtectionJson(r: TagProtectionRule): TagProtectionJson {
+  return {
+    id: r.id,
+    name_pattern: r.name_pattern,
+    whitelist_usernames: r.users,
+    whitelist_teams: r.teams,
     created_at: isoTime(r.created_unix),
     updated_at: isoTime(r.updated_unix),
   };

@@ -14,7 +14,29 @@ import { git, isAncestor } from '../git/git.js';
 import type { Updateable } from 'kysely';
 import type { ProtectedBranchTable, WhitelistKind } from './tables.js';
 import * as store from './store.js';
-import { filePatterns, inPriorityOrder, matchesAnyPattern, ruleForBranch } from './match.js';
+import {
+  compileTagPattern,
+  filePatterns,
+  inPriorityOrder,
+  matchesAnyPattern,
+  ruleForBranch,
+  tagPatternMatches,
+} from './match.js';
+
+/** A tag protection rule with the users and teams allowed to create, move and delete its tags. */
+export type TagProtectionRule = store.TagRuleRow & {
+  users: string[];
+  userIds: number[];
+  teams: string[];
+  teamIds: number[];
+};
+
+/** Forgejo's CreateTagProtectionOption and EditTagProtectionOption (on edit, absent or null: unchanged). */
+export interface TagProtectionOptions {
+  name_pattern?: string | null;
+  whitelist_usernames?: string[] | null;
+  whitelist_teams?: string[] | null;
+}
 
 export interface Whitelist {
   userIds: number[];
@@ -107,7 +129,10 @@ export class ProtectionService {
     ctx.pushes.addCheck((push) => this.refusalFor(push.repo, push.pusher, push.updates, push.gitEnv));
     // Teams belong to the old owner: a transferred repository's lists keep only the new owner's.
     ctx.repos.addHooks({
-      onTransfer: (tx, repo, newOwnerId) => store.dropForeignTeams(tx, repo.id, newOwnerId),
+      onTransfer: async (tx, repo, newOwnerId) => {
+        await store.dropForeignTeams(tx, repo.id, newOwnerId);
+        await store.dropForeignTagTeams(tx, repo.id, newOwnerId);
+      },
     });
   }
 
@@ -338,6 +363,9 @@ export class ProtectionService {
    * against yet, so none counts as verified); a change to a protected file is refused; then the
    * pusher must be allowed to push, unless every changed file matches the unprotected patterns.
    * The message names the branch; git shows it to the pusher as "remote: ...".
+   *
+   * Tags come first: creating, moving or deleting a tag that a tag rule matches needs the pusher
+   * to be allowed by one of the matching rules (see tagRefusal).
    */
   async refusalFor(
     repo: RepoRow,
@@ -345,6 +373,8 @@ export class ProtectionService {
     updates: RefUpdate[],
     gitEnv: NodeJS.ProcessEnv = {},
   ): Promise<string | null> {
+    const tagRefusal = await this.tagRefusal(repo, pusher, updates);
+    if (tagRefusal) return tagRefusal;
     const branchUpdates = updates.filter((u) => u.ref.startsWith('refs/heads/'));
     if (branchUpdates.length === 0) return null;
     const rules = await this.list(repo);
@@ -403,6 +433,174 @@ export class ProtectionService {
     }
     return `Not allowed to push to protected branch ${branch}`;
   }
+
+  // Tag protection
+
+  /** The tag rules of a repository, in creation order, with their allow-lists. */
+  async listTagRules(repo: RepoRow): Promise<TagProtectionRule[]> {
+    return this.withTagLists(await store.listTagRules(this.db, repo.id));
+  }
+
+  async getTagRule(repo: RepoRow, id: number): Promise<TagProtectionRule> {
+    const row = Number.isSafeInteger(id) ? await store.getTagRule(this.db, repo.id, id) : undefined;
+    if (!row) throw notFound(`tag protection does not exist [id: ${id}]`);
+    return (await this.withTagLists([row]))[0]!;
+  }
+
+  private async withTagLists(rows: store.TagRuleRow[]): Promise<TagProtectionRule[]> {
+    const entries = await store.tagWhitelistsOf(
+      this.db,
+      rows.map((r) => r.id),
+    );
+    return rows.map((row) => {
+      const rule: TagProtectionRule = { ...row, users: [], userIds: [], teams: [], teamIds: [] };
+      for (const e of entries) {
+        if (e.tag_rule_id !== row.id) continue;
+        if (e.user_id !== null) {
+          rule.userIds.push(e.user_id);
+          rule.users.push(e.name);
+        } else if (e.team_id !== null) {
+          rule.teamIds.push(e.team_id);
+          rule.teams.push(e.name);
+        }
+      }
+      return rule;
+    });
+  }
+
+  /**
+   * A new tag rule (Forgejo's CreateTagProtection): the pattern must be given and readable, not
+   * already a rule of the repository, and at least one user or team must be allowed; every name
+   * must exist (422 otherwise). Teams are for repositories of organizations only.
+   */
+  async createTagRule(repo: RepoRow, opts: TagProtectionOptions): Promise<TagProtectionRule> {
+    const pattern = checkTagPattern(opts.name_pattern ?? '');
+    if (!opts.whitelist_usernames?.length && !opts.whitelist_teams?.length) {
+      throw invalidField('whitelist_usernames', 'both whitelist_usernames and whitelist_teams are empty');
+    }
+    const users = await this.resolveTagUsers(opts.whitelist_usernames ?? []);
+    const teams = await this.resolveTagTeams(repo, opts.whitelist_teams ?? []);
+    const now = nowUnix();
+    const id = await transaction(this.db, async (tx) => {
+      if (await store.getTagRuleByPattern(tx, repo.id, pattern)) {
+        throw invalidField('name_pattern', `tag protection already exists [name_pattern: ${pattern}]`);
+      }
+      const id = await store.insertTagRule(tx, {
+        repo_id: repo.id,
+        name_pattern: pattern,
+        created_unix: now,
+        updated_unix: now,
+      });
+      await store.replaceTagWhitelist(tx, id, 'user', users);
+      await store.replaceTagWhitelist(tx, id, 'team', teams);
+      return id;
+    });
+    return this.getTagRule(repo, id);
+  }
+
+  /** Changes what is present and not null (Forgejo's EditTagProtection); a blank pattern is kept. */
+  async editTagRule(repo: RepoRow, id: number, opts: TagProtectionOptions): Promise<TagProtectionRule> {
+    const rule = await this.getTagRule(repo, id);
+    const pattern = opts.name_pattern?.trim() ? checkTagPattern(opts.name_pattern) : undefined;
+    const users =
+      opts.whitelist_usernames != null ? await this.resolveTagUsers(opts.whitelist_usernames) : null;
+    const teams =
+      opts.whitelist_teams != null ? await this.resolveTagTeams(repo, opts.whitelist_teams) : null;
+    await transaction(this.db, async (tx) => {
+      if (pattern !== undefined && pattern !== rule.name_pattern) {
+        if (await store.getTagRuleByPattern(tx, repo.id, pattern)) {
+          throw invalidField('name_pattern', `tag protection already exists [name_pattern: ${pattern}]`);
+        }
+      }
+      await store.updateTagRule(tx, rule.id, {
+        ...(pattern !== undefined ? { name_pattern: pattern } : {}),
+        updated_unix: nowUnix(),
+      });
+      if (users) await store.replaceTagWhitelist(tx, rule.id, 'user', users);
+      if (teams) await store.replaceTagWhitelist(tx, rule.id, 'team', teams);
+    });
+    return this.getTagRule(repo, rule.id);
+  }
+
+  async deleteTagRule(repo: RepoRow, id: number): Promise<void> {
+    const rule = await this.getTagRule(repo, id);
+    await store.deleteTagRule(this.db, rule.id);
+  }
+
+  private async resolveTagUsers(names: string[]): Promise<number[]> {
+    const rows = await store.individualsByNames(this.db, names);
+    const byName = new Map(rows.map((u) => [u.lower_name, u.id]));
+    const ids: number[] = [];
+    for (const name of names) {
+      const id = byName.get(name.toLowerCase());
+      if (id === undefined) throw invalidField('whitelist_usernames', `user does not exist [name: ${name}]`);
+      if (!ids.includes(id)) ids.push(id);
+    }
+    return ids;
+  }
+
+  private async resolveTagTeams(repo: RepoRow, names: string[]): Promise<number[]> {
+    if (names.length === 0) return [];
+    const owner = await this.ctx.users.getById(repo.owner_id);
+    if (owner?.type !== UserType.Organization) {
+      throw invalidField(
+        'whitelist_teams',
+        'teams can only be allow-listed on repositories of organizations',
+      );
+    }
+    const rows = await store.teamsByNames(this.db, repo.owner_id, repo.id, names);
+    const byName = new Map(rows.map((t) => [t.lower_name, t.id]));
+    const ids: number[] = [];
+    for (const name of names) {
+      const id = byName.get(name.toLowerCase());
+      if (id === undefined) throw invalidField('whitelist_teams', `team does not exist [name: ${name}]`);
+      if (!ids.includes(id)) ids.push(id);
+    }
+    return ids;
+  }
+
+  /**
+   * Whether `user` may create, move or delete tag `tag` (Forgejo's IsUserAllowedToControlTag):
+   * yes when no rule matches it; otherwise when one of the matching rules allow-lists the user,
+   * by name or through one of its teams. Being an administrator does not bypass this.
+   */
+  async mayControlTag(rules: TagProtectionRule[], tag: string, user: UserRow): Promise<boolean> {
+    let allowed = true;
+    for (const rule of rules) {
+      if (!tagPatternMatches(rule.name_pattern, tag)) continue;
+      if (rule.userIds.includes(user.id)) return true;
+      if (await store.inAnyTeam(this.db, user.id, rule.teamIds)) return true;
+      allowed = false;
+    }
+    return allowed;
+  }
+
+  /** Why `pusher` may not make the tag updates among `updates`, or null when they may. */
+  private async tagRefusal(repo: RepoRow, pusher: UserRow, updates: RefUpdate[]): Promise<string | null> {
+    const tagUpdates = updates.filter((u) => u.ref.startsWith('refs/tags/'));
+    if (tagUpdates.length === 0) return null;
+    const rules = await this.listTagRules(repo);
+    if (rules.length === 0) return null;
+    for (const u of tagUpdates) {
+      const tag = u.ref.slice('refs/tags/'.length);
+      if (!(await this.mayControlTag(rules, tag, pusher))) return `Tag ${tag} is protected`;
+    }
+    return null;
+  }
+}
+
+/** A tag pattern, trimmed: given, at most 255 characters, and readable (422 naming name_pattern). */
+function checkTagPattern(raw: string): string {
+  const pattern = raw.trim();
+  if (!pattern) throw invalidField('name_pattern', 'name_pattern is empty');
+  if (pattern.length > 255) throw invalidField('name_pattern', 'must be at most 255 characters');
+  try {
+    compileTagPattern(pattern);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw invalidField('name_pattern', `the pattern cannot be read: ${reason}`);
+  }
+  return pattern;
 }
 
 /** Paths changed between two commits (both sides of renames). */

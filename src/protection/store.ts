@@ -2,7 +2,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { UserType } from '../users/tables.js';
-import type { ProtectedBranchTable, WhitelistKind } from './tables.js';
+import type { ProtectedBranchTable, ProtectedTagTable, WhitelistKind } from './tables.js';
 
 type Q = Db | Tx;
 export type RuleRow = Selectable<ProtectedBranchTable>;
@@ -158,4 +158,107 @@ export async function inAnyTeam(q: Q, uid: number, teamIds: number[]): Promise<b
     .where('team_id', 'in', teamIds)
     .executeTakeFirst();
   return r !== undefined;
+}
+
+// Tag protection rules
+
+export type TagRuleRow = Selectable<ProtectedTagTable>;
+
+/** One allow-list entry of a tag rule, with the name of its user or team. */
+export interface TagWhitelistRow {
+  tag_rule_id: number;
+  user_id: number | null;
+  team_id: number | null;
+  name: string;
+}
+
+export function listTagRules(q: Q, repoId: number): Promise<TagRuleRow[]> {
+  return q.selectFrom('protected_tag').selectAll().where('repo_id', '=', repoId).orderBy('id').execute();
+}
+
+export function getTagRule(q: Q, repoId: number, id: number): Promise<TagRuleRow | undefined> {
+  return q
+    .selectFrom('protected_tag')
+    .selectAll()
+    .where('repo_id', '=', repoId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export function getTagRuleByPattern(q: Q, repoId: number, pattern: string): Promise<TagRuleRow | undefined> {
+  return q
+    .selectFrom('protected_tag')
+    .selectAll()
+    .where('repo_id', '=', repoId)
+    .where('name_pattern', '=', pattern)
+    .executeTakeFirst();
+}
+
+export async function insertTagRule(q: Q, row: Insertable<ProtectedTagTable>): Promise<number> {
+  return (await q.insertInto('protected_tag').values(row).returning('id').executeTakeFirstOrThrow()).id;
+}
+
+export async function updateTagRule(q: Q, id: number, patch: Updateable<ProtectedTagTable>): Promise<void> {
+  await q.updateTable('protected_tag').set(patch).where('id', '=', id).execute();
+}
+
+export async function deleteTagRule(q: Q, id: number): Promise<void> {
+  await q.deleteFrom('protected_tag').where('id', '=', id).execute();
+}
+
+/** The allow-list entries of many tag rules at once, with the names of their users and teams. */
+export async function tagWhitelistsOf(q: Q, ruleIds: number[]): Promise<TagWhitelistRow[]> {
+  if (ruleIds.length === 0) return [];
+  const rows = await q
+    .selectFrom('protected_tag_whitelist as w')
+    .leftJoin('user as u', 'u.id', 'w.user_id')
+    .leftJoin('team as t', 't.id', 'w.team_id')
+    .select(['w.tag_rule_id', 'w.user_id', 'w.team_id', 'u.name as user_name', 't.name as team_name'])
+    .where('w.tag_rule_id', 'in', ruleIds)
+    .orderBy('w.id')
+    .execute();
+  return rows.map((r) => ({
+    tag_rule_id: r.tag_rule_id,
+    user_id: r.user_id,
+    team_id: r.team_id,
+    name: (r.user_id !== null ? r.user_name : r.team_name) ?? '',
+  }));
+}
+
+/** Replaces the users (or the teams) allow-listed by a tag rule. */
+export async function replaceTagWhitelist(
+  q: Q,
+  ruleId: number,
+  who: 'user' | 'team',
+  ids: number[],
+): Promise<void> {
+  const column = who === 'user' ? 'user_id' : 'team_id';
+  await q
+    .deleteFrom('protected_tag_whitelist')
+    .where('tag_rule_id', '=', ruleId)
+    .where(column, 'is not', null)
+    .execute();
+  if (ids.length === 0) return;
+  await q
+    .insertInto('protected_tag_whitelist')
+    .values(
+      ids.map((id) => ({
+        tag_rule_id: ruleId,
+        user_id: who === 'user' ? id : null,
+        team_id: who === 'team' ? id : null,
+      })),
+    )
+    .execute();
+}
+
+/** Drops the teams of organizations other than `ownerId` from the tag rules of a repository. */
+export async function dropForeignTagTeams(q: Q, repoId: number, ownerId: number): Promise<void> {
+  await q
+    .deleteFrom('protected_tag_whitelist')
+    .where('tag_rule_id', 'in', (eb) =>
+      eb.selectFrom('protected_tag').select('id').where('repo_id', '=', repoId),
+    )
+    .where('team_id', 'is not', null)
+    .where('team_id', 'not in', (eb) => eb.selectFrom('team').select('id').where('org_id', '=', ownerId))
+    .execute();
 }

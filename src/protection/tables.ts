@@ -38,7 +38,27 @@ export interface ProtectedBranchWhitelistTable {
   team_id: number | null;
 }
 
+/** A tag protection rule (db/migrations/0028_tag_protection.ts). */
+export interface ProtectedTagTable {
+  id: Generated<number>;
+  repo_id: number;
+  /** A glob over tag names (`*` crosses '/'), or a regular expression written between slashes. */
+  name_pattern: string;
+  created_unix: number;
+  updated_unix: number;
+}
+
+/** One allow-listed user or team (exactly one of the two ids is set) of a tag rule. */
+export interface ProtectedTagWhitelistTable {
+  id: Generated<number>;
+  tag_rule_id: number;
+  user_id: number | null;
+  team_id: number | null;
+}
+
 export interface ProtectionTables {
   protected_branch: ProtectedBranchTable;
   protected_branch_whitelist: ProtectedBranchWhitelistTable;
+  protected_tag: ProtectedTagTable;
+  protected_tag_whitelist: ProtectedTagWhitelistTable;
 }

@@ -239,6 +239,26 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
     },
   );
 
+  app.get(
+    '/repos/:owner/:repo/commits/:sha/pull',
+    {
+      schema: {
+        tags,
+        summary: 'Get the merged pull request of the commit',
+        description:
+          'The pull request merged as that commit, else the newest one whose head is that commit; 404 when none.',
+        params: Type.Object({ owner: Type.String(), repo: Type.String(), sha: Type.String() }),
+        response: { 200: PullRequest },
+      },
+      config: { auth: read },
+    },
+    async (request) => {
+      const view = await repoView(request);
+      const pull = await pulls.requireByCommit(view.repo, request.params.sha);
+      return presenter.pull(pull, view.repo, request.viewer);
+    },
+  );
+
   app.patch(
     '/repos/:owner/:repo/pulls/:index',
     {

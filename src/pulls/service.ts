@@ -167,6 +167,20 @@ export class PullService {
     return { issue, pr };
   }
 
+  /**
+   * The pull request of `repo` merged as commit `sha` (a full or abbreviated commit id), else the
+   * newest one whose head is that commit (Forgejo's GetCommitPullRequest); 404 when none.
+   */
+  async requireByCommit(repo: RepoRow, sha: string): Promise<Pull> {
+    const missing = () => notFound(`pull request does not exist [commit: ${sha}]`);
+    if (!data.isHexOid(sha)) throw missing();
+    const r = await data.resolveRef(this.dirOf(repo), sha);
+    if (!r || r.kind !== 'commit') throw missing();
+    const pr = await store.findByCommit(this.db, repo.id, r.oid);
+    if (!pr) throw missing();
+    return this.requirePull(repo, pr.index);
+  }
+
   pullsOf(issueIds: number[]): Promise<Map<number, PullRow>> {
     return store.getByIssueIds(this.db, issueIds);
   }

@@ -52,6 +52,29 @@ export async function getByIssueIds(q: Q, issueIds: number[]): Promise<Map<numbe
   return new Map(rows.map((r) => [r.issue_id, r]));
 }
 
+/**
+ * The pull request of repository `repoId` merged as commit `oid`, else the newest one whose head
+ * is that commit.
+ */
+export async function findByCommit(q: Q, repoId: number, oid: string): Promise<PullRow | undefined> {
+  const merged = await q
+    .selectFrom('pull_request')
+    .selectAll()
+    .where('base_repo_id', '=', repoId)
+    .where('has_merged', '=', 1)
+    .where('merged_commit_id', '=', oid)
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+  if (merged) return merged;
+  return q
+    .selectFrom('pull_request')
+    .selectAll()
+    .where('base_repo_id', '=', repoId)
+    .where('head_commit_id', '=', oid)
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+}
+
 /** The open, unmerged pull request from head to base, if any. */
 export function findOpen(
   q: Q,

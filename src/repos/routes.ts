@@ -11,7 +11,8 @@ import { UserType } from '../users/tables.js';
 import { PageFields, pageOf, sendPage } from '../http/pagination.js';
 import { User, toUserJson } from '../users/schemas.js';
 import type { UserRow, Viewer } from '../users/store.js';
-import { AccessMode, accessModeName } from '../orgs/store.js';
+import { AccessMode, accessModeName, type TeamRow } from '../orgs/store.js';
+import { Team, toOrgJson, toTeamJson } from '../orgs/schemas.js';
 import { ORDER_BY, type OrderBy, type RepoRow } from './store.js';
 import {
   CreateRepoOption,
@@ -688,6 +689,91 @@ export function repoRoutes(app: Api, ctx: AppContext): void {
         }
         if (add) await repos.addTeamRepo(team, repo);
         else await repos.removeTeamRepo(team, repo);
+        return reply.code(204).send(null);
+      },
+    });
+  }
+
+  // Teams of a repository (organization repositories only: 405 for the others, as Forgejo answers)
+
+  const RepoTeamParams = Type.Object({ owner: Type.String(), repo: Type.String(), team: Type.String() });
+  const teamJson = async (team: TeamRow, org: UserRow, viewer: Viewer | null) => {
+    const [view] = await orgs.teamViews([team]);
+    return toTeamJson(view!, toOrgJson(org, rootUrl, viewer));
+  };
+
+  app.get(
+    '/repos/:owner/:repo/teams',
+    {
+      schema: {
+        tags: ['repository'],
+        summary: "List a repository's teams",
+        description: 'The teams added to the repository and those that include all repositories.',
+        params: RepoParams,
+        response: { 200: Type.Array(Team) },
+      },
+      config: { auth: { scope: 'repository', require: 'signed' } },
+    },
+    async (request) => {
+      const viewer = signedViewer(request);
+      const { repo } = await repos.requireRepo(request.params.owner, request.params.repo, viewer);
+      const org = await orgs.orgOfRepo(repo);
+      const teams = await orgs.repoTeams(repo);
+      const views = await orgs.teamViews(teams);
+      const orgJson = toOrgJson(org, rootUrl, viewer);
+      return views.map((v) => toTeamJson(v, orgJson));
+    },
+  );
+
+  app.get(
+    '/repos/:owner/:repo/teams/:team',
+    {
+      schema: {
+        tags: ['repository'],
+        summary: 'Check if a team is assigned to a repository',
+        description:
+          '404 when the organization has no such team or the team has no access to the repository.',
+        params: RepoTeamParams,
+        response: { 200: Team },
+      },
+      config: { auth: { scope: 'repository', require: 'signed' } },
+    },
+    async (request) => {
+      const viewer = signedViewer(request);
+      const p = request.params;
+      const { repo } = await repos.requireRepo(p.owner, p.repo, viewer);
+      const { org, team } = await orgs.repoOrgTeam(repo, p.team);
+      if (!(await repos.teamHasRepo(team, repo))) {
+        throw notFound(`team is not assigned to the repository [name: ${team.name}]`);
+      }
+      return teamJson(team, org, viewer);
+    },
+  );
+
+  for (const [method, add] of [
+    ['PUT', true],
+    ['DELETE', false],
+  ] as const) {
+    app.route({
+      method,
+      url: '/repos/:owner/:repo/teams/:team',
+      schema: {
+        tags: ['repository'],
+        summary: add ? 'Add a team to a repository' : 'Delete a team from a repository',
+        description: add
+          ? '422 when the team already has access to the repository.'
+          : '422 when the team has no access to the repository, or includes all repositories.',
+        params: RepoTeamParams,
+        response: NoContent,
+      },
+      config: { auth: { scope: 'repository', require: 'signed' } },
+      handler: async (request, reply) => {
+        const p = request.params;
+        const { repo, access } = await repos.requireRepo(p.owner, p.repo, signedViewer(request), 'admin');
+        const org = await orgs.orgOfRepo(repo);
+        orgs.requireTeamAccessChanger(org, access.mode);
+        const { team } = await orgs.repoOrgTeam(repo, p.team);
+        await repos.changeTeamAccess(team, repo, add);
         return reply.code(204).send(null);
       },
     });

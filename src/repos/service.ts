@@ -548,6 +548,25 @@ export class RepoService {
     return store.removeTeamRepo(this.db, team.id, repo.id);
   }
 
+  /**
+   * Gives a team access to its organization's repository or takes it away (Forgejo's AddTeam and
+   * DeleteTeam of a repository): 422 when the team already has it, or has not; a team that
+   * includes all repositories keeps every one of them.
+   */
+  async changeTeamAccess(team: orgStore.TeamRow, repo: RepoRow, add: boolean): Promise<void> {
+    const has = await this.teamHasRepo(team, repo);
+    if (add) {
+      if (has) throw invalid(`team '${team.name}' is already added to repo`);
+      await this.addTeamRepo(team, repo);
+      return;
+    }
+    if (!has) throw invalid(`team '${team.name}' was not added to repo`);
+    if (team.includes_all_repositories) {
+      throw invalid(`team '${team.name}' includes all repositories of the organization`);
+    }
+    await this.removeTeamRepo(team, repo);
+  }
+
   /** The team's repositories: all of its organization's when it includes all repositories. */
   listTeamRepos(team: orgStore.TeamRow, limit: number, offset: number) {
     if (team.includes_all_repositories) return store.list(this.db, { ownerId: team.org_id }, limit, offset);

@@ -454,6 +454,17 @@ export class GitDataService {
     return { ref: hit.ref, path: data.cleanTreePath(hit.rest, 'path') };
   }
 
+  /** The names of the branches and tags (for the pages' ref switcher), in one git process. */
+  async refNames(t: Target): Promise<{ branches: string[]; tags: string[] }> {
+    const all = await data.refs(t.dir, 'refs/');
+    const of = (prefix: string) =>
+      all
+        .filter((r) => r.ref.startsWith(prefix))
+        .map((r) => r.ref.slice(prefix.length))
+        .sort((a, b) => a.localeCompare(b));
+    return { branches: of('refs/heads/'), tags: of('refs/tags/') };
+  }
+
   /** `git blame` of a file at a commit: runs of lines with the commit that last changed them. */
   blame(t: Target, oid: string, p: string) {
     return data.blame(t.dir, oid, p);

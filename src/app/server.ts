@@ -65,6 +65,7 @@ import { releasePages } from '../releases/pages.js';
 import { issuePages } from '../issues/pages.js';
 import { labelPages } from '../labels/pages.js';
 import { milestonePages } from '../milestones/pages.js';
+import { socialPages } from '../social/pages.js';
 import { pullPages } from '../pulls/pages.js';
 import { mavenRoutes } from '../packages/maven/routes.js';
 import { pypiRoutes } from '../packages/pypi/routes.js';
@@ -115,6 +116,7 @@ const webPages: PageRoutes[] = [
   pullPages,
   labelPages,
   milestonePages,
+  socialPages,
 ];
 
 export interface ServerOptions {

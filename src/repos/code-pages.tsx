@@ -15,6 +15,7 @@ import { DiffModeSwitch, DiffView, diffMode, parseDiff } from '../web/diff.js';
 import type { Web } from '../web/plugin.js';
 import { Pager, When, pageNumber } from '../web/components.js';
 import { notFound } from '../errors.js';
+import { RepoActions, actionState } from '../social/pages.js';
 
 type Params = Record<string, string>;
 /** Files larger than this are not shown inline (a link to the raw file instead). */
@@ -56,6 +57,58 @@ export function RepoHeader(props: {
         ))}
       </nav>
     </header>
+  );
+}
+
+/** The branch and tag switcher: links to the same path at another branch or tag (no script needed). */
+function RefSwitcher(props: {
+  base: string;
+  current: string;
+  kind: string;
+  path: string;
+  names: { branches: string[]; tags: string[] };
+}): VNode {
+  const tail = props.path ? `/${enc(props.path)}` : '';
+  const label = props.kind === 'commit' ? short(props.current) : props.current;
+  return (
+    <details class="ref-switcher">
+      <summary>
+        {props.kind === 'tag' ? 'Tag' : props.kind === 'commit' ? 'Commit' : 'Branch'}:{' '}
+        <strong>{label}</strong>
+      </summary>
+      <nav aria-label="Branches and tags">
+        <p class="muted">Branches</p>
+        <ul>
+          {props.names.branches.map((b) => (
+            <li>
+              <a
+                href={`${props.base}/src/branch/${enc(b)}${tail}`}
+                aria-current={b === props.current ? 'page' : undefined}
+              >
+                {b}
+              </a>
+            </li>
+          ))}
+        </ul>
+        {props.names.tags.length ? (
+          <>
+            <p class="muted">Tags</p>
+            <ul>
+              {props.names.tags.map((t) => (
+                <li>
+                  <a
+                    href={`${props.base}/src/tag/${enc(t)}${tail}`}
+                    aria-current={t === props.current ? 'page' : undefined}
+                  >
+                    {t}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </>
+        ) : null}
+      </nav>
+    </details>
   );
 }
 
@@ -255,7 +308,11 @@ export function codePages(app: FastifyInstance, web: Web): void {
         ),
       );
     }
-    const rows = await svc.directory(t, `refs/heads/${branch}`, '');
+    const [rows, names, state] = await Promise.all([
+      svc.directory(t, `refs/heads/${branch}`, ''),
+      svc.refNames(t),
+      actionState(ctx, t.repo, request.web.user),
+    ]);
     const readme = rows.find((r) => r.entry.type === 'blob' && README.test(r.name));
     const readmeBytes = readme ? await svc.readSmall(t, readme.entry, VIEW_MAX) : undefined;
     return web.send(
@@ -266,10 +323,12 @@ export function codePages(app: FastifyInstance, web: Web): void {
         `${t.owner.name}/${t.repo.name}`,
         'code',
         <>
+          <RepoActions page={web.page(request)} base={base} repo={t.repo} state={state} />
           <div class="repo-bar">
+            <RefSwitcher base={base} current={branch} kind="branch" path="" names={names} />
             <p>
-              Branch <strong>{branch}</strong> · <a href={`${base}/branches`}>Branches</a> ·{' '}
-              <a href={`${base}/tags`}>Tags</a> · <a href={`${base}/archive/${enc(branch)}.zip`}>ZIP</a> ·{' '}
+              <a href={`${base}/branches`}>Branches</a> · <a href={`${base}/tags`}>Tags</a> ·{' '}
+              <a href={`${base}/archive/${enc(branch)}.zip`}>ZIP</a> ·{' '}
               <a href={`${base}/archive/${enc(branch)}.tar.gz`}>TAR.GZ</a>
             </p>
             <CloneBox url={cloneUrl} />
@@ -302,7 +361,18 @@ export function codePages(app: FastifyInstance, web: Web): void {
     const entry = await svc.entry(t, ref.oid, filePath);
     if (!entry) throw notFound(`file does not exist [path: ${filePath}]`);
     const title = `${filePath || t.repo.name} at ${ref.kind === 'commit' ? short(ref.name) : ref.name}`;
-    const crumbs = <Breadcrumbs base={base} kind={kind} refName={ref.name} path={filePath} />;
+    const crumbs = (
+      <div class="repo-bar">
+        <RefSwitcher
+          base={base}
+          current={ref.name}
+          kind={kind}
+          path={filePath}
+          names={await svc.refNames(t)}
+        />
+        <Breadcrumbs base={base} kind={kind} refName={ref.name} path={filePath} />
+      </div>
+    );
     if (entry.type === 'tree') {
       const rows = await svc.directory(t, ref.oid, filePath);
       return web.send(

@@ -337,6 +337,79 @@ export function repoListPages(app: FastifyInstance, web: Web): void {
     );
   });
 
+  // Forking from the web: the owner (the user or an organization they may create in) and a name.
+  const forkPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    values: Form,
+    error?: string,
+  ): Promise<FastifyReply> => {
+    const user = web.requireUser(request);
+    const p = request.params as Record<string, string>;
+    const view = await repos.requireRepo(p['owner'] ?? '', p['repo'] ?? '', request.web.viewer, 'read');
+    const owners = await ownersFor(user);
+    const page = web.page(request);
+    return web.send(
+      reply,
+      <Layout page={page} title={`Fork ${p['owner']}/${view.repo.name}`}>
+        <section class="narrow card">
+          <h1>
+            Fork {p['owner']}/{view.repo.name}
+          </h1>
+          {error ? (
+            <p class="flash error" role="alert">
+              {error}
+            </p>
+          ) : null}
+          <form method="post" action={`/${p['owner']}/${view.repo.name}/fork`}>
+            <CsrfField page={page} />
+            <div class="field">
+              <label for="f-uid">Owner</label>
+              <select id="f-uid" name="uid">
+                {owners.map((o) => (
+                  <option value={String(o.id)} selected={values['uid'] === String(o.id)}>
+                    {o.name}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <Field
+              label="Repository name"
+              name="repo_name"
+              value={values['repo_name'] ?? view.repo.name}
+              required
+            />
+            <button type="submit" class="primary">
+              Fork repository
+            </button>
+          </form>
+        </section>
+      </Layout>,
+      error ? 422 : 200,
+    );
+  };
+
+  app.get('/:owner/:repo/fork', (request, reply) => forkPage(request, reply, {}));
+
+  app.post('/:owner/:repo/fork', async (request, reply) => {
+    const user = web.requireUser(request);
+    const p = request.params as Record<string, string>;
+    const body = (request.body ?? {}) as Form;
+    const values: Form = { uid: body['uid'], repo_name: (body['repo_name'] ?? '').trim() };
+    const view = await repos.requireRepo(p['owner'] ?? '', p['repo'] ?? '', request.web.viewer, 'read');
+    const owner = (await ownersFor(user)).find((o) => String(o.id) === values['uid']) ?? user;
+    try {
+      const fork = await web.ctx.forks.fork(user, request.web.viewer!, view.repo, {
+        organization: owner.id === user.id ? undefined : owner.name,
+        name: values['repo_name'] || undefined,
+      });
+      return web.redirect(reply, `/${owner.name}/${fork.name}`);
+    } catch (err) {
+      if (!(err instanceof AppError) || !['invalid', 'conflict', 'forbidden'].includes(err.kind)) throw err;
+      return forkPage(request, reply, values, err.message);
+    }
+  });
+
   app.get<{ Params: { owner: string } }>('/:owner', async (request, reply) => {
     const viewer = request.web.viewer;
     const name = request.params.owner;

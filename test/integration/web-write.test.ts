@@ -481,4 +481,68 @@ describe('web interface: writing issues and pull requests', () => {
     assert.match(done.text, /Merged in/);
     assert.doesNotMatch(done.text, /name="do"/);
   });
+  it('stars, watches and forks from the repository home; switches branches and tags', async () => {
+    await s.api('POST', '/repos/alice/proj/tags', {
+      token: alice.token,
+      body: { tag_name: 'v0.1', target: 'main' },
+    });
+    const b = new WebClient(s.url);
+    await b.signIn('bob', bob.password);
+    let home = await b.get('/alice/proj');
+    assert.match(home.text, /action="\/alice\/proj\/action\/star"/);
+    assert.match(home.text, /<a href="\/alice\/proj\/src\/tag\/v0\.1"/);
+    assert.match(home.text, /<a href="\/alice\/proj\/src\/branch\/main" aria-current="page">main<\/a>/);
+    assert.equal((await b.post('/alice/proj/action/star', {})).status, 303);
+    await b.get('/alice/proj');
+    await b.post('/alice/proj/action/watch', {});
+    const starred = await s.api<Array<{ full_name: string }>>('GET', '/user/starred', { token: bob.token });
+    assert.deepEqual(
+      starred.body.map((r) => r.full_name),
+      ['alice/proj'],
+    );
+    assert.equal((await s.api('GET', '/repos/alice/proj/subscription', { token: bob.token })).status, 200);
+    home = await b.get('/alice/proj');
+    assert.match(home.text, /action="\/alice\/proj\/action\/unstar"/);
+    await b.post('/alice/proj/action/unstar', {});
+    assert.equal((await s.api<unknown[]>('GET', '/user/starred', { token: bob.token })).body.length, 0);
+    assert.equal((await b.post('/alice/proj/action/explode', {})).status, 404);
+    // The file view keeps its path when switching to the tag.
+    const file = await b.get('/alice/proj/src/branch/main/README.md');
+    assert.match(file.text, /href="\/alice\/proj\/src\/tag\/v0\.1\/README\.md"/);
+
+    // Fork into bob's account from the form.
+    const form = await b.get('/alice/proj/fork');
+    assert.equal(form.status, 200);
+    const forked = await b.post('/alice/proj/fork', {
+      uid: form.text.match(/<option value="(\d+)"/)![1]!,
+      repo_name: 'proj-fork',
+    });
+    assert.equal(forked.status, 303);
+    assert.equal(forked.location, '/bob/proj-fork');
+    const fork = await s.api<{ fork: boolean; parent: { full_name: string } }>(
+      'GET',
+      '/repos/bob/proj-fork',
+      {
+        token: bob.token,
+      },
+    );
+    assert.equal(fork.body.fork, true);
+    assert.equal(fork.body.parent.full_name, 'alice/proj');
+    // The same name again: the form comes back with the reason (422), no second fork.
+    await b.get('/alice/proj/fork');
+    const again = await b.post('/alice/proj/fork', {
+      uid: form.text.match(/<option value="(\d+)"/)![1]!,
+      repo_name: 'proj-fork',
+    });
+    assert.equal(again.status, 422);
+    assert.match(again.text, /role="alert"/);
+    // Signed out: counts, no forms; the fork page sends to sign in; a private repository is 404.
+    const anon = new WebClient(s.url);
+    const seen = await anon.get('/alice/proj');
+    assert.doesNotMatch(seen.text, /action\/star/);
+    assert.match(seen.text, /stars · /);
+    assert.equal((await anon.get('/alice/proj/fork')).status, 303);
+    assert.equal((await b.get('/alice/secret/fork')).status, 404);
+    assert.equal((await b.post('/alice/secret/action/star', {})).status, 404);
+  });
 });

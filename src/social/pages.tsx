@@ -1,0 +1,88 @@
+// Stars and watches in the web interface: the buttons of a repository's home (with their counts,
+// and the fork button beside them) and the forms they post, as Forgejo's /{owner}/{repo}/action/*.
+import type { FastifyInstance } from 'fastify';
+import type { VNode } from 'preact';
+import type { AppContext } from '../app/context.js';
+import { AppError, notFound } from '../errors.js';
+import type { RepoRow } from '../repos/store.js';
+import type { UserRow } from '../users/store.js';
+import { CsrfField, type PageContext } from '../web/layout.js';
+import type { Web } from '../web/plugin.js';
+
+export interface RepoActionState {
+  starred: boolean;
+  watching: boolean;
+}
+
+/** Whether the viewer stars and watches the repository (null when signed out). */
+export async function actionState(ctx: AppContext, repo: RepoRow, user: UserRow | null) {
+  if (!user) return null;
+  const [starred, watch] = await Promise.all([
+    ctx.social.isStarred(user, repo),
+    ctx.notifications.getWatch(repo, user),
+  ]);
+  return { starred, watching: !!watch };
+}
+
+export function RepoActions(props: {
+  page: PageContext;
+  base: string;
+  repo: RepoRow;
+  state: RepoActionState | null;
+}): VNode {
+  const { repo, state, page } = props;
+  const form = (action: string, label: string, count: number, pressed: boolean) => (
+    <form method="post" action={`${props.base}/action/${action}`} class="inline">
+      <CsrfField page={page} />
+      <button type="submit" aria-pressed={pressed ? 'true' : 'false'}>
+        {label} <span class="count">{count}</span>
+      </button>
+    </form>
+  );
+  if (!state)
+    return (
+      <p class="repo-actions muted">
+        ★ {repo.num_stars} stars · 👁 {repo.num_watches} watching · ⑂ {repo.num_forks} forks
+      </p>
+    );
+  return (
+    <div class="repo-actions">
+      {state.watching
+        ? form('unwatch', 'Unwatch', repo.num_watches, true)
+        : form('watch', 'Watch', repo.num_watches, false)}
+      {state.starred
+        ? form('unstar', 'Unstar', repo.num_stars, true)
+        : form('star', 'Star', repo.num_stars, false)}
+      <a class="button" href={`${props.base}/fork`}>
+        Fork <span class="count">{repo.num_forks}</span>
+      </a>
+    </div>
+  );
+}
+
+export function socialPages(app: FastifyInstance, web: Web): void {
+  const { ctx } = web;
+  app.post('/:owner/:repo/action/:action', async (request, reply) => {
+    const user = web.requireUser(request);
+    const p = request.params as Record<string, string>;
+    const view = await ctx.repos.requireRepo(p['owner'] ?? '', p['repo'] ?? '', request.web.viewer, 'read');
+    const owner = (await ctx.users.getById(view.repo.owner_id))!;
+    const back = `/${owner.name}/${view.repo.name}`;
+    const run: Record<string, () => Promise<unknown>> = {
+      star: () => ctx.social.star(user, view.repo),
+      unstar: () => ctx.social.unstar(user, view.repo),
+      watch: () => ctx.notifications.watch(view.repo, user),
+      unwatch: () => ctx.notifications.unwatch(view.repo, user),
+    };
+    const fn = run[p['action'] ?? ''];
+    if (!fn) throw notFound('unknown action');
+    try {
+      await fn();
+    } catch (err) {
+      if (err instanceof AppError && (err.kind === 'forbidden' || err.kind === 'invalid'))
+        return web.redirect(reply, back, { kind: 'error', text: err.message });
+      throw err;
+    }
+    return web.redirect(reply, back);
+  });
+}

@@ -12,6 +12,7 @@ import { UserType } from '../users/tables.js';
 import type { UserRow, Viewer } from '../users/store.js';
 import type { RepoRow } from './store.js';
 import type { ListFilter } from './store.js';
+import { ActivityFeed, feedFor, type FeedItem } from '../activities/pages.js';
 
 type Form = Record<string, string | undefined>;
 
@@ -77,7 +78,13 @@ function ExplorePage(props: {
   );
 }
 
-function Dashboard(props: { page: PageContext; user: UserRow; items: Listed[]; total: number }): VNode {
+function Dashboard(props: {
+  page: PageContext;
+  user: UserRow;
+  items: Listed[];
+  total: number;
+  feed: FeedItem[];
+}): VNode {
   return (
     <Layout page={props.page} title="Dashboard">
       <div class="columns">
@@ -87,6 +94,8 @@ function Dashboard(props: { page: PageContext; user: UserRow; items: Listed[]; t
             <a href="/explore/repos">Explore</a> what others are building, or{' '}
             <a href="/repo/create">create a repository</a>.
           </p>
+          <h2>Recent activity</h2>
+          <ActivityFeed items={props.feed} />
         </section>
         <section class="card">
           <h2>
@@ -256,7 +265,13 @@ export function repoListPages(app: FastifyInstance, web: Web): void {
       );
       return web.send(
         reply,
-        <Dashboard page={web.page(request)} user={user} items={await withOwners(rows)} total={total} />,
+        <Dashboard
+          page={web.page(request)}
+          user={user}
+          items={await withOwners(rows)}
+          total={total}
+          feed={await feedFor(web.ctx, user, request.web.viewer)}
+        />,
       );
     }
     return explorePage(request, reply);

@@ -254,6 +254,11 @@ describe('web interface: writing issues and pull requests', () => {
     assert.deepEqual(cleared.body.assignees ?? [], []);
     await s.api('DELETE', '/repos/alice/proj/collaborators/bob', { token: alice.token });
 
+    // The dashboard's feed shows what happened.
+    const dash = await c.get('/');
+    assert.match(dash.text, new RegExp(`opened issue <a href="/alice/proj/issues/${index}">alice/proj#${index}</a>`));
+    assert.match(dash.text, /closed issue/);
+
     // An empty title is refused with the form shown again (422), nothing written.
     const before = await s.api<unknown[]>('GET', '/repos/alice/proj/issues?state=all', {
       token: alice.token,

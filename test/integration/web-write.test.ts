@@ -256,7 +256,10 @@ describe('web interface: writing issues and pull requests', () => {
 
     // The dashboard's feed shows what happened.
     const dash = await c.get('/');
-    assert.match(dash.text, new RegExp(`opened issue <a href="/alice/proj/issues/${index}">alice/proj#${index}</a>`));
+    assert.match(
+      dash.text,
+      new RegExp(`opened issue <a href="/alice/proj/issues/${index}">alice/proj#${index}</a>`),
+    );
     assert.match(dash.text, /closed issue/);
 
     // An empty title is refused with the form shown again (422), nothing written.

@@ -204,7 +204,14 @@ try {
     await ctx.close();
   }
 
-  const anvil = server(['--max-semi-space-size=16', cli, 'web'], env);
+  const anvil = server(
+    [
+      ...(process.env['BENCH_NODE_ARGS'] ?? '--max-semi-space-size=16').split(' ').filter(Boolean),
+      cli,
+      'web',
+    ],
+    env,
+  );
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/api/v1/version`);
   const auth = { authorization: `token ${token}` };

@@ -5,12 +5,16 @@
 // exist, full commit ids to commits), fenced code highlighted server-side by highlight.js (class
 // names only), then passed through sanitize-html's allow-list, so no script, event attribute or
 // javascript: URL survives.
+//
+// The libraries (some 40 MB once loaded) are loaded on the first render, not at start-up: a
+// server that only serves the API, git or packages never pays for them.
+import { createRequire } from 'node:module';
 import { LRUCache } from 'lru-cache';
-import taskLists from 'markdown-it-task-lists';
-import hljs from 'highlight.js';
-import MarkdownIt from 'markdown-it';
-import anchor from 'markdown-it-anchor';
-import sanitizeHtml from 'sanitize-html';
+import type TaskLists from 'markdown-it-task-lists';
+import type { HLJSApi } from 'highlight.js';
+import type MarkdownIt from 'markdown-it';
+import type Anchor from 'markdown-it-anchor';
+import type SanitizeHtml from 'sanitize-html';
 
 type Md = InstanceType<typeof MarkdownIt>;
 type Token = ReturnType<Md['parse']>[number];
@@ -116,8 +120,9 @@ function linkReferences(md: Md): void {
   });
 }
 
-function renderer(breaks: boolean): Md {
-  const md = new MarkdownIt({
+function renderer(l: Pick<Libs, 'hljs' | 'MarkdownIt' | 'anchor' | 'taskLists'>, breaks: boolean): Md {
+  const { hljs } = l;
+  const md = new l.MarkdownIt({
     html: false,
     linkify: true,
     typographer: false,
@@ -128,16 +133,13 @@ function renderer(breaks: boolean): Md {
       return `<pre><code class="hljs${language ? ` language-${escape(language)}` : ''}">${body}</code></pre>`;
     },
   });
-  md.use(taskLists, { enabled: false, label: false });
-  md.use(anchor, { slugify: headingId, tabIndex: false });
+  md.use(l.taskLists, { enabled: false, label: false });
+  md.use(l.anchor, { slugify: headingId, tabIndex: false });
   linkReferences(md);
   return md;
 }
 
-const documents = renderer(false);
-const comments = renderer(true);
-
-const SANITIZE: sanitizeHtml.IOptions = {
+const sanitizeOptions = (sanitizeHtml: typeof SanitizeHtml): SanitizeHtml.IOptions => ({
   allowedTags: [
     ...sanitizeHtml.defaults.allowedTags.filter((t) => t !== 'iframe'),
     'img',
@@ -184,12 +186,44 @@ const SANITIZE: sanitizeHtml.IOptions = {
           : attribs,
     }),
   },
-};
+});
+
+interface Libs {
+  hljs: HLJSApi;
+  MarkdownIt: typeof MarkdownIt;
+  anchor: typeof Anchor;
+  taskLists: typeof TaskLists;
+  sanitizeHtml: typeof SanitizeHtml;
+}
+
+let loaded: { hljs: HLJSApi; documents: Md; comments: Md; sanitize: (html: string) => string } | undefined;
+
+/** The renderers, built on first use. */
+function libs() {
+  if (loaded) return loaded;
+  const load = createRequire(import.meta.url);
+  const l: Libs = {
+    hljs: load('highlight.js') as HLJSApi,
+    MarkdownIt: load('markdown-it') as typeof MarkdownIt,
+    anchor: (load('markdown-it-anchor') as { default: typeof Anchor }).default,
+    taskLists: load('markdown-it-task-lists') as typeof TaskLists,
+    sanitizeHtml: load('sanitize-html') as typeof SanitizeHtml,
+  };
+  const options = sanitizeOptions(l.sanitizeHtml);
+  loaded = {
+    hljs: l.hljs,
+    documents: renderer(l, false),
+    comments: renderer(l, true),
+    sanitize: (html) => l.sanitizeHtml(html, options),
+  };
+  return loaded;
+}
 
 /** Markdown to sanitized HTML, references linked as `opts` allows. */
 export function renderMarkdown(text: string, opts: RenderOptions = {}): string {
+  const { comments, documents, sanitize } = libs();
   const md = opts.breaks ? comments : documents;
-  return sanitizeHtml(md.render(text, { ...opts }), SANITIZE);
+  return sanitize(md.render(text, { ...opts }));
 }
 
 /**
@@ -218,6 +252,7 @@ export function highlightLines(code: string, fileName: string, contentId?: strin
 
 function highlight(code: string, fileName: string): string[] {
   const ext = fileName.includes('.') ? fileName.slice(fileName.lastIndexOf('.') + 1).toLowerCase() : '';
+  const { hljs } = libs();
   const language = ext && hljs.getLanguage(ext) ? ext : undefined;
   const html = language ? hljs.highlight(code, { language, ignoreIllegals: true }).value : escape(code);
   // Spans may cross lines: close the open ones at each line end and reopen them on the next.

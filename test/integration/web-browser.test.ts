@@ -267,6 +267,24 @@ describe('web interface in a browser', () => {
     const [asset] = await Promise.all([page.waitForEvent('download'), page.click('text=tool.bin')]);
     assert.equal(fs.readFileSync((await asset.path())!).toString(), 'tool bytes');
 
+    // The other main pages: no serious accessibility violation, a screenshot of each.
+    for (const [name, p] of [
+      ['issues', '/devon/tool/issues?state=closed'],
+      ['pulls', '/devon/tool/pulls?state=closed'],
+      ['releases', '/devon/tool/releases'],
+      ['labels', '/devon/tool/labels'],
+      ['milestones', '/devon/tool/milestones'],
+      ['branches', '/devon/tool/branches'],
+      ['blame', '/devon/tool/blame/branch/main/main.txt'],
+      ['commit-split', `/devon/tool/pulls/2/files?style=split`],
+      ['explore-users', '/explore/users'],
+    ] as const) {
+      await page.goto(`${s.url}${p}`);
+      assert.ok((await page.title()).endsWith(' - Anvil'), `${p} has a title`);
+      assert.deepEqual(await accessibilityViolations(page), [], p);
+      await screenshots(page, name);
+    }
+
     // Every page the API links to answers.
     for (const url of [
       issue.body.html_url,

@@ -45,6 +45,7 @@ import { CronService, describeSchedule } from '../cron/service.js';
 import { TopicService } from '../topics/service.js';
 import { AvatarService } from '../avatars/service.js';
 import { OAuth2Service } from '../oauth2/service.js';
+import { RepoMetaService } from '../repometa/service.js';
 import { nextRunIn } from '../config/config.js';
 
 /**
@@ -104,6 +105,8 @@ export interface AppContext {
   topics: TopicService;
   avatars: AvatarService;
   oauth2: OAuth2Service;
+  /** Languages, issue templates, flags and git hooks of repositories. */
+  repoMeta: RepoMetaService;
   close(): Promise<void>;
 }
 
@@ -166,6 +169,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.topics = new TopicService(ctx);
   ctx.avatars = new AvatarService(ctx);
   ctx.oauth2 = new OAuth2Service(db);
+  ctx.repoMeta = new RepoMetaService(ctx);
   ctx.activities = new ActivityService(ctx);
   ctx.pulls = new PullService(ctx);
   ctx.webhooks = new WebhookService(ctx);

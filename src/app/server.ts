@@ -58,6 +58,7 @@ import { registerWeb, Web, type PageRoutes } from '../web/plugin.js';
 import { setNotFoundPage } from '../http/errors.js';
 import { avatarFileRoutes, avatarsRoutes } from '../avatars/routes.js';
 import { oauth2Routes } from '../oauth2/routes.js';
+import { repoMetaRoutes } from '../repometa/routes.js';
 import { userPages } from '../users/pages.js';
 import { repoListPages } from '../repos/pages.js';
 import { codePages } from '../repos/code-pages.js';
@@ -104,6 +105,7 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   activityRoutes,
   avatarsRoutes,
   oauth2Routes,
+  repoMetaRoutes,
 ];
 
 /** Each domain's web pages (server-rendered HTML at Forgejo's URL layout). */

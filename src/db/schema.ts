@@ -25,6 +25,7 @@ import type { ActivityTables } from '../activities/tables.js';
 import type { PackageCleanupTables } from '../packages/cleanup/tables.js';
 import type { TopicTables } from '../topics/tables.js';
 import type { OAuth2Tables } from '../oauth2/tables.js';
+import type { RepoMetaTables } from '../repometa/tables.js';
 
 export interface DB
   extends
@@ -53,4 +54,5 @@ export interface DB
     ActivityTables,
     PackageCleanupTables,
     TopicTables,
-    OAuth2Tables {}
+    OAuth2Tables,
+    RepoMetaTables {}

@@ -13,18 +13,19 @@ export async function reposJsonOf(
 ): Promise<RepositoryJson[]> {
   const rootUrl = ctx.config.server.rootUrl;
   const owners = await ctx.users.getByIds([...new Set(rows.map((r) => r.owner_id))]);
-  const [parents, access, counts, topics] = await Promise.all([
+  const [parents, access, counts, topics, languages] = await Promise.all([
     ctx.forks.parentsJson(rows, viewer),
     ctx.repos.accessMany(rows, viewer, owners),
     ctx.issues.openCounts(rows.map((r) => r.id)),
     ctx.topics.namesOf(rows.map((r) => r.id)),
+    ctx.repoMeta.primaryLanguages(rows),
   ]);
   return rows.map((r) =>
     toRepoJson(
       r,
       owners.get(r.owner_id)!,
       access.get(r.id)!,
-      { rootUrl, viewer, counts: counts.get(r.id), topics: topics.get(r.id) },
+      { rootUrl, viewer, counts: counts.get(r.id), topics: topics.get(r.id), language: languages.get(r.id) },
       parents.get(r.id) ?? null,
     ),
   );

@@ -84,21 +84,28 @@ export function repoRoutes(app: Api, ctx: AppContext): void {
     },
   );
 
-  app.post(
-    '/orgs/:org/repos',
-    {
-      schema: {
-        ...createSchema('Create a repository in an organization'),
-        params: Type.Object({ org: Type.String() }),
+  // POST /org/{org}/repos is Forgejo's deprecated spelling of POST /orgs/{org}/repos.
+  for (const [url, deprecated] of [
+    ['/orgs/:org/repos', false],
+    ['/org/:org/repos', true],
+  ] as const) {
+    app.post(
+      url,
+      {
+        schema: {
+          ...createSchema('Create a repository in an organization'),
+          params: Type.Object({ org: Type.String() }),
+          ...(deprecated ? { deprecated: true } : {}),
+        },
+        config: { auth: signed },
       },
-      config: { auth: signed },
-    },
-    async (request, reply) => {
-      const org = await orgs.requireVisibleOrg(request.params.org, request.viewer);
-      const repo = await repos.create(signedIn(request).user, org, createInput(request.body));
-      return reply.code(201).send(await repoJson(repo, request.viewer));
-    },
-  );
+      async (request, reply) => {
+        const org = await orgs.requireVisibleOrg(request.params.org, request.viewer);
+        const repo = await repos.create(signedIn(request).user, org, createInput(request.body));
+        return reply.code(201).send(await repoJson(repo, request.viewer));
+      },
+    );
+  }
 
   app.post(
     '/admin/users/:username/repos',

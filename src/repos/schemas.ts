@@ -142,6 +142,8 @@ export interface RepoJsonContext {
   counts?: { issues: number; pulls: number } | undefined;
   /** The repository's topics, when the caller read them. */
   topics?: string[] | undefined;
+  /** The largest language of the default branch, when the caller computed it. */
+  language?: string | undefined;
 }
 
 type RepoFieldsJson = Omit<RepositoryJson, 'parent'>;
@@ -169,7 +171,7 @@ export function toRepoJson(
     mirror: repo.is_mirror === 1,
     // KiB, rounded down as Forgejo does.
     size: Math.floor(repo.size / 1024),
-    language: '',
+    language: ctx.language ?? '',
     languages_url: `${ctx.rootUrl}api/v1/repos/${full}/languages`,
     html_url: html,
     url: `${ctx.rootUrl}api/v1/repos/${full}`,

@@ -23,6 +23,8 @@ import { CsrfField, Layout, type PageContext } from '../web/layout.js';
 import { Pager, When, pageNumber } from '../web/components.js';
 import type { Web } from '../web/plugin.js';
 import { canWriteIssues } from './service.js';
+import type { IssueTemplate } from '../repometa/issue-templates.js';
+import { TemplateChooser, TemplateFields, composeBody, missingFields } from './template-form.js';
 import type { CommentRow, IssueRow } from './store.js';
 import { secondsToText } from './tracking-schemas.js';
 import { CommentType } from './tables.js';
@@ -673,8 +675,9 @@ export function issuePages(app: FastifyInstance, web: Web): void {
     request: FastifyRequest,
     reply: FastifyReply,
     t: Awaited<ReturnType<typeof openRepo>>,
-    values: { title: string; content: string; labels: string[] },
+    values: { title: string; content: string; labels: string[]; form?: Record<string, unknown> },
     error?: string,
+    template?: IssueTemplate,
   ) => {
     const { view, owner, base } = t;
     const choices = canWriteIssues(view.access) ? await labelsFor(ctx, view.repo, owner) : [];
@@ -695,12 +698,12 @@ export function issuePages(app: FastifyInstance, web: Web): void {
             <label for="f-title">Title</label>
             <input id="f-title" name="title" type="text" required value={values.title} autoFocus />
           </div>
-          <div class="field">
-            <label for="f-content">Description</label>
-            <textarea id="f-content" name="content" placeholder="Markdown">
-              {values.content}
-            </textarea>
-          </div>
+          {template ? <input type="hidden" name="template" value={template.file_name} /> : null}
+          {template?.body ? (
+            <TemplateFields fields={template.body} values={values.form ?? {}} />
+          ) : (
+            <MarkdownField id="f-content" name="content" label="Description" value={values.content} />
+          )}
           {choices.length ? (
             <fieldset class="label-choices">
               <legend>Labels</legend>
@@ -726,28 +729,86 @@ export function issuePages(app: FastifyInstance, web: Web): void {
     );
   };
 
+  /** The label ids of a template's label names (those the repository has). */
+  const templateLabels = async (t: Awaited<ReturnType<typeof openRepo>>, template: IssueTemplate) => {
+    const names = new Set(template.labels.map((l) => l.toLowerCase()));
+    return (await labelsFor(ctx, t.view.repo, t.owner))
+      .filter((l) => names.has(l.name.toLowerCase()))
+      .map((l) => String(l.id));
+  };
+
+  app.get('/:owner/:repo/issues/new/choose', async (request, reply) => {
+    web.requireUser(request);
+    const t = await openRepo(web, request, 'repo.issues');
+    if (!t.view.repo.has_issues) throw notFound('Issues are turned off in this repository');
+    const [{ templates }, { config }] = await Promise.all([
+      ctx.repoMeta.issueTemplates(t.view.repo),
+      ctx.repoMeta.issueConfig(t.view.repo),
+    ]);
+    return web.send(
+      reply,
+      <Layout page={web.page(request)} title={`New issue · ${t.owner.name}/${t.view.repo.name}`}>
+        <RepoHeader t={{ owner: t.owner, repo: t.view.repo }} active="issues" />
+        <h2>New issue: choose a template</h2>
+        <TemplateChooser base={t.base} templates={templates} config={config} />
+      </Layout>,
+    );
+  });
+
   app.get('/:owner/:repo/issues/new', async (request, reply) => {
     web.requireUser(request);
     const t = await openRepo(web, request, 'repo.issues');
     if (!t.view.repo.has_issues) throw notFound('Issues are turned off in this repository');
-    return newIssueForm(request, reply, t, { title: '', content: '', labels: [] });
+    const q = request.query as Record<string, unknown>;
+    const wanted = q['template'];
+    const { templates } = await ctx.repoMeta.issueTemplates(t.view.repo);
+    // With templates, "New issue" first offers them (a blank issue is `?blank=1`).
+    if (templates.length && wanted === undefined && q['blank'] === undefined)
+      return web.redirect(reply, `${t.base}/issues/new/choose`);
+    const template = templates.find((x) => x.file_name === wanted);
+    if (!template) return newIssueForm(request, reply, t, { title: '', content: '', labels: [] });
+    return newIssueForm(
+      request,
+      reply,
+      t,
+      { title: template.title, content: template.content, labels: await templateLabels(t, template) },
+      undefined,
+      template,
+    );
   });
 
   app.post('/:owner/:repo/issues/new', async (request, reply) => {
     const user = web.requireUser(request);
     const t = await openRepo(web, request, 'repo.issues');
     const body = request.body as Record<string, unknown>;
-    const values = { title: str(body['title']), content: str(body['content']), labels: list(body['label']) };
+    const values = {
+      title: str(body['title']),
+      content: str(body['content']),
+      labels: list(body['label']),
+      form: body,
+    };
+    const wanted = str(body['template']);
+    const template = wanted
+      ? (await ctx.repoMeta.issueTemplates(t.view.repo)).templates.find((x) => x.file_name === wanted)
+      : undefined;
+    if (template?.body) {
+      const missing = missingFields(template.body, body);
+      if (missing.length)
+        return newIssueForm(request, reply, t, values, `Required: ${missing.join(', ')}`, template);
+      values.content = composeBody(template.body, body);
+      if (!values.labels.length) values.labels = await templateLabels(t, template);
+    }
     try {
       const issue = await issues.create(t.view, user, {
         title: values.title,
         body: values.content,
         labels: values.labels.map(Number).filter((n) => Number.isSafeInteger(n) && n > 0),
+        ...(template?.ref && template.ref !== 'refs/heads/' ? { ref: template.ref } : {}),
       });
       return web.redirect(reply, `${t.base}/issues/${issue.index}`);
     } catch (err) {
       if (err instanceof AppError && err.kind === 'invalid')
-        return newIssueForm(request, reply, t, values, err.message);
+        return newIssueForm(request, reply, t, values, err.message, template);
       throw err;
     }
   });

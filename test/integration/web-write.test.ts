@@ -553,4 +553,105 @@ describe('web interface: writing issues and pull requests', () => {
     assert.equal((await b.get('/alice/secret/fork')).status, 404);
     assert.equal((await b.post('/alice/secret/action/star', {})).status, 404);
   });
+  it('offers issue templates: markdown ones filled in, issue forms turned into the text', async () => {
+    await s.api('POST', '/user/repos', { token: alice.token, body: { name: 'tpl', auto_init: true } });
+    await s.api('POST', '/repos/alice/tpl/labels', {
+      token: alice.token,
+      body: { name: 'bug', color: '#ee0701' },
+    });
+    const put = (p: string, text: string) =>
+      s.api('POST', `/repos/alice/tpl/contents/${p}`, {
+        token: alice.token,
+        body: { content: Buffer.from(text).toString('base64'), message: `Add ${p}` },
+      });
+    await put(
+      '.forgejo/ISSUE_TEMPLATE/bug.md',
+      '---\nname: Bug report\nabout: Something is broken\ntitle: "[Bug] "\nlabels: [bug]\n---\n\n## Steps\n',
+    );
+    await put(
+      '.forgejo/ISSUE_TEMPLATE/form.yaml',
+      [
+        'name: Feature form',
+        'about: Ask for a feature',
+        'title: "[Feature] "',
+        'body:',
+        '  - type: markdown',
+        '    attributes:',
+        '      value: "Thanks for **asking**."',
+        '  - type: textarea',
+        '    id: what',
+        '    attributes:',
+        '      label: What do you want?',
+        '    validations:',
+        '      required: true',
+        '  - type: dropdown',
+        '    id: area',
+        '    attributes:',
+        '      label: Area',
+        '      options: [API, Web]',
+        '  - type: checkboxes',
+        '    id: terms',
+        '    attributes:',
+        '      label: Checks',
+        '      options:',
+        '        - label: I searched first',
+        '',
+      ].join('\n'),
+    );
+    const c = new WebClient(s.url);
+    await c.signIn('alice', alice.password);
+    const start = await c.get('/alice/tpl/issues/new');
+    assert.equal(start.status, 303);
+    assert.equal(start.location, '/alice/tpl/issues/new/choose');
+    const choose = await c.get('/alice/tpl/issues/new/choose');
+    assert.match(choose.text, /Bug report/);
+    assert.match(choose.text, /Feature form/);
+    assert.match(choose.text, /Open a blank issue/);
+    assert.match(
+      choose.text,
+      /href="\/alice\/tpl\/issues\/new\?template=\.forgejo%2FISSUE_TEMPLATE%2Fbug\.md"/,
+    );
+    const bug = await c.get(
+      `/alice/tpl/issues/new?template=${encodeURIComponent('.forgejo/ISSUE_TEMPLATE/bug.md')}`,
+    );
+    assert.match(bug.text, /value="\[Bug\] "/);
+    assert.match(bug.text, /## Steps/);
+    assert.match(bug.text, /name="label" value="\d+" checked/);
+    const form = await c.get(
+      `/alice/tpl/issues/new?template=${encodeURIComponent('.forgejo/ISSUE_TEMPLATE/form.yaml')}`,
+    );
+    assert.match(form.text, /Thanks for <strong>asking<\/strong>/);
+    assert.match(form.text, /name="form-field-what" required/);
+    // A required field left empty: the form again (422), nothing created.
+    const missing = await c.post('/alice/tpl/issues/new', {
+      template: '.forgejo/ISSUE_TEMPLATE/form.yaml',
+      title: '[Feature] x',
+    });
+    assert.equal(missing.status, 422);
+    assert.match(missing.text, /Required: What do you want\?/);
+    const made = await c.post('/alice/tpl/issues/new', {
+      template: '.forgejo/ISSUE_TEMPLATE/form.yaml',
+      title: '[Feature] Dark mode',
+      'form-field-what': 'A dark theme',
+      'form-field-area': '1',
+      'form-field-terms-0': 'on',
+    });
+    assert.equal(made.status, 303, made.text);
+    const issue = await s.api<{ body: string; title: string }>(
+      'GET',
+      `/repos/alice/tpl/issues/${made.location!.split('/').pop()}`,
+      {
+        token: alice.token,
+      },
+    );
+    assert.equal(issue.body.title, '[Feature] Dark mode');
+    assert.equal(
+      issue.body.body,
+      '### What do you want?\n\nA dark theme\n\n### Area\n\nWeb\n\n### Checks\n\n- [x] I searched first',
+    );
+    // A blank issue stays possible.
+    const blank = await c.get('/alice/tpl/issues/new?blank=1');
+    assert.equal(blank.status, 200);
+    assert.match(blank.text, /name="content"/);
+  });
 });

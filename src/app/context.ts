@@ -31,6 +31,7 @@ import { ReleaseService } from '../releases/service.js';
 import { NotificationService } from '../notifications/service.js';
 import { WebhookService } from '../webhooks/service.js';
 import { PullService } from '../pulls/service.js';
+import { AutoMergeService } from '../pulls/automerge.js';
 import { ActionsService } from '../actions/service.js';
 import { ArtifactService } from '../artifacts/service.js';
 import { ForkService } from '../repos/forks.js';
@@ -92,6 +93,8 @@ export interface AppContext {
   notifications: NotificationService;
   webhooks: WebhookService;
   pulls: PullService;
+  /** Scheduled merges (merge when checks succeed). */
+  autoMerge: AutoMergeService;
   actions: ActionsService;
   artifacts: ArtifactService;
   forks: ForkService;
@@ -172,6 +175,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.repoMeta = new RepoMetaService(ctx);
   ctx.activities = new ActivityService(ctx);
   ctx.pulls = new PullService(ctx);
+  ctx.autoMerge = new AutoMergeService(ctx);
   ctx.webhooks = new WebhookService(ctx);
   ctx.actions = new ActionsService(ctx);
   ctx.artifacts = new ArtifactService(ctx);

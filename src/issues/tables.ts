@@ -89,6 +89,8 @@ export const CommentType = {
   unlock: 24,
   deleteTimeManual: 26,
   changeIssueRef: 33,
+  pullScheduledMerge: 34,
+  pullCancelScheduledMerge: 35,
   pin: 36,
   unpin: 37,
 } as const;

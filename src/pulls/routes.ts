@@ -11,7 +11,7 @@ import type { RouteAuth } from '../http/auth.js';
 import { signedIn } from '../http/auth.js';
 import { pageOf, sendPage, setPageHeaders } from '../http/pagination.js';
 import { isoTime } from '../http/format.js';
-import { invalidField, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import { toUserJson } from '../users/schemas.js';
 import type { Viewer } from '../users/store.js';
 import type { RepoRow } from '../repos/store.js';
@@ -386,8 +386,7 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
     async (request, reply) => {
       const { view, pull } = await pullOf(request, request.params.index);
       const b = request.body;
-      if (b.merge_when_checks_succeed) throw invalidField('merge_when_checks_succeed', 'not supported');
-      await pulls.merge(view, pull, signedIn(request).user, {
+      const input = {
         style: b.Do,
         title: b.MergeTitleField,
         message: b.MergeMessageField,
@@ -395,7 +394,15 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
         headCommitId: b.head_commit_id,
         mergeCommitId: b.MergeCommitID,
         force: b.force_merge,
-      });
+      };
+      const doer = signedIn(request).user;
+      // Scheduled: 201 now, merged when the checks pass; merged at once when nothing is pending.
+      if (
+        b.merge_when_checks_succeed &&
+        (await ctx.autoMerge.schedule(view, pull, doer, input)) === 'scheduled'
+      )
+        return reply.code(201).send();
+      await pulls.merge(view, pull, doer, input);
       return reply.code(200).send();
     },
   );
@@ -415,6 +422,26 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
       const { pull } = await pullOf(request, request.params.index);
       if (!pull.pr.has_merged) throw notFound('pull request has not been merged');
       return reply.code(204).send();
+    },
+  );
+
+  app.delete(
+    '/repos/:owner/:repo/pulls/:index/merge',
+    {
+      schema: {
+        tags,
+        summary: 'Cancel the scheduled auto merge for the given pull request',
+        description:
+          'Whoever scheduled it, or a repository administrator (403 otherwise); 404 when none is scheduled.',
+        params: IndexParams,
+        response: { 204: Type.Null() },
+      },
+      config: { auth: write },
+    },
+    async (request, reply) => {
+      const { view, pull } = await pullOf(request, request.params.index);
+      await ctx.autoMerge.cancel(view, pull, signedIn(request).user);
+      return reply.code(204).send(null);
     },
   );
 

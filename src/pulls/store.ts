@@ -4,6 +4,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import {
   ReviewType,
+  type PullAutoMergeTable,
   type PullRequestTable,
   type PullReviewCommentTable,
   type PullReviewTable,
@@ -40,6 +41,10 @@ export async function updateUnmerged(
     .where('has_merged', '=', 0)
     .returningAll()
     .executeTakeFirst();
+}
+
+export function getById(q: Q, id: number): Promise<PullRow | undefined> {
+  return q.selectFrom('pull_request').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 export function getByIssueId(q: Q, issueId: number): Promise<PullRow | undefined> {
@@ -231,4 +236,39 @@ export async function countReviewComments(q: Q, reviewIds: number[]): Promise<Ma
     .groupBy('review_id')
     .execute();
   return new Map(rows.map((r) => [r.review_id, Number(r.n)]));
+}
+
+// Scheduled merges
+
+export type AutoMergeRow = Selectable<PullAutoMergeTable>;
+
+export function getAutoMerge(q: Q, pullId: number): Promise<AutoMergeRow | undefined> {
+  return q.selectFrom('pull_auto_merge').selectAll().where('pull_id', '=', pullId).executeTakeFirst();
+}
+
+/** Schedules a merge; false when one is already scheduled (the unique pull_id refuses a second). */
+export async function insertAutoMerge(q: Q, row: Insertable<PullAutoMergeTable>): Promise<boolean> {
+  const r = await q
+    .insertInto('pull_auto_merge')
+    .values(row)
+    .onConflict((oc) => oc.column('pull_id').doNothing())
+    .executeTakeFirst();
+  return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+export async function deleteAutoMerge(q: Q, pullId: number): Promise<boolean> {
+  const r = await q.deleteFrom('pull_auto_merge').where('pull_id', '=', pullId).executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
+}
+
+/** The scheduled merges of the open pull requests of a repository whose head is `sha`. */
+export function autoMergesAtHead(q: Q, repoId: number, sha: string): Promise<AutoMergeRow[]> {
+  return q
+    .selectFrom('pull_auto_merge')
+    .innerJoin('pull_request', 'pull_request.id', 'pull_auto_merge.pull_id')
+    .selectAll('pull_auto_merge')
+    .where('pull_request.base_repo_id', '=', repoId)
+    .where('pull_request.head_commit_id', '=', sha)
+    .where('pull_request.has_merged', '=', 0)
+    .execute();
 }

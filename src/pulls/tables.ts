@@ -83,8 +83,21 @@ export interface PullReviewCommentTable {
   updated_unix: number;
 }
 
+/** A scheduled merge (db/migrations/0034_auto_merge.ts): one per pull request at most. */
+export interface PullAutoMergeTable {
+  id: Generated<number>;
+  pull_id: number;
+  doer_id: number;
+  merge_style: string;
+  title: Generated<string>;
+  message: Generated<string>;
+  delete_branch: Generated<number>;
+  created_unix: number;
+}
+
 export interface PullTables {
   pull_request: PullRequestTable;
   pull_review: PullReviewTable;
   pull_review_comment: PullReviewCommentTable;
+  pull_auto_merge: PullAutoMergeTable;
 }

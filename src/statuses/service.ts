@@ -11,6 +11,13 @@ import type { Page } from '../http/pagination.js';
 import * as store from './store.js';
 import type { StatusRow, StatusSort } from './store.js';
 
+declare module '../events/bus.js' {
+  interface AnvilEvents {
+    /** A commit status was added (for scheduled merges waiting on checks). */
+    'status.created': { repoId: number; sha: string; doerId: number };
+  }
+}
+
 export const STATES = ['pending', 'success', 'error', 'failure', 'warning'] as const;
 export type CommitState = (typeof STATES)[number];
 
@@ -106,7 +113,7 @@ export class StatusService {
   async create(repo: RepoRow, creator: UserRow, sha: string, input: CreateStatusInput): Promise<StatusRow> {
     const full = await this.requireCommitSha(repo, sha);
     const now = nowUnix();
-    return transaction(this.db, async (tx) =>
+    const row = await transaction(this.db, async (tx) =>
       store.insert(tx, {
         repo_id: repo.id,
         sha: full,
@@ -120,6 +127,8 @@ export class StatusService {
         updated_unix: now,
       }),
     );
+    await this.ctx.events.emit('status.created', { repoId: repo.id, sha: full, doerId: creator.id });
+    return row;
   }
 
   list(

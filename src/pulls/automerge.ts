@@ -1,0 +1,138 @@
+// Scheduled merges ("merge when checks succeed", Forgejo's auto-merge): a writer asks for a pull
+// request to be merged once branch protection is satisfied (required status checks passed, enough
+// approvals); the merge then runs, as that writer with the style and message they chose, when a
+// commit status arrives for the head, a review is submitted or the head moves. Asking when nothing
+// is left to wait for merges at once. The timeline records scheduling and cancelling.
+import type { AppContext } from '../app/context.js';
+import { nowUnix, transaction } from '../db/database.js';
+import { conflict, forbidden, notFound } from '../errors.js';
+import * as issueStore from '../issues/store.js';
+import { CommentType } from '../issues/tables.js';
+import { AccessMode } from '../orgs/store.js';
+import type { RepoAccess } from '../repos/service.js';
+import type { RepoRow } from '../repos/store.js';
+import type { UserRow } from '../users/store.js';
+import { PullService, type MergeInput, type Pull } from './service.js';
+import * as store from './store.js';
+import { PullStatus } from './tables.js';
+
+type RepoView = { repo: RepoRow; access: RepoAccess };
+
+export class AutoMergeService {
+  constructor(private readonly ctx: AppContext) {
+    ctx.events.on('status.created', (e) => this.attemptAtHead(e.repoId, e.sha));
+    ctx.events.on('pull.reviewed', async (e) => void (await this.attempt(e.pullId)));
+    ctx.events.on('pull.synchronized', async (e) => void (await this.attempt(e.pullId)));
+    // Merged or closed by other means: nothing is left to schedule.
+    ctx.events.on('pull.merged', (e) => this.drop(e.pullId));
+    ctx.events.on('pull.closed', (e) => this.drop(e.pullId));
+  }
+
+  private get db() {
+    return this.ctx.db;
+  }
+
+  get(pull: Pull): Promise<store.AutoMergeRow | undefined> {
+    return store.getAutoMerge(this.db, pull.pr.id);
+  }
+
+  /**
+   * Schedules the merge; 'now' when nothing is left to wait for (the caller merges at once, as
+   * Forgejo does). 409 when a merge is already scheduled.
+   */
+  async schedule(view: RepoView, pull: Pull, doer: UserRow, input: MergeInput): Promise<'scheduled' | 'now'> {
+    if ((view.access.units.get('repo.code') ?? 0) < AccessMode.write)
+      throw forbidden('you need write access to the code of this repository to merge');
+    if (pull.pr.has_merged) throw conflict('The PR is already merged');
+    if (pull.issue.is_closed) throw conflict('The PR is closed');
+    const unmet = await this.ctx.pulls.unmetProtection(view, pull, doer);
+    if (unmet.length === 0 && pull.pr.status === PullStatus.mergeable) return 'now';
+    const added = await transaction(this.db, async (tx) => {
+      const ok = await store.insertAutoMerge(tx, {
+        pull_id: pull.pr.id,
+        doer_id: doer.id,
+        merge_style: input.style,
+        title: input.title ?? '',
+        message: input.message ?? '',
+        delete_branch: input.deleteBranch ? 1 : 0,
+        created_unix: nowUnix(),
+      });
+      if (ok) await this.note(tx, pull, doer.id, CommentType.pullScheduledMerge);
+      return ok;
+    });
+    if (!added) throw conflict('pull request is already scheduled to auto merge');
+    return 'scheduled';
+  }
+
+  /** Cancels a scheduled merge: whoever scheduled it, or a repository administrator. */
+  async cancel(view: RepoView, pull: Pull, doer: UserRow): Promise<void> {
+    const row = await store.getAutoMerge(this.db, pull.pr.id);
+    if (!row) throw notFound('pull request is not scheduled to auto merge');
+    if (row.doer_id !== doer.id && !PullService.isAdmin(view as never, doer))
+      throw forbidden('only who scheduled the merge, or an administrator, may cancel it');
+    await transaction(this.db, async (tx) => {
+      if (await store.deleteAutoMerge(tx, pull.pr.id))
+        await this.note(tx, pull, doer.id, CommentType.pullCancelScheduledMerge);
+    });
+  }
+
+  private async note(
+    tx: Parameters<typeof issueStore.insertComment>[0],
+    pull: Pull,
+    doerId: number,
+    type: number,
+  ) {
+    const now = nowUnix();
+    await issueStore.insertComment(tx, {
+      type,
+      repo_id: pull.issue.repo_id,
+      issue_id: pull.issue.id,
+      poster_id: doerId,
+      created_unix: now,
+      updated_unix: now,
+    });
+  }
+
+  private async drop(pullId: number): Promise<void> {
+    await store.deleteAutoMerge(this.db, pullId);
+  }
+
+  private async attemptAtHead(repoId: number, sha: string): Promise<void> {
+    for (const row of await store.autoMergesAtHead(this.db, repoId, sha)) await this.attempt(row.pull_id);
+  }
+
+  /** Merges a scheduled pull request when nothing is left to wait for; otherwise keeps waiting. */
+  async attempt(pullId: number): Promise<boolean> {
+    const row = await store.getAutoMerge(this.db, pullId);
+    if (!row) return false;
+    const pr = await store.getById(this.db, pullId);
+    const issue = pr && (await issueStore.getById(this.db, pr.issue_id));
+    const repo = pr && (await this.ctx.repos.getById(pr.base_repo_id));
+    const doer = await this.ctx.users.getById(row.doer_id);
+    if (!pr || !issue || !repo || !doer || pr.has_merged || issue.is_closed) {
+      await this.drop(pullId);
+      return false;
+    }
+    const view = {
+      repo,
+      access: await this.ctx.repos.access(repo, { id: doer.id, isAdmin: doer.is_admin === 1 }),
+    };
+    const pull = { issue, pr };
+    if ((view.access.units.get('repo.code') ?? 0) < AccessMode.write) return false;
+    if ((await this.ctx.pulls.unmetProtection(view, pull, doer)).length) return false;
+    try {
+      await this.ctx.pulls.merge(view, pull, doer, {
+        style: row.merge_style as MergeInput['style'],
+        title: row.title || undefined,
+        message: row.message || undefined,
+        deleteBranch: row.delete_branch === 1,
+      });
+    } catch (err) {
+      // Not mergeable yet (checking, conflicts): the next status, review or push tries again.
+      this.ctx.log.info({ err, pullId }, 'scheduled merge not done yet');
+      return false;
+    }
+    await this.drop(pullId);
+    return true;
+  }
+}

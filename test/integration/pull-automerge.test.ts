@@ -1,0 +1,166 @@
+// Scheduled merges ("merge when checks succeed"): scheduling answers 201 and waits for the required
+// status check, then merges as the scheduler with their style (deleting the branch when asked);
+// a second schedule is 409; cancelling (DELETE /pulls/{index}/merge) is for the scheduler or an
+// administrator (403 otherwise, 404 when nothing is scheduled); the timeline records both; with
+// nothing to wait for, the merge happens at once.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/git.js';
+
+describe('scheduled merges', () => {
+  let s: TestServer;
+  let alice: { token: string };
+  let bob: { token: string };
+
+  const branch = async (name: string) => {
+    const r = await s.api<{ commit: { sha: string } }>('POST', `/repos/alice/proj/contents/${name}.txt`, {
+      token: alice.token,
+      body: {
+        content: Buffer.from(`${name}\n`).toString('base64'),
+        message: `Add ${name}`,
+        new_branch: name,
+      },
+    });
+    assert.equal(r.status, 201, r.text);
+    return r.body.commit.sha;
+  };
+  const open = async (head: string) => {
+    const r = await s.api<{ number: number }>('POST', '/repos/alice/proj/pulls', {
+      token: alice.token,
+      body: { title: `Merge ${head}`, head, base: 'main' },
+    });
+    assert.equal(r.status, 201, r.text);
+    return r.body.number;
+  };
+  const pull = (n: number) =>
+    s.api<{ merged: boolean; merge_commit_sha: string | null }>('GET', `/repos/alice/proj/pulls/${n}`, {
+      token: alice.token,
+    });
+  const timeline = async (n: number) =>
+    (
+      await s.api<Array<{ type: string }>>('GET', `/repos/alice/proj/issues/${n}/timeline`, {
+        token: alice.token,
+      })
+    ).body.map((e) => e.type);
+
+  before(async () => {
+    s = await startServer();
+    alice = await s.createUser('alice');
+    bob = await s.createUser('bob');
+    await s.api('POST', '/user/repos', { token: alice.token, body: { name: 'proj', auto_init: true } });
+  });
+  after(async () => s.close());
+
+  it('merges at once when nothing is pending', async () => {
+    await branch('quick');
+    const n = await open('quick');
+    await waitFor(
+      async () =>
+        (await s.api<{ mergeable: boolean }>('GET', `/repos/alice/proj/pulls/${n}`, { token: alice.token }))
+          .body.mergeable,
+    );
+    const r = await s.api('POST', `/repos/alice/proj/pulls/${n}/merge`, {
+      token: alice.token,
+      body: { Do: 'merge', merge_when_checks_succeed: true },
+    });
+    assert.equal(r.status, 200, r.text);
+    assert.equal((await pull(n)).body.merged, true);
+  });
+
+  it('waits for the required check, then merges; a second schedule is 409', async () => {
+    const bp = await s.api('POST', '/repos/alice/proj/branch_protections', {
+      token: alice.token,
+      body: { rule_name: 'main', enable_status_check: true, status_check_contexts: ['ci'] },
+    });
+    assert.equal(bp.status, 201, bp.text);
+    const tip = await branch('waiting');
+    const n = await open('waiting');
+    const merge = () =>
+      s.api('POST', `/repos/alice/proj/pulls/${n}/merge`, {
+        token: alice.token,
+        body: { Do: 'squash', merge_when_checks_succeed: true, delete_branch_after_merge: true },
+      });
+    let r = await merge();
+    assert.equal(r.status, 201, r.text);
+    assert.equal((await pull(n)).body.merged, false);
+    assert.ok((await timeline(n)).includes('pull_scheduled_merge'));
+    r = await merge();
+    assert.equal(r.status, 409, r.text);
+    // Bob (no write access) may not cancel it; a failing check merges nothing.
+    assert.equal(
+      (await s.api('DELETE', `/repos/alice/proj/pulls/${n}/merge`, { token: bob.token })).status,
+      403,
+    );
+    await s.api('POST', `/repos/alice/proj/statuses/${tip}`, {
+      token: alice.token,
+      body: { state: 'pending', context: 'ci' },
+    });
+    await s.api('POST', `/repos/alice/proj/statuses/${tip}`, {
+      token: alice.token,
+      body: { state: 'failure', context: 'ci' },
+    });
+    await new Promise((res) => setTimeout(res, 300));
+    assert.equal((await pull(n)).body.merged, false);
+    // The check passes: merged, squashed, and the branch deleted.
+    await s.api('POST', `/repos/alice/proj/statuses/${tip}`, {
+      token: alice.token,
+      body: { state: 'success', context: 'ci' },
+    });
+    assert.ok(await waitFor(async () => (await pull(n)).body.merged), 'merged once the check passed');
+    const head = await s.api<{ commit: { message: string }; parents: unknown[] }>(
+      'GET',
+      '/repos/alice/proj/git/commits/main',
+      {
+        token: alice.token,
+      },
+    );
+    assert.equal(head.body.parents.length, 1, 'a squash commit');
+    assert.ok(
+      await waitFor(
+        async () =>
+          (await s.api('GET', '/repos/alice/proj/branches/waiting', { token: alice.token })).status === 404,
+      ),
+    );
+    // Nothing is left scheduled.
+    assert.equal(
+      (await s.api('DELETE', `/repos/alice/proj/pulls/${n}/merge`, { token: alice.token })).status,
+      404,
+    );
+  });
+
+  it('cancels a scheduled merge; the check passing then merges nothing', async () => {
+    const tip = await branch('cancelled');
+    const n = await open('cancelled');
+    const r = await s.api('POST', `/repos/alice/proj/pulls/${n}/merge`, {
+      token: alice.token,
+      body: { Do: 'merge', merge_when_checks_succeed: true },
+    });
+    assert.equal(r.status, 201, r.text);
+    assert.equal(
+      (await s.api('DELETE', `/repos/alice/proj/pulls/${n}/merge`, { token: alice.token })).status,
+      204,
+    );
+    assert.ok((await timeline(n)).includes('pull_cancel_scheduled_merge'));
+    assert.equal(
+      (await s.api('DELETE', `/repos/alice/proj/pulls/${n}/merge`, { token: alice.token })).status,
+      404,
+    );
+    await s.api('POST', `/repos/alice/proj/statuses/${tip}`, {
+      token: alice.token,
+      body: { state: 'success', context: 'ci' },
+    });
+    await new Promise((res) => setTimeout(res, 300));
+    assert.equal((await pull(n)).body.merged, false);
+    // Bob cannot schedule (no write access); an unknown pull request is 404.
+    const denied = await s.api('POST', `/repos/alice/proj/pulls/${n}/merge`, {
+      token: bob.token,
+      body: { Do: 'merge', merge_when_checks_succeed: true },
+    });
+    assert.equal(denied.status, 403, denied.text);
+    assert.equal(
+      (await s.api('DELETE', '/repos/alice/proj/pulls/999/merge', { token: alice.token })).status,
+      404,
+    );
+  });
+});

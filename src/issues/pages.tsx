@@ -163,6 +163,10 @@ function Event(props: { c: CommentRow; d: ThreadData; base: string }): VNode | n
     case CommentType.addedDeadline:
     case CommentType.modifiedDeadline:
       return line('set the due date');
+    case CommentType.pullScheduledMerge:
+      return line('scheduled this pull request to merge when the checks succeed');
+    case CommentType.pullCancelScheduledMerge:
+      return line('cancelled the scheduled merge');
     case CommentType.removedDeadline:
       return line('removed the due date');
     case CommentType.issueRef:

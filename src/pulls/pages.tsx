@@ -245,8 +245,11 @@ export function pullPages(app: FastifyInstance, web: Web): void {
   async function mergeBoxData(t: Awaited<ReturnType<typeof openPull>>, pull: Pull, user: UserRow | null) {
     const canMerge = !!user && (t.view.access.units.get('repo.code') ?? 0) >= AccessMode.write;
     const unmet = user && canMerge ? await pulls.unmetProtection(t.view, pull, user) : [];
-    const checks = await ctx.statuses.combinedState(t.view.repo, pull.pr.head_commit_id);
-    return { canMerge, unmet, checks, admin: !!user && PullService.isAdmin(t.view, user) };
+    const [checks, scheduled] = await Promise.all([
+      ctx.statuses.combinedState(t.view.repo, pull.pr.head_commit_id),
+      ctx.autoMerge.get(pull),
+    ]);
+    return { canMerge, unmet, checks, scheduled, admin: !!user && PullService.isAdmin(t.view, user) };
   }
   function MergeBox(props: {
     box: Awaited<ReturnType<typeof mergeBoxData>>;
@@ -312,6 +315,13 @@ export function pullPages(app: FastifyInstance, web: Web): void {
             ))}
           </ul>
         ) : null}
+        {box?.scheduled ? (
+          <form method="post" action={`${t.base}/pulls/${pull.issue.index}/merge/cancel`} class="actions">
+            <CsrfField page={props.page} />
+            <p>This pull request will be merged ({box.scheduled.merge_style}) when the checks succeed.</p>
+            {box.canMerge ? <button type="submit">Cancel the scheduled merge</button> : null}
+          </form>
+        ) : null}
         {box?.canMerge ? (
           <form method="post" action={`${t.base}/pulls/${pull.issue.index}/merge`}>
             <CsrfField page={props.page} />
@@ -349,9 +359,16 @@ export function pullPages(app: FastifyInstance, web: Web): void {
                 <label for="merge-force">Merge anyway (administrator override of the rules above)</label>
               </div>
             ) : null}
-            <button type="submit" class="primary">
-              Merge
-            </button>
+            <div class="actions">
+              <button type="submit" class="primary">
+                Merge
+              </button>
+              {box.unmet.length && !box.scheduled ? (
+                <button type="submit" name="merge_when_checks_succeed" value="true">
+                  Merge when checks succeed
+                </button>
+              ) : null}
+            </div>
           </form>
         ) : props.user ? (
           <p class="muted">Only those with write access to the code can merge.</p>
@@ -377,7 +394,7 @@ export function pullPages(app: FastifyInstance, web: Web): void {
     const b = request.body as Record<string, unknown>;
     const to = `${t.base}/pulls/${t.pull.issue.index}`;
     return back(reply, to, async () => {
-      await pulls.merge(t.view, t.pull!, user, {
+      const input = {
         style: str(b['do']) as MergeStyle,
         title: str(b['merge_title_field']) || undefined,
         message: str(b['merge_message_field']) || undefined,
@@ -385,8 +402,22 @@ export function pullPages(app: FastifyInstance, web: Web): void {
         headCommitId: str(b['head_commit_id']) || undefined,
         mergeCommitId: str(b['merge_commit_id']) || undefined,
         force: str(b['force_merge']) === 'true',
-      });
+      };
+      if (
+        str(b['merge_when_checks_succeed']) === 'true' &&
+        (await ctx.autoMerge.schedule(t.view, t.pull!, user, input)) === 'scheduled'
+      )
+        return;
+      await pulls.merge(t.view, t.pull!, user, input);
     });
+  });
+
+  app.post('/:owner/:repo/pulls/:index/merge/cancel', async (request, reply) => {
+    const user = web.requireUser(request);
+    const t = await openPull(request);
+    if (!t.pull) throw notFound('pull request does not exist');
+    const to = `${t.base}/pulls/${t.pull.issue.index}`;
+    return back(reply, to, () => ctx.autoMerge.cancel(t.view, t.pull!, user));
   });
 
   app.get('/:owner/:repo/pulls/:index/commits', async (request, reply) => {

@@ -7,10 +7,11 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/git.js';
+import { WebClient } from '../helpers/web.js';
 
 describe('scheduled merges', () => {
   let s: TestServer;
-  let alice: { token: string };
+  let alice: { token: string; password: string };
   let bob: { token: string };
 
   const branch = async (name: string) => {
@@ -162,5 +163,31 @@ describe('scheduled merges', () => {
       (await s.api('DELETE', '/repos/alice/proj/pulls/999/merge', { token: alice.token })).status,
       404,
     );
+  });
+  it('schedules and cancels from the merge box on the web', async () => {
+    const tip = await branch('webby');
+    const n = await open('webby');
+    const c = new WebClient(s.url);
+    await c.signIn('alice', alice.password);
+    let page = await c.get(`/alice/proj/pulls/${n}`);
+    assert.match(page.text, /name="merge_when_checks_succeed" value="true"/);
+    const scheduled = await c.post(`/alice/proj/pulls/${n}/merge`, {
+      do: 'merge',
+      merge_when_checks_succeed: 'true',
+    });
+    assert.equal(scheduled.status, 303);
+    page = await c.get(`/alice/proj/pulls/${n}`);
+    assert.match(page.text, /will be merged \(merge\) when the checks succeed/);
+    assert.match(page.text, /scheduled this pull request to merge/);
+    await c.post(`/alice/proj/pulls/${n}/merge/cancel`, {});
+    page = await c.get(`/alice/proj/pulls/${n}`);
+    assert.match(page.text, /cancelled the scheduled merge/);
+    assert.doesNotMatch(page.text, /will be merged/);
+    await c.post(`/alice/proj/pulls/${n}/merge`, { do: 'merge', merge_when_checks_succeed: 'true' });
+    await s.api('POST', `/repos/alice/proj/statuses/${tip}`, {
+      token: alice.token,
+      body: { state: 'success', context: 'ci' },
+    });
+    assert.ok(await waitFor(async () => (await pull(n)).body.merged));
   });
 });

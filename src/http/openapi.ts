@@ -201,6 +201,7 @@ export function transformOpenApi(input: object): Json {
           '401': { $ref: '#/components/responses/unauthorized' },
           '403': { $ref: '#/components/responses/forbidden' },
           '404': { $ref: '#/components/responses/notFound' },
+          '422': { $ref: '#/components/responses/validationError' },
         },
       },
     };

@@ -16,7 +16,7 @@ import type { OwnedResources } from '../users/owned.js';
 import type { PagingSettings } from '../http/pagination.js';
 import type { ItemSources } from '../quota/service.js';
 import { localStorage, type Storage } from '../storage/storage.js';
-import { Sweeper, type BlobReferences } from '../storage/sweep.js';
+import { SWEEP_INTERVAL_MS, Sweeper, type BlobReferences } from '../storage/sweep.js';
 import { LfsService } from '../lfs/service.js';
 import { ProtectionService } from '../protection/service.js';
 import { StatusService } from '../statuses/service.js';
@@ -35,7 +35,7 @@ import { AutoMergeService } from '../pulls/automerge.js';
 import { ActionsService } from '../actions/service.js';
 import { ArtifactService } from '../artifacts/service.js';
 import { ForkService } from '../repos/forks.js';
-import { RefRecovery } from '../repos/recovery.js';
+import { CHECK_MS as RECOVERY_CHECK_MS, RefRecovery, STALE_INTENT_SECONDS } from '../repos/recovery.js';
 import { testSweepGraceMs } from '../faults.js';
 import { PackageService } from '../packages/service.js';
 import { SessionService } from '../sessions/service.js';
@@ -214,6 +214,20 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     schedule: '@every 3600s',
     nextIn: () => ctx.cron.nextOfEvery(3_600_000),
     run: () => ctx.artifacts.sweep(),
+  });
+  // Changes interrupted by a crash (git and database out of step), completed once they are stale.
+  ctx.cron.register({
+    name: 'recover_unfinished_changes',
+    schedule: `@every ${RECOVERY_CHECK_MS / 1000}s`,
+    nextIn: () => ctx.cron.nextOfEvery(RECOVERY_CHECK_MS),
+    run: () => ctx.recovery.recover(Math.floor(Date.now() / 1000) - STALE_INTENT_SECONDS),
+  });
+  // Blobs and directories no row refers to any more (after their grace period).
+  ctx.cron.register({
+    name: 'sweep_leftovers',
+    schedule: `@every ${SWEEP_INTERVAL_MS / 1000}s`,
+    nextIn: () => ctx.cron.nextOfEvery(SWEEP_INTERVAL_MS),
+    run: () => ctx.sweeper.sweep(),
   });
   // Background mirror and webhook work (started by `anvil web`) ends before the database closes.
   ctx.recovery.register('merge', (intent) => ctx.pulls.recoverMerge(intent));

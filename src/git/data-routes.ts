@@ -31,6 +31,7 @@ import {
   Reference,
   Tag,
   UNVERIFIED,
+  UpdateBranchRepoOption,
   UpdateFileOptions,
   toAnnotatedTagJson,
   toBranchJson,
@@ -145,6 +146,26 @@ export function gitDataRoutes(app: Api, ctx: AppContext): void {
       });
       const links = await svc.linksFor(t, [b.commit.author.email, b.commit.committer.email]);
       return reply.code(201).send(toBranchJson(b.ref.slice(11), b.commit, links, svc.canPush(t)));
+    },
+  );
+
+  app.patch(
+    `${base}/branches/*`,
+    {
+      schema: schema('Update a branch', {
+        description:
+          'Renames the branch; the default branch, a protection rule named after it and open pull ' +
+          'requests follow. 422 when the new name is taken, 403 when a glob protection rule covers it.',
+        params: WildParams('name of the branch (may contain slashes)'),
+        body: UpdateBranchRepoOption,
+        response: { 204: NoContent },
+      }),
+      config: { auth: write },
+    },
+    async (request, reply) => {
+      const t = await open(request, 'write');
+      await svc.renameBranch(t, signedIn(request).user, wild(request), request.body.name);
+      return reply.code(204).send(null);
     },
   );
 

@@ -236,6 +236,45 @@ export class GitDataService {
     await this.apply(t, doer, update, 'the branch was changed meanwhile; try again');
   }
 
+  /**
+   * Renames branch `from` to `name` as Forgejo does: recorded like a push deleting one and creating
+   * the other; the default branch, a protection rule named after it and open pull requests follow.
+   * 404 when it does not exist (or the repository is empty), 422 when `name` is taken or the same,
+   * 403 when a glob protection rule covers it, 409 when it moved meanwhile.
+   */
+  async renameBranch(t: Target, doer: UserRow, from: string, name: string): Promise<void> {
+    if (await this.isEmpty(t)) throw notFound(EMPTY);
+    checkBranchName(name, 'name');
+    const names = await data.branchAndTagNames(t.dir);
+    const taken = 'Cannot rename a branch using the same name or rename to a branch that already exists.';
+    if (from === name || names.has(`refs/heads/${name}`)) throw invalidField('name', taken);
+    const b = await this.getBranch(t, from);
+    const to = `refs/heads/${name}`;
+    if (names.has(`refs/tags/${name}`)) throw conflict('The branch with the same tag already exists.');
+    const others = new Set([...names].filter((n) => n !== b.ref));
+    const parts = name.split('/');
+    const clash =
+      parts.slice(0, -1).some((_, i) => others.has(`refs/heads/${parts.slice(0, i + 1).join('/')}`)) ||
+      [...others].some((n) => n.startsWith(`${to}/`));
+    if (clash) throw conflict('The branch with the same name already exists.');
+    await this.assertQuota(t);
+    const updates = [
+      { ref: b.ref, oldOid: b.commit.oid, newOid: data.ZERO_OID },
+      { ref: to, oldOid: data.ZERO_OID, newOid: b.commit.oid },
+    ];
+    const moved = await this.ctx.repos.changeRefs(t.repo.id, doer.id, updates, async () => {
+      const ruleRenamed = await this.ctx.protection.followRename(t.repo, from, name);
+      const ok = await data.renameBranchRef(t.dir, from, name, b.commit.oid);
+      if (!ok) {
+        if (ruleRenamed) await this.ctx.protection.followRename(t.repo, name, from);
+        return false;
+      }
+      await this.ctx.pulls.followBranchRename(t.repo.id, from, name);
+      return true;
+    });
+    if (!moved) throw conflict('the branch was changed meanwhile; try again');
+  }
+
   // Tags
 
   async listTags(t: Target, page: Page): Promise<[data.TagData[], number]> {

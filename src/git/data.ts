@@ -918,6 +918,21 @@ export async function updateRef(dir: string, ref: string, oldOid: string, newOid
   return r.code === 0;
 }
 
+/**
+ * Renames branch `from` (at `oid`) to `to` in one ref transaction, HEAD following when it named
+ * `from`; false when `from` was not at `oid` or `to` could not be created.
+ */
+export async function renameBranchRef(dir: string, from: string, to: string, oid: string): Promise<boolean> {
+  const input = `create refs/heads/${to} ${oid}\ndelete refs/heads/${from} ${oid}\n`;
+  const r = await git(['update-ref', '--stdin'], { gitDir: dir, input, okCodes: [1, 128] });
+  if (r.code !== 0) return false;
+  const head = await git(['symbolic-ref', '--quiet', 'HEAD'], { gitDir: dir, okCodes: [1] });
+  if (head.stdout.toString('utf8').trim() === `refs/heads/${from}`) {
+    await git(['symbolic-ref', 'HEAD', `refs/heads/${to}`], { gitDir: dir });
+  }
+  return true;
+}
+
 /** The unified diff between two commits (`git diff from to`). */
 export async function rangeDiff(dir: string, from: string, to: string): Promise<string> {
   const args = ['diff', '--no-color', '--no-ext-diff', '-M', '--end-of-options', from, to, '--'];

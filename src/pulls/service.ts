@@ -582,6 +582,11 @@ export class PullService {
     for (const id of ids) await this.refresh(id, pusherId);
   }
 
+  /** Open pull requests from or to a renamed branch follow it (Forgejo's RenameBranch). */
+  followBranchRename(repoId: number, from: string, to: string): Promise<void> {
+    return store.renameBranch(this.db, repoId, from, to);
+  }
+
   // Merging
 
   /** Whether `doer` may override branch protection with force_merge (site or repository admin). */

@@ -183,4 +183,106 @@ describe('git operations API', () => {
       assert.equal(r.status, 404, r.text);
     });
   });
+
+  describe('PATCH /branches/{branch} (rename)', () => {
+    it('renames a branch; open pull requests and a protection rule named after it follow', async () => {
+      let r = await s.api('POST', '/repos/alice/proj/branches', {
+        token: alice.token,
+        body: { new_branch_name: 'old-name' },
+      });
+      assert.equal(r.status, 201, r.text);
+      await s.api('POST', '/repos/alice/proj/contents', {
+        token: alice.token,
+        body: { branch: 'old-name', files: [{ operation: 'create', path: 'ren.txt', content: b64('r') }] },
+      });
+      const pr = await s.api<{ number: number }>('POST', '/repos/alice/proj/pulls', {
+        token: alice.token,
+        body: { head: 'old-name', base: 'main', title: 'from old' },
+      });
+      assert.equal(pr.status, 201, pr.text);
+      r = await s.api('POST', '/repos/alice/proj/branch_protections', {
+        token: alice.token,
+        body: { rule_name: 'old-name' },
+      });
+      assert.equal(r.status, 201, r.text);
+      const tip = await remoteTip('old-name');
+
+      r = await s.api('PATCH', '/repos/alice/proj/branches/old-name', {
+        token: dave.token,
+        body: { name: 'new/name' },
+      });
+      assert.equal(r.status, 204, r.text);
+      assert.equal(await remoteTip('old-name'), '');
+      assert.equal(await remoteTip('new/name'), tip);
+      r = await s.api('GET', '/repos/alice/proj/branches/new/name', { token: alice.token });
+      assert.equal(r.status, 200, r.text);
+      r = await s.api('GET', '/repos/alice/proj/branches/old-name', { token: alice.token });
+      assert.equal(r.status, 404, r.text);
+      const p = await s.api<{ head: { ref: string } }>('GET', `/repos/alice/proj/pulls/${pr.body.number}`, {
+        token: alice.token,
+      });
+      assert.equal(p.body.head.ref, 'new/name');
+      r = await s.api('GET', '/repos/alice/proj/branch_protections/new%2Fname', { token: alice.token });
+      assert.equal(r.status, 200, r.text);
+    });
+
+    it('renames the default branch: the repository and HEAD follow', async () => {
+      let r = await s.api('POST', '/user/repos', {
+        token: alice.token,
+        body: { name: 'dflt', auto_init: true },
+      });
+      assert.equal(r.status, 201, r.text);
+      r = await s.api('PATCH', '/repos/alice/dflt/branches/main', {
+        token: alice.token,
+        body: { name: 'trunk' },
+      });
+      assert.equal(r.status, 204, r.text);
+      const repo = await s.api<{ default_branch: string }>('GET', '/repos/alice/dflt', {
+        token: alice.token,
+      });
+      assert.equal(repo.body.default_branch, 'trunk');
+      const head = await g.git(['ls-remote', '--symref', url(alice, 'alice', 'dflt'), 'HEAD']);
+      assert.match(head, /ref: refs\/heads\/trunk\tHEAD/);
+      const branches = await s.api<Array<{ name: string }>>('GET', '/repos/alice/dflt/branches', {
+        token: alice.token,
+      });
+      assert.deepEqual(
+        branches.body.map((b) => b.name),
+        ['trunk'],
+      );
+    });
+
+    it('refuses: 422 (taken, same, invalid), 404 (missing), 403 (reader, glob rule), 401', async () => {
+      let r = await s.api('POST', '/repos/alice/proj/branches', {
+        token: alice.token,
+        body: { new_branch_name: 'rel/one' },
+      });
+      assert.equal(r.status, 201, r.text);
+      const cases: Array<[string, unknown, number, string?]> = [
+        ['rel/one', { name: 'main' }, 422],
+        ['rel/one', { name: 'rel/one' }, 422],
+        ['rel/one', { name: 'bad..name' }, 422],
+        ['rel/one', {}, 422],
+        ['missing', { name: 'x-missing' }, 404],
+        ['rel/one', { name: 'rel-two' }, 403, bob.token],
+      ];
+      for (const [from, body, status, token] of cases) {
+        r = await s.api('PATCH', `/repos/alice/proj/branches/${from}`, { token: token ?? alice.token, body });
+        assert.equal(r.status, status, `${from} ${JSON.stringify(body)}: ${r.text}`);
+      }
+      r = await s.api('PATCH', '/repos/alice/proj/branches/rel/one', { body: { name: 'zz' } });
+      assert.equal(r.status, 401, r.text);
+      r = await s.api('POST', '/repos/alice/proj/branch_protections', {
+        token: alice.token,
+        body: { rule_name: 'rel/*' },
+      });
+      assert.equal(r.status, 201, r.text);
+      r = await s.api('PATCH', '/repos/alice/proj/branches/rel/one', {
+        token: alice.token,
+        body: { name: 'free' },
+      });
+      assert.equal(r.status, 403, r.text);
+      assert.ok(await remoteTip('rel/one'));
+    });
+  });
 });

@@ -28,6 +28,8 @@ import {
   FileResponse,
   GitBlobResponse,
   GitTreeResponse,
+  Note,
+  NoteOptions,
   Reference,
   Tag,
   UNVERIFIED,
@@ -380,6 +382,105 @@ export function gitDataRoutes(app: Api, ctx: AppContext): void {
         toCommitJson(c, links, { stat: true, files: true, verification: true }),
       );
       return { total_commits: json.length, commits: json, files: json.flatMap((c) => c.files ?? []) };
+    },
+  );
+
+  // Notes
+
+  const NoteParams = Type.Object({
+    ...RepoParams,
+    sha: Type.String({ description: 'a git ref or commit sha' }),
+  });
+  const noteJson = async (
+    t: Target,
+    sha: string,
+    opts: { stat: boolean; files: boolean; verification: boolean },
+  ) => {
+    const note = await svc.getNote(t, sha, opts.stat || opts.files);
+    const c = note.commit;
+    return {
+      message: note.message,
+      commit: toCommitJson(c, await svc.linksFor(t, [c.author.email, c.committer.email]), opts),
+    };
+  };
+
+  app.get(
+    `${base}/git/notes/:sha`,
+    {
+      schema: schema('Get a note corresponding to a single commit from a repository', {
+        description: "The note's commit is the commit of refs/notes/commits that last wrote it.",
+        params: NoteParams,
+        querystring: Type.Object({
+          verification: CommitOptionsQuery.verification,
+          files: CommitOptionsQuery.files,
+        }),
+        response: { 200: Note },
+      }),
+      config: { auth: read },
+    },
+    async (request) => {
+      const t = await open(request);
+      const q = request.query;
+      return noteJson(t, request.params.sha, {
+        stat: true,
+        files: q.files ?? true,
+        verification: q.verification ?? true,
+      });
+    },
+  );
+
+  app.post(
+    `${base}/git/notes/:sha`,
+    {
+      schema: schema('Set a note corresponding to a single commit from a repository', {
+        description: 'Replaces any note the commit has; git removes it when the message is empty.',
+        params: NoteParams,
+        body: NoteOptions,
+        response: { 200: Note },
+      }),
+      config: { auth: write },
+    },
+    async (request) => {
+      const t = await open(request, 'write');
+      await svc.setNote(t, signedIn(request).user, request.params.sha, request.body?.message ?? '');
+      return noteJson(t, request.params.sha, { stat: true, files: true, verification: true });
+    },
+  );
+
+  app.delete(
+    `${base}/git/notes/:sha`,
+    {
+      schema: schema('Removes a note corresponding to a single commit from a repository', {
+        params: NoteParams,
+        response: { 204: NoContent },
+      }),
+      config: { auth: write },
+    },
+    async (request, reply) => {
+      const t = await open(request, 'write');
+      await svc.removeNote(t, signedIn(request).user, request.params.sha);
+      return reply.code(204).send(null);
+    },
+  );
+
+  // EditorConfig
+
+  app.get(
+    `${base}/editorconfig/*`,
+    {
+      schema: schema('Get the EditorConfig definitions of a file in a repository', {
+        description:
+          'What the root .editorconfig at the ref says about the path (charset, indent_style, ' +
+          'indent_size, end_of_line); 404 when there is no .editorconfig.',
+        params: WildParams('filepath of file to get'),
+        querystring: RefQuery,
+        response: { 200: Type.Record(Type.String(), Type.String()) },
+      }),
+      config: { auth: read },
+    },
+    async (request) => {
+      const t = await open(request);
+      return svc.editorconfig(t, wild(request), request.query.ref);
     },
   );
 

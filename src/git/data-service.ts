@@ -15,10 +15,13 @@ import type { UserRow, Viewer } from '../users/store.js';
 import * as data from './data.js';
 import type { CommitData, Ident, ResolvedRef, TreeChange } from './data.js';
 import { usersByEmails } from './data-store.js';
+import { definitionFor, parseEditorConfig } from './editorconfig.js';
 import { contentsType, type ContentsEntry, type RepoLinks } from './data-schemas.js';
 
 /** Files larger than this are listed without their content (Forgejo's DEFAULT_MAX_BLOB_SIZE). */
 export const MAX_BLOB_SIZE = 10 * 1024 * 1024;
+/** Largest .editorconfig read (Forgejo's [ui] MAX_DISPLAY_FILE_SIZE). */
+const MAX_EDITORCONFIG = 8 * 1024 * 1024;
 /** Largest page of a tree listing (Forgejo's DEFAULT_GIT_TREES_PER_PAGE). */
 export const MAX_TREE_PAGE = 1000;
 /** Largest page of a commit listing (Forgejo's [git] COMMITS_RANGE_SIZE). */
@@ -327,6 +330,48 @@ export class GitDataService {
     const tag = await data.annotatedTag(t.dir, info.oid);
     if (!tag) throw badRequest(`object is not an annotated tag [sha: ${sha}]`);
     return tag;
+  }
+
+  // Notes
+
+  /** The note of the commit `sha` names, with the notes commit that wrote it; 404 when none. */
+  async getNote(t: Target, sha: string, diff: boolean): Promise<{ message: string; commit: CommitData }> {
+    const c = await this.resolve(t, sha, 'sha');
+    const note = await data.readNote(t.dir, c.oid);
+    if (!note) throw notFound(`note does not exist [commit: ${c.oid}]`);
+    const commit = (await data.getCommit(t.dir, note.commit, diff))!;
+    return { message: note.message.toString('utf8'), commit };
+  }
+
+  /** Sets the note of the commit `sha` names (Forgejo's SetNote: the doer writes it). */
+  async setNote(t: Target, doer: UserRow, sha: string, message: string): Promise<void> {
+    const c = await this.resolve(t, sha, 'sha');
+    await this.assertQuota(t);
+    await data.setNote(t.dir, c.oid, message, this.doerIdent(doer));
+  }
+
+  async removeNote(t: Target, doer: UserRow, sha: string): Promise<void> {
+    const c = await this.resolve(t, sha, 'sha');
+    if (!(await data.removeNote(t.dir, c.oid, this.doerIdent(doer))))
+      throw notFound(`note does not exist [commit: ${c.oid}]`);
+  }
+
+  // EditorConfig
+
+  /**
+   * The EditorConfig definitions the root `.editorconfig` at `ref` (the default branch when absent)
+   * gives `filePath`; 404 when there is none (or it is too large to read, as in Forgejo).
+   */
+  async editorconfig(t: Target, filePath: string, ref?: string): Promise<Record<string, string>> {
+    if (await this.isEmpty(t)) throw notFound(EMPTY);
+    const c = await this.resolve(t, ref);
+    const p = data.cleanTreePath(filePath);
+    const entry = await data.entryAt(t.dir, c.oid, '.editorconfig');
+    if (!entry || entry.type !== 'blob' || entry.size > MAX_EDITORCONFIG) {
+      throw notFound(`.editorconfig does not exist [ref: ${c.name}]`);
+    }
+    const text = (await data.readBlob(t.dir, entry.oid)).toString('utf8');
+    return definitionFor(parseEditorConfig(text), p);
   }
 
   // Commits

@@ -285,4 +285,108 @@ describe('git operations API', () => {
       assert.ok(await remoteTip('rel/one'));
     });
   });
+
+  describe('git notes', () => {
+    it('sets, reads, replaces and removes a note; git sees it', async () => {
+      const tip = await remoteTip('main');
+      let r = await s.api<{ message: string; commit: { sha: string } }>(
+        'GET',
+        `/repos/alice/proj/git/notes/${tip}`,
+        {
+          token: bob.token,
+        },
+      );
+      assert.equal(r.status, 404, r.text);
+      r = await s.api('POST', `/repos/alice/proj/git/notes/${tip}`, {
+        token: dave.token,
+        body: { message: 'reviewed\n' },
+      });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.body.message, 'reviewed\n');
+      await g.git(['fetch', '--quiet', 'origin', 'refs/notes/commits:refs/notes/commits'], wt);
+      assert.equal(await g.git(['notes', 'show', tip], wt), 'reviewed\n');
+      const notesTip = (await g.git(['rev-parse', 'refs/notes/commits'], wt)).trim();
+      assert.equal(r.body.commit.sha, notesTip);
+
+      r = await s.api('GET', '/repos/alice/proj/git/notes/main', { token: bob.token });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.body.message, 'reviewed\n');
+      r = await s.api('POST', '/repos/alice/proj/git/notes/main', {
+        token: alice.token,
+        body: { message: 'v2' },
+      });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.body.message, 'v2\n');
+
+      r = await s.api('POST', `/repos/alice/proj/git/notes/${tip}`, {
+        token: bob.token,
+        body: { message: 'x' },
+      });
+      assert.equal(r.status, 403, r.text);
+      r = await s.api('DELETE', `/repos/alice/proj/git/notes/${tip}`, { token: bob.token });
+      assert.equal(r.status, 403, r.text);
+      r = await s.api('POST', `/repos/alice/proj/git/notes/${'f'.repeat(40)}`, {
+        token: alice.token,
+        body: { message: 'x' },
+      });
+      assert.equal(r.status, 404, r.text);
+      r = await s.api('GET', '/repos/alice/proj/git/notes/..bad', { token: alice.token });
+      assert.equal(r.status, 422, r.text);
+
+      r = await s.api('DELETE', `/repos/alice/proj/git/notes/${tip}`, { token: dave.token });
+      assert.equal(r.status, 204, r.text);
+      r = await s.api('DELETE', `/repos/alice/proj/git/notes/${tip}`, { token: dave.token });
+      assert.equal(r.status, 404, r.text);
+      r = await s.api('GET', `/repos/alice/proj/git/notes/${tip}`, { token: alice.token });
+      assert.equal(r.status, 404, r.text);
+    });
+  });
+
+  describe('GET /editorconfig/{filepath}', () => {
+    it('answers the definitions of the root .editorconfig for a path, at a ref; 404 without one', async () => {
+      let r = await s.api('GET', '/repos/alice/proj/editorconfig/a.txt', { token: bob.token });
+      assert.equal(r.status, 404, r.text);
+      const ec = [
+        'root = true',
+        '',
+        '[*]',
+        'indent_style = space',
+        'indent_size = 2',
+        'end_of_line = LF',
+        'charset = utf-8',
+        '',
+        '# Go',
+        '[*.go]',
+        'indent_style = tab',
+        '',
+        '[docs/**.md]',
+        'indent_size = 4',
+        '',
+        '[{Makefile,*.mk}]',
+        'indent_style = tab',
+        'tab_width = 8',
+      ].join('\n');
+      const w = await s.api<FilesJson>('POST', '/repos/alice/proj/contents', {
+        token: alice.token,
+        body: { new_branch: 'ec', files: [{ operation: 'create', path: '.editorconfig', content: b64(ec) }] },
+      });
+      assert.equal(w.status, 201, w.text);
+      r = await s.api('GET', '/repos/alice/proj/editorconfig/a.txt', { token: bob.token });
+      assert.equal(r.status, 404, r.text);
+      const cases: Array<[string, Record<string, string>]> = [
+        ['a.txt', { charset: 'utf-8', indent_style: 'space', indent_size: '2', end_of_line: 'lf' }],
+        ['cmd/x/main.go', { charset: 'utf-8', indent_style: 'tab', indent_size: '2', end_of_line: 'lf' }],
+        ['docs/a/b.md', { charset: 'utf-8', indent_style: 'space', indent_size: '4', end_of_line: 'lf' }],
+        ['other/docs/b.md', { charset: 'utf-8', indent_style: 'space', indent_size: '2', end_of_line: 'lf' }],
+        ['sub/Makefile', { charset: 'utf-8', indent_style: 'tab', indent_size: '2', end_of_line: 'lf' }],
+      ];
+      for (const [file, want] of cases) {
+        r = await s.api('GET', `/repos/alice/proj/editorconfig/${file}?ref=ec`, { token: bob.token });
+        assert.equal(r.status, 200, r.text);
+        assert.deepEqual(r.body, want, file);
+      }
+      r = await s.api('GET', '/repos/alice/proj/editorconfig/a.txt?ref=nope', { token: bob.token });
+      assert.equal(r.status, 404, r.text);
+    });
+  });
 });

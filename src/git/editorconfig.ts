@@ -45,8 +45,24 @@ export function parseEditorConfig(text: string): Section[] {
   return sections;
 }
 
+/**
+ * An EditorConfig glob as picomatch reads it: `**` inside a path segment matches across slashes
+ * (picomatch only knows it as a whole segment), and `[!...]` is a negated class.
+ */
+function toPicomatch(glob: string): string {
+  return glob
+    .replace(/\*\*+/g, (m: string, off: number, str: string) => {
+      const before = off === 0 || str[off - 1] === '/';
+      const after = off + m.length === str.length || str[off + m.length] === '/';
+      if (before && after) return '**';
+      if (before) return '**/*';
+      return after ? '{*,*/**}' : '{*,*/**/*}';
+    })
+    .replace(/\[!/g, '[^');
+}
+
 function matcher(glob: string): (p: string) => boolean {
-  let g = glob;
+  let g = toPicomatch(glob);
   if (g.includes('/')) g = g.replace(/^\//, '');
   else g = `**/${g}`;
   try {

@@ -13,6 +13,7 @@ import { GitDataService, MAX_COMMIT_PAGE, type FileChangeInput, type Target } fr
 import { LARGE_BODY_LIMIT } from '../http/limits.js';
 import {
   AnnotatedTag,
+  ApplyDiffPatchFileOptions,
   Branch,
   ChangeFilesOptions,
   FilesResponse,
@@ -653,6 +654,42 @@ export function gitDataRoutes(app: Api, ctx: AppContext): void {
       return reply.code(201).send({
         files: result.entries.map((e) => (e ? toContentsJson(e, links) : null)),
         commit: toFileCommitJson(result.commit, links),
+        verification: UNVERIFIED,
+      });
+    },
+  );
+
+  app.post(
+    `${base}/diffpatch`,
+    {
+      schema: schema('Apply diff patch to repository', {
+        description:
+          'Applies a unified diff (`content`, plain text) to `branch` as one commit; 422 when it does ' +
+          'not apply. `content` of the answer is null.',
+        params: Params,
+        body: ApplyDiffPatchFileOptions,
+        response: { 200: FileResponse },
+      }),
+      config: { auth: write },
+      bodyLimit: LARGE_BODY_LIMIT,
+    },
+    async (request, reply) => {
+      const t = await open(request, 'write');
+      const b = request.body;
+      const commit = await svc.applyDiffPatch(t, signedIn(request).user, {
+        patch: b.content,
+        message: b.message,
+        branch: b.branch,
+        newBranch: b.new_branch,
+        author: b.author,
+        committer: b.committer,
+        dates: b.dates,
+        signoff: b.signoff,
+      });
+      const links = await svc.linksFor(t, []);
+      return reply.code(200).send({
+        content: null,
+        commit: toFileCommitJson(commit, links),
         verification: UNVERIFIED,
       });
     },

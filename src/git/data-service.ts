@@ -832,6 +832,25 @@ export class GitDataService {
   }
 
   /**
+   * Applies the unified diff `patch` to `branch` as one commit (on `newBranch` when given), without
+   * a work tree; 422 when it does not apply. Forgejo's default message is "apply-patch".
+   */
+  async applyDiffPatch(
+    t: Target,
+    doer: UserRow,
+    input: CommitInput & { patch: string },
+  ): Promise<CommitData> {
+    if (!input.patch.trim()) throw invalidField('content', 'patch is empty');
+    const done = await this.commitChange(t, doer, input, async (base, branch) => {
+      if (!base) throw notFound(`branch does not exist [name: ${branch}]`);
+      const r = await data.applyPatch(t.dir, base.oid, input.patch);
+      if ('error' in r) throw invalidField('content', `patch does not apply: ${r.error}`);
+      return { tree: r.tree, message: 'apply-patch' };
+    });
+    return done.commit;
+  }
+
+  /**
    * Writes a commit on `input.branch` (or on `input.newBranch`, created from it) without a work
    * tree: `build` makes its tree from the branch's head (none in an empty repository) and the
    * default message; the ref moves like a push, only if nobody moved it meanwhile.

@@ -866,6 +866,28 @@ export async function writeTree(dir: string, base: string | null, changes: TreeC
   }
 }
 
+/**
+ * The tree `base` with the unified diff `patch` applied (`git apply --cached`, three-way where the
+ * blobs allow, as Forgejo does) through a temporary index; `{ error }` when it does not apply.
+ */
+export async function applyPatch(
+  dir: string,
+  base: string,
+  patch: string,
+): Promise<{ tree: string } | { error: string }> {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-index-'));
+  const env = { GIT_INDEX_FILE: path.join(tmp, 'index') };
+  try {
+    await git(['read-tree', base], { gitDir: dir, env });
+    const args = ['apply', '--cached', '--recount', '--binary', '--3way', '-'];
+    const r = await git(args, { gitDir: dir, env, input: patch, okCodes: [1, 128] });
+    if (r.code !== 0) return { error: r.stderr.trim().split('\n').filter(Boolean).pop() ?? 'patch failed' };
+    return { tree: (await git(['write-tree'], { gitDir: dir, env })).stdout.toString('utf8').trim() };
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
 function identEnv(author: Ident, committer: Ident): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     GIT_AUTHOR_NAME: author.name,

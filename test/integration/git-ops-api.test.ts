@@ -389,4 +389,72 @@ describe('git operations API', () => {
       assert.equal(r.status, 404, r.text);
     });
   });
+
+  describe('POST /diffpatch', () => {
+    const patch = [
+      'diff --git a/a.txt b/a.txt',
+      '--- a/a.txt',
+      '+++ b/a.txt',
+      '@@ -1 +1,2 @@',
+      ' A',
+      '+patched',
+      'diff --git a/new.txt b/new.txt',
+      'new file mode 100644',
+      '--- /dev/null',
+      '+++ b/new.txt',
+      '@@ -0,0 +1 @@',
+      '+fresh',
+      '',
+    ].join('\n');
+
+    it('applies a unified diff as one commit', async () => {
+      const before = await remoteTip('main');
+      const r = await s.api<{ content: null; commit: { sha: string; message: string } }>(
+        'POST',
+        '/repos/alice/proj/diffpatch',
+        { token: dave.token, body: { content: patch } },
+      );
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.body.commit.message, 'apply-patch\n');
+      const tip = await remoteTip('main');
+      assert.equal(tip, r.body.commit.sha);
+      assert.equal((await g.git(['rev-parse', `${tip}^`], wt)).trim(), before);
+      assert.equal(await show(tip, 'a.txt'), 'A\npatched\n');
+      assert.equal(await show(tip, 'new.txt'), 'fresh\n');
+    });
+
+    it('refuses a diff that does not apply (422), readers (403), a missing branch (404)', async () => {
+      const bad = patch.replace(' A\n', ' nothing like this\n').replace('new.txt', 'other.txt');
+      let r = await s.api('POST', '/repos/alice/proj/diffpatch', {
+        token: alice.token,
+        body: { content: bad },
+      });
+      assert.equal(r.status, 422, r.text);
+      r = await s.api('POST', '/repos/alice/proj/diffpatch', {
+        token: alice.token,
+        body: { content: 'garbage' },
+      });
+      assert.equal(r.status, 422, r.text);
+      r = await s.api('POST', '/repos/alice/proj/diffpatch', { token: alice.token, body: {} });
+      assert.equal(r.status, 422, r.text);
+      r = await s.api('POST', '/repos/alice/proj/diffpatch', { token: bob.token, body: { content: patch } });
+      assert.equal(r.status, 403, r.text);
+      r = await s.api('POST', '/repos/alice/proj/diffpatch', {
+        token: alice.token,
+        body: { content: patch, branch: 'nope' },
+      });
+      assert.equal(r.status, 404, r.text);
+    });
+
+    it('commits to a new branch with the given message', async () => {
+      const p2 = ['--- /dev/null', '+++ b/side.txt', '@@ -0,0 +1 @@', '+side', ''].join('\n');
+      const r = await s.api<{ commit: { sha: string } }>('POST', '/repos/alice/proj/diffpatch', {
+        token: alice.token,
+        body: { content: p2, new_branch: 'patched', message: 'side file' },
+      });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(await remoteTip('patched'), r.body.commit.sha);
+      assert.equal(await show(r.body.commit.sha, 'side.txt'), 'side\n');
+    });
+  });
 });

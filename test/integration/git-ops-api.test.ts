@@ -457,4 +457,147 @@ describe('git operations API', () => {
       assert.equal(await show(r.body.commit.sha, 'side.txt'), 'side\n');
     });
   });
+
+  describe('pull requests: update from the base, by base/head, pinned', () => {
+    interface PR {
+      number: number;
+      head: { ref: string; sha: string };
+    }
+
+    async function commitOn(branch: string, file: string, content: string): Promise<string> {
+      const r = await s.api<FilesJson>('POST', '/repos/alice/proj/contents', {
+        token: alice.token,
+        body: { branch, files: [{ operation: 'create', path: file, content: b64(content) }] },
+      });
+      assert.equal(r.status, 201, r.text);
+      return r.body.commit.sha;
+    }
+
+    async function branchWithPull(name: string, file: string, content: string): Promise<PR> {
+      const r = await s.api('POST', '/repos/alice/proj/branches', {
+        token: alice.token,
+        body: { new_branch_name: name },
+      });
+      assert.equal(r.status, 201, r.text);
+      await commitOn(name, file, content);
+      const pr = await s.api<PR>('POST', '/repos/alice/proj/pulls', {
+        token: alice.token,
+        body: { head: name, base: 'main', title: name },
+      });
+      assert.equal(pr.status, 201, pr.text);
+      return pr.body;
+    }
+
+    let upd: PR;
+
+    it('finds the open pull request by base and head; 404 otherwise', async () => {
+      upd = await branchWithPull('upd', 'upd.txt', 'upd\n');
+      for (const head of ['upd', 'alice:upd', 'alice/proj:upd']) {
+        const r = await s.api<PR>('GET', `/repos/alice/proj/pulls/main/${head}`, { token: bob.token });
+        assert.equal(r.status, 200, `${head}: ${r.text}`);
+        assert.equal(r.body.number, upd.number);
+      }
+      for (const path of ['main/nope', 'upd/main', 'main/nobody:upd']) {
+        const r = await s.api('GET', `/repos/alice/proj/pulls/${path}`, { token: bob.token });
+        assert.equal(r.status, 404, `${path}: ${r.text}`);
+      }
+      // The routes next to it still answer.
+      let r = await s.api<PR>('GET', `/repos/alice/proj/pulls/${upd.number}`, { token: bob.token });
+      assert.equal(r.status, 200, r.text);
+      r = await s.api('GET', `/repos/alice/proj/pulls/${upd.number}/files`, { token: bob.token });
+      assert.equal(r.status, 200, r.text);
+    });
+
+    it('updates the head branch with a merge commit of the base', async () => {
+      const oldHead = await remoteTip('upd');
+      const mainTip = await commitOn('main', 'later.txt', 'later\n');
+      let r = await s.api('POST', `/repos/alice/proj/pulls/${upd.number}/update`, { token: bob.token });
+      assert.equal(r.status, 403, r.text);
+      r = await s.api('POST', `/repos/alice/proj/pulls/${upd.number}/update`, {});
+      assert.equal(r.status, 401, r.text);
+      r = await s.api('POST', `/repos/alice/proj/pulls/${upd.number}/update?style=squash`, {
+        token: dave.token,
+      });
+      assert.equal(r.status, 422, r.text);
+      r = await s.api('POST', '/repos/alice/proj/pulls/9999/update', { token: dave.token });
+      assert.equal(r.status, 404, r.text);
+
+      r = await s.api('POST', `/repos/alice/proj/pulls/${upd.number}/update`, { token: dave.token });
+      assert.equal(r.status, 200, r.text);
+      const tip = await remoteTip('upd');
+      const parents = (await g.git(['rev-list', '--parents', '-n', '1', tip], wt)).trim().split(' ').slice(1);
+      assert.deepEqual(parents, [oldHead, mainTip]);
+      assert.equal(
+        (await g.git(['log', '-1', '--format=%s', tip], wt)).trim(),
+        "Merge branch 'main' into upd",
+      );
+      assert.equal(await show(tip, 'later.txt'), 'later\n');
+      assert.ok(
+        await waitFor(async () => {
+          const p = await s.api<PR>('GET', `/repos/alice/proj/pulls/${upd.number}`, { token: alice.token });
+          return p.body.head.sha === tip;
+        }),
+        'the pull request follows its head',
+      );
+      // Up to date: nothing moves.
+      r = await s.api('POST', `/repos/alice/proj/pulls/${upd.number}/update`, { token: dave.token });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(await remoteTip('upd'), tip);
+    });
+
+    it('rebases the head branch onto the base', async () => {
+      const mainTip = await commitOn('main', 'later2.txt', 'later2\n');
+      const r = await s.api('POST', `/repos/alice/proj/pulls/${upd.number}/update?style=rebase`, {
+        token: alice.token,
+      });
+      assert.equal(r.status, 200, r.text);
+      const tip = await remoteTip('upd');
+      assert.ok((await g.tryGit(['merge-base', '--is-ancestor', mainTip, tip], wt)).ok);
+      const own = (await g.git(['rev-list', `${mainTip}..${tip}`], wt)).trim().split('\n');
+      assert.equal(own.length, 1);
+      assert.equal(await show(tip, 'upd.txt'), 'upd\n');
+    });
+
+    it('answers 409 on conflicts (merge and rebase), 422 for a closed pull request', async () => {
+      const cf = await branchWithPull('cf', 'clash.txt', 'theirs\n');
+      await commitOn('main', 'clash.txt', 'ours\n');
+      const before = await remoteTip('cf');
+      for (const style of ['merge', 'rebase']) {
+        const r = await s.api('POST', `/repos/alice/proj/pulls/${cf.number}/update?style=${style}`, {
+          token: alice.token,
+        });
+        assert.equal(r.status, 409, `${style}: ${r.text}`);
+      }
+      assert.equal(await remoteTip('cf'), before);
+      let r = await s.api('PATCH', `/repos/alice/proj/pulls/${cf.number}`, {
+        token: alice.token,
+        body: { state: 'closed' },
+      });
+      assert.equal(r.status, 201, r.text);
+      r = await s.api('POST', `/repos/alice/proj/pulls/${cf.number}/update`, { token: alice.token });
+      assert.equal(r.status, 422, r.text);
+    });
+
+    it('lists pinned pull requests (not pinned issues)', async () => {
+      let r = await s.api<PR[]>('GET', '/repos/alice/proj/pulls/pinned', { token: bob.token });
+      assert.equal(r.status, 200, r.text);
+      assert.deepEqual(r.body, []);
+      const issue = await s.api<{ number: number }>('POST', '/repos/alice/proj/issues', {
+        token: alice.token,
+        body: { title: 'an issue' },
+      });
+      for (const n of [issue.body.number, upd.number]) {
+        const p = await s.api('POST', `/repos/alice/proj/issues/${n}/pin`, { token: alice.token });
+        assert.equal(p.status, 204, p.text);
+      }
+      r = await s.api<PR[]>('GET', '/repos/alice/proj/pulls/pinned', { token: bob.token });
+      assert.equal(r.status, 200, r.text);
+      assert.deepEqual(
+        r.body.map((p) => p.number),
+        [upd.number],
+      );
+      r = await s.api('GET', '/repos/nobody/none/pulls/pinned', { token: bob.token });
+      assert.equal(r.status, 404, r.text);
+    });
+  });
 });

@@ -578,6 +578,38 @@ describe('git operations API', () => {
       assert.equal(r.status, 422, r.text);
     });
 
+    it("updates a fork's head branch for its owner; others get 403", async () => {
+      let r = await s.api('POST', '/repos/alice/proj/forks', { token: bob.token, body: {} });
+      assert.equal(r.status, 202, r.text);
+      r = await s.api<FilesJson>('POST', '/repos/bob/proj/contents', {
+        token: bob.token,
+        body: {
+          new_branch: 'fix',
+          files: [{ operation: 'create', path: 'fork.txt', content: b64('fork\n') }],
+        },
+      });
+      assert.equal(r.status, 201, r.text);
+      const forkHead = (r.body as FilesJson).commit.sha;
+      const pr = await s.api<PR>('POST', '/repos/alice/proj/pulls', {
+        token: bob.token,
+        body: { head: 'bob:fix', base: 'main', title: 'from the fork' },
+      });
+      assert.equal(pr.status, 201, pr.text);
+      r = await s.api<PR>('GET', '/repos/alice/proj/pulls/main/bob:fix', { token: dave.token });
+      assert.equal(r.status, 200, r.text);
+      const mainTip = await commitOn('main', 'after-fork.txt', 'x\n');
+      r = await s.api('POST', `/repos/alice/proj/pulls/${pr.body.number}/update`, { token: dave.token });
+      assert.equal(r.status, 403, r.text);
+      r = await s.api('POST', `/repos/alice/proj/pulls/${pr.body.number}/update`, { token: bob.token });
+      assert.equal(r.status, 200, r.text);
+      const refs = await g.lsRemote(url(bob, 'bob', 'proj'));
+      const tip = refs.get('refs/heads/fix')!;
+      assert.notEqual(tip, forkHead);
+      await g.git(['fetch', '--quiet', url(bob, 'bob', 'proj'), 'fix'], wt);
+      const parents = (await g.git(['rev-list', '--parents', '-n', '1', tip], wt)).trim().split(' ').slice(1);
+      assert.deepEqual(parents, [forkHead, mainTip]);
+    });
+
     it('lists pinned pull requests (not pinned issues)', async () => {
       let r = await s.api<PR[]>('GET', '/repos/alice/proj/pulls/pinned', { token: bob.token });
       assert.equal(r.status, 200, r.text);

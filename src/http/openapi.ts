@@ -33,6 +33,8 @@ const WILDCARD_NAMES: Record<string, string> = {
   branch_protections: 'name',
   branches: 'branch',
   compare: 'basehead',
+  // /pulls/{base}/{head}
+  '{base}': 'head',
 };
 
 /** Paths whose route names a parameter differently from Forgejo's description of the same path. */
@@ -201,6 +203,7 @@ export function transformOpenApi(input: object): Json {
           '401': { $ref: '#/components/responses/unauthorized' },
           '403': { $ref: '#/components/responses/forbidden' },
           '404': { $ref: '#/components/responses/notFound' },
+          '422': { $ref: '#/components/responses/validationError' },
         },
       },
     };

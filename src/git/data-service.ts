@@ -343,11 +343,12 @@ export class GitDataService {
     return { message: note.message.toString('utf8'), commit };
   }
 
-  /** Sets the note of the commit `sha` names (Forgejo's SetNote: the doer writes it). */
+  /** Sets the note of the commit `sha` names (Forgejo's SetNote: the doer writes it); counts its size. */
   async setNote(t: Target, doer: UserRow, sha: string, message: string): Promise<void> {
     const c = await this.resolve(t, sha, 'sha');
     await this.assertQuota(t);
     await data.setNote(t.dir, c.oid, message, this.doerIdent(doer));
+    await this.ctx.repos.refreshSize(t.repo.id);
   }
 
   async removeNote(t: Target, doer: UserRow, sha: string): Promise<void> {

@@ -206,6 +206,10 @@ describe('git operations API', () => {
       });
       assert.equal(r.status, 201, r.text);
       const tip = await remoteTip('old-name');
+      const pushes: Array<Array<{ ref: string; oldOid: string; newOid: string }>> = [];
+      s.ctx.events.on('push', (e) => {
+        pushes.push(e.updates);
+      });
 
       r = await s.api('PATCH', '/repos/alice/proj/branches/old-name', {
         token: dave.token,
@@ -224,6 +228,12 @@ describe('git operations API', () => {
       assert.equal(p.body.head.ref, 'new/name');
       r = await s.api('GET', '/repos/alice/proj/branch_protections/new%2Fname', { token: alice.token });
       assert.equal(r.status, 200, r.text);
+      // Announced like a push deleting the old branch and creating the new one.
+      const zero = '0'.repeat(40);
+      assert.deepEqual(pushes.at(-1), [
+        { ref: 'refs/heads/old-name', oldOid: tip, newOid: zero },
+        { ref: 'refs/heads/new/name', oldOid: zero, newOid: tip },
+      ]);
     });
 
     it('renames the default branch: the repository and HEAD follow', async () => {

@@ -880,7 +880,16 @@ export async function applyPatch(
   try {
     await git(['read-tree', base], { gitDir: dir, env });
     const args = ['apply', '--cached', '--recount', '--binary', '--3way', '-'];
-    const r = await git(args, { gitDir: dir, env, input: patch, okCodes: [1, 128] });
+    // An empty directory of our own as the work tree: --3way may write there, never elsewhere.
+    const work = path.join(tmp, 'work');
+    fs.mkdirSync(work);
+    const r = await git(args, {
+      gitDir: dir,
+      cwd: work,
+      env: { ...env, GIT_WORK_TREE: work },
+      input: patch,
+      okCodes: [1, 128],
+    });
     if (r.code !== 0) return { error: r.stderr.trim().split('\n').filter(Boolean).pop() ?? 'patch failed' };
     return { tree: (await git(['write-tree'], { gitDir: dir, env })).stdout.toString('utf8').trim() };
   } finally {

@@ -13,7 +13,10 @@ import { GitDataService, MAX_COMMIT_PAGE, type FileChangeInput, type Target } fr
 import { LARGE_BODY_LIMIT } from '../http/limits.js';
 import {
   AnnotatedTag,
+  ApplyDiffPatchFileOptions,
   Branch,
+  ChangeFilesOptions,
+  FilesResponse,
   Commit,
   Compare,
   type CommitJson,
@@ -26,9 +29,12 @@ import {
   FileResponse,
   GitBlobResponse,
   GitTreeResponse,
+  Note,
+  NoteOptions,
   Reference,
   Tag,
   UNVERIFIED,
+  UpdateBranchRepoOption,
   UpdateFileOptions,
   toAnnotatedTagJson,
   toBranchJson,
@@ -143,6 +149,26 @@ export function gitDataRoutes(app: Api, ctx: AppContext): void {
       });
       const links = await svc.linksFor(t, [b.commit.author.email, b.commit.committer.email]);
       return reply.code(201).send(toBranchJson(b.ref.slice(11), b.commit, links, svc.canPush(t)));
+    },
+  );
+
+  app.patch(
+    `${base}/branches/*`,
+    {
+      schema: schema('Update a branch', {
+        description:
+          'Renames the branch; the default branch, a protection rule named after it and open pull ' +
+          'requests follow. 422 when the new name is taken, 403 when a glob protection rule covers it.',
+        params: WildParams('name of the branch (may contain slashes)'),
+        body: UpdateBranchRepoOption,
+        response: { 204: NoContent },
+      }),
+      config: { auth: write },
+    },
+    async (request, reply) => {
+      const t = await open(request, 'write');
+      await svc.renameBranch(t, signedIn(request).user, wild(request), request.body.name);
+      return reply.code(204).send(null);
     },
   );
 
@@ -360,6 +386,105 @@ export function gitDataRoutes(app: Api, ctx: AppContext): void {
     },
   );
 
+  // Notes
+
+  const NoteParams = Type.Object({
+    ...RepoParams,
+    sha: Type.String({ description: 'a git ref or commit sha' }),
+  });
+  const noteJson = async (
+    t: Target,
+    sha: string,
+    opts: { stat: boolean; files: boolean; verification: boolean },
+  ) => {
+    const note = await svc.getNote(t, sha, opts.stat || opts.files);
+    const c = note.commit;
+    return {
+      message: note.message,
+      commit: toCommitJson(c, await svc.linksFor(t, [c.author.email, c.committer.email]), opts),
+    };
+  };
+
+  app.get(
+    `${base}/git/notes/:sha`,
+    {
+      schema: schema('Get a note corresponding to a single commit from a repository', {
+        description: "The note's commit is the commit of refs/notes/commits that last wrote it.",
+        params: NoteParams,
+        querystring: Type.Object({
+          verification: CommitOptionsQuery.verification,
+          files: CommitOptionsQuery.files,
+        }),
+        response: { 200: Note },
+      }),
+      config: { auth: read },
+    },
+    async (request) => {
+      const t = await open(request);
+      const q = request.query;
+      return noteJson(t, request.params.sha, {
+        stat: true,
+        files: q.files ?? true,
+        verification: q.verification ?? true,
+      });
+    },
+  );
+
+  app.post(
+    `${base}/git/notes/:sha`,
+    {
+      schema: schema('Set a note corresponding to a single commit from a repository', {
+        description: 'Replaces any note the commit has; git removes it when the message is empty.',
+        params: NoteParams,
+        body: NoteOptions,
+        response: { 200: Note },
+      }),
+      config: { auth: write },
+    },
+    async (request) => {
+      const t = await open(request, 'write');
+      await svc.setNote(t, signedIn(request).user, request.params.sha, request.body?.message ?? '');
+      return noteJson(t, request.params.sha, { stat: true, files: true, verification: true });
+    },
+  );
+
+  app.delete(
+    `${base}/git/notes/:sha`,
+    {
+      schema: schema('Removes a note corresponding to a single commit from a repository', {
+        params: NoteParams,
+        response: { 204: NoContent },
+      }),
+      config: { auth: write },
+    },
+    async (request, reply) => {
+      const t = await open(request, 'write');
+      await svc.removeNote(t, signedIn(request).user, request.params.sha);
+      return reply.code(204).send(null);
+    },
+  );
+
+  // EditorConfig
+
+  app.get(
+    `${base}/editorconfig/*`,
+    {
+      schema: schema('Get the EditorConfig definitions of a file in a repository', {
+        description:
+          'What the root .editorconfig at the ref says about the path (charset, indent_style, ' +
+          'indent_size, end_of_line); 404 when there is no .editorconfig.',
+        params: WildParams('filepath of file to get'),
+        querystring: RefQuery,
+        response: { 200: Type.Record(Type.String(), Type.String()) },
+      }),
+      config: { auth: read },
+    },
+    async (request) => {
+      const t = await open(request);
+      return svc.editorconfig(t, wild(request), request.query.ref);
+    },
+  );
+
   // Contents
 
   const contentsHandler = async (request: FastifyRequest) => {
@@ -490,6 +615,84 @@ export function gitDataRoutes(app: Api, ctx: AppContext): void {
       config: { auth: write },
     },
     (request, reply) => changeFile(request, reply, fileInput(request, 'delete'), 200),
+  );
+
+  app.post(
+    `${base}/contents`,
+    {
+      schema: schema('Modify multiple files in a repository', {
+        description:
+          'All operations make one commit; each is checked like the single-file operations (404, 409, 422).',
+        params: Params,
+        body: ChangeFilesOptions,
+        response: { 201: FilesResponse },
+      }),
+      config: { auth: write },
+      // base64 file contents
+      bodyLimit: LARGE_BODY_LIMIT,
+    },
+    async (request, reply) => {
+      const t = await open(request, 'write');
+      const b = request.body;
+      const result = await svc.changeFiles(t, signedIn(request).user, {
+        files: b.files.map((f) => ({
+          op: f.operation,
+          path: f.path,
+          content: f.content,
+          sha: f.sha,
+          fromPath: f.from_path,
+        })),
+        message: b.message,
+        branch: b.branch,
+        newBranch: b.new_branch,
+        author: b.author,
+        committer: b.committer,
+        dates: b.dates,
+        signoff: b.signoff,
+      });
+      const links = await svc.linksFor(t, []);
+      return reply.code(201).send({
+        files: result.entries.map((e) => (e ? toContentsJson(e, links) : null)),
+        commit: toFileCommitJson(result.commit, links),
+        verification: UNVERIFIED,
+      });
+    },
+  );
+
+  app.post(
+    `${base}/diffpatch`,
+    {
+      schema: schema('Apply diff patch to repository', {
+        description:
+          'Applies a unified diff (`content`, plain text) to `branch` as one commit; 422 when it does ' +
+          'not apply. `content` of the answer is null.',
+        params: Params,
+        body: ApplyDiffPatchFileOptions,
+        response: { 200: FileResponse },
+      }),
+      config: { auth: write },
+      bodyLimit: LARGE_BODY_LIMIT,
+    },
+    async (request, reply) => {
+      const t = await open(request, 'write');
+      const b = request.body;
+      const commit = await svc.applyDiffPatch(t, signedIn(request).user, {
+        patch: b.content,
+        message: b.message,
+        branch: b.branch,
+        newBranch: b.new_branch,
+        author: b.author,
+        committer: b.committer,
+        dates: b.dates,
+        signoff: b.signoff,
+      });
+      const links = await svc.linksFor(t, []);
+      return reply.code(200).send({
+        content: null,
+        commit: toFileCommitJson(commit, links),
+        verification: UNVERIFIED,
+      });
+    },
   );
 
   // Raw files and archives, streamed

@@ -345,6 +345,68 @@ export const DeleteFileOptions = Type.Object(
   { title: 'DeleteFileOptions' },
 );
 
+export const ChangeFileOperation = Type.Object(
+  {
+    operation: Type.Union([Type.Literal('create'), Type.Literal('update'), Type.Literal('delete')], {
+      description: 'indicates what to do with the file',
+    }),
+    path: Type.String({ description: 'path to the existing or new file' }),
+    content: Type.Optional(Type.String({ description: 'new or updated file content, base64 encoded' })),
+    sha: Type.Optional(
+      Type.String({ description: 'sha of the blob that already exists, required for update or delete' }),
+    ),
+    from_path: Type.Optional(Type.String({ description: 'old path of the file to move' })),
+  },
+  {
+    title: 'ChangeFileOperation',
+    description: 'ChangeFileOperation for creating, updating or deleting a file',
+  },
+);
+
+export const ChangeFilesOptions = Type.Object(
+  { files: Type.Array(ChangeFileOperation, { description: 'list of file operations' }), ...fileOptionFields },
+  {
+    title: 'ChangeFilesOptions',
+    description: 'ChangeFilesOptions options for creating, updating or deleting multiple files in one commit',
+  },
+);
+
+export const FilesResponse = Type.Object(
+  {
+    files: Type.Array(Nullable(ContentsResponse)),
+    commit: FileCommitResponse,
+    verification: PayloadCommitVerification,
+  },
+  {
+    title: 'FilesResponse',
+    description: 'FilesResponse contains information about multiple files from a repo',
+  },
+);
+
+export const ApplyDiffPatchFileOptions = Type.Object(
+  {
+    content: Type.String({ description: 'the unified diff to apply (text, not base64)' }),
+    sha: Type.Optional(Type.String({ description: 'the commit the branch must be at (optional)' })),
+    ...fileOptionFields,
+  },
+  {
+    title: 'ApplyDiffPatchFileOptions',
+    description: 'ApplyDiffPatchFileOptions options for applying a diff patch',
+  },
+);
+
+export const UpdateBranchRepoOption = Type.Object(
+  { name: Type.String({ description: 'New branch name', maxLength: 255 }) },
+  { title: 'UpdateBranchRepoOption', description: 'UpdateBranchRepoOption options when updating a branch' },
+);
+
+export const NoteOptions = Type.Object({ message: Type.Optional(Type.String()) }, { title: 'NoteOptions' });
+
+export const Note = Type.Object(
+  { message: Type.String(), commit: Commit },
+  { title: 'Note', description: 'Note contains information related to a git note' },
+);
+
 // Conversions
 
 /** Where a repository's JSON links point, who is looking, and the accounts behind commit e-mails. */

@@ -15,10 +15,13 @@ import type { UserRow, Viewer } from '../users/store.js';
 import * as data from './data.js';
 import type { CommitData, Ident, ResolvedRef, TreeChange } from './data.js';
 import { usersByEmails } from './data-store.js';
+import { definitionFor, parseEditorConfig } from './editorconfig.js';
 import { contentsType, type ContentsEntry, type RepoLinks } from './data-schemas.js';
 
 /** Files larger than this are listed without their content (Forgejo's DEFAULT_MAX_BLOB_SIZE). */
 export const MAX_BLOB_SIZE = 10 * 1024 * 1024;
+/** Largest .editorconfig read (Forgejo's [ui] MAX_DISPLAY_FILE_SIZE). */
+const MAX_EDITORCONFIG = 8 * 1024 * 1024;
 /** Largest page of a tree listing (Forgejo's DEFAULT_GIT_TREES_PER_PAGE). */
 export const MAX_TREE_PAGE = 1000;
 /** Largest page of a commit listing (Forgejo's [git] COMMITS_RANGE_SIZE). */
@@ -38,13 +41,18 @@ export interface IdentityInput {
   email?: string | undefined;
 }
 
-export interface FileChangeInput {
+/** One file operation of a commit made through the contents API. */
+export interface FileOperation {
   op: 'create' | 'update' | 'delete';
   path: string;
   /** Base64 content (create, update). */
   content?: string | undefined;
   sha?: string | undefined;
   fromPath?: string | undefined;
+}
+
+/** Where and how a commit made through the API is written: branch, message, identities. */
+export interface CommitInput {
   message?: string | undefined;
   branch?: string | undefined;
   newBranch?: string | undefined;
@@ -52,6 +60,18 @@ export interface FileChangeInput {
   committer?: IdentityInput | undefined;
   dates?: { author?: string | undefined; committer?: string | undefined } | undefined;
   signoff?: boolean | undefined;
+}
+
+export type FileChangeInput = FileOperation & CommitInput;
+
+export interface FilesChangeInput extends CommitInput {
+  files: FileOperation[];
+}
+
+export interface FilesChangeResult {
+  commit: CommitData;
+  /** Each file as it now is, in the order of the operations (null for a deletion). */
+  entries: (ContentsEntry | null)[];
 }
 
 export interface FileChangeResult {
@@ -219,6 +239,45 @@ export class GitDataService {
     await this.apply(t, doer, update, 'the branch was changed meanwhile; try again');
   }
 
+  /**
+   * Renames branch `from` to `name` as Forgejo does: recorded like a push deleting one and creating
+   * the other; the default branch, a protection rule named after it and open pull requests follow.
+   * 404 when it does not exist (or the repository is empty), 422 when `name` is taken or the same,
+   * 403 when a glob protection rule covers it, 409 when it moved meanwhile.
+   */
+  async renameBranch(t: Target, doer: UserRow, from: string, name: string): Promise<void> {
+    if (await this.isEmpty(t)) throw notFound(EMPTY);
+    checkBranchName(name, 'name');
+    const names = await data.branchAndTagNames(t.dir);
+    const taken = 'Cannot rename a branch using the same name or rename to a branch that already exists.';
+    if (from === name || names.has(`refs/heads/${name}`)) throw invalidField('name', taken);
+    const b = await this.getBranch(t, from);
+    const to = `refs/heads/${name}`;
+    if (names.has(`refs/tags/${name}`)) throw conflict('The branch with the same tag already exists.');
+    const others = new Set([...names].filter((n) => n !== b.ref));
+    const parts = name.split('/');
+    const clash =
+      parts.slice(0, -1).some((_, i) => others.has(`refs/heads/${parts.slice(0, i + 1).join('/')}`)) ||
+      [...others].some((n) => n.startsWith(`${to}/`));
+    if (clash) throw conflict('The branch with the same name already exists.');
+    await this.assertQuota(t);
+    const updates = [
+      { ref: b.ref, oldOid: b.commit.oid, newOid: data.ZERO_OID },
+      { ref: to, oldOid: data.ZERO_OID, newOid: b.commit.oid },
+    ];
+    const moved = await this.ctx.repos.changeRefs(t.repo.id, doer.id, updates, async () => {
+      const ruleRenamed = await this.ctx.protection.followRename(t.repo, from, name);
+      const ok = await data.renameBranchRef(t.dir, from, name, b.commit.oid);
+      if (!ok) {
+        if (ruleRenamed) await this.ctx.protection.followRename(t.repo, name, from);
+        return false;
+      }
+      await this.ctx.pulls.followBranchRename(t.repo.id, from, name);
+      return true;
+    });
+    if (!moved) throw conflict('the branch was changed meanwhile; try again');
+  }
+
   // Tags
 
   async listTags(t: Target, page: Page): Promise<[data.TagData[], number]> {
@@ -271,6 +330,49 @@ export class GitDataService {
     const tag = await data.annotatedTag(t.dir, info.oid);
     if (!tag) throw badRequest(`object is not an annotated tag [sha: ${sha}]`);
     return tag;
+  }
+
+  // Notes
+
+  /** The note of the commit `sha` names, with the notes commit that wrote it; 404 when none. */
+  async getNote(t: Target, sha: string, diff: boolean): Promise<{ message: string; commit: CommitData }> {
+    const c = await this.resolve(t, sha, 'sha');
+    const note = await data.readNote(t.dir, c.oid);
+    if (!note) throw notFound(`note does not exist [commit: ${c.oid}]`);
+    const commit = (await data.getCommit(t.dir, note.commit, diff))!;
+    return { message: note.message.toString('utf8'), commit };
+  }
+
+  /** Sets the note of the commit `sha` names (Forgejo's SetNote: the doer writes it); counts its size. */
+  async setNote(t: Target, doer: UserRow, sha: string, message: string): Promise<void> {
+    const c = await this.resolve(t, sha, 'sha');
+    await this.assertQuota(t);
+    await data.setNote(t.dir, c.oid, message, this.doerIdent(doer));
+    await this.ctx.repos.refreshSize(t.repo.id);
+  }
+
+  async removeNote(t: Target, doer: UserRow, sha: string): Promise<void> {
+    const c = await this.resolve(t, sha, 'sha');
+    if (!(await data.removeNote(t.dir, c.oid, this.doerIdent(doer))))
+      throw notFound(`note does not exist [commit: ${c.oid}]`);
+  }
+
+  // EditorConfig
+
+  /**
+   * The EditorConfig definitions the root `.editorconfig` at `ref` (the default branch when absent)
+   * gives `filePath`; 404 when there is none (or it is too large to read, as in Forgejo).
+   */
+  async editorconfig(t: Target, filePath: string, ref?: string): Promise<Record<string, string>> {
+    if (await this.isEmpty(t)) throw notFound(EMPTY);
+    const c = await this.resolve(t, ref);
+    const p = data.cleanTreePath(filePath);
+    const entry = await data.entryAt(t.dir, c.oid, '.editorconfig');
+    if (!entry || entry.type !== 'blob' || entry.size > MAX_EDITORCONFIG) {
+      throw notFound(`.editorconfig does not exist [ref: ${c.name}]`);
+    }
+    const text = (await data.readBlob(t.dir, entry.oid)).toString('utf8');
+    return definitionFor(parseEditorConfig(text), p);
   }
 
   // Commits
@@ -608,7 +710,7 @@ export class GitDataService {
    * Author and committer as Forgejo picks them: each given one (its e-mail set) is used; when only
    * one is given it is both; when none, both are the doer.
    */
-  private identities(doer: UserRow, input: FileChangeInput): { author: Ident; committer: Ident } {
+  private identities(doer: UserRow, input: CommitInput): { author: Ident; committer: Ident } {
     const me = this.doerIdent(doer);
     const make = (o: IdentityInput | undefined, field: string): Ident | undefined => {
       if (!o?.email) return undefined;
@@ -634,17 +736,132 @@ export class GitDataService {
    * it meanwhile. An empty repository gets its first commit.
    */
   async changeFile(t: Target, doer: UserRow, input: FileChangeInput): Promise<FileChangeResult> {
-    const { op } = input;
-    const treePath = data.cleanTreePath(input.path);
-    if (!treePath) throw invalidField('filepath', 'path is required');
-    const fromPath = input.fromPath ? data.cleanTreePath(input.fromPath, 'from_path') : treePath;
-    if (!fromPath) throw invalidField('from_path', 'path is required');
-    let content: Buffer | undefined;
-    if (op !== 'delete') {
-      const b64 = (input.content ?? '').replace(/[\r\n]/g, '');
-      if (!BASE64.test(b64) || b64.length % 4 !== 0) throw invalidField('content', 'Invalid base64 content');
-      content = Buffer.from(b64, 'base64');
+    const { op, path: p, content, sha, fromPath, ...commit } = input;
+    const r = await this.changeFiles(t, doer, {
+      ...commit,
+      files: [{ op, path: p, content, sha, fromPath }],
+    });
+    return { commit: r.commit, entry: r.entries[0] ?? null };
+  }
+
+  /**
+   * Several file operations as one commit, like `changeFile`: each is checked against the tree of
+   * the branch; a path is written at most once.
+   */
+  async changeFiles(t: Target, doer: UserRow, input: FilesChangeInput): Promise<FilesChangeResult> {
+    if (input.files.length === 0) throw invalidField('files', 'no file operations given');
+    const ops = input.files.map((f) => {
+      const treePath = data.cleanTreePath(f.path);
+      if (!treePath) throw invalidField('filepath', 'path is required');
+      const fromPath = f.fromPath ? data.cleanTreePath(f.fromPath, 'from_path') : treePath;
+      if (!fromPath) throw invalidField('from_path', 'path is required');
+      let content: Buffer | undefined;
+      if (f.op !== 'delete') {
+        const b64 = (f.content ?? '').replace(/[\r\n]/g, '');
+        if (!BASE64.test(b64) || b64.length % 4 !== 0)
+          throw invalidField('content', 'Invalid base64 content');
+        content = Buffer.from(b64, 'base64');
+      }
+      return { op: f.op, sha: f.sha, treePath, fromPath, content };
+    });
+
+    const done = await this.commitChange(t, doer, input, async (base, branch) => {
+      if (!base) {
+        if (ops.some((o) => o.op === 'update')) throw invalid('repo is empty');
+        if (ops.some((o) => o.op === 'delete')) throw notFound(`branch does not exist [name: ${branch}]`);
+      }
+      const changes: TreeChange[] = [];
+      const written = new Set<string>();
+      const claim = (p: string) => {
+        if (written.has(p)) throw invalidField('filepath', `repository file already exists [path: ${p}]`);
+        written.add(p);
+      };
+      for (const { op, sha, treePath, fromPath, content } of ops) {
+        let mode = '100644';
+        if (base && op !== 'create') {
+          const from = await data.entryAt(t.dir, base.oid, fromPath);
+          if (!from || from.type !== 'blob') throw notFound(`file does not exist [path: ${fromPath}]`);
+          if (sha !== from.oid) {
+            const message = `sha does not match [given: ${sha}, expected: ${from.oid}]`;
+            throw op === 'delete' ? badRequest(message) : conflict(message);
+          }
+          if (from.mode === '100755') mode = '100755';
+        }
+        if (base && op !== 'delete') await this.checkTarget(t, base.oid, treePath, fromPath, op);
+        claim(treePath);
+        if (op === 'delete') {
+          changes.push({ path: treePath, remove: true });
+        } else {
+          if (fromPath !== treePath) {
+            claim(fromPath);
+            changes.push({ path: fromPath, remove: true });
+          }
+          changes.push({ path: treePath, mode, oid: await data.hashBlob(t.dir, content!) });
+        }
+      }
+      const verbs = { create: 'Add', update: 'Update', delete: 'Delete' } as const;
+      const message = (['create', 'update', 'delete'] as const)
+        .map((op) => ops.filter((o) => o.op === op).map((o) => o.treePath))
+        .map((paths, i) => (paths.length ? `${Object.values(verbs)[i]} ${paths.join(', ')}` : ''))
+        .filter(Boolean)
+        .join('\n');
+      return { tree: await data.writeTree(t.dir, base?.oid ?? null, changes), message };
+    });
+
+    const { oid, commit, branch } = done;
+    const entries: (ContentsEntry | null)[] = [];
+    for (const o of ops) {
+      if (o.op === 'delete') {
+        entries.push(null);
+        continue;
+      }
+      const written = (await data.entryAt(t.dir, oid, o.treePath))!;
+      entries.push({
+        name: path.posix.basename(o.treePath),
+        path: o.treePath,
+        oid: written.oid,
+        type: contentsType(written.mode),
+        size: written.size,
+        lastCommit: { oid, date: commit.committer.date },
+        content: written.size <= MAX_BLOB_SIZE ? o.content! : null,
+        origRef: branch,
+        refKind: 'branch',
+        refName: branch,
+      });
     }
+    return { commit, entries };
+  }
+
+  /**
+   * Applies the unified diff `patch` to `branch` as one commit (on `newBranch` when given), without
+   * a work tree; 422 when it does not apply. Forgejo's default message is "apply-patch".
+   */
+  async applyDiffPatch(
+    t: Target,
+    doer: UserRow,
+    input: CommitInput & { patch: string },
+  ): Promise<CommitData> {
+    if (!input.patch.trim()) throw invalidField('content', 'patch is empty');
+    const done = await this.commitChange(t, doer, input, async (base, branch) => {
+      if (!base) throw notFound(`branch does not exist [name: ${branch}]`);
+      const r = await data.applyPatch(t.dir, base.oid, input.patch);
+      if ('error' in r) throw invalidField('content', `patch does not apply: ${r.error}`);
+      return { tree: r.tree, message: 'apply-patch' };
+    });
+    return done.commit;
+  }
+
+  /**
+   * Writes a commit on `input.branch` (or on `input.newBranch`, created from it) without a work
+   * tree: `build` makes its tree from the branch's head (none in an empty repository) and the
+   * default message; the ref moves like a push, only if nobody moved it meanwhile.
+   */
+  private async commitChange(
+    t: Target,
+    doer: UserRow,
+    input: CommitInput,
+    build: (base: ResolvedRef | undefined, branch: string) => Promise<{ tree: string; message: string }>,
+  ): Promise<{ oid: string; commit: CommitData; branch: string }> {
     const branch = input.branch || t.repo.default_branch;
     checkBranchName(branch, 'branch');
     const newBranch = input.newBranch || branch;
@@ -652,41 +869,17 @@ export class GitDataService {
     const { author, committer } = this.identities(doer, input);
 
     let base: ResolvedRef | undefined;
-    if (await this.isEmpty(t)) {
-      if (op === 'update') throw invalid('repo is empty');
-      if (op === 'delete') throw notFound(`branch does not exist [name: ${branch}]`);
-    } else {
+    if (!(await this.isEmpty(t))) {
       base = await this.resolveBranch(t, branch);
       if (newBranch !== branch && (await data.resolveRef(t.dir, `refs/heads/${newBranch}`))) {
         throw invalidField('new_branch', `branch already exists [name: ${newBranch}]`);
       }
     }
-
-    let mode = '100644';
-    if (base && op !== 'create') {
-      const from = await data.entryAt(t.dir, base.oid, fromPath);
-      if (!from || from.type !== 'blob') throw notFound(`file does not exist [path: ${fromPath}]`);
-      if (input.sha !== from.oid) {
-        const message = `sha does not match [given: ${input.sha}, expected: ${from.oid}]`;
-        throw op === 'delete' ? badRequest(message) : conflict(message);
-      }
-      if (from.mode === '100755') mode = '100755';
-    }
-    if (base && op !== 'delete') await this.checkTarget(t, base.oid, treePath, fromPath, op);
+    const built = await build(base, branch);
     await this.assertQuota(t);
-
-    const changes: TreeChange[] = [];
-    if (op === 'delete') {
-      changes.push({ path: treePath, remove: true });
-    } else {
-      if (fromPath !== treePath) changes.push({ path: fromPath, remove: true });
-      changes.push({ path: treePath, mode, oid: await data.hashBlob(t.dir, content!) });
-    }
-    const tree = await data.writeTree(t.dir, base?.oid ?? null, changes);
-    const verb = op === 'create' ? 'Add' : op === 'update' ? 'Update' : 'Delete';
-    let message = input.message?.trim() || `${verb} ${treePath}`;
+    let message = input.message?.trim() || built.message;
     if (input.signoff) message += `\n\nSigned-off-by: ${committer.name} <${committer.email}>`;
-    const oid = await data.commitTree(t.dir, tree, base ? [base.oid] : [], message, author, committer);
+    const oid = await data.commitTree(t.dir, built.tree, base ? [base.oid] : [], message, author, committer);
 
     const update = {
       ref: `refs/heads/${newBranch}`,
@@ -695,25 +888,7 @@ export class GitDataService {
     };
     await this.allow(t, doer, [update]);
     await this.apply(t, doer, update, `branch ${newBranch} was changed meanwhile; try again`);
-
-    const commit = (await data.getCommit(t.dir, oid, false))!;
-    if (op === 'delete') return { commit, entry: null };
-    const written = (await data.entryAt(t.dir, oid, treePath))!;
-    return {
-      commit,
-      entry: {
-        name: path.posix.basename(treePath),
-        path: treePath,
-        oid: written.oid,
-        type: contentsType(written.mode),
-        size: written.size,
-        lastCommit: { oid, date: commit.committer.date },
-        content: written.size <= MAX_BLOB_SIZE ? content! : null,
-        origRef: newBranch,
-        refKind: 'branch',
-        refName: newBranch,
-      },
-    };
+    return { oid, commit: (await data.getCommit(t.dir, oid, false))!, branch: newBranch };
   }
 
   /** Forgejo's checks of the path a file is written to, against the tree it is written into. */

@@ -866,6 +866,37 @@ export async function writeTree(dir: string, base: string | null, changes: TreeC
   }
 }
 
+/**
+ * The tree `base` with the unified diff `patch` applied (`git apply --cached`, three-way where the
+ * blobs allow, as Forgejo does) through a temporary index; `{ error }` when it does not apply.
+ */
+export async function applyPatch(
+  dir: string,
+  base: string,
+  patch: string,
+): Promise<{ tree: string } | { error: string }> {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-index-'));
+  const env = { GIT_INDEX_FILE: path.join(tmp, 'index') };
+  try {
+    await git(['read-tree', base], { gitDir: dir, env });
+    const args = ['apply', '--cached', '--recount', '--binary', '--3way', '-'];
+    // An empty directory of our own as the work tree: --3way may write there, never elsewhere.
+    const work = path.join(tmp, 'work');
+    fs.mkdirSync(work);
+    const r = await git(args, {
+      gitDir: dir,
+      cwd: work,
+      env: { ...env, GIT_WORK_TREE: work },
+      input: patch,
+      okCodes: [1, 128],
+    });
+    if (r.code !== 0) return { error: r.stderr.trim().split('\n').filter(Boolean).pop() ?? 'patch failed' };
+    return { tree: (await git(['write-tree'], { gitDir: dir, env })).stdout.toString('utf8').trim() };
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
 function identEnv(author: Ident, committer: Ident): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     GIT_AUTHOR_NAME: author.name,
@@ -915,6 +946,74 @@ export async function makeTag(
 export async function updateRef(dir: string, ref: string, oldOid: string, newOid: string): Promise<boolean> {
   const args = newOid === ZERO_OID ? ['update-ref', '-d', ref, oldOid] : ['update-ref', ref, newOid, oldOid];
   const r = await git(args, { gitDir: dir, okCodes: [1, 128] });
+  return r.code === 0;
+}
+
+/**
+ * Renames branch `from` (at `oid`) to `to` in one ref transaction, HEAD following when it named
+ * `from`; false when `from` was not at `oid` or `to` could not be created.
+ */
+export async function renameBranchRef(dir: string, from: string, to: string, oid: string): Promise<boolean> {
+  const input = `create refs/heads/${to} ${oid}\ndelete refs/heads/${from} ${oid}\n`;
+  const r = await git(['update-ref', '--stdin'], { gitDir: dir, input, okCodes: [1, 128] });
+  if (r.code !== 0) return false;
+  const head = await git(['symbolic-ref', '--quiet', 'HEAD'], { gitDir: dir, okCodes: [1] });
+  if (head.stdout.toString('utf8').trim() === `refs/heads/${from}`) {
+    await git(['symbolic-ref', 'HEAD', `refs/heads/${to}`], { gitDir: dir });
+  }
+  return true;
+}
+
+// Notes
+
+/** The ref git notes live under (git's default, as in Forgejo). */
+export const NOTES_REF = 'refs/notes/commits';
+
+/**
+ * The note of commit `oid` and the commit of the notes ref that last wrote it (Forgejo's
+ * GetNote); undefined when it has none.
+ */
+export async function readNote(
+  dir: string,
+  oid: string,
+): Promise<{ message: Buffer; commit: string } | undefined> {
+  const tip = await git(['rev-parse', '--verify', '--quiet', `${NOTES_REF}^{commit}`], {
+    gitDir: dir,
+    okCodes: [1],
+  });
+  if (tip.code !== 0) return undefined;
+  const list = await git(['notes', `--ref=${NOTES_REF}`, 'list', oid], { gitDir: dir, okCodes: [1] });
+  const blob = list.stdout.toString('utf8').trim();
+  if (list.code !== 0 || !blob) return undefined;
+  // The note's path in the notes tree (fanned out as aa/bbbb... in large trees).
+  const tree = await git(['ls-tree', '-r', '-z', `${NOTES_REF}^{commit}`], { gitDir: dir });
+  let notePath = oid;
+  for (const rec of tree.stdout.toString('utf8').split('\0')) {
+    const tab = rec.indexOf('\t');
+    if (tab < 0) continue;
+    const p = rec.slice(tab + 1);
+    if (p.replace(/\//g, '') === oid) notePath = p;
+  }
+  const last = await lastCommitOf(dir, NOTES_REF, notePath);
+  return { message: await readBlob(dir, blob), commit: last?.oid ?? tip.stdout.toString('utf8').trim() };
+}
+
+/** Sets (replaces) the note of commit `oid`, written by `who`; an empty message removes it (git). */
+export async function setNote(dir: string, oid: string, message: string, who: Ident): Promise<void> {
+  await git(['notes', `--ref=${NOTES_REF}`, 'add', '-f', '-F', '-', oid], {
+    gitDir: dir,
+    env: identEnv(who, who),
+    input: message,
+  });
+}
+
+/** Removes the note of commit `oid`; false when it had none. */
+export async function removeNote(dir: string, oid: string, who: Ident): Promise<boolean> {
+  const r = await git(['notes', `--ref=${NOTES_REF}`, 'remove', oid], {
+    gitDir: dir,
+    env: identEnv(who, who),
+    okCodes: [1],
+  });
   return r.code === 0;
 }
 

@@ -33,6 +33,8 @@ const WILDCARD_NAMES: Record<string, string> = {
   branch_protections: 'name',
   branches: 'branch',
   compare: 'basehead',
+  // /pulls/{base}/{head}
+  '{base}': 'head',
 };
 
 /** Paths whose route names a parameter differently from Forgejo's description of the same path. */

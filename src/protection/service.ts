@@ -9,7 +9,7 @@ import type { UserRow } from '../users/store.js';
 import { UserType } from '../users/tables.js';
 import { AccessMode } from '../orgs/store.js';
 import { nowUnix, transaction, type Tx } from '../db/database.js';
-import { invalid, invalidField, notFound } from '../errors.js';
+import { forbidden, invalid, invalidField, notFound } from '../errors.js';
 import { git, isAncestor } from '../git/git.js';
 import type { Updateable } from 'kysely';
 import type { ProtectedBranchTable, WhitelistKind } from './tables.js';
@@ -256,6 +256,22 @@ export class ProtectionService {
       await this.writeLists(tx, rule.id, lists);
     });
     return this.get(repo, ruleName);
+  }
+
+  /**
+   * Follows a branch rename (Forgejo's RenameBranch): a rule named after the branch is renamed
+   * with it; true when one was. A glob rule that protects the branch is not, and the rename is
+   * refused: 403.
+   */
+  async followRename(repo: RepoRow, from: string, to: string): Promise<boolean> {
+    const rule = await store.getRule(this.db, repo.id, from);
+    if (rule) {
+      await store.updateRule(this.db, rule.id, { rule_name: to, updated_unix: nowUnix() });
+      return true;
+    }
+    if (await this.ruleFor(repo, from))
+      throw forbidden('Branch is protected by glob-based protection rules.');
+    return false;
   }
 
   async delete(repo: RepoRow, ruleName: string): Promise<void> {

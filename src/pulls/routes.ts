@@ -37,6 +37,7 @@ import {
   PullReviewRequestOptions,
   REVIEW_STATES,
   SubmitPullReviewOptions,
+  UpdatePullQuery,
   type PullReviewCommentJson,
 } from './schemas.js';
 
@@ -211,6 +212,54 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
         dueDate: b.due_date === undefined ? undefined : parseTime(b.due_date, 'due_date'),
       });
       return reply.code(201).send(await presenter.pull(pull, view.repo, request.viewer));
+    },
+  );
+
+  app.get(
+    '/repos/:owner/:repo/pulls/pinned',
+    {
+      schema: {
+        tags,
+        summary: "List a repo's pinned pull requests",
+        params: RepoParams,
+        response: { 200: Type.Array(PullRequest) },
+      },
+      config: { auth: read },
+    },
+    async (request) => {
+      const { repo } = await repoView(request);
+      return presenter.pulls(await pulls.pinned(repo), repo, request.viewer);
+    },
+  );
+
+  app.get(
+    '/repos/:owner/:repo/pulls/:base/*',
+    {
+      schema: {
+        tags,
+        summary: 'Get a pull request by base and head',
+        description:
+          'The open pull request from head (a branch, `owner:branch` or `owner/repo:branch` of a fork) ' +
+          'into the base branch; 404 when none.',
+        params: Type.Object({
+          owner: Type.String(),
+          repo: Type.String(),
+          base: Type.String({ description: 'base of the pull request to get' }),
+          '*': Type.String({ description: 'head of the pull request to get' }),
+        }),
+        response: { 200: PullRequest },
+      },
+      config: { auth: read },
+    },
+    async (request) => {
+      const view = await repoView(request);
+      const pull = await pulls.requireByBaseHead(
+        view.repo,
+        request.viewer,
+        request.params.base,
+        request.params['*'],
+      );
+      return presenter.pull(pull, view.repo, request.viewer);
     },
   );
 
@@ -403,6 +452,28 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
       )
         return reply.code(201).send();
       await pulls.merge(view, pull, doer, input);
+      return reply.code(200).send();
+    },
+  );
+
+  app.post(
+    '/repos/:owner/:repo/pulls/:index/update',
+    {
+      schema: {
+        tags,
+        summary: "Merge PR's baseBranch into headBranch",
+        description:
+          'style=merge (default) makes a merge commit on the head branch, style=rebase rebases it onto ' +
+          'the base; the doer must be able to push to the head branch (403). 409 on conflicts, ' +
+          '422 when the pull request is merged or closed.',
+        params: IndexParams,
+        querystring: UpdatePullQuery,
+      },
+      config: { auth: write },
+    },
+    async (request, reply) => {
+      const { view, pull } = await pullOf(request, request.params.index);
+      await pulls.updateHead(view, pull, signedIn(request).user, request.query.style ?? 'merge');
       return reply.code(200).send();
     },
   );

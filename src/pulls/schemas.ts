@@ -101,6 +101,14 @@ export const EditPullRequestOption = Type.Object(
   { title: 'EditPullRequestOption' },
 );
 
+export const UpdatePullQuery = Type.Object({
+  style: Type.Optional(
+    Type.Union([Type.Literal('merge'), Type.Literal('rebase')], {
+      description: 'how to update pull request',
+    }),
+  ),
+});
+
 export const MergePullRequestOption = Type.Object(
   {
     Do: Type.Union(

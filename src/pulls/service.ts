@@ -14,7 +14,7 @@ import * as data from '../git/data.js';
 import type { CommitData } from '../git/data.js';
 import { AccessMode } from '../orgs/store.js';
 import type { RepoRow } from '../repos/store.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow, Viewer } from '../users/store.js';
 import { UserType } from '../users/tables.js';
 import * as issueStore from '../issues/store.js';
 import type { IssueRow } from '../issues/store.js';
@@ -181,6 +181,32 @@ export class PullService {
     return this.requirePull(repo, pr.index);
   }
 
+  /**
+   * The open pull request of `repo` from `head` (a branch, `owner:branch` or `owner/repo:branch`)
+   * into `base` (Forgejo's GetPullRequestByBaseHead); 404 when none.
+   */
+  async requireByBaseHead(repo: RepoRow, viewer: Viewer | null, base: string, head: string): Promise<Pull> {
+    const missing = () => notFound(`pull request does not exist [base: ${base}, head: ${head}]`);
+    const h = await this.resolveHead(repo, viewer, head).catch((err: unknown) => {
+      if (err instanceof AppError && err.kind === 'not_found') throw missing();
+      throw err;
+    });
+    const pr = await store.findOpen(this.db, repo.id, base, h.repo.id, h.branch);
+    if (!pr) throw missing();
+    const issue = (await issueStore.getById(this.db, pr.issue_id))!;
+    return { issue, pr };
+  }
+
+  /** The pinned pull requests of `repo`, in pin order. */
+  async pinned(repo: RepoRow): Promise<Pull[]> {
+    const issues = await this.ctx.issues.pinned(repo, true);
+    const prs = await store.getByIssueIds(
+      this.db,
+      issues.map((i) => i.id),
+    );
+    return issues.filter((i) => prs.has(i.id)).map((issue) => ({ issue, pr: prs.get(issue.id)! }));
+  }
+
   pullsOf(issueIds: number[]): Promise<Map<number, PullRow>> {
     return store.getByIssueIds(this.db, issueIds);
   }
@@ -201,7 +227,7 @@ export class PullService {
   /** The head repository and branch of `head`: `branch`, `owner:branch` or `owner/repo:branch`. */
   private async resolveHead(
     base: RepoRow,
-    doer: UserRow,
+    viewer: Viewer | null,
     head: string,
   ): Promise<{ repo: RepoRow; branch: string }> {
     const colon = head.indexOf(':');
@@ -223,7 +249,7 @@ export class PullService {
       repo = (await q.executeTakeFirst()) as RepoRow | undefined;
     }
     if (!repo) throw notFound(`head repository does not exist [owner: ${ownerName}]`);
-    const access = await this.ctx.repos.access(repo, { id: doer.id, isAdmin: doer.is_admin === 1 });
+    const access = await this.ctx.repos.access(repo, viewer);
     if ((access.units.get('repo.code') ?? 0) < AccessMode.read)
       throw notFound(`head repository does not exist [owner: ${ownerName}]`);
     return { repo, branch };
@@ -266,7 +292,7 @@ export class PullService {
     if (title.length > 255) throw invalidField('title', 'must be at most 255 characters');
     if (!input.base) throw invalidField('base', 'Required');
     if (!input.head) throw invalidField('head', 'Required');
-    const head = await this.resolveHead(repo, doer, input.head);
+    const head = await this.resolveHead(repo, { id: doer.id, isAdmin: doer.is_admin === 1 }, input.head);
     const baseDir = this.dirOf(repo);
     const baseSha = await this.branchSha(baseDir, input.base);
     if (!baseSha) throw notFound(`base branch does not exist [name: ${input.base}]`);
@@ -582,6 +608,11 @@ export class PullService {
     for (const id of ids) await this.refresh(id, pusherId);
   }
 
+  /** Open pull requests from or to a renamed branch follow it (Forgejo's RenameBranch). */
+  followBranchRename(repoId: number, from: string, to: string): Promise<void> {
+    return store.renameBranch(this.db, repoId, from, to);
+  }
+
   // Merging
 
   /** Whether `doer` may override branch protection with force_merge (site or repository admin). */
@@ -709,6 +740,71 @@ export class PullService {
     }
     if (input.deleteBranch) await this.deleteHeadBranch(merged, doer);
     return merged;
+  }
+
+  /**
+   * Brings the base branch into the head branch (Forgejo's UpdatePullRequest): a merge commit of the
+   * base on top of the head ("Merge branch 'base' into head"), or the head rebased onto the base;
+   * pushed to the head branch like a push by `doer`, who must be able to write to the head
+   * repository (a protected head branch cannot be rebased: that needs a force push). Nothing
+   * happens when the head already contains the base. 422 when merged or closed, 409 on conflicts.
+   */
+  async updateHead(view: RepoView, pull: Pull, doer: UserRow, style: 'merge' | 'rebase'): Promise<void> {
+    const { pr } = pull;
+    if (pr.has_merged) throw invalidField('index', 'the pull request is already merged');
+    if (pull.issue.is_closed) throw invalidField('index', 'the pull request is closed');
+    const headRepo = pr.head_repo_id ? await this.ctx.repos.getById(pr.head_repo_id) : undefined;
+    if (!headRepo) throw notFound('the head repository of the pull request does not exist');
+    const access =
+      headRepo.id === view.repo.id
+        ? view.access
+        : await this.ctx.repos.access(headRepo, { id: doer.id, isAdmin: doer.is_admin === 1 });
+    if ((access.units.get('repo.code') ?? 0) < AccessMode.write || headRepo.is_archived || headRepo.is_mirror)
+      throw forbidden('you are not allowed to update the head branch of this pull request');
+    if (style === 'rebase' && (await this.ctx.protection.ruleFor(headRepo, pr.head_branch)))
+      throw forbidden('the head branch is protected: it cannot be rebased');
+    const baseDir = this.dirOf(view.repo);
+    const headDir = this.dirOf(headRepo);
+    const baseSha = await this.branchSha(baseDir, pr.base_branch);
+    if (!baseSha) throw notFound(`base branch does not exist [name: ${pr.base_branch}]`);
+    const headSha = await this.branchSha(headDir, pr.head_branch);
+    if (!headSha) throw notFound(`head branch does not exist [name: ${pr.head_branch}]`);
+    await this.bringHead(baseDir, headRepo, pr.head_branch);
+    if (await isAncestor(baseDir, baseSha, headSha)) return;
+    let newSha: string;
+    try {
+      newSha =
+        style === 'rebase'
+          ? await pg.rebase(baseDir, baseSha, headSha, ident(doer))
+          : await pg.mergeCommit(
+              baseDir,
+              headSha,
+              baseSha,
+              `Merge branch '${pr.base_branch}' into ${pr.head_branch}`,
+              ident(doer),
+            );
+    } catch (err) {
+      if (err instanceof MergeConflict)
+        throw new AppError('conflict', `${style} failed because of conflict`, { conflicts: err.files });
+      throw err;
+    }
+    if (headDir !== baseDir) {
+      // The new commits go to the fork through a temporary ref of the base repository.
+      const tmpRef = `refs/anvil/update/${pr.id}`;
+      await git(['update-ref', tmpRef, newSha], { gitDir: baseDir });
+      try {
+        await git(['fetch', '--quiet', '--no-tags', baseDir, tmpRef], { gitDir: headDir });
+      } finally {
+        await git(['update-ref', '-d', tmpRef], { gitDir: baseDir });
+      }
+    }
+    const update: RefUpdate = { ref: `refs/heads/${pr.head_branch}`, oldOid: headSha, newOid: newSha };
+    const refusal = await this.ctx.protection.refusalFor(headRepo, doer, [update]);
+    if (refusal) throw forbidden(refusal);
+    const moved = await this.ctx.repos.changeRefs(headRepo.id, doer.id, [update], () =>
+      data.updateRef(headDir, update.ref, headSha, newSha),
+    );
+    if (!moved) throw conflict('the head branch moved while updating: try again');
   }
 
   /**

@@ -118,6 +118,27 @@ export function openTouching(q: Q, repoId: number, branch: string): Promise<Pull
     .execute();
 }
 
+/** Open, unmerged pull requests from or to branch `from` of repository `repoId` now use `to`. */
+export async function renameBranch(q: Q, repoId: number, from: string, to: string): Promise<void> {
+  const open = q.selectFrom('issue').select('issue.id').where('issue.is_closed', '=', 0);
+  await q
+    .updateTable('pull_request')
+    .set({ base_branch: to })
+    .where('base_repo_id', '=', repoId)
+    .where('base_branch', '=', from)
+    .where('has_merged', '=', 0)
+    .where('issue_id', 'in', open)
+    .execute();
+  await q
+    .updateTable('pull_request')
+    .set({ head_branch: to })
+    .where('head_repo_id', '=', repoId)
+    .where('head_branch', '=', from)
+    .where('has_merged', '=', 0)
+    .where('issue_id', 'in', open)
+    .execute();
+}
+
 // Reviews
 
 export async function insertReview(q: Q, row: Insertable<PullReviewTable>): Promise<ReviewRow> {

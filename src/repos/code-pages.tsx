@@ -193,13 +193,18 @@ function DirTable(props: {
  * highlight.js output (the code escaped, wrapped in class-only spans) go into it.
  */
 function codeRows(lines: string[]): string {
+  // The lines of a blob come from the highlighting cache as the same array: so do its rows.
+  const known = rowsOf.get(lines);
+  if (known !== undefined) return known;
   let out = '';
   for (let i = 0; i < lines.length; i++) {
     const n = i + 1;
     out += `<tr id="L${n}"><td class="ln"><a href="#L${n}">${n}</a></td><td class="line"><code>${lines[i] || ' '}</code></td></tr>`;
   }
+  rowsOf.set(lines, out);
   return out;
 }
+const rowsOf = new WeakMap<string[], string>();
 
 function FileView(props: {
   rawUrl: string;

@@ -3,7 +3,8 @@
 // documentation paths and dot files are left out; languages are folded into their group (TSX into
 // TypeScript); only programming and markup languages count, unless no file has one, when the
 // first other language found is the answer. Pure: the caller lists the tree.
-import * as linguist from 'linguist-languages';
+//
+// linguist's data (some 700 languages) is loaded by `loadLanguages()` on first use, not at start-up.
 
 interface Lang {
   name: string;
@@ -66,14 +67,25 @@ const rank = (name: string) => {
 
 const byFilename = new Map<string, Lang>();
 const byExtension = new Map<string, Lang>();
-{
+const names = new Map<string, Lang>();
+let loading: Promise<void> | undefined;
+
+/** Loads linguist's data and builds the lookup tables (once); call before the functions below. */
+export function loadLanguages(): Promise<void> {
+  loading ??= import('linguist-languages').then((linguist) => build(Object.values(linguist)));
+  return loading;
+}
+
+function build(entries: unknown[]): void {
   const ext = new Map<string, Array<{ lang: Lang; primary: boolean }>>();
-  for (const l of Object.values(linguist as unknown as Record<string, LinguistEntry>)) {
+  for (const e of entries) {
+    const l = e as LinguistEntry;
     if (!l || typeof l !== 'object' || typeof l.name !== 'string') continue;
     const lang: Lang = { name: l.name, type: l.type, ...(l.group ? { group: l.group } : {}) };
+    names.set(l.name, l as Lang);
     for (const f of l.filenames ?? []) if (!byFilename.has(f)) byFilename.set(f, lang);
-    (l.extensions ?? []).forEach((e, i) => {
-      const key = e.toLowerCase();
+    (l.extensions ?? []).forEach((x, i) => {
+      const key = x.toLowerCase();
       const list = ext.get(key) ?? [];
       list.push({ lang, primary: i === 0 });
       ext.set(key, list);
@@ -244,10 +256,6 @@ export function primaryLanguage(stats: Record<string, number>): string {
   return best;
 }
 
-const names = new Map<string, Lang>();
-for (const l of Object.values(linguist as unknown as Record<string, LinguistEntry>)) {
-  if (l && typeof l === 'object' && typeof l.name === 'string') names.set(l.name, l as Lang);
-}
 function languageByName(name: string): Lang | undefined {
   return names.get(name);
 }

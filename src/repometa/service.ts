@@ -21,7 +21,7 @@ import {
   type IssueConfig,
   type IssueTemplate,
 } from './issue-templates.js';
-import { languageStats, primaryLanguage } from './languages.js';
+import { languageStats, loadLanguages, primaryLanguage } from './languages.js';
 import * as store from './store.js';
 
 /** Template files larger than this are errors (Forgejo's [ui] MAX_DISPLAY_FILE_SIZE). */
@@ -119,6 +119,7 @@ export class RepoMetaService {
   }
 
   private async compute(repo: RepoRow, oid: string): Promise<Record<string, number>> {
+    await loadLanguages();
     const out = await git(['ls-tree', '-r', '-l', '-z', '--end-of-options', oid], {
       gitDir: this.ctx.repos.pathOf(repo),
     });

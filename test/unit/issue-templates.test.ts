@@ -1,5 +1,5 @@
 // Issue templates and config.yml as Forgejo parses them, and the language statistics of a tree.
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   TemplateError,
@@ -8,7 +8,13 @@ import {
   parseTemplate,
   templateType,
 } from '../../src/repometa/issue-templates.js';
-import { isExcluded, languageOf, languageStats, primaryLanguage } from '../../src/repometa/languages.js';
+import {
+  isExcluded,
+  languageOf,
+  languageStats,
+  loadLanguages,
+  primaryLanguage,
+} from '../../src/repometa/languages.js';
 
 const fails = (fn: () => unknown, message: string | RegExp) =>
   assert.throws(fn, (err: unknown) => {
@@ -203,6 +209,7 @@ describe('issue config', () => {
 });
 
 describe('language statistics', () => {
+  before(() => loadLanguages());
   it('names languages by file name and extension', () => {
     assert.equal(languageOf('main.go')?.name, 'Go');
     assert.equal(languageOf('src/a.ts')?.name, 'TypeScript');

@@ -9,11 +9,9 @@ import type { RouteAuth } from '../http/auth.js';
 import { signedIn } from '../http/auth.js';
 import { pageOf } from '../http/pagination.js';
 import { IssuePresenter } from './present.js';
-import { Issue, PageQuery } from './schemas.js';
+import { Issue, PageQuery, IndexParams } from './schemas.js';
 import { IssueMeta, type IssueMetaBody } from './tracking-schemas.js';
 import type { DependencySide, IssueInView } from './dependencies.js';
-
-const IndexParams = Type.Object({ owner: Type.String(), repo: Type.String(), index: Type.Integer() });
 
 export function dependenciesRoutes(app: Api, ctx: AppContext): void {
   const present = new IssuePresenter(ctx);

@@ -35,11 +35,12 @@ import {
   Reaction,
   TimelineComment,
   WatchInfo,
+  IndexParams,
+  IndexIdParams,
 } from './schemas.js';
 import { isoTime } from '../http/format.js';
 
 import { RepoParams } from '../http/params.js';
-const IndexParams = Type.Object({ owner: Type.String(), repo: Type.String(), index: Type.Integer() });
 const CommentParams = Type.Object({ owner: Type.String(), repo: Type.String(), id: Type.Integer() });
 const NoContent = Type.Null();
 
@@ -529,12 +530,7 @@ export function issuesRoutes(app: Api, ctx: AppContext): void {
         tags,
         summary: 'Remove a label from an issue',
         description: '422 when the repository has no such label.',
-        params: Type.Object({
-          owner: Type.String(),
-          repo: Type.String(),
-          index: Type.Integer(),
-          id: Type.Integer(),
-        }),
+        params: IndexIdParams,
         response: { 204: NoContent },
       },
       config: { auth: write },

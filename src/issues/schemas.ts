@@ -494,3 +494,13 @@ export function toTimelineJson(
 export function toReactionJson(r: ReactionRow, c: IssueJsonContext): ReactionJson {
   return { user: userJson(r.user_id, c), content: r.type, created_at: isoTime(r.created_unix) };
 }
+
+/** Path parameters of a route under one issue or pull request. */
+export const IndexParams = Type.Object({ owner: Type.String(), repo: Type.String(), index: Type.Integer() });
+/** ...and of one thing of it by id (a label, a tracked time, a review). */
+export const IndexIdParams = Type.Object({
+  owner: Type.String(),
+  repo: Type.String(),
+  index: Type.Integer(),
+  id: Type.Integer(),
+});

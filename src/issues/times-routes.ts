@@ -10,11 +10,10 @@ import { signedIn } from '../http/auth.js';
 import { pageOf, setPageHeaders } from '../http/pagination.js';
 import { RepoParams } from '../http/params.js';
 import { IssuePresenter } from './present.js';
-import { PageQuery } from './schemas.js';
+import { PageQuery, IndexParams, IndexIdParams } from './schemas.js';
 import type { RepoView } from './service.js';
 import { AddTimeOption, MyTimeListQuery, StopWatch, TimeListQuery, TrackedTime } from './tracking-schemas.js';
 
-const IndexParams = Type.Object({ owner: Type.String(), repo: Type.String(), index: Type.Integer() });
 const NoContent = Type.Null();
 
 export function timesRoutes(app: Api, ctx: AppContext): void {
@@ -115,12 +114,7 @@ export function timesRoutes(app: Api, ctx: AppContext): void {
         tags,
         summary: 'Delete specific tracked time',
         description: 'Its user or a site administrator (403 otherwise).',
-        params: Type.Object({
-          owner: Type.String(),
-          repo: Type.String(),
-          index: Type.Integer(),
-          id: Type.Integer(),
-        }),
+        params: IndexIdParams,
         response: { 204: NoContent },
       },
       config: { auth: signed },

@@ -3,6 +3,7 @@
 // submitting, deleting, dismissing; their line comments) and review requests. Reading follows the
 // repository's visibility and its pull requests unit (404 for what the caller may not see);
 // writing needs a signed-in caller; the rules live in PullService.
+import { IndexParams, IndexIdParams } from '../issues/schemas.js';
 import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../app/context.js';
@@ -42,18 +43,12 @@ import {
 } from './schemas.js';
 
 import { RepoParams } from '../http/params.js';
-const IndexParams = Type.Object({ owner: Type.String(), repo: Type.String(), index: Type.Integer() });
 const PullParams = Type.Object({
   owner: Type.String(),
   repo: Type.String(),
   index: Type.String({ description: 'the number, or number.diff / number.patch' }),
 });
-const ReviewParams = Type.Object({
-  owner: Type.String(),
-  repo: Type.String(),
-  index: Type.Integer(),
-  id: Type.Integer(),
-});
+const ReviewParams = IndexIdParams;
 const ReviewCommentParams = Type.Object({
   owner: Type.String(),
   repo: Type.String(),

@@ -32,6 +32,7 @@ import * as m0027 from './migrations/0027_dependencies_times.js';
 import * as m0028 from './migrations/0028_tag_protection.js';
 import * as m0029 from './migrations/0029_avatars.js';
 import * as m0030 from './migrations/0030_oauth2_apps.js';
+import * as m0032 from './migrations/0032_repo_transfer.js';
 
 export interface AnvilMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -67,6 +68,7 @@ const migrations: Record<string, AnvilMigration> = {
   '0028_tag_protection': m0028,
   '0029_avatars': m0029,
   '0030_oauth2_apps': m0030,
+  '0032_repo_transfer': m0032,
 };
 
 export async function migrateToLatest(db: Kysely<DB>, dialect: Dialect): Promise<void> {

@@ -236,10 +236,43 @@ export function repoRoutes(app: Api, ctx: AppContext): void {
       ) {
         throw notFound('The new owner does not exist or cannot be found');
       }
-      const moved = await repos.transfer(repo, signedIn(request).user, newOwner, request.body.team_ids);
-      return reply.code(202).send(await repoJson(moved, request.viewer));
+      const { repo: after } = await repos.startTransfer(
+        repo,
+        signedIn(request).user,
+        newOwner,
+        request.body.team_ids,
+      );
+      return reply.code(202).send(await repoJson(after, request.viewer));
     },
   );
+
+  for (const [action, code] of [
+    ['accept', 202],
+    ['reject', 200],
+  ] as const) {
+    app.post(
+      `/repos/:owner/:repo/transfer/${action}`,
+      {
+        schema: {
+          tags,
+          summary: `${action === 'accept' ? 'Accept' : 'Reject'} a repo transfer`,
+          description:
+            'By the recipient of the pending transfer (for an organization, whoever may create ' +
+            'repositories in it): 403 for anyone else, 404 when no transfer is pending.',
+          params: RepoParams,
+          response: { [code]: Repository },
+        },
+        config: { auth: signed },
+      },
+      async (request, reply) => {
+        const { repo } = await repos.requireRepo(request.params.owner, request.params.repo, request.viewer);
+        const me = signedIn(request).user;
+        const after =
+          action === 'accept' ? await repos.acceptTransfer(repo, me) : await repos.rejectTransfer(repo, me);
+        return reply.code(code).send(await repoJson(after, request.viewer));
+      },
+    );
+  }
 
   // Lists
 

@@ -2,6 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { isoTime } from '../http/format.js';
 import { User, toUserJson } from '../users/schemas.js';
+import { Team } from '../orgs/schemas.js';
 import type { UserRow, Viewer } from '../users/store.js';
 import { AccessMode } from '../orgs/store.js';
 import { Visibility } from '../users/tables.js';
@@ -22,6 +23,12 @@ export const InternalTracker = Type.Object(
   },
   { title: 'InternalTracker' },
 );
+
+export const RepoTransfer = Type.Object(
+  { doer: User, recipient: User, teams: Type.Array(Team) },
+  { title: 'RepoTransfer' },
+);
+export type RepoTransferJson = Static<typeof RepoTransfer>;
 
 const repoFields = {
   id: Type.Integer(),
@@ -82,7 +89,9 @@ const repoFields = {
   mirror_interval: Type.String(),
   object_format_name: Type.String(),
   mirror_updated: Type.String({ format: 'date-time' }),
-  repo_transfer: Type.Null({ description: 'pending transfers are not supported: always null' }),
+  repo_transfer: Type.Union([RepoTransfer, Type.Null()], {
+    description: 'the pending transfer of the repository, null when there is none',
+  }),
   topics: Type.Array(Type.String()),
 };
 
@@ -142,6 +151,8 @@ export interface RepoJsonContext {
   counts?: { issues: number; pulls: number } | undefined;
   /** The repository's topics, when the caller read them. */
   topics?: string[] | undefined;
+  /** The repository's pending transfer, when it has one. */
+  transfer?: RepoTransferJson | undefined;
 }
 
 type RepoFieldsJson = Omit<RepositoryJson, 'parent'>;
@@ -229,7 +240,7 @@ export function toRepoJson(
     mirror_interval: '',
     object_format_name: repo.object_format_name,
     mirror_updated: '0001-01-01T00:00:00Z',
-    repo_transfer: null,
+    repo_transfer: ctx.transfer ?? null,
     topics: ctx.topics ?? [],
     parent,
   };

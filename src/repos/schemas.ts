@@ -139,6 +139,17 @@ export const EditRepoOption = Type.Object(
   { title: 'EditRepoOption' },
 );
 
+export const SyncForkInfo = Type.Object(
+  {
+    allowed: Type.Boolean({ description: "whether the fork's branch can be fast-forwarded to the base's" }),
+    fork_commit: Type.String(),
+    base_commit: Type.String({ description: "'' when the base repository has no such branch" }),
+    commits_behind: Type.Integer(),
+  },
+  { title: 'SyncForkInfo' },
+);
+export type SyncForkInfo = Static<typeof SyncForkInfo>;
+
 export const TransferRepoOption = Type.Object(
   { new_owner: Type.String(), team_ids: Type.Optional(Type.Array(Type.Integer())) },
   { title: 'TransferRepoOption' },

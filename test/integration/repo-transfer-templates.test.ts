@@ -233,9 +233,121 @@ describe('repository transfers, templates and fork syncing', () => {
       assert.equal((await answer(bob, 'alice/gone', 'accept')).status, 404);
     });
   });
+
+  describe('sync_fork', () => {
+    let base: string; // alice's working copy of alice/up
+
+    const info = (u: U | null, full: string, branch?: string) =>
+      s.api<{ allowed: boolean; fork_commit: string; base_commit: string; commits_behind: number } & Msg>(
+        'GET',
+        `/repos/${full}/sync_fork${branch ? `/${branch}` : ''}`,
+        tok(u),
+      );
+    const sync = (u: U | null, full: string, branch?: string) =>
+      s.api<Msg>('POST', `/repos/${full}/sync_fork${branch ? `/${branch}` : ''}`, tok(u));
+    const head = async (full: string, branch: string) => {
+      const r = await s.api<{ commit: { id: string } }>(
+        'GET',
+        `/repos/${full}/branches/${branch}`,
+        tok(alice),
+      );
+      assert.equal(r.status, 200, r.text);
+      return r.body.commit.id;
+    };
+    const push = async (file: string, branch = 'main') => {
+      await g.git(['checkout', '--quiet', branch], base);
+      const oid = await g.commit(base, file, `${file}\n`);
+      await g.git(['push', '--quiet', 'origin', branch], base);
+      return oid;
+    };
+
+    before(async () => {
+      await create(alice, { name: 'up', auto_init: true });
+      const wt = await g.workTree();
+      await g.git(['clone', '--quiet', repoUrl(s.url, 'alice', 'up', [alice.name, alice.password]), 'c'], wt);
+      base = path.join(wt, 'c');
+      await g.git(['checkout', '--quiet', '-b', 'feature/x'], base);
+      await push('feature.txt', 'feature/x');
+      const f = await s.api('POST', '/repos/alice/up/forks', { token: bob.token, body: {} });
+      assert.equal(f.status, 202, f.text);
+    });
+
+    it('tells how far behind a fork is, and fast-forwards it', async () => {
+      const before = await info(bob, 'bob/up');
+      assert.equal(before.status, 200, before.text);
+      assert.equal(before.body.allowed, false); // nothing new in the base
+      assert.equal(before.body.fork_commit, before.body.base_commit);
+      const first = await push('one.txt');
+      const second = await push('two.txt');
+      const r = await info(carol, 'bob/up'); // anyone who may read the fork
+      assert.equal(r.status, 200, r.text);
+      assert.deepEqual(r.body, {
+        allowed: true,
+        fork_commit: before.body.fork_commit,
+        base_commit: second,
+        commits_behind: 2,
+      });
+      // Writing takes write access to the fork.
+      assert.equal((await sync(carol, 'bob/up')).status, 403);
+      assert.equal((await sync(null, 'bob/up')).status, 401);
+      assert.equal((await sync(alice, 'bob/up')).status, 403);
+      const done = await sync(bob, 'bob/up');
+      assert.equal(done.status, 204, done.text);
+      assert.equal(await head('bob/up', 'main'), second);
+      const after = await info(bob, 'bob/up');
+      assert.deepEqual(after.body, {
+        allowed: false,
+        fork_commit: second,
+        base_commit: second,
+        commits_behind: 0,
+      });
+      // Synced again: nothing to do.
+      assert.equal((await sync(bob, 'bob/up')).status, 400);
+      void first;
+    });
+
+    it('syncs a branch named in the path, slashes and all', async () => {
+      const oid = await push('more.txt', 'feature/x');
+      const r = await info(bob, 'bob/up', 'feature/x');
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.body.allowed, true);
+      assert.equal(r.body.commits_behind, 1);
+      assert.equal((await sync(bob, 'bob/up', 'feature/x')).status, 204);
+      assert.equal(await head('bob/up', 'feature/x'), oid);
+    });
+
+    it('refuses what is not a fast-forward, not a fork, or not a branch', async () => {
+      // The fork's own commit on main: diverged from the base.
+      const wt = await g.workTree();
+      await g.git(['clone', '--quiet', repoUrl(s.url, 'bob', 'up', [bob.name, bob.password]), 'c'], wt);
+      const mine = await g.commit(path.join(wt, 'c'), 'mine.txt', 'mine\n');
+      await g.git(['push', '--quiet', 'origin', 'main'], path.join(wt, 'c'));
+      await push('three.txt');
+      const r = await info(bob, 'bob/up');
+      assert.equal(r.body.allowed, false);
+      assert.equal(r.body.fork_commit, mine);
+      assert.equal((await sync(bob, 'bob/up')).status, 400);
+      assert.equal(await head('bob/up', 'main'), mine);
+      // Not a fork.
+      assert.equal((await info(alice, 'alice/up')).status, 400);
+      assert.equal((await sync(alice, 'alice/up')).status, 400);
+      // No such branch in the fork; a branch the base lacks is not allowed.
+      assert.equal((await info(bob, 'bob/up', 'nope')).status, 404);
+      assert.equal((await sync(bob, 'bob/up', 'nope')).status, 404);
+      const b = await s.api('POST', '/repos/bob/up/branches', {
+        token: bob.token,
+        body: { new_branch_name: 'solo' },
+      });
+      assert.equal(b.status, 201, b.text);
+      const solo = await info(bob, 'bob/up', 'solo');
+      assert.equal(solo.status, 200, solo.text);
+      assert.equal(solo.body.allowed, false);
+      assert.equal(solo.body.base_commit, '');
+      assert.equal((await sync(bob, 'bob/up', 'solo')).status, 400);
+      // A fork nobody may see does not exist.
+      assert.equal((await info(null, 'bob/nothing')).status, 404);
+    });
+  });
 });
 
-// Kept for the sections below.
 void fs;
-void path;
-void repoUrl;

@@ -34,6 +34,7 @@ import { PullService } from '../pulls/service.js';
 import { ActionsService } from '../actions/service.js';
 import { ArtifactService } from '../artifacts/service.js';
 import { ForkService } from '../repos/forks.js';
+import { GenerateService } from '../repos/generate.js';
 import { RefRecovery } from '../repos/recovery.js';
 import { testSweepGraceMs } from '../faults.js';
 import { PackageService } from '../packages/service.js';
@@ -94,6 +95,7 @@ export interface AppContext {
   actions: ActionsService;
   artifacts: ArtifactService;
   forks: ForkService;
+  generator: GenerateService;
   recovery: RefRecovery;
   packages: PackageService;
   sessions: SessionService;
@@ -153,6 +155,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.protection = new ProtectionService(ctx);
   ctx.statuses = new StatusService(ctx);
   ctx.forks = new ForkService(ctx);
+  ctx.generator = new GenerateService(ctx);
   ctx.mirrors = new MirrorService(ctx);
   ctx.issues = new IssueService(ctx);
   ctx.dependencies = new DependencyService(ctx);

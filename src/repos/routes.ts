@@ -17,6 +17,7 @@ import { ORDER_BY, type OrderBy, type RepoRow } from './store.js';
 import {
   CreateRepoOption,
   EditRepoOption,
+  GenerateRepoOption,
   Repository,
   TransferRepoOption,
   type RepositoryJson,
@@ -273,6 +274,44 @@ export function repoRoutes(app: Api, ctx: AppContext): void {
       },
     );
   }
+
+  app.post(
+    '/repos/:owner/:repo/generate',
+    {
+      schema: {
+        tags,
+        summary: 'Create a repository using a template',
+        description:
+          'From a template repository the caller may read (404 otherwise, and for a repository that is ' +
+          'not a template). At least one item must be asked (422). git_content makes the default ' +
+          "branch's tree one fresh commit, with the variables of the files listed in " +
+          '.forgejo/template (or .gitea/template) expanded.',
+        params: RepoParams,
+        body: GenerateRepoOption,
+        response: { 201: Repository },
+      },
+      config: { auth: signed },
+    },
+    async (request, reply) => {
+      const { repo } = await repos.requireRepo(request.params.owner, request.params.repo, request.viewer);
+      const b = request.body;
+      const made = await ctx.generator.generate(signedIn(request).user, request.viewer!, repo, {
+        owner: b.owner,
+        name: b.name,
+        description: b.description,
+        private: b.private,
+        defaultBranch: b.default_branch,
+        gitContent: b.git_content,
+        topics: b.topics,
+        gitHooks: b.git_hooks,
+        webhooks: b.webhooks,
+        avatar: b.avatar,
+        labels: b.labels,
+        protectedBranch: b.protected_branch,
+      });
+      return reply.code(201).send(await repoJson(made, request.viewer));
+    },
+  );
 
   // Lists
 

@@ -139,6 +139,31 @@ export const EditRepoOption = Type.Object(
   { title: 'EditRepoOption' },
 );
 
+export const GenerateRepoOption = Type.Object(
+  {
+    owner: Type.String({
+      minLength: 1,
+      description: 'The organization or person who will own the new repository',
+    }),
+    name: Type.String({ minLength: 1, description: 'Name of the repository to create' }),
+    description: Type.Optional(Type.String({ maxLength: 2048 })),
+    private: Type.Optional(Type.Boolean()),
+    default_branch: Type.Optional(Type.String({ maxLength: 100 })),
+    git_content: Type.Optional(
+      Type.Boolean({ description: 'include git content of default branch in template repo' }),
+    ),
+    git_hooks: Type.Optional(
+      Type.Boolean({ description: 'accepted; Anvil repositories have no custom git hooks' }),
+    ),
+    topics: Type.Optional(Type.Boolean()),
+    webhooks: Type.Optional(Type.Boolean()),
+    avatar: Type.Optional(Type.Boolean()),
+    labels: Type.Optional(Type.Boolean()),
+    protected_branch: Type.Optional(Type.Boolean()),
+  },
+  { title: 'GenerateRepoOption' },
+);
+
 export const SyncForkInfo = Type.Object(
   {
     allowed: Type.Boolean({ description: "whether the fork's branch can be fast-forwarded to the base's" }),

@@ -370,6 +370,70 @@ export class RepoService {
     }
   }
 
+  /**
+   * Creates a repository from a git directory prepared beforehand in `scratch` (a repository
+   * generated from a template), or an empty one when there is none: the row, the hooks' rows,
+   * `fill`'s rows (copies of labels, topics, ...), the branch records and the usage in one
+   * transaction, the directory moved into place just before it commits. A crash leaves at most
+   * a directory no row owns (removed by `anvil doctor`), never a row without its directory.
+   */
+  async createPrepared(
+    doer: UserRow,
+    owner: UserRow,
+    input: { name: string; description: string; private: boolean; defaultBranch: string },
+    scratch: string | undefined,
+    fill: (tx: Tx, id: number) => Promise<void>,
+  ): Promise<RepoRow> {
+    let dir: string | undefined;
+    try {
+      const heads = scratch ? await listRefs(scratch, 'refs/heads/') : [];
+      const size = scratch ? objectsSize(scratch) : 0;
+      const commits = await commitsOf(
+        scratch ?? '',
+        heads.map((h) => h.oid),
+      );
+      const now = nowUnix();
+      const repo = await transaction(this.db, async (tx) => {
+        if (await store.getByOwnerAndName(tx, owner.name, input.name)) {
+          throw conflict('The repository with the same name already exists.');
+        }
+        await store.deleteRedirect(tx, owner.id, input.name);
+        for (const h of this.hooks) await h.beforeCreate?.(tx, doer, owner);
+        const id = await store.insert(tx, {
+          owner_id: owner.id,
+          name: input.name,
+          lower_name: input.name.toLowerCase(),
+          description: input.description,
+          default_branch: input.defaultBranch,
+          is_private: input.private ? 1 : 0,
+          is_empty: heads.length ? 0 : 1,
+          fork_id: null,
+          size,
+          created_unix: now,
+          updated_unix: now,
+        });
+        for (const h of this.hooks) await h.onCreate?.(tx, id, { name: input.name });
+        await fill(tx, id);
+        for (const h of heads) {
+          await this.recordBranch(tx, id, h.name.slice(11), h.oid, doer.id, commits.get(h.oid));
+        }
+        await recordUsage(tx, owner.id, sizeSubject(input.private ? 1 : 0), size);
+        dir = this.pathOf({ id });
+        fs.rmSync(dir, { recursive: true, force: true });
+        if (scratch) fs.renameSync(scratch, dir);
+        else await initBare(dir, input.defaultBranch);
+        return (await store.getById(tx, id))!;
+      });
+      await this.events.emit('repository.created', { repoId: repo.id, doerId: doer.id });
+      return repo;
+    } catch (err) {
+      if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+      if (isUniqueViolation(err)) throw conflict('The repository with the same name already exists.');
+      throw err;
+    }
+  }
+
   // Editing
 
   async edit(repo: RepoRow, input: EditRepoInput): Promise<RepoRow> {

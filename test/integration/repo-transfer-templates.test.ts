@@ -348,6 +348,231 @@ describe('repository transfers, templates and fork syncing', () => {
       assert.equal((await info(null, 'bob/nothing')).status, 404);
     });
   });
-});
 
-void fs;
+  describe('POST /repos/{template_owner}/{template_repo}/generate', () => {
+    const PNG =
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    const generate = (u: U | null, full: string, body: Record<string, unknown>) =>
+      s.api<RepoJson & Msg & { avatar_url: string }>('POST', `/repos/${full}/generate`, { ...tok(u), body });
+    const raw = async (u: U, full: string, file: string) => {
+      const r = await s.api('GET', `/repos/${full}/raw/${file}`, tok(u));
+      return r.status === 200 ? r.text : undefined;
+    };
+
+    before(async () => {
+      await create(alice, { name: 'tpl', auto_init: true, description: 'the template' });
+      const wt = await g.workTree();
+      await g.git(
+        ['clone', '--quiet', repoUrl(s.url, 'alice', 'tpl', [alice.name, alice.password]), 'c'],
+        wt,
+      );
+      const c = path.join(wt, 'c');
+      await g.commit(c, '.forgejo/template', '# expanded files\n*.md\nsrc/**\n\n');
+      await g.commit(
+        c,
+        'README.md',
+        '# $REPO_NAME by ${REPO_OWNER} from $TEMPLATE_OWNER/$TEMPLATE_NAME\n' +
+          '$REPO_NAME_SNAKE $REPO_NAME_KEBAB $REPO_NAME_PASCAL $REPO_NAME_CAMEL $REPO_NAME_UPPER\n' +
+          '$REPO_DESCRIPTION; $UNKNOWN_VAR; cost: 5$\n',
+      );
+      await g.commit(c, 'src/$REPO_NAME.txt', 'x=${REPO_NAME_LOWER}\n');
+      await g.commit(c, 'keep.txt', 'stays $REPO_NAME\n');
+      await g.git(['push', '--quiet', 'origin', 'main'], c);
+      const edit = await s.api<RepoJson>('PATCH', '/repos/alice/tpl', {
+        token: alice.token,
+        body: { template: true },
+      });
+      assert.equal(edit.status, 200, edit.text);
+      assert.equal(edit.body.template, true);
+      const topics = await s.api('PUT', '/repos/alice/tpl/topics', {
+        token: alice.token,
+        body: { topics: ['go', 'cli'] },
+      });
+      assert.equal(topics.status, 204, topics.text);
+      const label = await s.api('POST', '/repos/alice/tpl/labels', {
+        token: alice.token,
+        body: { name: 'bug', color: '#ff0000', description: 'broken' },
+      });
+      assert.equal(label.status, 201, label.text);
+      const hook = await s.api('POST', '/repos/alice/tpl/hooks', {
+        token: alice.token,
+        body: {
+          type: 'forgejo',
+          config: { url: 'http://127.0.0.1:9/hook', content_type: 'json' },
+          events: ['push'],
+          active: true,
+        },
+      });
+      assert.equal(hook.status, 201, hook.text);
+      const rule = await s.api('POST', '/repos/alice/tpl/branch_protections', {
+        token: alice.token,
+        body: { rule_name: 'main' },
+      });
+      assert.equal(rule.status, 201, rule.text);
+      const avatar = await s.api('POST', '/repos/alice/tpl/avatar', {
+        token: alice.token,
+        body: { image: PNG },
+      });
+      assert.equal(avatar.status, 204, avatar.text);
+      await create(alice, { name: 'plain', auto_init: true });
+      await create(alice, { name: 'hidden-tpl', auto_init: true, private: true, template: true });
+      await create(alice, { name: 'empty-tpl', template: true });
+    });
+
+    it('generates one fresh commit with the listed files expanded, and copies what is asked', async () => {
+      const r = await generate(bob, 'alice/tpl', {
+        owner: 'bob',
+        name: 'My-App',
+        description: 'made from tpl',
+        git_content: true,
+        topics: true,
+        labels: true,
+        webhooks: true,
+        protected_branch: true,
+        avatar: true,
+      });
+      assert.equal(r.status, 201, r.text);
+      assert.equal(r.body.full_name, 'bob/My-App');
+      assert.equal(r.body.empty, false);
+      assert.equal(r.body.template, false);
+      assert.equal(r.body.description, 'made from tpl');
+      assert.equal(r.body.default_branch, 'main');
+      assert.deepEqual(r.body.topics, ['cli', 'go']);
+      assert.notEqual(r.body.avatar_url, '');
+      assert.equal(
+        await raw(bob, 'bob/My-App', 'README.md'),
+        '# My-App by bob from alice/tpl\n' +
+          'my_app my-app MyApp myApp MY-APP\n' +
+          'made from tpl; UNKNOWN_VAR; cost: 5$\n',
+      );
+      assert.equal(await raw(bob, 'bob/My-App', 'src/My-App.txt'), 'x=my-app\n');
+      assert.equal(await raw(bob, 'bob/My-App', 'keep.txt'), 'stays $REPO_NAME\n');
+      assert.equal(await raw(bob, 'bob/My-App', '.forgejo/template'), undefined);
+      const commits = await s.api<Array<{ commit: { message: string } }>>(
+        'GET',
+        '/repos/bob/My-App/commits',
+        tok(bob),
+      );
+      assert.equal(commits.status, 200, commits.text);
+      assert.equal(commits.body.length, 1);
+      assert.equal(commits.body[0]!.commit.message.trim(), 'Initial commit');
+      const labels = await s.api<Array<{ name: string; color: string }>>(
+        'GET',
+        '/repos/bob/My-App/labels',
+        tok(bob),
+      );
+      assert.deepEqual(
+        labels.body.map((l) => [l.name, l.color]),
+        [['bug', 'ff0000']],
+      );
+      const hooks = await s.api<Array<{ config: { url: string } }>>(
+        'GET',
+        '/repos/bob/My-App/hooks',
+        tok(bob),
+      );
+      assert.deepEqual(
+        hooks.body.map((h) => h.config.url),
+        ['http://127.0.0.1:9/hook'],
+      );
+      const rules = await s.api<Array<{ rule_name: string }>>(
+        'GET',
+        '/repos/bob/My-App/branch_protections',
+        tok(bob),
+      );
+      assert.deepEqual(
+        rules.body.map((x) => x.rule_name),
+        ['main'],
+      );
+      // The new repository is a repository of its own: it clones and takes pushes.
+      const wt = await g.workTree();
+      await g.git(['clone', '--quiet', repoUrl(s.url, 'bob', 'My-App', [bob.name, bob.password]), 'c'], wt);
+      assert.equal(fs.readFileSync(path.join(wt, 'c', 'src', 'My-App.txt'), 'utf8'), 'x=my-app\n');
+    });
+
+    it('copies only what is asked; another default branch; an empty template gives an empty repository', async () => {
+      const r = await generate(bob, 'alice/tpl', {
+        owner: 'bob',
+        name: 'just-labels',
+        labels: true,
+        private: true,
+      });
+      assert.equal(r.status, 201, r.text);
+      assert.equal(r.body.empty, true);
+      assert.equal(r.body.private, true);
+      assert.deepEqual(r.body.topics, []);
+      const hooks = await s.api<unknown[]>('GET', '/repos/bob/just-labels/hooks', tok(bob));
+      assert.deepEqual(hooks.body, []);
+      const b = await generate(bob, 'alice/tpl', {
+        owner: 'bob',
+        name: 'trunk',
+        git_content: true,
+        default_branch: 'trunk',
+      });
+      assert.equal(b.status, 201, b.text);
+      assert.equal(b.body.default_branch, 'trunk');
+      assert.ok((await raw(bob, 'bob/trunk', 'README.md'))?.startsWith('# trunk by bob'));
+      const e = await generate(bob, 'alice/empty-tpl', {
+        owner: 'bob',
+        name: 'from-empty',
+        git_content: true,
+      });
+      assert.equal(e.status, 201, e.text);
+      assert.equal(e.body.empty, true);
+    });
+
+    it('generates for organizations the doer may create in, and site administrators for anyone', async () => {
+      const org = await generate(bob, 'alice/tpl', { owner: 'acme', name: 'org-app', git_content: true });
+      assert.equal(org.status, 201, org.text);
+      assert.equal(org.body.full_name, 'acme/org-app');
+      assert.equal(
+        (await generate(dave, 'alice/tpl', { owner: 'acme', name: 'nope', topics: true })).status,
+        403,
+      );
+      const admin = await generate(s.admin as U, 'alice/tpl', {
+        owner: 'carol',
+        name: 'for-carol',
+        topics: true,
+      });
+      assert.equal(admin.status, 201, admin.text);
+      assert.equal(admin.body.full_name, 'carol/for-carol');
+    });
+
+    it('refuses what cannot be generated', async () => {
+      const cases: Array<[U | null, string, Record<string, unknown>, number]> = [
+        [bob, 'alice/plain', { owner: 'bob', name: 'x1', git_content: true }, 404], // not a template
+        [carol, 'alice/hidden-tpl', { owner: 'carol', name: 'x2', git_content: true }, 404], // cannot see it
+        [bob, 'alice/tpl', { owner: 'bob', name: 'x3' }, 422], // nothing asked
+        [bob, 'alice/tpl', { owner: 'bob', name: 'bad name', topics: true }, 422],
+        [bob, 'alice/tpl', { owner: 'bob', name: 'x.git', topics: true }, 422],
+        [bob, 'alice/tpl', { owner: 'bob', name: '', topics: true }, 422],
+        [bob, 'alice/tpl', { name: 'x4', topics: true }, 422], // no owner
+        [bob, 'alice/tpl', { owner: 'bob', topics: true }, 422], // no name
+        [bob, 'alice/tpl', { owner: 'bob', name: 'x5', topics: 'yes' }, 422],
+        [bob, 'alice/tpl', { owner: 'bob', name: 'x6', git_content: true, default_branch: 'a..b' }, 422],
+        [bob, 'alice/tpl', { owner: 'nobody-here', name: 'x7', topics: true }, 404],
+        [bob, 'alice/tpl', { owner: 'carol', name: 'x8', topics: true }, 403], // another user
+        [bob, 'alice/tpl', { owner: 'bob', name: 'My-App', topics: true }, 409], // taken
+        [bob, 'alice/tpl', { owner: 'bob', name: 'my-app', git_content: true }, 409], // case-insensitively
+        [null, 'alice/tpl', { owner: 'bob', name: 'x9', topics: true }, 401],
+      ];
+      for (const [u, full, body, status] of cases) {
+        const r = await generate(u, full, body);
+        assert.equal(
+          r.status,
+          status,
+          `${u?.name ?? 'anonymous'} ${full} ${JSON.stringify(body)}: ${r.text}`,
+        );
+      }
+      const named = await generate(bob, 'alice/tpl', { owner: 'bob', name: 'bad name', topics: true });
+      assert.match(named.body.message, /\[Name\]/);
+      // Nothing was left behind by the refusals.
+      for (const name of ['x1', 'x2', 'x3', 'x6', 'x8']) {
+        assert.equal((await s.api('GET', `/repos/bob/${name}`, tok(bob))).status, 404, name);
+      }
+      const dirs = fs.readdirSync(s.config.repository.root).filter((d) => d !== '.tmp');
+      const tmp = path.join(s.config.repository.root, '.tmp');
+      assert.deepEqual(fs.existsSync(tmp) ? fs.readdirSync(tmp) : [], []);
+      assert.ok(dirs.length > 0);
+    });
+  });
+});

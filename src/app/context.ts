@@ -35,6 +35,7 @@ import { ActionsService } from '../actions/service.js';
 import { ArtifactService } from '../artifacts/service.js';
 import { ForkService } from '../repos/forks.js';
 import { GenerateService } from '../repos/generate.js';
+import { UnadoptedService } from '../repos/unadopted.js';
 import { RefRecovery } from '../repos/recovery.js';
 import { testSweepGraceMs } from '../faults.js';
 import { PackageService } from '../packages/service.js';
@@ -96,6 +97,7 @@ export interface AppContext {
   artifacts: ArtifactService;
   forks: ForkService;
   generator: GenerateService;
+  unadopted: UnadoptedService;
   recovery: RefRecovery;
   packages: PackageService;
   sessions: SessionService;
@@ -156,6 +158,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.statuses = new StatusService(ctx);
   ctx.forks = new ForkService(ctx);
   ctx.generator = new GenerateService(ctx);
+  ctx.unadopted = new UnadoptedService(ctx);
   ctx.mirrors = new MirrorService(ctx);
   ctx.issues = new IssueService(ctx);
   ctx.dependencies = new DependencyService(ctx);

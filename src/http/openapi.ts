@@ -33,12 +33,14 @@ const WILDCARD_NAMES: Record<string, string> = {
   branch_protections: 'name',
   branches: 'branch',
   compare: 'basehead',
+  sync_fork: 'branch',
 };
 
 /** Paths whose route names a parameter differently from Forgejo's description of the same path. */
 const PARAM_RENAMES: Record<string, Record<string, string>> = {
   '/users/{owner}/repos': { owner: 'username' },
   '/orgs/{owner}/repos': { owner: 'org' },
+  '/repos/{owner}/{repo}/generate': { owner: 'template_owner', repo: 'template_repo' },
 };
 
 type Json = Record<string, unknown>;
@@ -201,6 +203,7 @@ export function transformOpenApi(input: object): Json {
           '401': { $ref: '#/components/responses/unauthorized' },
           '403': { $ref: '#/components/responses/forbidden' },
           '404': { $ref: '#/components/responses/notFound' },
+          '422': { $ref: '#/components/responses/validationError' },
         },
       },
     };

@@ -18,6 +18,7 @@ import type { UserRow, Viewer } from '../users/store.js';
 import { UserType } from '../users/tables.js';
 import * as forkStore from './fork-store.js';
 import { toRepoJson, type RepositoryJson, type SyncForkInfo } from './schemas.js';
+import { reposJsonOf } from './present.js';
 import { checkRepoName } from './service.js';
 import * as store from './store.js';
 import type { RepoRow } from './store.js';
@@ -362,22 +363,8 @@ export class ForkService {
     return (await this.reposJson([repo], viewer))[0]!;
   }
 
-  /** Repositories as Forgejo's Repository JSON, with their owners, permissions and parents. */
-  async reposJson(rows: RepoRow[], viewer: Viewer | null): Promise<RepositoryJson[]> {
-    const owners = await this.ctx.users.getByIds([...new Set(rows.map((r) => r.owner_id))]);
-    const [parents, access] = await Promise.all([
-      this.parentsJson(rows, viewer),
-      this.ctx.repos.accessMany(rows, viewer, owners),
-    ]);
-    const rootUrl = this.ctx.config.server.rootUrl;
-    return rows.map((r) =>
-      toRepoJson(
-        r,
-        owners.get(r.owner_id)!,
-        access.get(r.id)!,
-        { rootUrl, viewer },
-        parents.get(r.id) ?? null,
-      ),
-    );
+  /** Repositories as Forgejo's Repository JSON, as every repository list shows them (repos/present.ts). */
+  reposJson(rows: RepoRow[], viewer: Viewer | null): Promise<RepositoryJson[]> {
+    return reposJsonOf(this.ctx, rows, viewer);
   }
 }

@@ -36,6 +36,8 @@ import { ActionsService } from '../actions/service.js';
 import { ArtifactService } from '../artifacts/service.js';
 import { ForkService } from '../repos/forks.js';
 import { CHECK_MS as RECOVERY_CHECK_MS, RefRecovery, STALE_INTENT_SECONDS } from '../repos/recovery.js';
+import { GenerateService } from '../repos/generate.js';
+import { UnadoptedService } from '../repos/unadopted.js';
 import { testSweepGraceMs } from '../faults.js';
 import { PackageService } from '../packages/service.js';
 import { SessionService } from '../sessions/service.js';
@@ -98,6 +100,8 @@ export interface AppContext {
   actions: ActionsService;
   artifacts: ArtifactService;
   forks: ForkService;
+  generator: GenerateService;
+  unadopted: UnadoptedService;
   recovery: RefRecovery;
   packages: PackageService;
   sessions: SessionService;
@@ -159,6 +163,8 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.protection = new ProtectionService(ctx);
   ctx.statuses = new StatusService(ctx);
   ctx.forks = new ForkService(ctx);
+  ctx.generator = new GenerateService(ctx);
+  ctx.unadopted = new UnadoptedService(ctx);
   ctx.mirrors = new MirrorService(ctx);
   ctx.issues = new IssueService(ctx);
   ctx.dependencies = new DependencyService(ctx);

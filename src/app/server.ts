@@ -30,6 +30,7 @@ import { repoRoutes } from '../repos/routes.js';
 import { gitHttpRoutes } from '../git/http.js';
 import { gitDataRoutes } from '../git/data-routes.js';
 import { forkRoutes } from '../repos/fork-routes.js';
+import { unadoptedRoutes } from '../repos/unadopted-routes.js';
 import { lfsRoutes } from '../lfs/routes.js';
 import { protectionRoutes } from '../protection/routes.js';
 import { registerBodyParsing } from '../http/bodies.js';
@@ -83,6 +84,7 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   quotaRoutes,
   repoRoutes,
   forkRoutes,
+  unadoptedRoutes,
   gitDataRoutes,
   protectionRoutes,
   statusesRoutes,

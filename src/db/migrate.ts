@@ -33,6 +33,7 @@ import * as m0028 from './migrations/0028_tag_protection.js';
 import * as m0029 from './migrations/0029_avatars.js';
 import * as m0030 from './migrations/0030_oauth2_apps.js';
 import * as m0031 from './migrations/0031_repo_flags.js';
+import * as m0032 from './migrations/0032_repo_transfer.js';
 import * as m0034 from './migrations/0034_auto_merge.js';
 
 export interface AnvilMigration {
@@ -70,6 +71,7 @@ const migrations: Record<string, AnvilMigration> = {
   '0029_avatars': m0029,
   '0030_oauth2_apps': m0030,
   '0031_repo_flags': m0031,
+  '0032_repo_transfer': m0032,
   '0034_auto_merge': m0034,
 };
 

@@ -14,6 +14,8 @@ export interface AnvilEvents {
   push: { repoId: number; pusherId: number; updates: RefUpdate[] };
   'repository.created': { repoId: number; doerId: number };
   'repository.deleted': { repoId: number; ownerId: number; name: string; doerId: number };
+  /** A transfer now waits for `recipientId` (a user or an organization) to accept it. */
+  'repository.transfer_pending': { repoId: number; doerId: number; recipientId: number };
   // Issues and pull requests (isPull tells them apart), their labels, assignees and comments.
   'issue.opened': IssueEvent & { mentionedIds: number[] };
   'issue.edited': IssueEvent & { changes: IssueChanges };

@@ -35,12 +35,14 @@ const WILDCARD_NAMES: Record<string, string> = {
   compare: 'basehead',
   // /pulls/{base}/{head}
   '{base}': 'head',
+  sync_fork: 'branch',
 };
 
 /** Paths whose route names a parameter differently from Forgejo's description of the same path. */
 const PARAM_RENAMES: Record<string, Record<string, string>> = {
   '/users/{owner}/repos': { owner: 'username' },
   '/orgs/{owner}/repos': { owner: 'org' },
+  '/repos/{owner}/{repo}/generate': { owner: 'template_owner', repo: 'template_repo' },
 };
 
 type Json = Record<string, unknown>;

@@ -169,3 +169,19 @@ export async function removeForeignOrgLabels(q: Q, repoId: number, keepOrgId: nu
     )
     .execute();
 }
+
+/** Copies the repository's own labels to another repository (a repository generated from a template). */
+export async function copyRepoLabels(q: Q, fromRepoId: number, toRepoId: number, now: number): Promise<void> {
+  const rows = await q
+    .selectFrom('label')
+    .selectAll()
+    .where('repo_id', '=', fromRepoId)
+    .orderBy('id')
+    .execute();
+  for (const { id: _, ...row } of rows) {
+    await q
+      .insertInto('label')
+      .values({ ...row, repo_id: toRepoId, org_id: null, created_unix: now, updated_unix: now })
+      .execute();
+  }
+}

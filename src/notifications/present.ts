@@ -105,6 +105,11 @@ export async function threadsJson(
         subject.latest_comment_url = `${rootUrl}api/v1/repos/${full}/issues/comments/${n.comment_id}`;
         subject.latest_comment_html_url = `${subject.html_url}#issuecomment-${n.comment_id}`;
       }
+    } else if (n.source === NotificationSource.repository) {
+      // A pending transfer (Forgejo's repository notification): the repository is the subject.
+      subject.title = full;
+      subject.url = `${rootUrl}api/v1/repos/${full}`;
+      subject.html_url = `${rootUrl}${full}`;
     }
     out.push({
       id: n.id,

@@ -13,6 +13,7 @@ import type { RepoRow } from '../repos/store.js';
 import type { UserRow, Viewer } from '../users/store.js';
 import * as store from './store.js';
 import { NotificationSource } from './tables.js';
+import { UserType } from '../users/tables.js';
 import type { NotificationFilter, NotificationRow, WatchRow } from './store.js';
 
 export type { NotificationRow, NotificationFilter } from './store.js';
@@ -28,6 +29,23 @@ export class NotificationService {
     events.on('comment.created', (e) => bump(e, e.commentId));
     events.on('pull.opened', (e) => bump(e));
     events.on('pull.merged', (e) => bump(e));
+    events.on('repository.transfer_pending', (e) => this.notifyTransfer(e.repoId, e.doerId, e.recipientId));
+  }
+
+  /**
+   * A pending transfer: its recipient is told (for an organization, everyone who may create
+   * repositories in it, as Forgejo), but never the doer.
+   */
+  async notifyTransfer(repoId: number, doerId: number, recipientId: number): Promise<void> {
+    const recipient = await this.ctx.users.getById(recipientId);
+    if (!recipient) return;
+    const ids =
+      recipient.type === UserType.Organization
+        ? await this.ctx.orgs.repoCreatorIds(recipient.id)
+        : [recipient.id];
+    const to = ids.filter((id) => id !== doerId);
+    if (to.length === 0) return;
+    await transaction(this.db, (tx) => store.insertRepoThreads(tx, to, { repoId, doerId, now: nowUnix() }));
   }
 
   private get db(): Db {

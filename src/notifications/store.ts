@@ -2,7 +2,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
-import { NotificationStatus, type NotificationTable, type WatchTable } from './tables.js';
+import { NotificationSource, NotificationStatus, type NotificationTable, type WatchTable } from './tables.js';
 
 type Q = Db | Tx;
 export type NotificationRow = Selectable<NotificationTable>;
@@ -113,6 +113,31 @@ export async function upsertThreads(q: Q, userIds: number[], b: Bump): Promise<v
         updated_by: (eb) => eb.ref('excluded.updated_by'),
         updated_unix: (eb) => eb.ref('excluded.updated_unix'),
       }),
+    )
+    .execute();
+}
+
+/** A notification about a repository itself (a pending transfer) for each of `userIds`. */
+export async function insertRepoThreads(
+  q: Q,
+  userIds: number[],
+  b: { repoId: number; doerId: number; now: number },
+): Promise<void> {
+  if (userIds.length === 0) return;
+  await q
+    .insertInto('notification')
+    .values(
+      userIds.map((user_id) => ({
+        user_id,
+        repo_id: b.repoId,
+        issue_id: null,
+        comment_id: null,
+        status: NotificationStatus.unread,
+        source: NotificationSource.repository,
+        updated_by: b.doerId,
+        updated_unix: b.now,
+        created_unix: b.now,
+      })),
     )
     .execute();
 }

@@ -393,6 +393,16 @@ export class OrgService {
   }
 
   /** Units for a list of teams in one query (inside `q` when given a transaction). */
+  /** Who may create repositories in the organization (owners, teams allowed to). */
+  repoCreatorIds(orgId: number): Promise<number[]> {
+    return store.repoCreatorIds(this.db, orgId);
+  }
+
+  /** Teams by id (those that still exist), oldest first. */
+  getTeams(ids: number[]): Promise<TeamRow[]> {
+    return store.getTeams(this.db, ids);
+  }
+
   async teamViews(teams: TeamRow[], q: Db | Tx = this.db): Promise<TeamView[]> {
     const units = await store.unitsOfTeams(
       q,

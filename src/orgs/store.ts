@@ -33,6 +33,21 @@ export async function ownerIds(q: Q, orgId: number): Promise<number[]> {
   return rows.map((r) => r.uid);
 }
 
+/** Who may create repositories in the organization: its owners and members of teams allowed to. */
+export async function repoCreatorIds(q: Q, orgId: number): Promise<number[]> {
+  const rows = await q
+    .selectFrom('team_user')
+    .innerJoin('team', 'team.id', 'team_user.team_id')
+    .select('team_user.uid')
+    .distinct()
+    .where('team.org_id', '=', orgId)
+    .where((eb) =>
+      eb.or([eb('team.authorize', '=', AccessMode.owner), eb('team.can_create_org_repo', '=', 1)]),
+    )
+    .execute();
+  return rows.map((r) => r.uid);
+}
+
 export async function isOwner(q: Q, orgId: number, uid: number): Promise<boolean> {
   const r = await q
     .selectFrom('team_user')
@@ -145,6 +160,11 @@ export async function insertTeam(q: Q, row: Insertable<TeamTable>): Promise<numb
 
 export function getTeam(q: Q, id: number): Promise<TeamRow | undefined> {
   return q.selectFrom('team').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function getTeams(q: Q, ids: number[]): Promise<TeamRow[]> {
+  if (ids.length === 0) return [];
+  return q.selectFrom('team').selectAll().where('id', 'in', ids).orderBy('id').execute();
 }
 
 export function getTeamByName(q: Q, orgId: number, name: string): Promise<TeamRow | undefined> {

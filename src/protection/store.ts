@@ -262,3 +262,30 @@ export async function dropForeignTagTeams(q: Q, repoId: number, ownerId: number)
     .where('team_id', 'not in', (eb) => eb.selectFrom('team').select('id').where('org_id', '=', ownerId))
     .execute();
 }
+
+/**
+ * Copies the repository's branch protection rules, with their allowlists, to another repository
+ * owned by `toOwnerId` (a repository generated from a template); teams of another owner are dropped.
+ */
+export async function copyRules(
+  q: Q,
+  fromRepoId: number,
+  toRepoId: number,
+  toOwnerId: number,
+): Promise<void> {
+  const rules = await listRules(q, fromRepoId);
+  const lists = await whitelistsOf(
+    q,
+    rules.map((r) => r.id),
+  );
+  for (const { id, ...rule } of rules) {
+    const newId = await insertRule(q, { ...rule, repo_id: toRepoId });
+    for (const w of lists.filter((l) => l.rule_id === id)) {
+      await q
+        .insertInto('protected_branch_whitelist')
+        .values({ rule_id: newId, kind: w.kind, user_id: w.user_id, team_id: w.team_id })
+        .execute();
+    }
+  }
+  await dropForeignTeams(q, toRepoId, toOwnerId);
+}

@@ -4,7 +4,7 @@ import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import { signedIn } from '../http/auth.js';
 import { PageFields, pageOf, sendPage } from '../http/pagination.js';
-import { Repository } from './schemas.js';
+import { Repository, SyncForkInfo } from './schemas.js';
 
 import { RepoParams } from '../http/params.js';
 
@@ -73,4 +73,62 @@ export function forkRoutes(app: Api, ctx: AppContext): void {
       return sendPage(request, reply, [body, total], page, ctx.config.server.rootUrl, (r) => r);
     },
   );
+
+  // Syncing a fork with its base: the default branch, or the one named (it may contain slashes).
+  const SyncParams = Type.Object({
+    owner: Type.String(),
+    repo: Type.String(),
+    '*': Type.String({ description: 'the branch (may contain slashes)' }),
+  });
+  for (const named of [false, true]) {
+    const url = named ? '/repos/:owner/:repo/sync_fork/*' : '/repos/:owner/:repo/sync_fork';
+    const branchOf = (repo: { default_branch: string }, params: Record<string, string>) =>
+      named ? (params['*'] ?? '') : repo.default_branch;
+    const which = named ? 'a branch' : 'the default branch';
+    app.get(
+      url,
+      {
+        schema: {
+          tags,
+          summary: `Gets information about syncing ${which} of a fork with its base`,
+          description: '400 when the repository is not a fork; 404 when the fork has no such branch.',
+          params: named ? SyncParams : RepoParams,
+          response: { 200: SyncForkInfo },
+        },
+        config: { auth: { scope: 'repository' } },
+      },
+      async (request) => {
+        const params = request.params as Record<string, string>;
+        const { repo } = await ctx.repos.requireRepo(params['owner']!, params['repo']!, request.viewer);
+        return ctx.forks.syncForkInfo(repo, branchOf(repo, params));
+      },
+    );
+    app.post(
+      url,
+      {
+        schema: {
+          tags,
+          summary: `Syncs ${which} of a fork with its base`,
+          description:
+            "Fast-forwards the fork's branch to the base repository's branch of the same name: 400 " +
+            'when that is not a fast-forward (or the repository is not a fork), 404 when the fork has ' +
+            'no such branch, 409 when the branch moved meanwhile.',
+          params: named ? SyncParams : RepoParams,
+          response: { 204: Type.Null() },
+        },
+        config: { auth: { scope: 'repository', require: 'signed' } },
+      },
+      async (request, reply) => {
+        const params = request.params as Record<string, string>;
+        const { repo } = await ctx.repos.requireRepo(
+          params['owner']!,
+          params['repo']!,
+          request.viewer,
+          'write',
+        );
+        await ctx.forks.syncFork(repo, signedIn(request).user, branchOf(repo, params));
+        return reply.code(204).send(null);
+      },
+    );
+  }
 }

@@ -8,14 +8,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '../app/context.js';
 import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
-import { AppError, conflict, forbidden, invalidField } from '../errors.js';
-import { git, installHooks, objectsSize } from '../git/git.js';
+import { AppError, badRequest, conflict, forbidden, invalidField, notFound } from '../errors.js';
+import { git, gitText, installHooks, isAncestor, objectsSize } from '../git/git.js';
+import * as data from '../git/data.js';
+import type { RefUpdate } from '../events/bus.js';
 import { recordUsage } from '../quota/usage.js';
 import * as userStore from '../users/store.js';
 import type { UserRow, Viewer } from '../users/store.js';
 import { UserType } from '../users/tables.js';
 import * as forkStore from './fork-store.js';
-import { toRepoJson, type RepositoryJson } from './schemas.js';
+import { toRepoJson, type RepositoryJson, type SyncForkInfo } from './schemas.js';
+import { reposJsonOf } from './present.js';
 import { checkRepoName } from './service.js';
 import * as store from './store.js';
 import type { RepoRow } from './store.js';
@@ -226,6 +229,90 @@ export class ForkService {
     }
   }
 
+  // Syncing a fork with its base
+
+  /**
+   * Forgejo's GetSyncForkInfo for the fork's `branch`: the commits at both ends, and whether the
+   * fork's branch may be fast-forwarded to the base's (its commit is one of the base branch's, and
+   * not the same): 400 when the repository is not a fork (or its base is gone), 404 when the fork
+   * has no such branch; a base without that branch is simply not allowed.
+   */
+  async syncForkInfo(fork: RepoRow, branch: string): Promise<SyncForkInfo> {
+    const { base } = await this.syncTarget(fork);
+    const forkDir = this.ctx.repos.pathOf(fork);
+    const forkHead = data.isValidRefName(branch)
+      ? await data.resolveRef(forkDir, `refs/heads/${branch}`)
+      : undefined;
+    if (!forkHead) throw notFound(`branch does not exist [name: ${branch}]`);
+    const info: SyncForkInfo = {
+      allowed: false,
+      fork_commit: forkHead.oid,
+      base_commit: '',
+      commits_behind: 0,
+    };
+    const baseDir = this.ctx.repos.pathOf(base);
+    const baseHead = await data.resolveRef(baseDir, `refs/heads/${branch}`);
+    if (!baseHead) return info;
+    info.base_commit = baseHead.oid;
+    if (baseHead.oid === forkHead.oid) return info;
+    // The fork's commit must be in the base, behind its branch: then it is a fast-forward.
+    const known = await git(['cat-file', '-e', `${forkHead.oid}^{commit}`], {
+      gitDir: baseDir,
+      okCodes: [1, 128],
+    });
+    if (known.code !== 0 || !(await isAncestor(baseDir, forkHead.oid, baseHead.oid))) return info;
+    info.allowed = true;
+    info.commits_behind = Number(
+      await gitText(['rev-list', '--count', `${forkHead.oid}..${baseHead.oid}`], { gitDir: baseDir }),
+    );
+    return info;
+  }
+
+  /**
+   * Forgejo's SyncFork: fast-forwards the fork's `branch` to the base's (never anything else):
+   * 400 when that is not possible, 403 when the fork is archived or branch protection refuses,
+   * 409 when the branch moved meanwhile. The move is recorded like a push (under an intent).
+   */
+  async syncFork(fork: RepoRow, doer: UserRow, branch: string): Promise<void> {
+    if (fork.is_archived) throw forbidden('repo is archived');
+    const info = await this.syncForkInfo(fork, branch);
+    if (!info.allowed) throw badRequest("You can't sync this branch");
+    const { base } = await this.syncTarget(fork);
+    if (!(await this.ctx.quota.check(fork.owner_id, 'size:git:all'))) {
+      throw new AppError('payload_too_large', 'quota exceeded');
+    }
+    const ref = `refs/heads/${branch}`;
+    const update: RefUpdate = { ref, oldOid: info.fork_commit, newOid: info.base_commit };
+    const refusal = await this.ctx.protection.refusalFor(fork, doer, [update]);
+    if (refusal) throw forbidden(refusal);
+    const dir = this.ctx.repos.pathOf(fork);
+    // The objects first (no ref changes, harmless if interrupted), then the branch, like a push.
+    await git(
+      [
+        'fetch',
+        '--quiet',
+        '--no-tags',
+        '--no-write-fetch-head',
+        this.ctx.repos.pathOf(base),
+        info.base_commit,
+      ],
+      {
+        gitDir: dir,
+      },
+    );
+    const moved = await this.ctx.repos.changeRefs(fork.id, doer.id, [update], () =>
+      data.updateRef(dir, ref, update.oldOid, update.newOid),
+    );
+    if (!moved) throw conflict(`branch ${branch} changed while it was being synced`);
+  }
+
+  private async syncTarget(fork: RepoRow): Promise<{ base: RepoRow }> {
+    if (!fork.is_fork) throw badRequest('The Repo must be a fork');
+    const base = fork.fork_id !== null ? await store.getById(this.ctx.db, fork.fork_id) : undefined;
+    if (!base) throw badRequest('the base repository of this fork no longer exists');
+    return { base };
+  }
+
   /** The forks of `base` that `viewer` may see, oldest first. */
   listForks(base: RepoRow, viewer: Viewer | null, limit: number, offset: number) {
     return store.list(
@@ -276,22 +363,8 @@ export class ForkService {
     return (await this.reposJson([repo], viewer))[0]!;
   }
 
-  /** Repositories as Forgejo's Repository JSON, with their owners, permissions and parents. */
-  async reposJson(rows: RepoRow[], viewer: Viewer | null): Promise<RepositoryJson[]> {
-    const owners = await this.ctx.users.getByIds([...new Set(rows.map((r) => r.owner_id))]);
-    const [parents, access] = await Promise.all([
-      this.parentsJson(rows, viewer),
-      this.ctx.repos.accessMany(rows, viewer, owners),
-    ]);
-    const rootUrl = this.ctx.config.server.rootUrl;
-    return rows.map((r) =>
-      toRepoJson(
-        r,
-        owners.get(r.owner_id)!,
-        access.get(r.id)!,
-        { rootUrl, viewer },
-        parents.get(r.id) ?? null,
-      ),
-    );
+  /** Repositories as Forgejo's Repository JSON, as every repository list shows them (repos/present.ts). */
+  reposJson(rows: RepoRow[], viewer: Viewer | null): Promise<RepositoryJson[]> {
+    return reposJsonOf(this.ctx, rows, viewer);
   }
 }

@@ -17,6 +17,7 @@ import { ORDER_BY, type OrderBy, type RepoRow } from './store.js';
 import {
   CreateRepoOption,
   EditRepoOption,
+  GenerateRepoOption,
   Repository,
   TransferRepoOption,
   type RepositoryJson,
@@ -243,8 +244,79 @@ export function repoRoutes(app: Api, ctx: AppContext): void {
       ) {
         throw notFound('The new owner does not exist or cannot be found');
       }
-      const moved = await repos.transfer(repo, signedIn(request).user, newOwner, request.body.team_ids);
-      return reply.code(202).send(await repoJson(moved, request.viewer));
+      const { repo: after } = await repos.startTransfer(
+        repo,
+        signedIn(request).user,
+        newOwner,
+        request.body.team_ids,
+      );
+      return reply.code(202).send(await repoJson(after, request.viewer));
+    },
+  );
+
+  for (const [action, code] of [
+    ['accept', 202],
+    ['reject', 200],
+  ] as const) {
+    app.post(
+      `/repos/:owner/:repo/transfer/${action}`,
+      {
+        schema: {
+          tags,
+          summary: `${action === 'accept' ? 'Accept' : 'Reject'} a repo transfer`,
+          description:
+            'By the recipient of the pending transfer (for an organization, whoever may create ' +
+            'repositories in it): 403 for anyone else, 404 when no transfer is pending.',
+          params: RepoParams,
+          response: { [code]: Repository },
+        },
+        config: { auth: signed },
+      },
+      async (request, reply) => {
+        const { repo } = await repos.requireRepo(request.params.owner, request.params.repo, request.viewer);
+        const me = signedIn(request).user;
+        const after =
+          action === 'accept' ? await repos.acceptTransfer(repo, me) : await repos.rejectTransfer(repo, me);
+        return reply.code(code).send(await repoJson(after, request.viewer));
+      },
+    );
+  }
+
+  app.post(
+    '/repos/:owner/:repo/generate',
+    {
+      schema: {
+        tags,
+        summary: 'Create a repository using a template',
+        description:
+          'From a template repository the caller may read (404 otherwise, and for a repository that is ' +
+          'not a template). At least one item must be asked (422). git_content makes the default ' +
+          "branch's tree one fresh commit, with the variables of the files listed in " +
+          '.forgejo/template (or .gitea/template) expanded.',
+        params: RepoParams,
+        body: GenerateRepoOption,
+        response: { 201: Repository },
+      },
+      config: { auth: signed },
+    },
+    async (request, reply) => {
+      const { repo } = await repos.requireRepo(request.params.owner, request.params.repo, request.viewer);
+      const b = request.body;
+      const made = await ctx.generator.generate(signedIn(request).user, request.viewer!, repo, {
+        owner: b.owner,
+        name: b.name,
+        description: b.description,
+        private: b.private,
+        defaultBranch: b.default_branch,
+        gitContent: b.git_content,
+        topics: b.topics,
+        gitHooks: b.git_hooks,
+        webhooks: b.webhooks,
+        avatar: b.avatar,
+        labels: b.labels,
+        protectedBranch: b.protected_branch,
+      });
+      return reply.code(201).send(await repoJson(made, request.viewer));
     },
   );
 

@@ -2,6 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { isoTime } from '../http/format.js';
 import { User, toUserJson } from '../users/schemas.js';
+import { Team } from '../orgs/schemas.js';
 import type { UserRow, Viewer } from '../users/store.js';
 import { AccessMode } from '../orgs/store.js';
 import { Visibility } from '../users/tables.js';
@@ -22,6 +23,12 @@ export const InternalTracker = Type.Object(
   },
   { title: 'InternalTracker' },
 );
+
+export const RepoTransfer = Type.Object(
+  { doer: User, recipient: User, teams: Type.Array(Team) },
+  { title: 'RepoTransfer' },
+);
+export type RepoTransferJson = Static<typeof RepoTransfer>;
 
 const repoFields = {
   id: Type.Integer(),
@@ -82,7 +89,9 @@ const repoFields = {
   mirror_interval: Type.String(),
   object_format_name: Type.String(),
   mirror_updated: Type.String({ format: 'date-time' }),
-  repo_transfer: Type.Null({ description: 'pending transfers are not supported: always null' }),
+  repo_transfer: Type.Union([RepoTransfer, Type.Null()], {
+    description: 'the pending transfer of the repository, null when there is none',
+  }),
   topics: Type.Array(Type.String()),
 };
 
@@ -130,6 +139,42 @@ export const EditRepoOption = Type.Object(
   { title: 'EditRepoOption' },
 );
 
+export const GenerateRepoOption = Type.Object(
+  {
+    owner: Type.String({
+      minLength: 1,
+      description: 'The organization or person who will own the new repository',
+    }),
+    name: Type.String({ minLength: 1, description: 'Name of the repository to create' }),
+    description: Type.Optional(Type.String({ maxLength: 2048 })),
+    private: Type.Optional(Type.Boolean()),
+    default_branch: Type.Optional(Type.String({ maxLength: 100 })),
+    git_content: Type.Optional(
+      Type.Boolean({ description: 'include git content of default branch in template repo' }),
+    ),
+    git_hooks: Type.Optional(
+      Type.Boolean({ description: 'accepted; Anvil repositories have no custom git hooks' }),
+    ),
+    topics: Type.Optional(Type.Boolean()),
+    webhooks: Type.Optional(Type.Boolean()),
+    avatar: Type.Optional(Type.Boolean()),
+    labels: Type.Optional(Type.Boolean()),
+    protected_branch: Type.Optional(Type.Boolean()),
+  },
+  { title: 'GenerateRepoOption' },
+);
+
+export const SyncForkInfo = Type.Object(
+  {
+    allowed: Type.Boolean({ description: "whether the fork's branch can be fast-forwarded to the base's" }),
+    fork_commit: Type.String(),
+    base_commit: Type.String({ description: "'' when the base repository has no such branch" }),
+    commits_behind: Type.Integer(),
+  },
+  { title: 'SyncForkInfo' },
+);
+export type SyncForkInfo = Static<typeof SyncForkInfo>;
+
 export const TransferRepoOption = Type.Object(
   { new_owner: Type.String(), team_ids: Type.Optional(Type.Array(Type.Integer())) },
   { title: 'TransferRepoOption' },
@@ -144,6 +189,8 @@ export interface RepoJsonContext {
   topics?: string[] | undefined;
   /** The largest language of the default branch, when the caller computed it. */
   language?: string | undefined;
+  /** The repository's pending transfer, when it has one. */
+  transfer?: RepoTransferJson | undefined;
 }
 
 type RepoFieldsJson = Omit<RepositoryJson, 'parent'>;
@@ -231,7 +278,7 @@ export function toRepoJson(
     mirror_interval: '',
     object_format_name: repo.object_format_name,
     mirror_updated: '0001-01-01T00:00:00Z',
-    repo_transfer: null,
+    repo_transfer: ctx.transfer ?? null,
     topics: ctx.topics ?? [],
     parent,
   };

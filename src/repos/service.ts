@@ -27,6 +27,8 @@ import {
   type CommitInfo,
 } from '../git/git.js';
 import * as store from './store.js';
+import * as transferStore from './transfer-store.js';
+import * as socialStore from '../social/store.js';
 import type { RepoRow } from './store.js';
 import { GITIGNORES, LICENSES, READMES } from './templates.js';
 
@@ -368,6 +370,70 @@ export class RepoService {
     }
   }
 
+  /**
+   * Creates a repository from a git directory prepared beforehand in `scratch` (a repository
+   * generated from a template), or an empty one when there is none: the row, the hooks' rows,
+   * `fill`'s rows (copies of labels, topics, ...), the branch records and the usage in one
+   * transaction, the directory moved into place just before it commits. A crash leaves at most
+   * a directory no row owns (removed by `anvil doctor`), never a row without its directory.
+   */
+  async createPrepared(
+    doer: UserRow,
+    owner: UserRow,
+    input: { name: string; description: string; private: boolean; defaultBranch: string },
+    scratch: string | undefined,
+    fill: (tx: Tx, id: number) => Promise<void>,
+  ): Promise<RepoRow> {
+    let dir: string | undefined;
+    try {
+      const heads = scratch ? await listRefs(scratch, 'refs/heads/') : [];
+      const size = scratch ? objectsSize(scratch) : 0;
+      const commits = await commitsOf(
+        scratch ?? '',
+        heads.map((h) => h.oid),
+      );
+      const now = nowUnix();
+      const repo = await transaction(this.db, async (tx) => {
+        if (await store.getByOwnerAndName(tx, owner.name, input.name)) {
+          throw conflict('The repository with the same name already exists.');
+        }
+        await store.deleteRedirect(tx, owner.id, input.name);
+        for (const h of this.hooks) await h.beforeCreate?.(tx, doer, owner);
+        const id = await store.insert(tx, {
+          owner_id: owner.id,
+          name: input.name,
+          lower_name: input.name.toLowerCase(),
+          description: input.description,
+          default_branch: input.defaultBranch,
+          is_private: input.private ? 1 : 0,
+          is_empty: heads.length ? 0 : 1,
+          fork_id: null,
+          size,
+          created_unix: now,
+          updated_unix: now,
+        });
+        for (const h of this.hooks) await h.onCreate?.(tx, id, { name: input.name });
+        await fill(tx, id);
+        for (const h of heads) {
+          await this.recordBranch(tx, id, h.name.slice(11), h.oid, doer.id, commits.get(h.oid));
+        }
+        await recordUsage(tx, owner.id, sizeSubject(input.private ? 1 : 0), size);
+        dir = this.pathOf({ id });
+        fs.rmSync(dir, { recursive: true, force: true });
+        if (scratch) fs.renameSync(scratch, dir);
+        else await initBare(dir, input.defaultBranch);
+        return (await store.getById(tx, id))!;
+      });
+      await this.events.emit('repository.created', { repoId: repo.id, doerId: doer.id });
+      return repo;
+    } catch (err) {
+      if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+      if (isUniqueViolation(err)) throw conflict('The repository with the same name already exists.');
+      throw err;
+    }
+  }
+
   // Editing
 
   async edit(repo: RepoRow, input: EditRepoInput): Promise<RepoRow> {
@@ -465,8 +531,127 @@ export class RepoService {
     }
   }
 
-  /** Moves a repository to another owner; its usage moves with it. */
-  async transfer(repo: RepoRow, doer: UserRow, newOwner: UserRow, teamIds: number[] = []): Promise<RepoRow> {
+  /** Whether `doer` may create repositories owned by `owner` (assertCanCreateIn without throwing). */
+  async canCreateIn(doer: UserRow, owner: UserRow): Promise<boolean> {
+    try {
+      await this.assertCanCreateIn(doer, owner);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Forgejo's StartRepositoryTransfer: moves the repository at once when the doer is a site
+   * administrator, the new owner themself, or may create repositories in the new owner (an
+   * organization); otherwise records a pending transfer the recipient accepts or rejects (the
+   * recipient gets read access meanwhile, and is notified). `pending` tells which happened.
+   */
+  async startTransfer(
+    repo: RepoRow,
+    doer: UserRow,
+    newOwner: UserRow,
+    teamIds: number[] = [],
+  ): Promise<{ repo: RepoRow; pending: boolean }> {
+    await this.checkTransfer(repo, newOwner, teamIds);
+    if (await transferStore.getPending(this.db, repo.id)) {
+      throw conflict('repository is already being transferred');
+    }
+    if (doer.is_admin || doer.id === newOwner.id) {
+      return { repo: await this.transferNow(repo, newOwner, teamIds), pending: false };
+    }
+    if (await socialStore.isBlocked(this.db, newOwner.id, doer.id)) {
+      throw forbidden('the new owner has blocked you');
+    }
+    if (newOwner.type === UserType.Organization && (await this.canCreateIn(doer, newOwner))) {
+      return { repo: await this.transferNow(repo, newOwner, teamIds), pending: false };
+    }
+    if (newOwner.type !== UserType.Individual && newOwner.type !== UserType.Organization) {
+      throw forbidden(`${newOwner.name} cannot own repositories`);
+    }
+    const needsRead =
+      newOwner.type === UserType.Individual &&
+      (await this.access(repo, { id: newOwner.id, isAdmin: newOwner.is_admin === 1 })).mode < AccessMode.read;
+    const now = nowUnix();
+    try {
+      await transaction(this.db, async (tx) => {
+        if (await transferStore.getPending(tx, repo.id)) {
+          throw conflict('repository is already being transferred');
+        }
+        if (await store.getByOwnerAndName(tx, newOwner.name, repo.name)) {
+          throw invalidField('new_owner', 'The repository with the same name already exists.');
+        }
+        // The recipient must be able to see what they are asked to accept.
+        if (needsRead) await store.setCollaborator(tx, repo.id, newOwner.id, AccessMode.read);
+        await transferStore.insert(tx, {
+          doer_id: doer.id,
+          recipient_id: newOwner.id,
+          repo_id: repo.id,
+          team_ids: JSON.stringify([...new Set(teamIds)]),
+          created_unix: now,
+          updated_unix: now,
+        });
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw conflict('repository is already being transferred');
+      throw err;
+    }
+    await this.events.emit('repository.transfer_pending', {
+      repoId: repo.id,
+      doerId: doer.id,
+      recipientId: newOwner.id,
+    });
+    return { repo: (await store.getById(this.db, repo.id))!, pending: true };
+  }
+
+  /** The repository's pending transfer; 404 when there is none. */
+  async requirePendingTransfer(repo: RepoRow): Promise<transferStore.RepoTransferRow> {
+    const t = await transferStore.getPending(this.db, repo.id);
+    if (!t) throw notFound('no pending repository transfer');
+    return t;
+  }
+
+  /** The pending transfers of `repoIds`, by repository id. */
+  pendingTransfers(repoIds: number[]) {
+    return transferStore.pendingOf(this.db, repoIds);
+  }
+
+  /**
+   * Forgejo's CanUserAcceptOrRejectTransfer: the recipient themself, or for an organization
+   * whoever may create repositories in it.
+   */
+  private async assertCanAnswer(t: transferStore.RepoTransferRow, user: UserRow): Promise<UserRow> {
+    const recipient = await userStore.getById(this.db, t.recipient_id);
+    const allowed =
+      recipient !== undefined &&
+      (recipient.type === UserType.Organization
+        ? await this.canCreateIn(user, recipient)
+        : recipient.id === user.id);
+    if (!allowed) throw forbidden('you cannot accept or reject this repository transfer');
+    return recipient;
+  }
+
+  /** The recipient accepts the pending transfer: the repository moves (as asked by its doer). */
+  async acceptTransfer(repo: RepoRow, user: UserRow): Promise<RepoRow> {
+    const t = await this.requirePendingTransfer(repo);
+    const recipient = await this.assertCanAnswer(t, user);
+    const teamIds = transferStore.teamIdsOf(t).filter(Boolean);
+    // Teams deleted since the transfer was asked are left out.
+    const teams = [];
+    for (const id of teamIds) if (await orgStore.getTeam(this.db, id)) teams.push(id);
+    return this.transferNow(repo, recipient, teams, t.id);
+  }
+
+  /** The recipient rejects the pending transfer: it is forgotten, the repository stays. */
+  async rejectTransfer(repo: RepoRow, user: UserRow): Promise<RepoRow> {
+    const t = await this.requirePendingTransfer(repo);
+    await this.assertCanAnswer(t, user);
+    if (!(await transferStore.remove(this.db, repo.id))) throw notFound('no pending repository transfer');
+    return (await store.getById(this.db, repo.id))!;
+  }
+
+  /** The checks every transfer passes first: the teams (as Forgejo, before anything), the owner. */
+  private async checkTransfer(repo: RepoRow, newOwner: UserRow, teamIds: number[]): Promise<void> {
     // The teams first, as Forgejo: only organizations have teams, and only their own.
     if (teamIds.length && newOwner.type !== UserType.Organization) {
       throw invalidField('team_ids', 'teams can only be added to organization-owned repositories');
@@ -476,15 +661,33 @@ export class RepoService {
       if (!team) throw invalidField('team_ids', `team does not exist [id: ${teamId}]`);
       if (team.org_id !== newOwner.id) throw forbidden(`team ${teamId} does not belong to ${newOwner.name}`);
     }
-    await this.assertCanCreateIn(doer, newOwner);
     if (newOwner.id === repo.owner_id)
       throw invalidField('new_owner', 'the repository already belongs to this owner');
+  }
+
+  /**
+   * Moves a repository to another owner; its usage moves with it. `pendingId`: the pending
+   * transfer being accepted, which must still be there (and goes in the same transaction).
+   */
+  private async transferNow(
+    repo: RepoRow,
+    newOwner: UserRow,
+    teamIds: number[],
+    pendingId?: number,
+  ): Promise<RepoRow> {
     return transaction(this.db, async (tx) => {
+      if (pendingId !== undefined) {
+        const t = await transferStore.getPending(tx, repo.id);
+        if (!t || t.id !== pendingId) throw notFound('no pending repository transfer');
+      }
       if (await store.getByOwnerAndName(tx, newOwner.name, repo.name)) {
         throw invalidField('new_owner', 'The repository with the same name already exists.');
       }
+      await transferStore.remove(tx, repo.id);
       // The row as it is now: a push may have changed the size since the request began.
       const current = (await store.getById(tx, repo.id))!;
+      if (current.owner_id === newOwner.id)
+        throw invalidField('new_owner', 'the repository already belongs to this owner');
       await recordUsage(tx, current.owner_id, sizeSubject(current.is_private), -current.size);
       await recordUsage(tx, newOwner.id, sizeSubject(current.is_private), current.size);
       for (const h of this.hooks) await h.onTransfer?.(tx, current, newOwner.id);

@@ -87,7 +87,20 @@ export interface RepoRedirectTable {
   redirect_repo_id: number;
 }
 
+/** A transfer waiting for its recipient to accept it (db/migrations/0032_repo_transfer.ts). */
+export interface RepoTransferTable {
+  id: Generated<number>;
+  doer_id: number;
+  recipient_id: number;
+  repo_id: number;
+  /** JSON array of team ids. */
+  team_ids: Generated<string>;
+  created_unix: number;
+  updated_unix: number;
+}
+
 export interface RepoTables {
+  repo_transfer: RepoTransferTable;
   repository: RepositoryTable;
   repo_redirect: RepoRedirectTable;
   collaboration: CollaborationTable;

@@ -221,3 +221,19 @@ export async function usersByEmails(q: Q, emails: string[]): Promise<Map<string,
     .execute();
   return new Map(rows.map((r) => [r.lower_email, r.name]));
 }
+
+/** Copies the repository's webhooks to another repository (a repository generated from a template). */
+export async function copyRepoHooks(q: Q, fromRepoId: number, toRepoId: number, now: number): Promise<void> {
+  const rows = await q
+    .selectFrom('webhook')
+    .selectAll()
+    .where('repo_id', '=', fromRepoId)
+    .orderBy('id')
+    .execute();
+  for (const { id: _, ...row } of rows) {
+    await q
+      .insertInto('webhook')
+      .values({ ...row, repo_id: toRepoId, owner_id: null, created_unix: now, updated_unix: now })
+      .execute();
+  }
+}

@@ -986,17 +986,18 @@ describe('repositories', () => {
         body: { new_owner: 'bob' },
       });
       assert.equal(clash.status, 422);
-      // eve may not create in acme; a private organization she cannot see does not exist for her.
+      // eve may not create in acme: the transfer waits for acme to accept it (as Forgejo); a
+      // private organization she cannot see does not exist for her.
       await create(eve, { name: 'eve-stuff' });
-      assert.equal(
-        (
-          await s.api('POST', '/repos/eve/eve-stuff/transfer', {
-            token: eve.token,
-            body: { new_owner: 'acme' },
-          })
-        ).status,
-        403,
+      const pending = await s.api<{ full_name: string; repo_transfer: { recipient: { login: string } } }>(
+        'POST',
+        '/repos/eve/eve-stuff/transfer',
+        { token: eve.token, body: { new_owner: 'acme' } },
       );
+      assert.equal(pending.status, 202, pending.text);
+      assert.equal(pending.body.full_name, 'eve/eve-stuff');
+      assert.equal(pending.body.repo_transfer.recipient.login, 'acme');
+      assert.equal((await s.api('POST', '/repos/eve/eve-stuff/transfer/reject', tok(alice))).status, 200);
       assert.equal(
         (
           await s.api('POST', '/repos/eve/eve-stuff/transfer', {

@@ -24,6 +24,8 @@ const ELSEWHERE = [
     'SSH keys (issue 11)',
   ],
   [/\/wiki\b/, 'wiki (issue 11)'],
+  // The instance's key for the commits it signs: signed commits are issue 11's.
+  [/\/signing-key\.(gpg|ssh)$/, 'signing keys (issue 11)'],
   [/^\/activitypub\//, 'ActivityPub'],
 ];
 

@@ -59,6 +59,11 @@ export class ReleaseService {
     return this.ctx.db;
   }
 
+  /** The Repository JSON's release_counter of several repositories at once. */
+  countsOf(repoIds: number[]): Promise<Map<number, number>> {
+    return store.countsOf(this.db, repoIds);
+  }
+
   // Access
 
   /**

@@ -93,3 +93,17 @@ export function latest(q: Q, repoId: number): Promise<ReleaseRow | undefined> {
     .limit(1)
     .executeTakeFirst();
 }
+
+/** Published releases (not drafts, not bare tags) per repository, in one query. */
+export async function countsOf(q: Q, repoIds: number[]): Promise<Map<number, number>> {
+  if (repoIds.length === 0) return new Map();
+  const rows = await q
+    .selectFrom('release')
+    .select(['repo_id', (eb) => eb.fn.countAll<number | string>().as('n')])
+    .where('repo_id', 'in', repoIds)
+    .where('is_draft', '=', 0)
+    .where('is_tag', '=', 0)
+    .groupBy('repo_id')
+    .execute();
+  return new Map(rows.map((r) => [r.repo_id, Number(r.n)]));
+}

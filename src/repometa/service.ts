@@ -57,8 +57,17 @@ export class RepoMetaService {
   private readonly heads = new Map<number, { branch: string; oid: string | null }>();
 
   constructor(private readonly ctx: AppContext) {
-    ctx.events.on('push', (e) => {
+    ctx.events.on('push', async (e) => {
       this.heads.delete(e.repoId);
+      // The statistics of the default branch's new commit are computed after the push, in the
+      // background, so that pages and lists find them ready rather than computing them then.
+      const repo = await ctx.repos.getById(e.repoId);
+      const update = repo && e.updates.find((u) => u.ref === `refs/heads/${repo.default_branch}`);
+      if (repo && update && !/^0+$/.test(update.newOid)) {
+        void this.statsOf(repo, update.newOid).catch((err: unknown) =>
+          ctx.log.warn({ err, repoId: repo.id }, 'language statistics failed'),
+        );
+      }
     });
     ctx.events.on('repository.deleted', (e) => {
       this.heads.delete(e.repoId);

@@ -16,7 +16,7 @@ export async function reposJsonOf(
 ): Promise<RepositoryJson[]> {
   const rootUrl = ctx.config.server.rootUrl;
   const owners = await ctx.users.getByIds([...new Set(rows.map((r) => r.owner_id))]);
-  const [parents, access, counts, topics, languages, transfers] = await Promise.all([
+  const [parents, access, counts, topics, languages, transfers, releases] = await Promise.all([
     ctx.forks.parentsJson(rows, viewer),
     ctx.repos.accessMany(rows, viewer, owners),
     ctx.issues.openCounts(rows.map((r) => r.id)),
@@ -27,6 +27,7 @@ export async function reposJsonOf(
       rows.map((r) => r.id),
       viewer,
     ),
+    ctx.releases.countsOf(rows.map((r) => r.id)),
   ]);
   return rows.map((r) =>
     toRepoJson(
@@ -37,6 +38,7 @@ export async function reposJsonOf(
         rootUrl,
         viewer,
         counts: counts.get(r.id),
+        releases: releases.get(r.id) ?? 0,
         topics: topics.get(r.id),
         language: languages.get(r.id),
         transfer: transfers.get(r.id),

@@ -187,6 +187,8 @@ export interface RepoJsonContext {
   counts?: { issues: number; pulls: number } | undefined;
   /** The repository's topics, when the caller read them. */
   topics?: string[] | undefined;
+  /** Published releases (the release_counter), when the caller counted them. */
+  releases?: number | undefined;
   /** The largest language of the default branch, when the caller computed it. */
   language?: string | undefined;
   /** The repository's pending transfer, when it has one. */
@@ -232,7 +234,7 @@ export function toRepoJson(
     watchers_count: repo.num_watches,
     open_issues_count: ctx.counts?.issues ?? 0,
     open_pr_counter: ctx.counts?.pulls ?? 0,
-    release_counter: 0,
+    release_counter: ctx.releases ?? 0,
     default_branch: repo.default_branch,
     archived: repo.is_archived === 1,
     created_at: isoTime(repo.created_unix),

@@ -221,6 +221,18 @@ describe('releases', () => {
       assert.equal(r.body.zipball_url, `${s.url}/alice/proj/archive/v1.0.zip`);
       assert.deepEqual(r.body.archive_download_count, { zip: 0, tar_gz: 0 });
       assert.equal(await refOid('alice', 'proj', 'refs/tags/v1.0'), head);
+      // The repository counts its published releases; a draft does not count.
+      const counter = async () =>
+        (await s.api<{ release_counter: number }>('GET', '/repos/alice/proj', { token: alice.token })).body
+          .release_counter;
+      assert.equal(await counter(), 1);
+      const draft = await create('alice', 'proj', { tag_name: 'v1.0-draft', name: 'Draft', draft: true });
+      assert.equal(draft.status, 201, draft.text);
+      assert.equal(await counter(), 1);
+      assert.equal(
+        (await s.api('DELETE', `/repos/alice/proj/releases/${draft.body.id}`, { token: alice.token })).status,
+        204,
+      );
     });
 
     it('reads a release by id and by tag, lists and edits it', async () => {

@@ -245,11 +245,19 @@ export function pullPages(app: FastifyInstance, web: Web): void {
   async function mergeBoxData(t: Awaited<ReturnType<typeof openPull>>, pull: Pull, user: UserRow | null) {
     const canMerge = !!user && (t.view.access.units.get('repo.code') ?? 0) >= AccessMode.write;
     const unmet = user && canMerge ? await pulls.unmetProtection(t.view, pull, user) : [];
+    const blocked = await pulls.blockedByDependencies(pull);
     const [checks, scheduled] = await Promise.all([
       ctx.statuses.combinedState(t.view.repo, pull.pr.head_commit_id),
       ctx.autoMerge.get(pull),
     ]);
-    return { canMerge, unmet, checks, scheduled, admin: !!user && PullService.isAdmin(t.view, user) };
+    return {
+      canMerge,
+      unmet,
+      checks,
+      scheduled,
+      blocked,
+      admin: !!user && PullService.isAdmin(t.view, user),
+    };
   }
   function MergeBox(props: {
     box: Awaited<ReturnType<typeof mergeBoxData>>;
@@ -307,6 +315,11 @@ export function pullPages(app: FastifyInstance, web: Web): void {
               </li>
             ))}
           </ul>
+        ) : null}
+        {box?.blocked ? (
+          <p class="flash error">
+            This pull request is blocked by an open dependency: close those issues first.
+          </p>
         ) : null}
         {box?.unmet.length ? (
           <ul class="checklist" aria-label="Protection">

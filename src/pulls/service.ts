@@ -23,6 +23,7 @@ import type { RepoView } from '../issues/service.js';
 import { canWriteIssues } from '../issues/service.js';
 import { ruleMatches } from '../protection/match.js';
 import * as store from './store.js';
+import { openDependencyCount } from '../issues/tracking-store.js';
 import { parseIssueReferences } from '../issues/commit-refs.js';
 import type { PullRow, ReviewCommentRow, ReviewRow } from './store.js';
 import { PullStatus, ReviewType, type PullReviewCommentTable } from './tables.js';
@@ -620,6 +621,11 @@ export class PullService {
     return doer.is_admin === 1 || view.access.mode >= AccessMode.admin;
   }
 
+  /** Whether issues this pull request depends on are still open (then it cannot be merged). */
+  async blockedByDependencies(pull: Pull): Promise<boolean> {
+    return (await openDependencyCount(this.db, pull.issue.id)) > 0;
+  }
+
   /** What branch protection still asks for before `doer` may merge (empty when nothing). */
   async unmetProtection(view: RepoView, pull: Pull, doer: UserRow): Promise<string[]> {
     const rule = await this.ctx.protection.ruleFor(view.repo, pull.pr.base_branch);
@@ -662,6 +668,8 @@ export class PullService {
     if (repo.is_archived) throw forbidden(`repository is archived [id: ${repo.id}]`);
     if (pull.pr.has_merged) throw methodNotAllowed('The PR is already merged');
     if (pull.issue.is_closed) throw methodNotAllowed('The PR is closed');
+    // As in Forgejo, even administrators wait for the issues this one depends on.
+    if (await this.blockedByDependencies(pull)) throw methodNotAllowed('is blocked by an open dependency');
     if (!(MERGE_STYLES as readonly string[]).includes(input.style))
       throw invalidField('Do', `unknown merge style: ${input.style}`);
     // Bring head and mergeability up to date first: the merge uses exactly what was checked.

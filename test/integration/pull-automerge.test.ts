@@ -190,4 +190,48 @@ describe('scheduled merges', () => {
     });
     assert.ok(await waitFor(async () => (await pull(n)).body.merged));
   });
+  it('does not merge a pull request blocked by an open dependency, even by force', async () => {
+    await s.api('POST', '/user/repos', { token: alice.token, body: { name: 'deps', auto_init: true } });
+    const issue = await s.api<{ number: number }>('POST', '/repos/alice/deps/issues', {
+      token: alice.token,
+      body: { title: 'Do this first' },
+    });
+    await s.api('POST', '/repos/alice/deps/contents/x.txt', {
+      token: alice.token,
+      body: { content: Buffer.from('x\n').toString('base64'), message: 'x', new_branch: 'dep' },
+    });
+    const pr = await s.api<{ number: number }>('POST', '/repos/alice/deps/pulls', {
+      token: alice.token,
+      body: { title: 'Needs the issue', head: 'dep', base: 'main' },
+    });
+    const dep = await s.api('POST', `/repos/alice/deps/issues/${pr.body.number}/dependencies`, {
+      token: alice.token,
+      body: { owner: 'alice', repo: 'deps', index: issue.body.number },
+    });
+    assert.equal(dep.status, 201, dep.text);
+    await waitFor(
+      async () =>
+        (
+          await s.api<{ mergeable: boolean }>('GET', `/repos/alice/deps/pulls/${pr.body.number}`, {
+            token: alice.token,
+          })
+        ).body.mergeable,
+    );
+    const merge = () =>
+      s.api<{ message: string }>('POST', `/repos/alice/deps/pulls/${pr.body.number}/merge`, {
+        token: alice.token,
+        body: { Do: 'merge', force_merge: true },
+      });
+    const refused = await merge();
+    assert.equal(refused.status, 405, refused.text);
+    assert.match(refused.body.message, /blocked by an open dependency/);
+    const c = new WebClient(s.url);
+    await c.signIn('alice', alice.password);
+    assert.match((await c.get(`/alice/deps/pulls/${pr.body.number}`)).text, /blocked by an open dependency/);
+    await s.api('PATCH', `/repos/alice/deps/issues/${issue.body.number}`, {
+      token: alice.token,
+      body: { state: 'closed' },
+    });
+    assert.equal((await merge()).status, 200);
+  });
 });

@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../test/helpers/server.js';
+import { waitFor200 } from './common.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.join(here, '..', 'bundle', 'cli.js');
@@ -177,19 +178,6 @@ function startHttpBackend(root: string, port: number): Promise<http.Server> {
     child.stdout.on('end', () => res.end());
   });
   return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
-}
-
-async function waitFor200(url: string, deadlineMs: number): Promise<void> {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    try {
-      if ((await fetch(url)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > end) throw new Error(`no 200 from ${url}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 async function timed(fn: () => Promise<unknown>): Promise<number> {

@@ -23,6 +23,7 @@ import { createContext } from '../src/app/context.js';
 import { nowUnix, transaction } from '../src/db/database.js';
 import * as issueStore from '../src/issues/store.js';
 import * as labelStore from '../src/labels/store.js';
+import { waitFor200, percentile } from './common.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.join(here, '..', 'bundle', 'cli.js');
@@ -44,19 +45,6 @@ function rng(seed: number) {
   };
 }
 
-async function waitFor200(url: string, deadlineMs: number): Promise<void> {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    try {
-      if ((await fetch(url)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > end) throw new Error(`no 200 from ${url}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** Latencies (ms) of `n` requests made one after the other (see keepalive.ts). */
 async function sequential(url: string, headers: Record<string, string>, n: number): Promise<number[]> {
   const client = keepAliveClient(url);
@@ -69,11 +57,6 @@ async function sequential(url: string, headers: Record<string, string>, n: numbe
   }
   client.close();
   return out;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return Number(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!.toFixed(2));
 }
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-bench-issues-'));

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
 import { keepAliveClient } from './keepalive.js';
 import { freePort } from '../test/helpers/server.js';
+import { waitFor200 } from './common.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.join(here, '..', 'bundle', 'cli.js');
@@ -28,18 +29,6 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
       code === 0 ? resolve(out.trim()) : reject(new Error(`${args.join(' ')}: exit ${code}`)),
     );
   });
-}
-
-async function waitFor200(url: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    try {
-      if ((await fetch(url)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`no 200 from ${url}`);
 }
 
 function percentile(sorted: number[], p: number): number {

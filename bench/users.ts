@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { freePort } from '../test/helpers/server.js';
+import { waitFor200 } from './common.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.join(here, '..', 'bundle', 'cli.js');
@@ -24,20 +25,6 @@ function rssMb(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return Math.round(kb / 1024);
-}
-
-async function waitFor200(url: string, deadlineMs: number): Promise<void> {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    try {
-      const r = await fetch(url);
-      if (r.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > end) throw new Error(`no 200 from ${url}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 function run(cmd: string[], env: NodeJS.ProcessEnv): Promise<string> {

@@ -23,6 +23,7 @@ import { loadConfig } from '../src/config/config.js';
 import { createContext } from '../src/app/context.js';
 import { transaction } from '../src/db/database.js';
 import * as issueStore from '../src/issues/store.js';
+import { waitFor200, percentile } from './common.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.join(here, '..', 'bundle', 'cli.js');
@@ -82,24 +83,6 @@ function history(): string {
   const added = Array.from({ length: 1000 }, (_, i) => codeLine(i + 7)).join('\n') + '\n';
   parts.push(`M 100644 inline src/added.ts\n${blob(added)}\n`);
   return parts.join('');
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return Number(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!.toFixed(2));
-}
-
-async function waitFor200(url: string, deadlineMs: number): Promise<void> {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    try {
-      if ((await fetch(url)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > end) throw new Error(`no 200 from ${url}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-bench-web-'));

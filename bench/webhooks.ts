@@ -21,6 +21,7 @@ import { freePort, freshPostgresDatabase } from '../test/helpers/server.js';
 import { GitClient, repoUrl } from '../test/helpers/git.js';
 import { loadConfig } from '../src/config/config.js';
 import { createContext } from '../src/app/context.js';
+import { waitFor200 } from './common.js';
 
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -29,19 +30,6 @@ const HOOKS = Number(process.env['BENCH_HOOKS'] ?? 100);
 const PUSHES = Number(process.env['BENCH_PUSHES'] ?? 10);
 const TARGET_MS = 2_000;
 const SETTLE_MS = 500;
-
-async function waitFor200(url: string, deadlineMs: number): Promise<void> {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    try {
-      if ((await fetch(url)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > end) throw new Error(`no 200 from ${url}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 function stats(values: number[]): string {
   const sorted = [...values].sort((a, b) => a - b);

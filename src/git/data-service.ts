@@ -15,6 +15,7 @@ import type { UserRow, Viewer } from '../users/store.js';
 import * as data from './data.js';
 import type { CommitData, Ident, ResolvedRef, TreeChange } from './data.js';
 import { usersByEmails } from './data-store.js';
+import { mergeBase } from './git.js';
 import { definitionFor, parseEditorConfig } from './editorconfig.js';
 import { contentsType, type ContentsEntry, type RepoLinks } from './data-schemas.js';
 
@@ -426,13 +427,13 @@ export class GitDataService {
   }> {
     const b = await this.resolve(t, base, 'base');
     const h = await this.resolve(t, head, 'head');
-    const mergeBase = await data.mergeBaseOf(t.dir, b.oid, h.oid);
+    const common = await mergeBase(t.dir, b.oid, h.oid);
     const limit = opts.limit ?? MAX_COMMIT_PAGE * 5;
     const [commits, diff] = await Promise.all([
       data.log(t.dir, { from: h.oid, not: b.oid, limit, diff: opts.files === true }),
-      opts.diff === false ? '' : data.rangeDiff(t.dir, mergeBase || b.oid, h.oid),
+      opts.diff === false ? '' : data.rangeDiff(t.dir, common || b.oid, h.oid),
     ]);
-    return { base: b, head: h, mergeBase, commits, diff };
+    return { base: b, head: h, mergeBase: common, commits, diff };
   }
 
   /**

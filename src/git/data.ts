@@ -1023,12 +1023,6 @@ export async function rangeDiff(dir: string, from: string, to: string): Promise<
   return (await git(args, { gitDir: dir, env: LITERAL })).stdout.toString('utf8');
 }
 
-/** The best common ancestor of two commits; '' when they share none. */
-export async function mergeBaseOf(dir: string, a: string, b: string): Promise<string> {
-  const r = await git(['merge-base', '--end-of-options', a, b], { gitDir: dir, env: LITERAL, okCodes: [1] });
-  return r.code === 0 ? r.stdout.toString('utf8').trim() : '';
-}
-
 /** Several commits by id, in one git process (unknown ids are left out). */
 export async function commitsByOids(dir: string, oids: string[]): Promise<Map<string, CommitData>> {
   const out = new Map<string, CommitData>();

@@ -194,6 +194,12 @@ export async function getCommit(
 }
 
 /** Whether `ancestor` is an ancestor of (or equal to) `descendant`. */
+/** The best common ancestor of two commits; '' when they share none. */
+export async function mergeBase(dir: string, a: string, b: string): Promise<string> {
+  const r = await git(['merge-base', '--end-of-options', a, b], { gitDir: dir, okCodes: [1] });
+  return r.code === 0 ? r.stdout.toString('utf8').trim() : '';
+}
+
 export async function isAncestor(
   dir: string,
   ancestor: string,

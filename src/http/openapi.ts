@@ -197,15 +197,13 @@ export function transformOpenApi(input: object): Json {
         operationId: id,
         summary: extra.summary,
         parameters,
+        // The base operation's error answers (its path parameters have already added 404 and 422).
         responses: {
+          ...op.responses,
           '200': {
             description: 'the diff or patch',
             content: { 'text/plain': { schema: { type: 'string' } } },
           },
-          '401': { $ref: '#/components/responses/unauthorized' },
-          '403': { $ref: '#/components/responses/forbidden' },
-          '404': { $ref: '#/components/responses/notFound' },
-          '422': { $ref: '#/components/responses/validationError' },
         },
       },
     };

@@ -15,13 +15,12 @@ import type { UserRow } from '../users/store.js';
 import { downloadUrl } from '../attachments/schemas.js';
 import type { AttachmentRow } from '../attachments/store.js';
 
-import { uploadsOf } from '../web/plugin.js';
+import { formList, formText, uploadsOf, type Web } from '../web/plugin.js';
 import fs from 'node:fs';
 import type { MilestoneRow } from '../milestones/store.js';
 import type { RepoRow } from '../repos/store.js';
 import { CsrfField, Layout, type PageContext } from '../web/layout.js';
 import { Pager, When, pageNumber } from '../web/components.js';
-import type { Web } from '../web/plugin.js';
 import { canWriteIssues } from './service.js';
 import type { IssueTemplate } from '../repometa/issue-templates.js';
 import { TemplateChooser, TemplateFields, composeBody, missingFields } from './template-form.js';
@@ -49,10 +48,6 @@ export async function openRepo(web: Web, request: FastifyRequest, unit: string) 
   const owner = (await web.ctx.users.getById(view.repo.owner_id))!;
   return { view, owner, base: `/${owner.name}/${view.repo.name}` };
 }
-
-const str = (v: unknown): string => (typeof v === 'string' ? v : Array.isArray(v) ? String(v[0] ?? '') : '');
-const list = (v: unknown): string[] =>
-  (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === 'string');
 
 /** Everything the timeline of one issue shows: its events, the people and labels they name. */
 export async function threadData(ctx: AppContext, issue: IssueRow) {
@@ -543,13 +538,13 @@ export function issuePages(app: FastifyInstance, web: Web): void {
       const enabled = pulls ? view.repo.has_pull_requests : view.repo.has_issues;
       if (!enabled) throw notFound(`${noun} are turned off in this repository`);
       const q = request.query as Record<string, unknown>;
-      const state = str(q['state']) === 'closed' ? 'closed' : 'open';
+      const state = formText(q['state']) === 'closed' ? 'closed' : 'open';
       const filters = {
-        q: str(q['q']).trim(),
-        labels: str(q['labels']).trim(),
-        milestone: str(q['milestone']).trim(),
-        poster: str(q['poster']).trim(),
-        assignee: str(q['assignee']).trim(),
+        q: formText(q['q']).trim(),
+        labels: formText(q['labels']).trim(),
+        milestone: formText(q['milestone']).trim(),
+        poster: formText(q['poster']).trim(),
+        assignee: formText(q['assignee']).trim(),
       };
       const pageNo = pageNumber(q['page']);
       let rows: IssueRow[] = [];
@@ -786,12 +781,12 @@ export function issuePages(app: FastifyInstance, web: Web): void {
     const t = await openRepo(web, request, 'repo.issues');
     const body = request.body as Record<string, unknown>;
     const values = {
-      title: str(body['title']),
-      content: str(body['content']),
-      labels: list(body['label']),
+      title: formText(body['title']),
+      content: formText(body['content']),
+      labels: formList(body['label']),
       form: body,
     };
-    const wanted = str(body['template']);
+    const wanted = formText(body['template']);
     const template = wanted
       ? (await ctx.repoMeta.issueTemplates(t.view.repo)).templates.find((x) => x.file_name === wanted)
       : undefined;
@@ -895,8 +890,9 @@ export function issuePages(app: FastifyInstance, web: Web): void {
     const body = request.body as Record<string, unknown>;
     const files = uploadsOf(body['files']);
     // A comment of files only gets a line naming them (a comment needs a text).
-    const content = str(body['content']) || (files.length ? files.map((f) => f.filename).join(', ') : '');
-    const status = str(body['status']);
+    const content =
+      formText(body['content']) || (files.length ? files.map((f) => f.filename).join(', ') : '');
+    const status = formText(body['status']);
     return change(reply, back, async () => {
       let anchor = '';
       if (content.trim() || !status) {
@@ -920,7 +916,7 @@ export function issuePages(app: FastifyInstance, web: Web): void {
 
   app.post('/:owner/:repo/issues/:index/content', async (request, reply) => {
     const { user, view, issue, back } = await target(request);
-    const content = str((request.body as Record<string, unknown>)['content']);
+    const content = formText((request.body as Record<string, unknown>)['content']);
     return change(reply, back, async () => {
       await issues.edit(view, issue, user, { body: content });
     });
@@ -934,7 +930,7 @@ export function issuePages(app: FastifyInstance, web: Web): void {
     await issues.requireVisibleIssue(view, issue.index);
     const owner = (await users.getById(view.repo.owner_id))!;
     const back = `/${owner.name}/${view.repo.name}/${issue.is_pull ? 'pulls' : 'issues'}/${issue.index}`;
-    const content = str((request.body as Record<string, unknown>)['content']);
+    const content = formText((request.body as Record<string, unknown>)['content']);
     return change(reply, back, async () => {
       await issues.editComment(view, issue, comment, user, content);
       return `${back}#issuecomment-${comment.id}`;
@@ -944,8 +940,8 @@ export function issuePages(app: FastifyInstance, web: Web): void {
   app.post('/:owner/:repo/issues/:index/reactions', async (request, reply) => {
     const { user, view, issue, back } = await target(request);
     const body = request.body as Record<string, unknown>;
-    const content = str(body['content']);
-    const commentId = Number(str(body['comment_id']) || '0');
+    const content = formText(body['content']);
+    const commentId = Number(formText(body['comment_id']) || '0');
     return change(reply, back, async () => {
       if (commentId) {
         const found = await issues.requireComment(view.repo, commentId);
@@ -962,7 +958,7 @@ export function issuePages(app: FastifyInstance, web: Web): void {
 
   // The preview of a markdown text box: the one sanitizing renderer the pages use.
   app.post('/-/markup', async (request, reply) => {
-    const text = str((request.body as Record<string, unknown> | undefined)?.['text']);
+    const text = formText((request.body as Record<string, unknown> | undefined)?.['text']);
     if (text.length > 1 << 20) return reply.code(413).type('text/plain').send('too long');
     return reply
       .type('text/html; charset=utf-8')
@@ -972,7 +968,7 @@ export function issuePages(app: FastifyInstance, web: Web): void {
 
   app.post('/:owner/:repo/issues/:index/title', async (request, reply) => {
     const { user, view, issue, back } = await target(request);
-    const title = str((request.body as Record<string, unknown>)['title']);
+    const title = formText((request.body as Record<string, unknown>)['title']);
     return change(reply, back, async () => {
       await issues.edit(view, issue, user, { title });
     });
@@ -980,7 +976,7 @@ export function issuePages(app: FastifyInstance, web: Web): void {
 
   app.post('/:owner/:repo/issues/:index/milestone', async (request, reply) => {
     const { user, view, issue, back } = await target(request);
-    const id = Number(str((request.body as Record<string, unknown>)['milestone']));
+    const id = Number(formText((request.body as Record<string, unknown>)['milestone']));
     return change(reply, back, async () => {
       if (!canWriteIssues(view.access, issue.is_pull)) throw forbidden('only writers may set the milestone');
       await issues.edit(view, issue, user, { milestone: Number.isSafeInteger(id) && id > 0 ? id : 0 });
@@ -989,7 +985,7 @@ export function issuePages(app: FastifyInstance, web: Web): void {
 
   app.post('/:owner/:repo/issues/:index/assignees', async (request, reply) => {
     const { user, view, issue, back } = await target(request);
-    const names = list((request.body as Record<string, unknown>)['assignee']);
+    const names = formList((request.body as Record<string, unknown>)['assignee']);
     return change(reply, back, async () => {
       if (!canWriteIssues(view.access, issue.is_pull)) throw forbidden('only writers may assign');
       await issues.edit(view, issue, user, { assignees: names });
@@ -998,7 +994,7 @@ export function issuePages(app: FastifyInstance, web: Web): void {
 
   app.post('/:owner/:repo/issues/:index/labels', async (request, reply) => {
     const { user, view, issue, back } = await target(request);
-    const ids = list((request.body as Record<string, unknown>)['label'])
+    const ids = formList((request.body as Record<string, unknown>)['label'])
       .map(Number)
       .filter((n) => Number.isSafeInteger(n) && n > 0);
     return change(reply, back, async () => {

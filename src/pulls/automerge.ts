@@ -9,14 +9,11 @@ import { conflict, forbidden, notFound } from '../errors.js';
 import * as issueStore from '../issues/store.js';
 import { CommentType } from '../issues/tables.js';
 import { AccessMode } from '../orgs/store.js';
-import type { RepoAccess } from '../repos/service.js';
-import type { RepoRow } from '../repos/store.js';
+import type { RepoView } from '../issues/service.js';
 import type { UserRow } from '../users/store.js';
 import { PullService, type MergeInput, type Pull } from './service.js';
 import * as store from './store.js';
 import { PullStatus } from './tables.js';
-
-type RepoView = { repo: RepoRow; access: RepoAccess };
 
 export class AutoMergeService {
   constructor(private readonly ctx: AppContext) {
@@ -68,7 +65,7 @@ export class AutoMergeService {
   async cancel(view: RepoView, pull: Pull, doer: UserRow): Promise<void> {
     const row = await store.getAutoMerge(this.db, pull.pr.id);
     if (!row) throw notFound('pull request is not scheduled to auto merge');
-    if (row.doer_id !== doer.id && !PullService.isAdmin(view as never, doer))
+    if (row.doer_id !== doer.id && !PullService.isAdmin(view, doer))
       throw forbidden('only who scheduled the merge, or an administrator, may cancel it');
     await transaction(this.db, async (tx) => {
       if (await store.deleteAutoMerge(tx, pull.pr.id))

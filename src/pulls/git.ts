@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { git, gitText, isAncestor } from '../git/git.js';
+import { git, gitText, isAncestor, mergeBase } from '../git/git.js';
 import { PullStatus } from './tables.js';
 
 export interface Ident {
@@ -28,11 +28,6 @@ export class MergeConflict extends Error {
   constructor(readonly files: string[]) {
     super(`merge conflicts: ${files.join(', ')}`);
   }
-}
-
-export async function mergeBase(dir: string, a: string, b: string): Promise<string> {
-  const r = await git(['merge-base', a, b], { gitDir: dir, okCodes: [1] });
-  return r.code === 0 ? r.stdout.toString('utf8').trim() : '';
 }
 
 /** A three-way merge of `head` into `base` without a work tree: the tree, or the conflicting files. */

@@ -28,13 +28,12 @@ import type { UserRow } from '../users/store.js';
 import { When } from '../web/components.js';
 import { DiffModeSwitch, DiffView, diffMode, parseDiff } from '../web/diff.js';
 import { CsrfField, Layout, type PageContext } from '../web/layout.js';
-import type { Web } from '../web/plugin.js';
+import { formText, type Web } from '../web/plugin.js';
 import { MERGE_STYLES, PullService, type MergeStyle, type Pull } from './service.js';
 import type { ReviewCommentRow, ReviewRow } from './store.js';
 import { PullStatus, ReviewType } from './tables.js';
 
 type Params = Record<string, string>;
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const firstLine = (m: string) => m.split('\n')[0] ?? '';
 
 const STYLE_LABELS: Record<string, string> = {
@@ -408,16 +407,16 @@ export function pullPages(app: FastifyInstance, web: Web): void {
     const to = `${t.base}/pulls/${t.pull.issue.index}`;
     return back(reply, to, async () => {
       const input = {
-        style: str(b['do']) as MergeStyle,
-        title: str(b['merge_title_field']) || undefined,
-        message: str(b['merge_message_field']) || undefined,
-        deleteBranch: str(b['delete_branch_after_merge']) === 'true',
-        headCommitId: str(b['head_commit_id']) || undefined,
-        mergeCommitId: str(b['merge_commit_id']) || undefined,
-        force: str(b['force_merge']) === 'true',
+        style: formText(b['do']) as MergeStyle,
+        title: formText(b['merge_title_field']) || undefined,
+        message: formText(b['merge_message_field']) || undefined,
+        deleteBranch: formText(b['delete_branch_after_merge']) === 'true',
+        headCommitId: formText(b['head_commit_id']) || undefined,
+        mergeCommitId: formText(b['merge_commit_id']) || undefined,
+        force: formText(b['force_merge']) === 'true',
       };
       if (
-        str(b['merge_when_checks_succeed']) === 'true' &&
+        formText(b['merge_when_checks_succeed']) === 'true' &&
         (await ctx.autoMerge.schedule(t.view, t.pull!, user, input)) === 'scheduled'
       )
         return;
@@ -551,12 +550,12 @@ export function pullPages(app: FastifyInstance, web: Web): void {
     const b = request.body as Record<string, unknown>;
     const event = (
       { approve: 'APPROVED', reject: 'REQUEST_CHANGES', comment: 'COMMENT' } as Record<string, string>
-    )[str(b['type'])];
+    )[formText(b['type'])];
     const root = `${t.base}/pulls/${t.pull.issue.index}`;
     return back(reply, `${root}/files`, async () => {
-      const path = str(b['path']);
-      const line = Number(str(b['line']));
-      const lineBody = str(b['line_content']);
+      const path = formText(b['path']);
+      const line = Number(formText(b['line']));
+      const lineBody = formText(b['line_content']);
       const comments =
         path && lineBody.trim()
           ? [
@@ -570,7 +569,7 @@ export function pullPages(app: FastifyInstance, web: Web): void {
           : [];
       await pulls.createReview(t.view, t.pull!, user, {
         event: event ?? 'bad',
-        body: str(b['content']),
+        body: formText(b['content']),
         comments,
       });
       return root;
@@ -688,8 +687,8 @@ export function pullPages(app: FastifyInstance, web: Web): void {
   app.get('/:owner/:repo/compare', async (request, reply) => {
     const t = await openRepo(web, request, 'repo.code');
     const q = request.query as Params;
-    const b = str(q['base']) || t.view.repo.default_branch;
-    const h = str(q['head']) || b;
+    const b = formText(q['base']) || t.view.repo.default_branch;
+    const h = formText(q['head']) || b;
     return web.redirect(reply, `${t.base}/compare/${encodeURIComponent(b)}...${encodeURIComponent(h)}`);
   });
   app.get('/:owner/:repo/compare/*', (request, reply) =>
@@ -700,7 +699,7 @@ export function pullPages(app: FastifyInstance, web: Web): void {
     const t = await openRepo(web, request, 'repo.pulls');
     const { baseRef, headRef } = compareParts(request);
     const b = request.body as Record<string, unknown>;
-    const values = { title: str(b['title']), content: str(b['content']) };
+    const values = { title: formText(b['title']), content: formText(b['content']) };
     try {
       const pull = await pulls.create(t.view, user, {
         base: baseRef,

@@ -46,6 +46,14 @@ export interface Upload {
   size: number;
 }
 
+/** A form field's text ('' when absent; the first when it was sent several times). */
+export const formText = (v: unknown): string =>
+  typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : '';
+
+/** A form field sent any number of times (checkboxes of one name), as a list of texts. */
+export const formList = (v: unknown): string[] =>
+  (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === 'string');
+
 /** The files posted in a form field (empty file inputs left out). */
 export function uploadsOf(value: unknown): Upload[] {
   const all = Array.isArray(value) ? value : value === undefined ? [] : [value];

@@ -941,7 +941,9 @@ export function issuePages(app: FastifyInstance, web: Web): void {
     const { user, view, issue, back } = await target(request);
     const body = request.body as Record<string, unknown>;
     const content = formText(body['content']);
-    const commentId = Number(formText(body['comment_id']) || '0');
+    const rawId = formText(body['comment_id']) || '0';
+    if (!/^\d{1,15}$/.test(rawId)) throw notFound('comment does not exist');
+    const commentId = Number(rawId);
     return change(reply, back, async () => {
       if (commentId) {
         const found = await issues.requireComment(view.repo, commentId);

@@ -336,6 +336,29 @@ describe('web interface: writing issues and pull requests', () => {
       ['Hello'],
     );
 
+    // Bad addresses and values are 404 pages, never a 500, and write nothing.
+    await b.get(`/alice/proj/issues/${n}`);
+    for (const [p, form] of [
+      ['/alice/proj/issues/abc/comments', { content: 'x' }],
+      ['/alice/proj/issues/99999/comments', { content: 'x' }],
+      ['/alice/proj/comments/abc', { content: 'x' }],
+      ['/alice/proj/comments/99999', { content: 'x' }],
+      [`/alice/proj/issues/${n}/reactions`, { content: '+1', comment_id: 'abc' }],
+      [`/alice/proj/issues/${n}/reactions`, { content: '+1', comment_id: '99999' }],
+      [`/alice/proj/pulls/${n}/merge`, { do: 'merge' }],
+      ['/alice/proj/compare/no-dots-here', { title: 'x' }],
+      ['/alice/nope/issues/new', { title: 'x' }],
+    ] as const) {
+      const r = await b.post(p, form);
+      assert.equal(r.status, 404, `${p} ${JSON.stringify(form)}: ${r.status}`);
+      assert.match(r.text, /Page not found/);
+    }
+    assert.equal(
+      (await s.api<unknown[]>('GET', `/repos/alice/proj/issues/${n}/reactions`, { token: alice.token })).body
+        .length,
+      0,
+    );
+
     // Signed out: the forms send to sign in.
     const anon = new WebClient(s.url);
     const to = await anon.get('/alice/proj/issues/new');

@@ -16,6 +16,17 @@ command -v chromium >/dev/null || need+=(chromium)
 command -v python3 >/dev/null || need+=(python3)
 python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 command -v mvn >/dev/null || need+=(maven)
+# The container registry tests copy images with skopeo; the Conda tests build packages with
+# tar, bzip2 and zstd.
+command -v skopeo >/dev/null || need+=(skopeo)
+command -v bzip2 >/dev/null || need+=(bzip2)
+command -v zstd >/dev/null || need+=(zstd)
+# Git over SSH is tested with the real OpenSSH client, and OpenSSH mode through a real sshd.
+command -v ssh >/dev/null || need+=(openssh-client)
+command -v ssh-keygen >/dev/null || need+=(openssh-client)
+[ -x /usr/sbin/sshd ] || need+=(openssh-server)
+# Signed commits are tested with gpg.
+command -v gpg >/dev/null || need+=(gnupg)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null

@@ -118,6 +118,9 @@ export interface Config {
     limitSizeNpm: number;
     limitSizeMaven: number;
     limitSizePypi: number;
+    limitSizeCargo: number;
+    limitSizeConda: number;
+    limitSizeContainer: number;
   };
   picture: {
     /** Largest avatar accepted, in bytes ([picture] AVATAR_MAX_FILE_SIZE). */
@@ -481,6 +484,9 @@ export function loadConfig(opts: LoadOptions = {}): Config {
       limitSizeNpm: r.size('packages', 'LIMIT_SIZE_NPM', -1),
       limitSizeMaven: r.size('packages', 'LIMIT_SIZE_MAVEN', -1),
       limitSizePypi: r.size('packages', 'LIMIT_SIZE_PYPI', -1),
+      limitSizeCargo: r.size('packages', 'LIMIT_SIZE_CARGO', -1),
+      limitSizeConda: r.size('packages', 'LIMIT_SIZE_CONDA', -1),
+      limitSizeContainer: r.size('packages', 'LIMIT_SIZE_CONTAINER', -1),
     },
     picture: {
       avatarMaxFileSize: r.int('picture', 'AVATAR_MAX_FILE_SIZE', 1024 * 1024, 1, 2 ** 31 - 1),

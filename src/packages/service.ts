@@ -33,7 +33,7 @@ export type { FileWithBlob, PackageRow, VersionRow, VersionWithPackage } from '.
 export { PropertyRef } from './tables.js';
 
 export const SUBJECT = 'size:assets:packages:all';
-export const PACKAGE_TYPES = ['generic', 'npm', 'maven', 'pypi'] as const;
+export const PACKAGE_TYPES = ['generic', 'npm', 'maven', 'pypi', 'cargo', 'conda', 'container'] as const;
 export type PackageType = (typeof PACKAGE_TYPES)[number];
 
 /** A version as package events carry it (the row may be gone by the time a listener runs). */
@@ -278,9 +278,16 @@ export class PackageService {
   private sizeLimit(type: PackageType, creator: UserRow): number {
     if (creator.is_admin === 1) return -1;
     const l = this.ctx.config.packages;
-    if (type === 'maven') return l.limitSizeMaven;
-    if (type === 'pypi') return l.limitSizePypi;
-    return type === 'npm' ? l.limitSizeNpm : l.limitSizeGeneric;
+    const limits: Record<PackageType, number> = {
+      generic: l.limitSizeGeneric,
+      npm: l.limitSizeNpm,
+      maven: l.limitSizeMaven,
+      pypi: l.limitSizePypi,
+      cargo: l.limitSizeCargo,
+      conda: l.limitSizeConda,
+      container: l.limitSizeContainer,
+    };
+    return limits[type];
   }
 
   /** Runs `fn` with the blob `sha256` to itself (in this process). */

@@ -40,6 +40,17 @@ function rssMb(pid: number): number {
   }
 }
 
+/** RSS split into anonymous memory (heaps, buffers) and mapped files (the node binary, ICU). */
+function rssParts(pid: number): string {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024;
+    return `anon ${kb('RssAnon').toFixed(0)} MB, files ${kb('RssFile').toFixed(0)} MB, shared ${kb('RssShmem').toFixed(0)} MB`;
+  } catch {
+    return '?';
+  }
+}
+
 function sampleRss(pid: number): { stop(): number } {
   let peak = rssMb(pid);
   const t = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 20);
@@ -216,6 +227,7 @@ try {
   await waitFor(`${url}/api/v1/version`);
   const auth = { authorization: `token ${token}` };
   const idleRss = rssMb(anvil.pid!);
+  const idleParts = rssParts(anvil.pid!);
 
   // As `npm install` asks (pacote's headers: the abbreviated document, gzip), then as a client
   // asking for the full JSON uncompressed.
@@ -248,6 +260,7 @@ try {
     );
   }
 
+  const afterPackuments = rssParts(anvil.pid!);
   const raw = { up: [] as number[], down: [] as number[] };
   const anv = { up: [] as number[], down: [] as number[] };
   let peakUp = 0;
@@ -278,7 +291,7 @@ try {
     `  ratio upload ${(median(raw.up) / median(anv.up)).toFixed(2)} (target >= 0.7), download ${(median(raw.down) / median(anv.down)).toFixed(2)} (target >= 0.8)`,
   );
   console.log(
-    `  server RSS idle ${idleRss.toFixed(0)} MB, peak ${Math.max(peakUp, peakDown).toFixed(0)} MB (upload ${peakUp.toFixed(0)}, download ${peakDown.toFixed(0)}; target < 200)`,
+    `  server RSS idle ${idleRss.toFixed(0)} MB (${idleParts}; after the packuments ${afterPackuments}; at the end ${rssParts(anvil.pid!)}), peak ${Math.max(peakUp, peakDown).toFixed(0)} MB (upload ${peakUp.toFixed(0)}, download ${peakDown.toFixed(0)}; target < 200)`,
   );
 } finally {
   for (const c of children) c.kill('SIGINT');

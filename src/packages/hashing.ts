@@ -106,6 +106,8 @@ class HashWorker {
 }
 
 let pool: [HashWorker, HashWorker] | undefined;
+/** Rings of finished uploads, kept for the next ones (8 MiB each; a new ring per upload was garbage). */
+const spareRings: SharedArrayBuffer[][] = [];
 let nextJob = 1;
 
 function workers(): [HashWorker, HashWorker] {
@@ -123,7 +125,7 @@ export async function stopHashWorkers(): Promise<void> {
 class ParallelHasher extends Transform implements HashingStream {
   size = 0;
   private readonly job = nextJob++;
-  private readonly ring = Array.from({ length: RING }, () => new SharedArrayBuffer(SLOT));
+  private readonly ring = spareRings.pop() ?? Array.from({ length: RING }, () => new SharedArrayBuffer(SLOT));
   /** Acknowledgements still awaited per slot (0: free). */
   private readonly pending = new Array<number>(RING).fill(0);
   private slot = 0;
@@ -148,7 +150,11 @@ class ParallelHasher extends Transform implements HashingStream {
         } else if (r.digests) {
           this.results[i] = r.digests;
           w.forget(this.job);
-          if (this.results[0] && this.results[1]) this.finished?.();
+          if (this.results[0] && this.results[1]) {
+            // Both workers are done with every slot: the ring serves the next upload.
+            if (spareRings.length < 2) spareRings.push(this.ring);
+            this.finished?.();
+          }
         }
       });
       w.post({ job: this.job, start: true });

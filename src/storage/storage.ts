@@ -6,9 +6,17 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { Readable, Transform } from 'node:stream';
+import { Readable, Transform, pipeline as pipe } from 'node:stream';
 import { notFound } from '../errors.js';
 import { faultPoint } from '../faults.js';
+import { PacedStream, paceStreamed } from './pacer.js';
+
+/** `source` counted for the collection pacing; an error or an early close of either ends both. */
+function paced(source: Readable): Readable {
+  const out = new PacedStream();
+  pipe(source, out, () => undefined);
+  return out;
+}
 
 export interface StoredBlob {
   size: number;
@@ -106,7 +114,9 @@ export class LocalBlobStore implements BlobStore {
     fs.mkdirSync(path.dirname(target), { recursive: true });
     const out = fs.createWriteStream(tmp, { highWaterMark: 1 << 20 });
     try {
-      await pipeline(data, out);
+      const written = pipeline(data, out);
+      data.on('data', (chunk: Buffer) => paceStreamed(chunk.length));
+      await written;
       faultPoint('storage:written');
       fs.renameSync(tmp, target);
     } catch (err) {
@@ -140,7 +150,11 @@ export class LocalBlobStore implements BlobStore {
   async open(key: string, range?: { start: number; end?: number }): Promise<Readable> {
     const file = this.file(key);
     if (fs.existsSync(file)) {
-      return fs.createReadStream(file, range ? { start: range.start, end: range.end } : {});
+      const stream = fs.createReadStream(file, {
+        ...(range ? { start: range.start, end: range.end } : {}),
+        highWaterMark: 256 << 10,
+      });
+      return paced(stream);
     }
     const parts = this.parts(key);
     if (!parts) throw notFound(`blob does not exist [key: ${key}]`);
@@ -160,7 +174,7 @@ export class LocalBlobStore implements BlobStore {
         });
       }
     }
-    return Readable.from(chunks(), { objectMode: false });
+    return paced(Readable.from(chunks(), { objectMode: false }));
   }
 
   async stat(key: string): Promise<{ size: number } | undefined> {

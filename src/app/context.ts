@@ -44,6 +44,8 @@ import { SessionService } from '../sessions/service.js';
 import { SocialService } from '../social/service.js';
 import { ActivityService } from '../activities/service.js';
 import { PackageCleanup } from '../packages/cleanup/service.js';
+import { OpsService } from '../ops/service.js';
+import { Metrics } from '../ops/metrics.js';
 import { CronService, describeSchedule } from '../cron/service.js';
 import { TopicService } from '../topics/service.js';
 import { AvatarService } from '../avatars/service.js';
@@ -114,6 +116,10 @@ export interface AppContext {
   oauth2: OAuth2Service;
   /** Languages, issue templates, flags and git hooks of repositories. */
   repoMeta: RepoMetaService;
+  /** Health checks and the metrics' database-backed gauges. */
+  ops: OpsService;
+  /** Prometheus metrics ([metrics] ENABLED; a no-op otherwise). */
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -196,8 +202,10 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.packages = new PackageService(ctx);
   ctx.packageCleanup = new PackageCleanup(ctx, log);
   ctx.sessions = new SessionService(db, users, config.security.secretKey, config.session.lifetime);
+  ctx.ops = new OpsService(db, ctx.storage, log);
+  ctx.metrics = new Metrics(config.metrics.enabled, ctx.ops);
   // The scheduled tasks administrators list and start (/admin/cron), by Forgejo's names.
-  ctx.cron = new CronService(log);
+  ctx.cron = new CronService(log, (job, ok, seconds) => ctx.metrics.jobRun(job, ok, seconds));
   const cleanup = config.cron.cleanupPackages;
   if (cleanup.enabled) {
     ctx.cron.register({

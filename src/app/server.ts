@@ -71,6 +71,7 @@ import { socialPages } from '../social/pages.js';
 import { pullPages } from '../pulls/pages.js';
 import { mavenRoutes } from '../packages/maven/routes.js';
 import { pypiRoutes } from '../packages/pypi/routes.js';
+import { countRequests, opsRoutes } from '../ops/routes.js';
 
 /** Each domain's API routes, registered under /api/v1. */
 const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
@@ -154,6 +155,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     if (!route.url.startsWith('/api/v1/')) route.schema = { ...(route.schema ?? {}), hide: true };
   });
   guardSlowBodies(app.server, docsUrl, options.bodyTimeouts ?? BODY_TIMEOUTS);
+  countRequests(app, ctx);
 
   await app.register(swagger, {
     openapi: {
@@ -198,6 +200,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     { prefix: '/api/v1' },
   );
   await app.register(async (scope) => wellKnownRoutes(scope as unknown as Api, ctx));
+  // Health and metrics, outside /api/v1 (monitoring asks without credentials of a user).
+  await app.register(async (scope) => opsRoutes(scope, ctx));
   // Attachment downloads (browser_download_url), outside /api/v1: they authenticate on their own.
   await app.register(async (files) => attachmentDownloadRoutes(files, ctx));
   // Git over HTTP, outside /api/v1 and its authentication hook (git has its own 401 handshake).

@@ -138,6 +138,12 @@ export interface Config {
   log: {
     level: string;
   };
+  metrics: {
+    /** Prometheus metrics at /metrics ([metrics] ENABLED). */
+    enabled: boolean;
+    /** When set, /metrics asks for `Authorization: Bearer <TOKEN>` ([metrics] TOKEN). */
+    token: string;
+  };
 }
 
 /** A background task's schedule, in Forgejo's [cron.*] keys. */
@@ -512,6 +518,10 @@ export function loadConfig(opts: LoadOptions = {}): Config {
         none: 'silent',
         silent: 'silent',
       }),
+    },
+    metrics: {
+      enabled: r.bool('metrics', 'ENABLED', false),
+      token: r.string('metrics', 'TOKEN', ''),
     },
   };
 

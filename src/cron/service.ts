@@ -34,7 +34,11 @@ export class CronService {
   private readonly tasks = new Map<string, Entry>();
   private startedAt = Date.now();
 
-  constructor(private readonly log: Logger) {}
+  constructor(
+    private readonly log: Logger,
+    /** Told of every finished run (the metrics count them). */
+    private readonly onRun: (name: string, ok: boolean, seconds: number) => void = () => undefined,
+  ) {}
 
   /** When the schedulers started (`anvil web`): tasks run every N ms count from here. */
   start(): void {
@@ -54,8 +58,13 @@ export class CronService {
   track<T>(name: string, work: Promise<T>): Promise<T> {
     const e = this.tasks.get(name);
     if (!e) return work;
-    e.prev = Date.now();
+    const started = Date.now();
+    e.prev = started;
     e.execTimes++;
+    work.then(
+      () => this.onRun(name, true, (Date.now() - started) / 1000),
+      () => this.onRun(name, false, (Date.now() - started) / 1000),
+    );
     e.running = work.finally(() => {
       if (e.running === tracked) e.running = undefined;
     });

@@ -101,6 +101,7 @@ export function gitHttpRoutes(app: FastifyInstance, ctx: AppContext): void {
       guarded(async (request, reply) => {
         const { owner, repo: name } = request.params as Params;
         const { repo, identity } = await authorize(request, owner, name, service);
+        ctx.metrics.gitOperation(service, 'http');
         let env: NodeJS.ProcessEnv = protocolEnv(request);
         let pushId: string | undefined;
         if (service === 'git-receive-pack') {

@@ -66,6 +66,8 @@ export interface BlobStore {
    * before `before`; what it removed.
    */
   sweepTemporary(before: Date): Promise<RemovedLeftover[]>;
+  /** Throws when the store cannot be written (health checks). */
+  ping(): Promise<void>;
 }
 
 /**
@@ -101,6 +103,11 @@ export function checkKey(key: string): void {
 
 export class LocalBlobStore implements BlobStore {
   constructor(readonly root: string) {}
+
+  async ping(): Promise<void> {
+    await fs.promises.mkdir(this.root, { recursive: true });
+    await fs.promises.access(this.root, fs.constants.W_OK);
+  }
 
   private file(key: string): string {
     checkKey(key);

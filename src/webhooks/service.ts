@@ -891,6 +891,7 @@ export class WebhookService {
           };
     }
     const attempts = task.attempts + (hook.is_active ? 1 : 0);
+    if (hook.is_active) this.ctx.metrics.delivery(outcome.ok);
     const finished = outcome.ok || !outcome.retryable || attempts >= cfg.maxAttempts;
     const now = nowUnix();
     const delayMs = cfg.retryDelay * 1000 * 2 ** Math.max(0, attempts - 1);

@@ -75,13 +75,34 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
   announce.info(
     `Anvil ${VERSION.anvil} listening on ${address}, serving ${cfg.server.rootUrl} (database: ${cfg.database.type})`,
   );
-  const stop = async () => {
-    await app.close();
-    await ctx.close();
+  // Graceful shutdown: stop accepting, let requests and pushes under way finish, stop the
+  // background work, close the database. A request still running after [server]
+  // GRACEFUL_HAMMER_TIME is cut off (what it changed is whole or absent: see repos/recovery.ts);
+  // a second signal exits at once.
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) {
+      announce.warn(`${signal} again: exiting now`);
+      process.exit(1);
+    }
+    stopping = true;
+    const hammer = cfg.server.gracefulHammerTime;
+    announce.info(`${signal}: finishing the requests under way (for up to ${hammer} s), then exiting`);
+    setTimeout(() => {
+      announce.warn(`requests still under way after ${hammer} s ([server] GRACEFUL_HAMMER_TIME): exiting`);
+      process.exit(1);
+    }, hammer * 1000).unref();
+    try {
+      await app.close();
+      await ctx.close();
+    } catch (err) {
+      log.error({ err }, 'stopping failed');
+      process.exit(1);
+    }
     process.exit(0);
   };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
+  process.on('SIGINT', (s) => void stop(s));
+  process.on('SIGTERM', (s) => void stop(s));
 }
 
 const program = new Command('anvil')

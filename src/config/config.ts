@@ -19,6 +19,8 @@ export interface Config {
     httpPort: number;
     rootUrl: string;
     appDataPath: string;
+    /** Seconds a stopping server waits for requests and pushes under way ([server] GRACEFUL_HAMMER_TIME). */
+    gracefulHammerTime: number;
   };
   database: {
     type: DbType;
@@ -396,7 +398,13 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   const config: Config = {
     configPath,
     warnings: [],
-    server: { httpAddr, httpPort, rootUrl, appDataPath },
+    server: {
+      httpAddr,
+      httpPort,
+      rootUrl,
+      appDataPath,
+      gracefulHammerTime: r.duration('server', 'GRACEFUL_HAMMER_TIME', 60),
+    },
     database: {
       type: dbType,
       path: path.resolve(cwd, r.string('database', 'PATH', path.join(appDataPath, 'anvil.db'))),

@@ -51,10 +51,10 @@ describe('crash safety (SIGKILL at fixed points, then a restart)', () => {
   }
 
   /** Starts `anvil web` (armed with `fault` when given) and waits until it answers. */
-  async function start(fault?: string): Promise<Web> {
+  async function start(fault?: string, extra: NodeJS.ProcessEnv = {}): Promise<Web> {
     const child = spawn(process.execPath, [CLI, 'web'], {
       cwd: dataDir,
-      env: { ...env, ...(fault ? { ANVIL_TEST_FAULT: fault } : {}) },
+      env: { ...env, ...(fault ? { ANVIL_TEST_FAULT: fault } : {}), ...extra },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -321,6 +321,63 @@ describe('crash safety (SIGKILL at fixed points, then a restart)', () => {
         await assertConsistent(name);
       });
     }
+  });
+
+  describe('graceful shutdown (SIGTERM)', () => {
+    /** Resolves with the exit code, or 'still running' after `ms`. */
+    const exitOf = (w: Web, ms: number) =>
+      Promise.race([
+        new Promise<number | null>((r) => w.child.once('exit', (code) => r(code))),
+        new Promise<string>((r) => setTimeout(() => r('still running'), ms)),
+      ]);
+
+    it('a push under way when SIGTERM arrives finishes whole; then the server exits 0', async () => {
+      const name = 'push-sigterm';
+      const wt = await newRepo(name);
+      const sha = await git.commit(wt, 'big.bin', crypto.randomBytes(200_000).toString('base64'));
+      await stop();
+      // SIGTERM is sent by the server to itself once the push's checks have passed.
+      const w = await start('push:allowed', { ANVIL_TEST_FAULT_SIGNAL: 'SIGTERM' });
+      const exited = exitOf(w, 30_000);
+      await git.git(['push', '--quiet', 'origin', 'main'], wt);
+      assert.equal(await exited, 0, `the server should have stopped cleanly:\n${w.output()}`);
+      assert.match(w.output(), /SIGTERM: finishing the requests under way/);
+      web = undefined;
+      await start();
+      const refs = await git.lsRemote(remote(name));
+      assert.equal(refs.get('refs/heads/main'), sha);
+      await assertConsistent(name);
+      await waitFor('the push webhook', () => pushesTo(name).some((h) => h.body['after'] === sha));
+    });
+
+    it('a request still running after GRACEFUL_HAMMER_TIME is cut off, leaving nothing behind', async () => {
+      await stop();
+      const w = await start(undefined, { ANVIL__SERVER__GRACEFUL_HAMMER_TIME: '1s' });
+      // An upload whose body stops coming half-way.
+      const req = http.request(`${url}/api/packages/root/generic/stuck/1.0.0/stuck.bin`, {
+        method: 'PUT',
+        headers: { authorization: `token ${token}`, 'content-length': String(1 << 20) },
+      });
+      req.on('error', () => undefined);
+      req.write(Buffer.alloc(64 << 10, 1));
+      await waitFor('the upload to start', () => leftovers().some((f) => f.startsWith('packages/.tmp/')));
+      const t0 = Date.now();
+      const exited = exitOf(w, 15_000);
+      w.child.kill('SIGTERM');
+      // New connections are refused at once while the upload is still running.
+      await new Promise((r) => setTimeout(r, 200));
+      await assert.rejects(fetch(`${url}/api/v1/version`));
+      assert.equal(await exited, 1, `the hammer should have stopped it:\n${w.output()}`);
+      const took = Date.now() - t0;
+      assert.ok(took >= 900 && took < 5000, `exited after ${took} ms`);
+      assert.match(w.output(), /GRACEFUL_HAMMER_TIME/);
+      req.destroy();
+      web = undefined;
+      await start();
+      const pkg = await api('GET', '/packages/root/generic/stuck/1.0.0');
+      assert.equal(pkg.status, 404);
+      await assertNoLeftovers();
+    });
   });
 
   describe('merge', () => {

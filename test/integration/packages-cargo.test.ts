@@ -10,8 +10,10 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 interface Run {
@@ -159,6 +161,14 @@ describe('Cargo package registry (cargo client)', () => {
       ].join('\n'),
     );
   });
+  before(async () => {
+    const v = await cargo(['--version'], work);
+    const m = /^cargo (\d+)\.(\d+)/.exec(v.stdout);
+    assert.ok(
+      m && (Number(m[1]) > 1 || Number(m[2]) >= 68),
+      `these tests need cargo 1.68 or later (sparse registries) on PATH: ${v.stdout}${v.stderr}`,
+    );
+  });
   after(async () => {
     await s.close();
     fs.rmSync(work, { recursive: true, force: true });
@@ -296,6 +306,24 @@ describe('Cargo package registry (cargo client)', () => {
     const again = await index('u', 'an/vi/anvil_base', { 'if-none-match': etag });
     assert.equal(again.status, 304);
     assert.equal(again.text, '');
+    // gzip when asked for (cargo asks), the same bytes otherwise.
+    const raw = (encoding: string) =>
+      new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        http
+          .get(`${root}/u/cargo/an/vi/anvil_base`, { headers: { 'accept-encoding': encoding } }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+          })
+          .on('error', reject);
+      });
+    const zipped = await raw('deflate, gzip');
+    assert.equal(zipped.headers['content-encoding'], 'gzip');
+    assert.equal(zipped.headers['etag'], etag);
+    const plain = await raw('identity');
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.equal(zlib.gunzipSync(zipped.body).toString('utf8'), plain.body.toString('utf8'));
+    assert.equal(plain.body.toString('utf8'), first.text);
 
     let r = await cargo(['yank', 'anvil_base@0.1.0', '--registry', 'r'], work);
     assert.equal(r.code, 0, r.stderr);

@@ -40,13 +40,15 @@ export function cargoRoutes(app: FastifyInstance, ctx: AppContext): void {
         if (indexPath(name) !== path.toLowerCase()) throw notFound('no index file at this path');
         const pkg = await packages.requirePackage(o, 'cargo', name, request.packageIdentity);
         const etag = cargo.indexEtag(pkg);
-        reply.header('etag', etag).header('cache-control', 'no-cache');
+        reply.header('etag', etag).header('cache-control', 'no-cache').header('vary', 'Accept-Encoding');
         const match = request.headers['if-none-match'];
         if (match && match.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) {
           return reply.code(304).send();
         }
-        const body = await cargo.indexBody(pkg);
+        const gzipped = /\bgzip\b/.test(request.headers['accept-encoding'] ?? '');
+        const body = await cargo.indexBody(pkg, gzipped);
         if (!body) throw notFound(`package does not exist [name: ${name}]`);
+        if (gzipped) reply.header('content-encoding', 'gzip');
         return reply.type('text/plain; charset=utf-8').send(body);
       };
       scope.get(`${base}/1/:name`, (request, reply) =>

@@ -4,6 +4,8 @@
 // version property `cargo.yanked`), yank and unyank, search and owners. A version that exists is
 // refused with 409.
 import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
 import type { AppContext } from '../../app/context.js';
 import { badRequest } from '../../errors.js';
 import type { UserRow } from '../../users/store.js';
@@ -23,6 +25,7 @@ const SEMVER =
 export const MAX_METADATA = 8 << 20;
 /** Index files kept rendered (see indexBody). */
 const INDEX_CACHE_MAX = 500;
+const gzip = promisify(zlib.gzip);
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json | undefined =>
@@ -241,6 +244,8 @@ export function publishMetadata(meta: Json): { name: string; version: string; st
 interface RenderedIndex {
   revision: number;
   body: Buffer | null;
+  /** The body gzip-compressed, made on first demand. */
+  gzipped?: Promise<Buffer>;
 }
 
 export class CargoService {
@@ -293,13 +298,23 @@ export class CargoService {
 
   /**
    * A crate's index file: one JSON line per version, in publish order, in three queries whatever
-   * the number of versions; kept rendered while the package's revision stays the same. Null when
-   * the package has no version.
+   * the number of versions; kept rendered (and, once asked for, gzip-compressed: cargo accepts
+   * gzip) while the package's revision stays the same. Null when the package has no version.
    */
-  async indexBody(pkg: PackageRow): Promise<Buffer | null> {
+  async indexBody(pkg: PackageRow, gzipped = false): Promise<Buffer | null> {
+    const r = await this.render(pkg);
+    if (!r.body || !gzipped) return r.body;
+    if (!r.gzipped) {
+      r.gzipped = gzip(r.body, { level: 6 });
+      r.gzipped.catch(() => (r.gzipped = undefined));
+    }
+    return r.gzipped;
+  }
+
+  private async render(pkg: PackageRow): Promise<RenderedIndex> {
     const revision = Number(pkg.revision);
     const hit = this.rendered.get(pkg.id);
-    if (hit && hit.revision === revision) return hit.body;
+    if (hit && hit.revision === revision) return hit;
     const versions = await this.packages.versionsOf(pkg);
     const ids = versions.map((v) => v.id);
     const [files, yanked] = await Promise.all([this.packages.filesOf(ids), this.yankedOf(ids)]);
@@ -322,10 +337,10 @@ export class CargoService {
       if (typeof m['rust_version'] === 'string') line['rust_version'] = m['rust_version'];
       lines.push(`${JSON.stringify(line)}\n`);
     }
-    const body = lines.length ? Buffer.from(lines.join('')) : null;
+    const out: RenderedIndex = { revision, body: lines.length ? Buffer.from(lines.join('')) : null };
     if (this.rendered.size >= INDEX_CACHE_MAX) this.rendered.clear();
-    this.rendered.set(pkg.id, { revision, body });
-    return body;
+    this.rendered.set(pkg.id, out);
+    return out;
   }
 
   /** The ids among `ids` of yanked versions. */

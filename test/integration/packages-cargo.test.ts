@@ -383,6 +383,14 @@ describe('Cargo package registry (cargo client)', () => {
     );
     assert.equal(raw.status, 409);
     assert.match(((await raw.json()) as Errors).errors[0]!.detail, /already exists/);
+    // Build metadata does not make another version.
+    const build = await rawPublish(
+      'u',
+      publishBody(meta('anvil_base', '0.1.0+build.5'), Buffer.from('crate')),
+      `Bearer ${u.token}`,
+    );
+    assert.equal(build.status, 409);
+    assert.match(((await build.json()) as Errors).errors[0]!.detail, /already exists \[version: 0\.1\.0\]/);
     // The index is unchanged.
     assert.equal((await index('u', 'an/vi/anvil_base')).lines.length, 1);
   });

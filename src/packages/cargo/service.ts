@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { AppContext } from '../../app/context.js';
-import { badRequest } from '../../errors.js';
+import { badRequest, conflict } from '../../errors.js';
 import type { UserRow } from '../../users/store.js';
 import { Visibility } from '../../users/tables.js';
 import * as store from '../store.js';
@@ -40,6 +40,8 @@ export function checkVersion(version: string): void {
     throw badRequest(`invalid crate version, not a semantic version [version: ${version}]`);
   }
 }
+
+const withoutBuild = (v: string) => v.replace(/\+.*$/, '').toLowerCase();
 
 /** The path of a crate's index file under the index root (Cargo's layout, lowercase). */
 export function indexPath(name: string): string {
@@ -271,6 +273,13 @@ export class CargoService {
   /** `cargo publish`: a new version (409 when it exists), not yanked. */
   async publish(owner: UserRow, creator: UserRow, body: PublishBody): Promise<void> {
     const { name, version, stored } = publishMetadata(body.metadata);
+    // Versions differing only in build metadata are one version to cargo (crates.io refuses them too).
+    const existing = await this.packages.getPackage(owner, 'cargo', name);
+    if (existing) {
+      const core = withoutBuild(version);
+      const same = (await this.packages.versionsOf(existing)).find((v) => withoutBuild(v.version) === core);
+      if (same) throw conflict(`package version already exists [version: ${same.version}]`);
+    }
     await this.packages.addFile(
       {
         owner,

@@ -449,6 +449,29 @@ describe('Cargo package registry (cargo client)', () => {
     assert.equal(ok.status, 200, await ok.text());
   });
 
+  it('keeps nothing of a publish cut off half-way', async () => {
+    const full = publishBody(meta('cutoff', '1.0.0'), crypto.randomBytes(1_000_000));
+    await new Promise<void>((resolve) => {
+      const req = http.request(`${root}/u/cargo/api/v1/crates/new`, {
+        method: 'PUT',
+        headers: { 'content-length': String(full.length), authorization: `Bearer ${u.token}` },
+      });
+      req.on('error', () => resolve());
+      req.on('response', () => resolve());
+      req.write(full.subarray(0, 200_000));
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 300);
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal((await index('u', 'cu/to/cutoff')).status, 404);
+    const listed = await s.api<unknown[]>('GET', '/packages/u?q=cutoff', { token: u.token });
+    assert.deepEqual(listed.body, []);
+    const tmp = path.join(s.dataDir, 'packages', 'tmp');
+    assert.deepEqual(fs.existsSync(tmp) ? fs.readdirSync(tmp) : [], [], 'no temporary file left');
+  });
+
   it('asks for credentials with 401 and refuses those without write access with 403', async () => {
     const body = publishBody(meta('creds', '1.0.0'), Buffer.from('c'));
     const anon = await rawPublish('u', body);

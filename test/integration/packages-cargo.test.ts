@@ -220,6 +220,27 @@ describe('Cargo package registry (cargo client)', () => {
     assert.equal((await index('u', 'AN/VI/anvil_base')).status, 200);
     assert.equal((await index('u', 'xx/yy/anvil_base')).status, 404);
     assert.equal((await index('u', 'an/vi/anvil_nope')).status, 404);
+    // Names and versions no crate can have find nothing (and reach no query); a NUL byte anywhere
+    // in a path is refused server-wide with 422 before any route.
+    for (const p of ['3/a/a.b', 'an/vi/anvil.base', 'an/vi/anvil_base/x']) {
+      assert.equal((await index('u', p)).status, 404, p);
+    }
+    for (const p of [
+      'anvil_base/1.0/download',
+      'anvil_base/..%2f/download',
+      'a.b/owners',
+      'a.b/1.0.0/download',
+    ]) {
+      const r = await fetch(`${root}/u/cargo/api/v1/crates/${p}`);
+      assert.equal(r.status, 404, p);
+    }
+    for (const p of ['1/%00', '2/a%00', 'an/vi/anvil%00base', 'api/v1/crates/anvil_base/1.0.0%00/download']) {
+      const r = await index('u', p);
+      assert.ok(r.status === 404 || r.status === 422, `${p}: ${r.status}`);
+    }
+    const huge = await fetch(`${root}/u/cargo/api/v1/crates?q=%01&page=1e300&per_page=1e300`);
+    assert.equal(huge.status, 200);
+    assert.deepEqual(await huge.json(), { crates: [], meta: { total: 0 } });
 
     const dl = await fetch(`${root}/u/cargo/api/v1/crates/anvil_base/0.1.0/download`);
     assert.equal(dl.status, 200);

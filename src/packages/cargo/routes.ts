@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
 import type { AppContext } from '../../app/context.js';
 import { badRequest, notFound, unauthorized } from '../../errors.js';
 import { registryScope } from '../registry.js';
-import { CargoService, indexPath, readPublishBody } from './service.js';
+import { CargoService, indexPath, isCrateName, isSemver, readPublishBody } from './service.js';
 
 type Params = Record<string, string | undefined>;
 const errorBody = (message: string) => ({ errors: [{ detail: message }] });
@@ -28,6 +28,13 @@ export function cargoRoutes(app: FastifyInstance, ctx: AppContext): void {
       const owner = (request: FastifyRequest, need: 'read' | 'write') =>
         packages.requireOwner((request.params as Params)['owner'] ?? '', request.packageIdentity, need);
 
+      /** The crate named in the path; a name no crate can have finds nothing (404). */
+      const crateName = (request: FastifyRequest) => {
+        const name = (request.params as Params)['name'] ?? '';
+        if (!isCrateName(name)) throw notFound(`package does not exist [name: ${name}]`);
+        return name;
+      };
+
       scope.get(`${base}/config.json`, async (request, reply) => {
         const o = await owner(request, 'read');
         return reply.header('cache-control', 'no-cache').send(cargo.config(o));
@@ -36,7 +43,7 @@ export function cargoRoutes(app: FastifyInstance, ctx: AppContext): void {
       /** An index file; `path` is the part after the index root, checked against the name. */
       const index = async (request: FastifyRequest, reply: FastifyReply, path: string) => {
         const o = await owner(request, 'read');
-        const name = (request.params as Params)['name'] ?? '';
+        const name = crateName(request);
         if (indexPath(name) !== path.toLowerCase()) throw notFound('no index file at this path');
         const pkg = await packages.requirePackage(o, 'cargo', name, request.packageIdentity);
         const etag = cargo.indexEtag(pkg);
@@ -70,7 +77,7 @@ export function cargoRoutes(app: FastifyInstance, ctx: AppContext): void {
         const o = await owner(request, 'read');
         const q = request.query as Params;
         const perPage = Math.min(100, Math.max(1, Number(q['per_page']) || 10));
-        const page = Math.max(1, Math.floor(Number(q['page']) || 1));
+        const page = Math.min(100_000, Math.max(1, Math.floor(Number(q['page']) || 1)));
         return cargo.search(o, (q['q'] ?? '').trim(), perPage, page);
       });
 
@@ -88,25 +95,16 @@ export function cargoRoutes(app: FastifyInstance, ctx: AppContext): void {
 
       scope.get(`${crates}/:name/owners`, async (request) => {
         const o = await owner(request, 'read');
-        await packages.requirePackage(
-          o,
-          'cargo',
-          (request.params as Params)['name'] ?? '',
-          request.packageIdentity,
-        );
+        await packages.requirePackage(o, 'cargo', crateName(request), request.packageIdentity);
         return cargo.owners(o);
       });
 
       const version = async (request: FastifyRequest, need: 'read' | 'write') => {
-        const p = request.params as Params;
         const o = await owner(request, need);
-        return packages.requireVersion(
-          o,
-          'cargo',
-          p['name'] ?? '',
-          p['version'] ?? '',
-          request.packageIdentity,
-        );
+        const name = crateName(request);
+        const v = (request.params as Params)['version'] ?? '';
+        if (!isSemver(v)) throw notFound(`package version does not exist [name: ${name}, version: ${v}]`);
+        return packages.requireVersion(o, 'cargo', name, v, request.packageIdentity);
       };
 
       scope.get(`${crates}/:name/:version/download`, async (request, reply) => {

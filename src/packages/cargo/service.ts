@@ -31,12 +31,15 @@ type Json = Record<string, unknown>;
 const obj = (v: unknown): Json | undefined =>
   v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
 
+export const isCrateName = (name: string) => NAME.test(name);
+export const isSemver = (version: string) => version.length <= 256 && SEMVER.test(version);
+
 export function checkName(name: string): void {
-  if (!NAME.test(name)) throw badRequest(`invalid crate name [name: ${name}]`);
+  if (!isCrateName(name)) throw badRequest(`invalid crate name [name: ${name}]`);
 }
 
 export function checkVersion(version: string): void {
-  if (version.length > 256 || !SEMVER.test(version)) {
+  if (!isSemver(version)) {
     throw badRequest(`invalid crate version, not a semantic version [version: ${version}]`);
   }
 }
@@ -370,6 +373,8 @@ export class CargoService {
    * version that is not yanked (the highest of all when every one is).
    */
   async search(owner: UserRow, text: string, perPage: number, page: number) {
+    // No crate name holds a control character (and PostgreSQL refuses NUL in text).
+    if (/[\x00-\x1f]/.test(text)) return { crates: [], meta: { total: 0 } };
     const [pkgs, total] = await this.packages.search(owner, 'cargo', text, perPage, (page - 1) * perPage);
     const all = await this.packages.versionsOfPackages(pkgs);
     const yanked = await this.yankedOf(all.map((v) => v.id));

@@ -374,7 +374,7 @@ export class CargoService {
    */
   async search(owner: UserRow, text: string, perPage: number, page: number) {
     // No crate name holds a control character (and PostgreSQL refuses NUL in text).
-    if (/[\x00-\x1f]/.test(text)) return { crates: [], meta: { total: 0 } };
+    if ([...text].some((c) => c.charCodeAt(0) < 0x20)) return { crates: [], meta: { total: 0 } };
     const [pkgs, total] = await this.packages.search(owner, 'cargo', text, perPage, (page - 1) * perPage);
     const all = await this.packages.versionsOfPackages(pkgs);
     const yanked = await this.yankedOf(all.map((v) => v.id));

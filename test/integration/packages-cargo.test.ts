@@ -554,6 +554,42 @@ describe('Cargo package registry (cargo client)', () => {
     assert.equal(r.code, 0, r.stderr);
   });
 
+  it('lets members of an organization team with packages write publish to it, not readers', async () => {
+    const writer = await s.createUser('writer');
+    const reader = await s.createUser('reader2');
+    let r = await s.api('POST', '/orgs', { token: u.token, body: { username: 'crates-org' } });
+    assert.equal(r.status, 201, r.text);
+    for (const [team, mode, member] of [
+      ['publishers', 'write', 'writer'],
+      ['readers', 'read', 'reader2'],
+    ] as const) {
+      r = await s.api<{ id: number }>('POST', '/orgs/crates-org/teams', {
+        token: u.token,
+        body: { name: team, permission: mode, units_map: { 'repo.packages': mode } },
+      });
+      assert.equal(r.status, 201, r.text);
+      const id = (r.body as { id: number }).id;
+      r = await s.api('PUT', `/teams/${id}/members/${member}`, { token: u.token });
+      assert.equal(r.status, 204, r.text);
+    }
+    const body = publishBody(meta('org_crate', '1.0.0'), Buffer.from('org crate'));
+    const denied = await rawPublish('crates-org', body, `Bearer ${reader.token}`);
+    assert.equal(denied.status, 403);
+    const ok = await rawPublish('crates-org', body, `Bearer ${writer.token}`);
+    assert.equal(ok.status, 200, await ok.text());
+    assert.equal((await index('crates-org', 'or/g_/org_crate')).lines[0]!.vers, '1.0.0');
+    const owners = await fetch(`${root}/crates-org/cargo/api/v1/crates/org_crate/owners`);
+    assert.deepEqual(
+      ((await owners.json()) as { users: Array<{ login: string }> }).users.map((x) => x.login),
+      ['crates-org'],
+    );
+    const y = await fetch(`${root}/crates-org/cargo/api/v1/crates/org_crate/1.0.0/yank`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${reader.token}` },
+    });
+    assert.equal(y.status, 403);
+  });
+
   it('answers 413 over quota and 403 over LIMIT_SIZE_CARGO (administrators exempt)', async () => {
     const q = await startServer({ ANVIL__PACKAGES__LIMIT_SIZE_CARGO: '1000' });
     try {

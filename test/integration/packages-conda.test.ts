@@ -158,11 +158,12 @@ with zipfile.ZipFile(out, 'w', compression=zipfile.ZIP_DEFLATED if mode == 'defl
     return { filename, data: fs.readFileSync(path.join(dir, filename)) };
   }
 
-  const put = (url: string, data: Buffer, auth?: string) =>
+  /** An upload as `curl --upload-file` sends it (no Content-Type), or with one. */
+  const put = (url: string, data: Buffer, auth?: string, type?: string) =>
     fetch(url, {
       method: 'PUT',
       body: data as Buffer<ArrayBuffer>,
-      headers: auth ? { authorization: auth, 'content-type': 'application/octet-stream' } : {},
+      headers: { ...(auth ? { authorization: auth } : {}), ...(type ? { 'content-type': type } : {}) },
     });
 
   async function repodata(owner: string, prefix: string, file = 'repodata.json', auth?: string) {
@@ -232,7 +233,8 @@ with zipfile.ZipFile(out, 'w', compression=zipfile.ZIP_DEFLATED if mode == 'defl
       depends: ['python >=3.8'],
     });
     for (const f of [linux, linuxConda, noarch]) {
-      const r = await put(`${base('alice')}/main/${f.filename}`, f.data, auth());
+      const type = f === noarch ? 'application/octet-stream' : undefined;
+      const r = await put(`${base('alice')}/main/${f.filename}`, f.data, auth(), type);
       assert.equal(r.status, 201, `${f.filename}: ${await r.text()}`);
     }
 
@@ -564,6 +566,30 @@ with zipfile.ZipFile(out, 'w', compression=zipfile.ZIP_DEFLATED if mode == 'defl
     }
     const own = await repodata('carol', 'priv/linux-64', 'repodata.json', basic('carol', carol.token));
     assert.ok(own.doc.packages[f.filename]);
+  });
+
+  it('hides a package linked to a repository the caller may not read', async () => {
+    const repo = await s.api('POST', '/user/repos', {
+      token: alice.token,
+      body: { name: 'conda-secret', private: true },
+    });
+    assert.equal(repo.status, 201, repo.text);
+    const f = await tarBz2({ name: 'linked', version: '1.0', build: '0', subdir: 'linux-64' });
+    assert.equal((await put(`${base('alice')}/lnk/${f.filename}`, f.data, auth())).status, 201);
+    const link = await s.api(
+      'POST',
+      `/packages/alice/conda/${encodeURIComponent('lnk/linked')}/-/link/conda-secret`,
+      { token: alice.token },
+    );
+    assert.equal(link.status, 201, link.text);
+    assert.deepEqual((await repodata('alice', 'lnk/linux-64')).doc.packages, {});
+    const asBob = await repodata('alice', 'lnk/linux-64', 'repodata.json', basic('bob', bob.token));
+    assert.deepEqual(asBob.doc.packages, {});
+    assert.ok((await repodata('alice', 'lnk/linux-64', 'repodata.json', auth())).doc.packages[f.filename]);
+    const url = `${base('alice')}/lnk/linux-64/${f.filename}`;
+    assert.equal((await fetch(url)).status, 401);
+    assert.equal((await fetch(url, { headers: { authorization: basic('bob', bob.token) } })).status, 404);
+    assert.equal((await fetch(url, { headers: { authorization: auth() } })).status, 200);
   });
 
   it('answers 403 over LIMIT_SIZE_CONDA and 413 over quota', async () => {

@@ -473,11 +473,24 @@ with zipfile.ZipFile(out, 'w', compression=zipfile.ZIP_DEFLATED if mode == 'defl
       index: { name: 'badsub', version: '1.0', build: '0', subdir: '../x' },
     });
     const random = crypto.randomBytes(3000);
+    // A .conda whose deflated info member is damaged (a reserved block type at its start).
+    const damaged = await condaFile({
+      name: 'damaged',
+      version: '1.0',
+      build: '0',
+      subdir: 'linux-64',
+      deflate: true,
+    });
+    const at = damaged.data.indexOf('info-damaged') - 30;
+    assert.equal(damaged.data.readUInt32LE(at), 0x04034b50);
+    const dataAt = at + 30 + damaged.data.readUInt16LE(at + 26) + damaged.data.readUInt16LE(at + 28);
+    damaged.data.fill(0xff, dataAt, dataAt + 16);
     const cases: Array<[string, Buffer, RegExp]> = [
       ['junk-1.0-0.tar.bz2', random, /not a \.tar\.bz2/],
       ['junk-1.0-0.conda', random, /not a \.conda/],
       ['junk-1.0-0.tar.bz2', await bzip2Of(random), /tar/],
       ['junk-1.0-0.conda', good.data, /not a \.conda|zip/],
+      ['damaged-1.0-0.conda', damaged.data, /not valid deflate data/],
       ['noindex-1.0-0.tar.bz2', noIndex.data, /info\/index\.json/],
       ['noindex-1.0-0.conda', noIndexConda.data, /info\/index\.json/],
       // The name or version of the file is not its index.json's.

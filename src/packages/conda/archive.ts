@@ -8,7 +8,7 @@
 //   file (zip64 too), then only the info member's bytes stream through `zstd -dc` into the tar
 //   reader. A .conda's payload is never read.
 import { spawn } from 'node:child_process';
-import { type Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
 import { badRequest } from '../../errors.js';
@@ -41,10 +41,19 @@ export async function readInfo(kind: CondaKind, file: StoredFile): Promise<InfoF
   const raw = await file.open({ start: member.start, end: member.start + member.size - 1 });
   let source: Readable = raw;
   if (member.method === 8) {
+    // Bad deflate data is the uploader's fault (400), a failing read the server's.
     const inflate = zlib.createInflateRaw();
-    raw.on('error', (err) => inflate.destroy(err));
-    source = raw.pipe(inflate);
-    source.on('close', () => raw.destroy());
+    const out = new PassThrough();
+    inflate.on('error', () =>
+      out.destroy(badRequest(`the .conda member ${member.name} is not valid deflate data`)),
+    );
+    raw.on('error', (err) => out.destroy(err));
+    out.on('close', () => {
+      raw.destroy();
+      inflate.destroy();
+    });
+    raw.pipe(inflate).pipe(out);
+    source = out;
   }
   return readInfoTar(source, 'zstd', `the zstd archive ${member.name}`, false);
 }

@@ -19,6 +19,9 @@ export const TOOLS = [
   { name: 'mvn', check: ['mvn', ['--version']], pkg: 'maven' },
   { name: 'chromium', check: ['chromium', ['--version']], pkg: 'chromium' },
   { name: 'unzip', check: ['unzip', ['-v']], pkg: 'unzip' },
+  // The Conda registry reads uploaded packages through them; its tests build packages with them.
+  { name: 'bzip2', check: ['bzip2', ['--help']], pkg: 'bzip2' },
+  { name: 'zstd', check: ['zstd', ['--version']], pkg: 'zstd' },
 ];
 
 /** The tools that do not run here. */

@@ -16,8 +16,8 @@ command -v chromium >/dev/null || need+=(chromium)
 command -v python3 >/dev/null || need+=(python3)
 python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 command -v mvn >/dev/null || need+=(maven)
-# The container registry tests copy images with skopeo; the Conda tests build packages with
-# tar, bzip2 and zstd.
+# The container registry tests copy images with skopeo. The Conda registry reads uploaded packages
+# through bzip2 and zstd (also at run time), and its tests build packages with tar, bzip2 and zstd.
 command -v skopeo >/dev/null || need+=(skopeo)
 command -v bzip2 >/dev/null || need+=(bzip2)
 command -v zstd >/dev/null || need+=(zstd)

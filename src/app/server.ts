@@ -73,6 +73,7 @@ import { mavenRoutes } from '../packages/maven/routes.js';
 import { pypiRoutes } from '../packages/pypi/routes.js';
 import { countRequests, opsRoutes } from '../ops/routes.js';
 import { cargoRoutes } from '../packages/cargo/routes.js';
+import { condaRoutes } from '../packages/conda/routes.js';
 
 /** Each domain's API routes, registered under /api/v1. */
 const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
@@ -219,6 +220,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   await app.register(async (scope) => mavenRoutes(scope, ctx));
   await app.register(async (scope) => pypiRoutes(scope, ctx));
   await app.register(async (scope) => cargoRoutes(scope, ctx));
+  await app.register(async (scope) => condaRoutes(scope, ctx));
   // The web interface: pages for browsers, on sessions (never accepted by the API above).
   await app.register(cookie);
   await app.register(async (scope) => avatarFileRoutes(scope, ctx));

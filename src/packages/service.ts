@@ -59,17 +59,38 @@ export interface AddFileInput {
   version: string;
   fileName: string;
   isLead?: boolean;
+  /**
+   * Tells files of one name in a version apart (Conda: the subdir). A function when the file
+   * itself says it: it is called once the bytes are stored and `verify` has passed.
+   */
+  compositeKey?: string | (() => string);
   data: Readable;
   /** npm: the version must not exist yet (409); generic: files are added to an existing one. */
   newVersionOnly: boolean;
   /** A file of that name in the version is replaced instead of refused with 409 (Maven SNAPSHOTs). */
   overwrite?: boolean;
-  /** Checks the digests of the stored bytes before anything is kept (a client's checksum). */
-  verify?: (digests: Digests) => void;
+  /**
+   * Checks the stored bytes before anything is kept: a client's checksum against the digests, or
+   * a format's metadata read back from the stored file (`stored.open`).
+   */
+  verify?: (digests: Digests, stored: StoredFile) => void | Promise<void>;
   /** Metadata JSON of a new version. */
   metadata?: string;
   /** Runs inside the transaction once the rows exist (format-specific properties). */
-  inTransaction?: (tx: Tx, pkg: PackageRow, version: VersionRow, created: boolean) => Promise<void>;
+  inTransaction?: (
+    tx: Tx,
+    pkg: PackageRow,
+    version: VersionRow,
+    created: boolean,
+    fileId: number,
+  ) => Promise<void>;
+}
+
+/** An uploaded file once stored, before it is kept (for `verify`). */
+export interface StoredFile {
+  size: number;
+  /** Its bytes (a range, end inclusive). */
+  open(range?: { start: number; end?: number }): Promise<Readable>;
 }
 
 export interface AddedFile {
@@ -316,13 +337,19 @@ export class PackageService {
     const lowerName = input.name.toLowerCase();
     const lowerVersion = input.version.toLowerCase();
     const lowerFile = input.fileName.toLowerCase();
+    const earlyKey = typeof input.compositeKey === 'string' ? input.compositeKey : undefined;
     await this.checkLimits(owner, creator, type, announced);
     // Conflicts found before reading the body spare the upload.
     const existing = await store.getPackage(this.db, owner.id, type, lowerName);
     const existingVersion = existing && (await store.getVersion(this.db, existing.id, lowerVersion));
     if (existingVersion) {
       if (input.newVersionOnly) throw conflict(`package version already exists [version: ${input.version}]`);
-      if (!input.overwrite && (await store.getFile(this.db, existingVersion.id, lowerFile))) {
+      const known = earlyKey !== undefined || input.compositeKey === undefined;
+      if (
+        known &&
+        !input.overwrite &&
+        (await store.getFile(this.db, existingVersion.id, lowerFile, earlyKey))
+      ) {
         throw conflict(`package file already exists [name: ${input.fileName}]`);
       }
     } else if (creator.is_admin !== 1 && this.ctx.config.packages.limitTotalOwnerCount >= 0) {
@@ -344,13 +371,15 @@ export class PackageService {
     }
     const digests = hasher.digests();
     const size = hasher.size;
-    if (input.verify) {
-      try {
-        input.verify(digests);
-      } catch (err) {
-        await this.blobs.delete(tmp).catch(() => undefined);
-        throw err;
+    let compositeKey = earlyKey ?? '';
+    try {
+      if (input.verify) {
+        await input.verify(digests, { size, open: (range) => this.blobs.open(tmp, range) });
       }
+      if (typeof input.compositeKey === 'function') compositeKey = input.compositeKey();
+    } catch (err) {
+      await this.blobs.delete(tmp).catch(() => undefined);
+      throw err;
     }
     const key = blobKey(digests.sha256);
 
@@ -396,7 +425,7 @@ export class PackageService {
             });
             created = true;
           }
-          const replaced = await store.getFile(tx, version.id, lowerFile);
+          const replaced = await store.getFile(tx, version.id, lowerFile, compositeKey);
           if (replaced && !input.overwrite) {
             throw conflict(`package file already exists [name: ${input.fileName}]`);
           }
@@ -409,19 +438,20 @@ export class PackageService {
             blob_id: blob.id,
             name: input.fileName,
             lower_name: lowerFile,
+            composite_key: compositeKey,
             is_lead: input.isLead ? 1 : 0,
             created_unix: now,
           });
           await recordUsage(tx, owner.id, SUBJECT, Number(blob.size));
           await store.bumpRevision(tx, pkg.id);
-          if (input.inTransaction) await input.inTransaction(tx, pkg, version, created);
+          if (input.inTransaction) await input.inTransaction(tx, pkg, version, created, fileId);
           const file: FileWithBlob = {
             id: fileId,
             version_id: version.id,
             blob_id: blob.id,
             name: input.fileName,
             lower_name: lowerFile,
-            composite_key: '',
+            composite_key: compositeKey,
             is_lead: input.isLead ? 1 : 0,
             created_unix: now,
             size: Number(blob.size),

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 // The `anvil` command: `anvil web` serves Anvil; `anvil admin ...` administers it from the shell.
+import path from 'node:path';
+import { dump, restore } from './ops/dump.js';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { pino, destination, type Logger } from 'pino';
 import { loadConfig, ConfigError, type Config } from './config/config.js';
@@ -273,6 +275,35 @@ quota
       );
     }),
   );
+
+program
+  .command('dump')
+  .description(
+    'write the whole site (database rows, repositories, blobs, configuration) into one .tar.gz, consistent while the server runs',
+  )
+  .addOption(configOption())
+  .option(
+    '-f, --file <path>',
+    'the archive to write',
+    `anvil-dump-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}.tar.gz`,
+  )
+  .action(async (opts: { config?: string; file: string }) => {
+    await withContext(opts, async (ctx) => {
+      await dump(ctx, path.resolve(opts.file), (line) => console.log(line));
+      console.log(`Written: ${path.resolve(opts.file)}`);
+    });
+  });
+
+program
+  .command('restore')
+  .description('restore a dump made by `anvil dump` into a new site (an empty database and repository root)')
+  .addOption(configOption())
+  .argument('<file>', 'the archive')
+  .action(async (file: string, opts: { config?: string }) => {
+    await withContext(opts, async (ctx) => {
+      await restore(ctx, path.resolve(file), (line) => console.log(line));
+    });
+  });
 
 program
   .command('doctor')

@@ -37,3 +37,67 @@ export async function counts(db: Db): Promise<Record<string, number>> {
     .executeTakeFirstOrThrow();
   return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Number(v)]));
 }
+
+/** The tables a dump holds: every table but the migrator's own, in a fixed order. */
+export async function dataTables(db: Db): Promise<Array<{ name: string; columns: string[] }>> {
+  const tables = await db.introspection.getTables();
+  return tables
+    .filter((t) => !t.isView && !t.name.startsWith('anvil_migration') && !t.name.startsWith('sqlite_'))
+    .map((t) => ({ name: t.name, columns: t.columns.map((c) => c.name) }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** The names of the migrations applied, in order (a dump restores only into the same schema). */
+export async function appliedMigrations(db: Db): Promise<string[]> {
+  const rows = await sql<{ name: string }>`SELECT name FROM anvil_migration ORDER BY name`.execute(db);
+  return rows.rows.map((r) => r.name);
+}
+
+/**
+ * Every row of `table`, a page at a time, ordered by all its columns (stable within the
+ * snapshot transaction `q` runs in).
+ */
+export async function* tableRows(
+  q: Db,
+  table: string,
+  columns: string[],
+  pageSize = 1000,
+): AsyncIterable<Record<string, unknown>[]> {
+  const order = sql.join(columns.map((c) => sql.ref(c)));
+  for (let offset = 0; ; offset += pageSize) {
+    const page = await sql<
+      Record<string, unknown>
+    >`SELECT * FROM ${sql.table(table)} ORDER BY ${order} LIMIT ${pageSize} OFFSET ${offset}`.execute(q);
+    if (page.rows.length) yield page.rows;
+    if (page.rows.length < pageSize) return;
+  }
+}
+
+export async function insertRows(q: Db, table: string, rows: Record<string, unknown>[]): Promise<void> {
+  if (!rows.length) return;
+  // Kysely's table names are typed: a dump restores tables by their names as found.
+  await (q as unknown as Db)
+    .insertInto(table as 'user')
+    .values(rows as never)
+    .execute();
+}
+
+/** Whether the database holds any account (a restore goes only into an empty one). */
+export async function hasAccounts(db: Db): Promise<boolean> {
+  // (Migrations make the built-in accounts, such as the actions user, with ids below 1.)
+  const row = await db.selectFrom('user').select('id').where('id', '>', 0).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** PostgreSQL: each table's id sequence moved past the restored ids. */
+export async function resetSequences(
+  db: Db,
+  tables: Array<{ name: string; columns: string[] }>,
+): Promise<void> {
+  for (const t of tables) {
+    if (!t.columns.includes('id')) continue;
+    await sql`SELECT setval(pg_get_serial_sequence(${`"${t.name}"`}, 'id'), COALESCE((SELECT MAX(id) FROM ${sql.table(t.name)}), 0) + 1, false)`.execute(
+      db,
+    );
+  }
+}

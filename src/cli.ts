@@ -9,6 +9,8 @@ import { AppError } from './errors.js';
 import { VERSION } from './version.js';
 import { runnerCommand } from './actions/runner-cli.js';
 import { STALE_INTENT_SECONDS } from './repos/recovery.js';
+import { startSshServer, type RunningSshServer } from './ssh/server.js';
+import { keysCommand, servCommand } from './ssh/serv.js';
 
 function parseBool(value: string | undefined): boolean {
   if (value === undefined) return true;
@@ -60,6 +62,16 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
   await ctx.recovery.recover(Math.floor(Date.now() / 1000) + 1);
   const app = await buildServer(ctx);
   const address = await app.listen({ host: cfg.server.httpAddr, port: cfg.server.httpPort });
+  // The built-in SSH server; a port already taken is logged, and HTTP goes on.
+  let ssh: RunningSshServer | undefined;
+  if (cfg.ssh.start) {
+    try {
+      ssh = await startSshServer(ctx);
+      log.info(`SSH server listening on ${cfg.ssh.listenHost}:${ssh.port}`);
+    } catch (err) {
+      log.error({ err }, `the SSH server cannot listen on ${cfg.ssh.listenHost}:${cfg.ssh.listenPort}`);
+    }
+  }
   ctx.cron.start();
   ctx.recovery.start();
   ctx.mirrors.start();
@@ -76,6 +88,7 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
     `Anvil ${VERSION.anvil} listening on ${address}, serving ${cfg.server.rootUrl} (database: ${cfg.database.type})`,
   );
   const stop = async () => {
+    await ssh?.close();
     await app.close();
     await ctx.close();
     process.exit(0);
@@ -289,6 +302,8 @@ program
   });
 
 program.addCommand(runnerCommand());
+program.addCommand(keysCommand());
+program.addCommand(servCommand());
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof AppError || err instanceof ConfigError) {

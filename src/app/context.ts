@@ -50,6 +50,8 @@ import { AvatarService } from '../avatars/service.js';
 import { OAuth2Service } from '../oauth2/service.js';
 import { RepoMetaService } from '../repometa/service.js';
 import { nextRunIn } from '../config/config.js';
+import { SshKeyService } from '../ssh/service.js';
+import { setSshCloneAddress } from '../repos/schemas.js';
 
 /**
  * What domains contribute to shared mechanisms: things an account owns (for deletion and purge),
@@ -114,6 +116,8 @@ export interface AppContext {
   oauth2: OAuth2Service;
   /** Languages, issue templates, flags and git hooks of repositories. */
   repoMeta: RepoMetaService;
+  /** Users' SSH keys and repositories' deploy keys. */
+  sshKeys: SshKeyService;
   close(): Promise<void>;
 }
 
@@ -179,6 +183,8 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.avatars = new AvatarService(ctx);
   ctx.oauth2 = new OAuth2Service(db);
   ctx.repoMeta = new RepoMetaService(ctx);
+  ctx.sshKeys = new SshKeyService(ctx);
+  setSshCloneAddress({ user: config.ssh.user, domain: config.ssh.domain, port: config.ssh.port });
   ctx.activities = new ActivityService(ctx);
   ctx.pulls = new PullService(ctx);
   ctx.autoMerge = new AutoMergeService(ctx);

@@ -71,6 +71,8 @@ import { socialPages } from '../social/pages.js';
 import { pullPages } from '../pulls/pages.js';
 import { mavenRoutes } from '../packages/maven/routes.js';
 import { pypiRoutes } from '../packages/pypi/routes.js';
+import { authorizedKeysRoute, sshKeyRoutes } from '../ssh/routes.js';
+import { sshInternalRoutes } from '../ssh/internal.js';
 
 /** Each domain's API routes, registered under /api/v1. */
 const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
@@ -108,6 +110,7 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   avatarsRoutes,
   oauth2Routes,
   repoMetaRoutes,
+  sshKeyRoutes,
 ];
 
 /** Each domain's web pages (server-rendered HTML at Forgejo's URL layout). */
@@ -204,6 +207,11 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   await app.register(async (gitScope) => {
     gitHttpRoutes(gitScope, ctx);
     lfsRoutes(gitScope, ctx);
+  });
+  // `anvil serv` (OpenSSH mode) asks the running server through these; /{username}.keys.
+  await app.register(async (scope) => {
+    sshInternalRoutes(scope, ctx);
+    authorizedKeysRoute(scope, ctx);
   });
   // Runner-facing actions endpoints and the artifact service, each in a scope of its own.
   await app.register(async (scope) => actionsRunnerRoutes(scope, ctx));

@@ -61,17 +61,17 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
   // Changes a crash interrupted are completed before the first request is served.
   await ctx.recovery.recover(Math.floor(Date.now() / 1000) + 1);
   const app = await buildServer(ctx);
-  const address = await app.listen({ host: cfg.server.httpAddr, port: cfg.server.httpPort });
-  // The built-in SSH server; a port already taken is logged, and HTTP goes on.
+  // The built-in SSH server; a port already taken is logged, and HTTP goes on. It is up
+  // before HTTP answers (host keys are made on first start).
   let ssh: RunningSshServer | undefined;
   if (cfg.ssh.start) {
     try {
       ssh = await startSshServer(ctx);
-      log.info(`SSH server listening on ${cfg.ssh.listenHost}:${ssh.port}`);
     } catch (err) {
       log.error({ err }, `the SSH server cannot listen on ${cfg.ssh.listenHost}:${cfg.ssh.listenPort}`);
     }
   }
+  const address = await app.listen({ host: cfg.server.httpAddr, port: cfg.server.httpPort });
   ctx.cron.start();
   ctx.recovery.start();
   ctx.mirrors.start();
@@ -85,7 +85,7 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
   const announce =
     log.isLevelEnabled('info') || log.level === 'silent' ? log : log.child({}, { level: 'info' });
   announce.info(
-    `Anvil ${VERSION.anvil} listening on ${address}, serving ${cfg.server.rootUrl} (database: ${cfg.database.type})`,
+    `Anvil ${VERSION.anvil} listening on ${address}${ssh ? ` (SSH on ${cfg.ssh.listenHost}:${ssh.port})` : ''}, serving ${cfg.server.rootUrl} (database: ${cfg.database.type})`,
   );
   const stop = async () => {
     await ssh?.close();

@@ -10,6 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,7 +53,7 @@ function history(): string {
     );
     parts.push(blob(`Commit ${c}: change file ${c % FILES}`));
     if (c > 1) parts.push(`from :${c - 1}\n`);
-    const noise = crypto.randomBytes(3800).toString('base64');
+    const noise = crypto.randomBytes(4700).toString('base64');
     parts.push(`M 100644 inline data/file${c % FILES}.txt\n${blob(`${c}\n${noise}\n`)}\n`);
   }
   return parts.join('');
@@ -142,6 +143,19 @@ try {
   sshd = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', sshdConfig], { stdio: 'inherit' });
   server = spawn(process.execPath, ['--max-semi-space-size=16', cli, 'web'], { env, stdio: 'inherit' });
   await waitFor200(`http://127.0.0.1:${port}/api/v1/version`, 30_000);
+  // The SSH server follows HTTP (host keys are made on first start).
+  for (let tries = 0; ; tries++) {
+    const up = await new Promise<boolean>((resolve) => {
+      const sock = net.connect(sshPort, '127.0.0.1', () => {
+        sock.destroy();
+        resolve(true);
+      });
+      sock.once('error', () => resolve(false));
+    });
+    if (up) break;
+    if (tries > 600) throw new Error('the SSH server did not start');
+    await new Promise((r) => setTimeout(r, 100));
+  }
   const user = os.userInfo().username;
   const anvilUrl = (i: number) => `ssh://git@127.0.0.1:${sshPort}/alice/big${i}.git`;
   const sshdUrl = (p: string) => `ssh://${user}@127.0.0.1:${sshdPort}${p}`;

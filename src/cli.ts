@@ -61,8 +61,9 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
   // Changes a crash interrupted are completed before the first request is served.
   await ctx.recovery.recover(Math.floor(Date.now() / 1000) + 1);
   const app = await buildServer(ctx);
-  // The built-in SSH server; a port already taken is logged, and HTTP goes on. It is up
-  // before HTTP answers (host keys are made on first start).
+  const address = await app.listen({ host: cfg.server.httpAddr, port: cfg.server.httpPort });
+  // The built-in SSH server (its host keys are made on first start, while HTTP already serves);
+  // a port already taken is logged, and HTTP goes on.
   let ssh: RunningSshServer | undefined;
   if (cfg.ssh.start) {
     try {
@@ -71,7 +72,6 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
       log.error({ err }, `the SSH server cannot listen on ${cfg.ssh.listenHost}:${cfg.ssh.listenPort}`);
     }
   }
-  const address = await app.listen({ host: cfg.server.httpAddr, port: cfg.server.httpPort });
   ctx.cron.start();
   ctx.recovery.start();
   ctx.mirrors.start();

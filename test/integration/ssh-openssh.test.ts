@@ -194,6 +194,28 @@ describe('git over SSH through OpenSSH (anvil keys, anvil serv)', () => {
     assert.equal(otherUser.stdout, '');
   });
 
+  it('the internal endpoints need the internal token', async () => {
+    for (const authorization of [undefined, 'Bearer wrong', `Bearer ${s.config.security.internalToken}x`]) {
+      for (const p of ['serv', 'push-done']) {
+        const r = await fetch(`${s.url}/api/internal/ssh/${p}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+          body: JSON.stringify({ key: 'key-1', command: "git-upload-pack 'alice/proj.git'", pushId: 'x' }),
+        });
+        assert.equal(r.status, 401, `${p} with ${authorization}`);
+      }
+    }
+    const good = await fetch(`${s.url}/api/internal/ssh/serv`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${s.config.security.internalToken}`,
+      },
+      body: JSON.stringify({ key: 'key-999999', command: "git-upload-pack 'alice/proj.git'" }),
+    });
+    assert.deepEqual(await good.json(), { ok: false, message: 'the key is not known to Anvil' });
+  });
+
   it('clones and pushes through sshd; the push is recorded and fires the event', async () => {
     const work = path.join(home, 'clone');
     await ok(['clone', '-q', url('alice/proj'), work], 'alice');

@@ -2,7 +2,7 @@
 // The `anvil` command: `anvil web` serves Anvil; `anvil admin ...` administers it from the shell.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { pino, destination, type Logger } from 'pino';
-import { loadConfig, ConfigError, type Config } from './config/config.js';
+import { loadConfig, ConfigError, ensureInternalToken, type Config } from './config/config.js';
 import { createContext, type AppContext } from './app/context.js';
 import { buildServer } from './app/server.js';
 import { AppError } from './errors.js';
@@ -57,6 +57,8 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
   const cfg = config(opts, true, opts.port === undefined ? {} : { ANVIL__SERVER__HTTP_PORT: opts.port });
   const log = startLogger(cfg);
   for (const warning of cfg.warnings) log.warn(warning);
+  // Shared with `anvil serv` (OpenSSH mode) through the data directory unless configured.
+  ensureInternalToken(cfg);
   const ctx = await createContext(cfg, log);
   // Changes a crash interrupted are completed before the first request is served.
   await ctx.recovery.recover(Math.floor(Date.now() / 1000) + 1);

@@ -4,13 +4,15 @@ import path from 'node:path';
 import { dump, restore } from './ops/dump.js';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { pino, destination, type Logger } from 'pino';
-import { loadConfig, ConfigError, type Config } from './config/config.js';
+import { loadConfig, ConfigError, ensureInternalToken, type Config } from './config/config.js';
 import { createContext, type AppContext } from './app/context.js';
 import { buildServer } from './app/server.js';
 import { AppError } from './errors.js';
 import { VERSION } from './version.js';
 import { runnerCommand } from './actions/runner-cli.js';
 import { STALE_INTENT_SECONDS } from './repos/recovery.js';
+import { startSshServer, type RunningSshServer } from './ssh/server.js';
+import { keysCommand, servCommand } from './ssh/serv.js';
 
 function parseBool(value: string | undefined): boolean {
   if (value === undefined) return true;
@@ -57,11 +59,23 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
   const cfg = config(opts, true, opts.port === undefined ? {} : { ANVIL__SERVER__HTTP_PORT: opts.port });
   const log = startLogger(cfg);
   for (const warning of cfg.warnings) log.warn(warning);
+  // Shared with `anvil serv` (OpenSSH mode) through the data directory unless configured.
+  ensureInternalToken(cfg);
   const ctx = await createContext(cfg, log);
   // Changes a crash interrupted are completed before the first request is served.
   await ctx.recovery.recover(Math.floor(Date.now() / 1000) + 1);
   const app = await buildServer(ctx);
   const address = await app.listen({ host: cfg.server.httpAddr, port: cfg.server.httpPort });
+  // The built-in SSH server (its host keys are made on first start, while HTTP already serves);
+  // a port already taken is logged, and HTTP goes on.
+  let ssh: RunningSshServer | undefined;
+  if (cfg.ssh.start) {
+    try {
+      ssh = await startSshServer(ctx);
+    } catch (err) {
+      log.error({ err }, `the SSH server cannot listen on ${cfg.ssh.listenHost}:${cfg.ssh.listenPort}`);
+    }
+  }
   ctx.cron.start();
   ctx.recovery.start();
   ctx.mirrors.start();
@@ -75,7 +89,7 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
   const announce =
     log.isLevelEnabled('info') || log.level === 'silent' ? log : log.child({}, { level: 'info' });
   announce.info(
-    `Anvil ${VERSION.anvil} listening on ${address}, serving ${cfg.server.rootUrl} (database: ${cfg.database.type})`,
+    `Anvil ${VERSION.anvil} listening on ${address}${ssh ? ` (SSH on ${cfg.ssh.listenHost}:${ssh.port})` : ''}, serving ${cfg.server.rootUrl} (database: ${cfg.database.type})`,
   );
   // Graceful shutdown: stop accepting, let requests and pushes under way finish, stop the
   // background work, close the database. A request still running after [server]
@@ -95,6 +109,7 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
       process.exit(1);
     }, hammer * 1000).unref();
     try {
+      await ssh?.close();
       await app.close();
       await ctx.close();
     } catch (err) {
@@ -341,6 +356,8 @@ program
   });
 
 program.addCommand(runnerCommand());
+program.addCommand(keysCommand());
+program.addCommand(servCommand());
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof AppError || err instanceof ConfigError) {

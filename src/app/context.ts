@@ -52,6 +52,8 @@ import { AvatarService } from '../avatars/service.js';
 import { OAuth2Service } from '../oauth2/service.js';
 import { RepoMetaService } from '../repometa/service.js';
 import { nextRunIn } from '../config/config.js';
+import { SshKeyService } from '../ssh/service.js';
+import { setSshCloneAddress } from '../repos/schemas.js';
 
 /**
  * What domains contribute to shared mechanisms: things an account owns (for deletion and purge),
@@ -120,6 +122,8 @@ export interface AppContext {
   ops: OpsService;
   /** Prometheus metrics ([metrics] ENABLED; a no-op otherwise). */
   metrics: Metrics;
+  /** Users' SSH keys and repositories' deploy keys. */
+  sshKeys: SshKeyService;
   close(): Promise<void>;
 }
 
@@ -185,6 +189,8 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.avatars = new AvatarService(ctx);
   ctx.oauth2 = new OAuth2Service(db);
   ctx.repoMeta = new RepoMetaService(ctx);
+  ctx.sshKeys = new SshKeyService(ctx);
+  setSshCloneAddress({ user: config.ssh.user, domain: config.ssh.domain, port: config.ssh.port });
   ctx.activities = new ActivityService(ctx);
   ctx.pulls = new PullService(ctx);
   ctx.autoMerge = new AutoMergeService(ctx);

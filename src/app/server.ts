@@ -74,6 +74,8 @@ import { pypiRoutes } from '../packages/pypi/routes.js';
 import { countRequests, opsRoutes } from '../ops/routes.js';
 import { cargoRoutes } from '../packages/cargo/routes.js';
 import { condaRoutes } from '../packages/conda/routes.js';
+import { authorizedKeysRoute, sshKeyRoutes } from '../ssh/routes.js';
+import { sshInternalRoutes } from '../ssh/internal.js';
 
 /** Each domain's API routes, registered under /api/v1. */
 const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
@@ -111,6 +113,7 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   avatarsRoutes,
   oauth2Routes,
   repoMetaRoutes,
+  sshKeyRoutes,
 ];
 
 /** Each domain's web pages (server-rendered HTML at Forgejo's URL layout). */
@@ -210,6 +213,11 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   await app.register(async (gitScope) => {
     gitHttpRoutes(gitScope, ctx);
     lfsRoutes(gitScope, ctx);
+  });
+  // `anvil serv` (OpenSSH mode) asks the running server through these; /{username}.keys.
+  await app.register(async (scope) => {
+    sshInternalRoutes(scope, ctx);
+    authorizedKeysRoute(scope, ctx);
   });
   // Runner-facing actions endpoints and the artifact service, each in a scope of its own.
   await app.register(async (scope) => actionsRunnerRoutes(scope, ctx));

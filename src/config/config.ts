@@ -21,6 +21,22 @@ export interface Config {
     appDataPath: string;
     /** Seconds a stopping server waits for requests and pushes under way ([server] GRACEFUL_HAMMER_TIME). */
     gracefulHammerTime: number;
+    /** Where processes on this machine (`anvil serv`, hooks) reach the server ([server] LOCAL_ROOT_URL). */
+    localRootUrl: string;
+  };
+  ssh: {
+    /** Whether `anvil web` runs the built-in SSH server ([server] START_SSH_SERVER). */
+    start: boolean;
+    listenHost: string;
+    /** 0 picks a free port (tests). */
+    listenPort: number;
+    /** What clone URLs show ([server] SSH_PORT, SSH_DOMAIN). */
+    port: number;
+    domain: string;
+    /** The user name of clone URLs ([server] BUILTIN_SSH_SERVER_USER). */
+    user: string;
+    /** [ssh.minimum_key_sizes]: bits per key family, -1 refuses the family. */
+    minimumKeySizes: { ed25519: number; ecdsa: number; rsa: number; dsa: number };
   };
   database: {
     type: DbType;
@@ -35,6 +51,8 @@ export interface Config {
     secretKey: string;
     reverseProxyAuthenticationUser: string;
     reverseProxyTrustedProxies: string[];
+    /** Shared with `anvil serv` ([security] INTERNAL_TOKEN; else generated into APP_DATA_PATH/internal_token). */
+    internalToken: string;
   };
   service: {
     enableReverseProxyAuthenticationApi: boolean;
@@ -395,6 +413,16 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     postgresql: 'postgres',
   });
 
+  const localHost = ['0.0.0.0', '::', ''].includes(httpAddr)
+    ? '127.0.0.1'
+    : httpAddr.includes(':')
+      ? `[${httpAddr}]`
+      : httpAddr;
+  let localRootUrl = r.string('server', 'LOCAL_ROOT_URL', `http://${localHost}:${httpPort}/`);
+  if (!localRootUrl.endsWith('/')) localRootUrl += '/';
+  const sshListenPort = r.int('server', 'SSH_LISTEN_PORT', 2222, 0, 65535);
+  const minimumKeySize = (key: string, def: number) => r.int('ssh.minimum_key_sizes', key, def, -1, 16384);
+
   const config: Config = {
     configPath,
     warnings: [],
@@ -403,7 +431,22 @@ export function loadConfig(opts: LoadOptions = {}): Config {
       httpPort,
       rootUrl,
       appDataPath,
+      localRootUrl,
       gracefulHammerTime: r.duration('server', 'GRACEFUL_HAMMER_TIME', 60),
+    },
+    ssh: {
+      start: r.bool('server', 'START_SSH_SERVER', true),
+      listenHost: r.string('server', 'SSH_LISTEN_HOST', '0.0.0.0'),
+      listenPort: sshListenPort,
+      port: r.int('server', 'SSH_PORT', sshListenPort || 22, 1, 65535),
+      domain: r.string('server', 'SSH_DOMAIN', new URL(rootUrl).hostname.replace(/^\[|\]$/g, '')),
+      user: r.string('server', 'BUILTIN_SSH_SERVER_USER', 'git'),
+      minimumKeySizes: {
+        ed25519: minimumKeySize('ED25519', 256),
+        ecdsa: minimumKeySize('ECDSA', 256),
+        rsa: minimumKeySize('RSA', 3071),
+        dsa: minimumKeySize('DSA', -1),
+      },
     },
     database: {
       type: dbType,
@@ -428,6 +471,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
       reverseProxyTrustedProxies: r.list('security', 'REVERSE_PROXY_TRUSTED_PROXIES').length
         ? r.list('security', 'REVERSE_PROXY_TRUSTED_PROXIES')
         : ['127.0.0.0/8', '::1/128'],
+      internalToken: r.string('security', 'INTERNAL_TOKEN', ''),
     },
     service: {
       enableReverseProxyAuthenticationApi: r.bool(
@@ -546,10 +590,46 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   if (config.api.defaultPagingNum > config.api.maxResponseItems) {
     config.api.defaultPagingNum = config.api.maxResponseItems;
   }
+  if (!config.security.internalToken) config.security.internalToken = readInternalToken(config);
   if (!config.security.secretKey && opts.persistSecretKey) {
     config.security.secretKey = persistSecretKey(config);
   }
   return config;
+}
+
+const internalTokenFile = (config: Config) => path.join(config.server.appDataPath, 'internal_token');
+
+/** APP_DATA_PATH/internal_token, '' when the server has not made it yet. */
+function readInternalToken(config: Config): string {
+  try {
+    return fs.readFileSync(internalTokenFile(config), 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The shared secret of the server and `anvil serv` when [security] INTERNAL_TOKEN is not set: kept
+ * in APP_DATA_PATH/internal_token (mode 600), made by `anvil web` on first start.
+ */
+export function ensureInternalToken(config: Config): void {
+  if (config.security.internalToken) return;
+  const file = internalTokenFile(config);
+  const token = crypto.randomBytes(32).toString('base64url');
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, token, { mode: 0o600, flag: 'wx' });
+    config.security.internalToken = token;
+  } catch (err) {
+    // Another server made it at the same moment: use theirs.
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+      config.security.internalToken = readInternalToken(config);
+      return;
+    }
+    throw new ConfigError(
+      `[security] INTERNAL_TOKEN: absent and cannot be saved to ${file}: ${(err as Error).message}`,
+    );
+  }
 }
 
 /** The environment variable of a section (and key). */

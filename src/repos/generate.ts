@@ -21,6 +21,7 @@ import { UserType } from '../users/tables.js';
 import { scratchDir } from './forks.js';
 import { checkBranchName, checkRepoName } from './service.js';
 import type { RepoRow } from './store.js';
+import { sshCloneUrl } from './schemas.js';
 import {
   TEMPLATE_FILES,
   expand,
@@ -137,14 +138,13 @@ export class GenerateService {
 
   private expansionRepo(owner: string, name: string, description: string): ExpansionRepo {
     const rootUrl = this.ctx.config.server.rootUrl;
-    const host = new URL(rootUrl).host.split(':')[0];
     return {
       owner,
       name,
       description,
       link: `${new URL(rootUrl).pathname.replace(/\/$/, '')}/${owner}/${name}`,
       httpsUrl: `${rootUrl}${owner}/${name}.git`,
-      sshUrl: `git@${host}:${owner}/${name}.git`,
+      sshUrl: sshCloneUrl(`${owner}/${name}`, rootUrl),
     };
   }
 

@@ -197,6 +197,20 @@ export interface RepoJsonContext {
 
 type RepoFieldsJson = Omit<RepositoryJson, 'parent'>;
 
+/** Where SSH clone URLs point ([server] SSH_DOMAIN, SSH_PORT; set once at start-up). */
+let sshClone: { user: string; domain: string; port: number } | undefined;
+
+export function setSshCloneAddress(address: { user: string; domain: string; port: number }): void {
+  sshClone = address;
+}
+
+/** The SSH clone URL of `full` (owner/name): scp-like on port 22, an ssh:// URL on another port. */
+export function sshCloneUrl(full: string, rootUrl: string): string {
+  const { user, domain, port } = sshClone ?? { user: 'git', domain: new URL(rootUrl).hostname, port: 22 };
+  const host = domain.includes(':') ? `[${domain}]` : domain;
+  return port === 22 ? `${user}@${host}:${full}.git` : `ssh://${user}@${host}:${port}/${full}.git`;
+}
+
 export function toRepoJson(
   repo: RepoRow,
   owner: UserRow,
@@ -206,7 +220,6 @@ export function toRepoJson(
 ): RepositoryJson {
   const full = `${owner.name}/${repo.name}`;
   const html = `${ctx.rootUrl}${full}`;
-  const host = new URL(ctx.rootUrl).host;
   return {
     id: repo.id,
     owner: toUserJson(owner, ctx),
@@ -225,7 +238,7 @@ export function toRepoJson(
     html_url: html,
     url: `${ctx.rootUrl}api/v1/repos/${full}`,
     link: '',
-    ssh_url: `git@${host.split(':')[0]}:${full}.git`,
+    ssh_url: sshCloneUrl(full, ctx.rootUrl),
     clone_url: `${html}.git`,
     original_url: repo.original_url,
     website: repo.website,

@@ -297,7 +297,8 @@ describe('repositories', () => {
       assert.equal(repo.html_url, `${s.url}/alice/Plain`);
       assert.equal(repo.clone_url, `${s.url}/alice/Plain.git`);
       assert.equal(repo.url, `${s.url}/api/v1/repos/alice/Plain`);
-      assert.equal(repo.ssh_url, 'git@127.0.0.1:alice/Plain.git');
+      // [server] SSH_PORT follows SSH_LISTEN_PORT (2222): an ssh:// URL; port 22 gives the scp-like form.
+      assert.equal(repo.ssh_url, 'ssh://git@127.0.0.1:2222/alice/Plain.git');
       assert.match(repo.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
       const dir = dirOf(repo.id);
       assert.equal((await gitIn(dir, ['rev-parse', '--is-bare-repository'])).trim(), 'true');

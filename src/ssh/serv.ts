@@ -1,0 +1,118 @@
+// OpenSSH mode: `anvil keys` is sshd's AuthorizedKeysCommand (it prints the authorized_keys line of
+// a key Anvil knows, with `anvil serv` as its forced command), and `anvil serv key-<id>` runs for
+// each connection: it asks the running server (internal endpoints, [security] INTERNAL_TOKEN) what
+// the key may do with $SSH_ORIGINAL_COMMAND, runs git itself, and reports a push when git is done.
+import { spawn } from 'node:child_process';
+import { Command } from 'commander';
+import { pino, destination } from 'pino';
+import { loadConfig, type Config } from '../config/config.js';
+import { createContext } from '../app/context.js';
+import { gitEnv } from '../git/git.js';
+import { fingerprintOf } from './keyparse.js';
+import type { ServAnswer } from './internal.js';
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+function configOf(opts: { config?: string }): Config {
+  return loadConfig({ configPath: opts.config, env: process.env });
+}
+
+/** The forced command of a key: this program's `serv`, with the same configuration. */
+function servCommandLine(cfg: Config, keyId: string): string {
+  const parts = [shellQuote(process.execPath), shellQuote(process.argv[1] ?? 'anvil'), 'serv', keyId];
+  if (cfg.configPath) return [...parts, '--config', shellQuote(cfg.configPath)].join(' ');
+  return [`ANVIL__SERVER__APP_DATA_PATH=${shellQuote(cfg.server.appDataPath)}`, ...parts].join(' ');
+}
+
+export function keysCommand(): Command {
+  return new Command('keys')
+    .description("sshd's AuthorizedKeysCommand: print the authorized_keys line of a key Anvil knows")
+    .option('-c, --config <path>', 'configuration file (default: ./data/app.ini if present)')
+    .requiredOption('-e, --expected <user>', 'the system user git connects as (%u must be this)')
+    .requiredOption('-u, --username <user>', 'the user sshd is authenticating (%u)')
+    .option('-t, --type <type>', 'the key type (%t)')
+    .requiredOption('-k, --content <base64>', 'the key, base64 (%k)')
+    .action(
+      async (opts: {
+        config?: string;
+        expected: string;
+        username: string;
+        type?: string;
+        content: string;
+      }) => {
+        // Other system users are none of Anvil's business: no line, and sshd goes on.
+        if (opts.username !== opts.expected) return;
+        const blob = Buffer.from(opts.content, 'base64');
+        if (!blob.length) return;
+        const cfg = configOf(opts);
+        const ctx = await createContext(cfg, pino({ level: 'warn' }, destination(2)));
+        try {
+          const found = await ctx.sshKeys.byFingerprint(fingerprintOf(blob));
+          const options =
+            'no-port-forwarding,no-X11-forwarding,no-agent-forwarding,no-pty,no-user-rc,restrict';
+          const line = (keyId: string, content: string) =>
+            `command="${servCommandLine(cfg, keyId).replace(/(["\\])/g, '\\$1')}",${options} ${content}`;
+          if (found.user) console.log(line(`key-${found.user.id}`, found.user.content));
+          else if (found.deploy[0])
+            console.log(line(`deploy-${found.deploy[0].id}`, found.deploy[0].content));
+        } finally {
+          await ctx.close();
+        }
+      },
+    );
+}
+
+async function internal<T>(cfg: Config, path: string, body: unknown): Promise<T> {
+  const res = await fetch(`${cfg.server.localRootUrl}api/internal/ssh/${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${cfg.security.internalToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new Error(`Anvil answered ${res.status}: ${text.slice(0, 200)}`);
+  }
+}
+
+export function servCommand(): Command {
+  return new Command('serv')
+    .description('the forced command of OpenSSH mode: runs $SSH_ORIGINAL_COMMAND for key <key> (key-N)')
+    .option('-c, --config <path>', 'configuration file (default: ./data/app.ini if present)')
+    .argument('<key>', 'key-<id>, as `anvil keys` wrote it')
+    .action(async (key: string, opts: { config?: string }) => {
+      const fail = (message: string) => {
+        process.stderr.write(`Anvil: ${message}\n`);
+        process.exitCode = 1;
+      };
+      const cfg = configOf(opts);
+      if (!cfg.security.internalToken) return fail('the server has not started yet (no internal token)');
+      let answer: ServAnswer;
+      try {
+        answer = await internal<ServAnswer>(cfg, 'serv', {
+          key,
+          command: process.env['SSH_ORIGINAL_COMMAND'] ?? '',
+          protocol: process.env['GIT_PROTOCOL'],
+        });
+      } catch (err) {
+        return fail(`cannot reach the server at ${cfg.server.localRootUrl}: ${(err as Error).message}`);
+      }
+      if (!answer.ok) return fail(answer.message);
+      if (answer.kind === 'text') {
+        process.stdout.write(answer.text);
+        return;
+      }
+      const child = spawn('git', [answer.service, answer.dir], { env: gitEnv(answer.env), stdio: 'inherit' });
+      const code = await new Promise<number>((resolve) => {
+        child.on('error', () => resolve(128));
+        child.on('close', (c) => resolve(c ?? 128));
+      });
+      if (answer.pushId) {
+        await internal(cfg, 'push-done', { pushId: answer.pushId }).catch((err: unknown) =>
+          fail(`the push could not be recorded: ${(err as Error).message}`),
+        );
+      }
+      if (code !== 0) process.exitCode = code;
+    });
+}

@@ -1,0 +1,53 @@
+// Helpers of the SSH tests: running programs asynchronously and making key pairs with ssh-keygen.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a program asynchronously (the server runs in this process); never throws on failure. */
+export function run(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {},
+): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, {
+      cwd: opts.cwd,
+      env: opts.env ?? process.env,
+      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    if (opts.input !== undefined) child.stdin!.end(opts.input);
+  });
+}
+
+/** A new key pair in `dir`; returns the private key's path and the public key line. */
+export async function makeKey(
+  dir: string,
+  name: string,
+  type: 'ed25519' | 'rsa' | 'ecdsa' = 'ed25519',
+  bits?: number,
+): Promise<{ file: string; pub: string; fingerprint: string }> {
+  const file = path.join(dir, name);
+  const args = ['-q', '-t', type, '-N', '', '-C', `${name}@test`, '-f', file];
+  if (bits) args.push('-b', String(bits));
+  const r = await run('ssh-keygen', args);
+  assert.equal(r.code, 0, r.stderr);
+  const fp = await run('ssh-keygen', ['-l', '-E', 'sha256', '-f', `${file}.pub`]);
+  return {
+    file,
+    pub: fs.readFileSync(`${file}.pub`, 'utf8').trim(),
+    fingerprint: fp.stdout.split(' ')[1]!,
+  };
+}

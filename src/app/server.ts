@@ -71,6 +71,7 @@ import { socialPages } from '../social/pages.js';
 import { pullPages } from '../pulls/pages.js';
 import { mavenRoutes } from '../packages/maven/routes.js';
 import { pypiRoutes } from '../packages/pypi/routes.js';
+import { containerRoutes } from '../packages/container/routes.js';
 
 /** Each domain's API routes, registered under /api/v1. */
 const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
@@ -213,6 +214,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   await app.register(async (scope) => npmRoutes(scope, ctx));
   await app.register(async (scope) => mavenRoutes(scope, ctx));
   await app.register(async (scope) => pypiRoutes(scope, ctx));
+  await app.register(async (scope) => containerRoutes(scope, ctx));
   // The web interface: pages for browsers, on sessions (never accepted by the API above).
   await app.register(cookie);
   await app.register(async (scope) => avatarFileRoutes(scope, ctx));

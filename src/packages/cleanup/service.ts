@@ -64,6 +64,11 @@ export function selectForRemoval(
       packageId = v.package_id;
       seen = 0;
     }
+    // A container image's `latest` tag and its digest-named (untagged, or named by an index)
+    // manifests are never removed by a rule, as in Forgejo.
+    if (v.type === 'container' && (v.lower_version === 'latest' || v.lower_version.startsWith('sha256:'))) {
+      continue;
+    }
     seen++;
     if (seen <= rule.keep_count) continue;
     const subject = rule.match_full_name ? `${v.name.toLowerCase()}/${v.lower_version}` : v.lower_version;

@@ -765,6 +765,70 @@ describe('container registry (skopeo and raw HTTP)', () => {
       assert.equal(started.status, 413);
     });
 
+    it('emits package events, counts manifest downloads, keeps named layers from blob DELETE', async () => {
+      const seen: Array<[string, string, string]> = [];
+      s.ctx.events.on(
+        'package.created',
+        (e) => void seen.push(['created', e.package.name, e.package.version]),
+      );
+      s.ctx.events.on(
+        'package.deleted',
+        (e) => void seen.push(['deleted', e.package.name, e.package.version]),
+      );
+      const layer = crypto.randomBytes(500);
+      await pushImage('u', 'events', 'v1', [layer], basic(u));
+      assert.deepEqual(seen, [['created', 'events', 'v1']]);
+      const count = async () =>
+        Number(
+          (
+            await s.ctx.db
+              .selectFrom('package_version')
+              .innerJoin('package', 'package.id', 'package_version.package_id')
+              .select('package_version.download_count')
+              .where('package.name', '=', 'events')
+              .where('package_version.version', '=', 'v1')
+              .executeTakeFirstOrThrow()
+          ).download_count,
+        );
+      assert.equal(await count(), 0);
+      await reg('HEAD', '/v2/u/events/manifests/v1', { auth: basic(u) });
+      assert.equal(await count(), 0);
+      await reg('GET', '/v2/u/events/manifests/v1', { auth: basic(u) });
+      await reg('GET', '/v2/u/events/manifests/v1', { auth: basic(u) });
+      assert.equal(await count(), 2);
+      // A layer a manifest names is not deleted alone.
+      let r = await reg('DELETE', `/v2/u/events/blobs/sha256:${sha(layer)}`, { auth: basic(u) });
+      assert.equal(r.status, 405);
+      assert.equal(code(r), 'UNSUPPORTED');
+      r = await reg('DELETE', '/v2/u/events/manifests/v1', { auth: basic(u) });
+      assert.equal(r.status, 202);
+      assert.deepEqual(seen[1], ['deleted', 'events', 'v1']);
+      assert.equal(seen.length, 2);
+      r = await reg('GET', `/v2/u/events/blobs/sha256:${sha(layer)}`, { auth: basic(u) });
+      assert.equal(r.status, 404);
+    });
+
+    it('limits a blob to LIMIT_SIZE_CONTAINER and drops stale upload sessions in the cleanup job', async () => {
+      s.config.packages.limitSizeContainer = 1000;
+      try {
+        let r = await pushBlob('u', 'limited', crypto.randomBytes(1001), basic(other));
+        assert.equal(r.status, 403);
+        r = await pushBlob('other', 'limited', crypto.randomBytes(1001), basic(other));
+        assert.equal(r.status, 403);
+        assert.equal(code(r), 'DENIED');
+        r = await pushBlob('other', 'limited', crypto.randomBytes(1000), basic(other));
+        assert.equal(r.status, 201);
+      } finally {
+        s.config.packages.limitSizeContainer = -1;
+      }
+      const r = await reg('POST', '/v2/other/stale/blobs/uploads/', { auth: basic(other) });
+      assert.equal(r.status, 202);
+      const loc = r.headers.get('location')!;
+      await s.ctx.db.updateTable('package_blob_upload').set({ updated_unix: 1, created_unix: 1 }).execute();
+      await s.ctx.packageCleanup.run();
+      assert.equal((await reg('GET', loc, { auth: basic(other) })).status, 404);
+    });
+
     it('lists images in /api/v1/packages without the upload version, and links by the source label', async () => {
       const r = await s.api<Array<{ name: string; version: string; type: string }>>(
         'GET',

@@ -3,6 +3,7 @@
 // rule removes now, and the background job ([cron.cleanup_packages]) that applies every enabled
 // rule and removes what interrupted work left: blobs no file names, packages with no version, and
 // unfinished uploads, once older than OLDER_THAN.
+import { deleteStaleUploads } from '../container/store.js';
 import type { Logger } from 'pino';
 import type { AppContext } from '../../app/context.js';
 import { nextRunIn } from '../../config/config.js';
@@ -265,6 +266,8 @@ export class PackageCleanup {
       // Kept if written again since the listing.
       if (await blobs.delete(entry.key, { ifUnmodifiedSince: cutoff }).catch(() => false)) report.uploads++;
     }
+    // Container upload sessions left unfinished (their parts were under tmp/).
+    report.uploads += await deleteStaleUploads(this.ctx.db, before);
     if (report.versions || report.blobs || report.packages || report.uploads) {
       this.log.info(report, 'package cleanup removed versions, blobs, empty packages and unfinished uploads');
     }

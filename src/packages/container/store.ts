@@ -121,3 +121,9 @@ export function containerPackages(q: Q) {
     .orderBy('package.lower_name')
     .execute();
 }
+
+/** Removes upload sessions untouched since `before` (their parts go with the cleanup of tmp/); how many. */
+export async function deleteStaleUploads(q: Q, before: number): Promise<number> {
+  const r = await q.deleteFrom('package_blob_upload').where('updated_unix', '<', before).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}

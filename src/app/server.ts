@@ -76,6 +76,7 @@ import { cargoRoutes } from '../packages/cargo/routes.js';
 import { condaRoutes } from '../packages/conda/routes.js';
 import { authorizedKeysRoute, sshKeyRoutes } from '../ssh/routes.js';
 import { sshInternalRoutes } from '../ssh/internal.js';
+import { containerRoutes } from '../packages/container/routes.js';
 
 /** Each domain's API routes, registered under /api/v1. */
 const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
@@ -229,6 +230,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   await app.register(async (scope) => pypiRoutes(scope, ctx));
   await app.register(async (scope) => cargoRoutes(scope, ctx));
   await app.register(async (scope) => condaRoutes(scope, ctx));
+  await app.register(async (scope) => containerRoutes(scope, ctx));
   // The web interface: pages for browsers, on sessions (never accepted by the API above).
   await app.register(cookie);
   await app.register(async (scope) => avatarFileRoutes(scope, ctx));

@@ -35,6 +35,7 @@ import * as m0030 from './migrations/0030_oauth2_apps.js';
 import * as m0031 from './migrations/0031_repo_flags.js';
 import * as m0032 from './migrations/0032_repo_transfer.js';
 import * as m0034 from './migrations/0034_auto_merge.js';
+import * as m0037 from './migrations/0037_container_uploads.js';
 import * as m0038 from './migrations/0038_ssh_keys.js';
 
 export interface AnvilMigration {
@@ -74,6 +75,7 @@ const migrations: Record<string, AnvilMigration> = {
   '0031_repo_flags': m0031,
   '0032_repo_transfer': m0032,
   '0034_auto_merge': m0034,
+  '0037_container_uploads': m0037,
   '0038_ssh_keys': m0038,
 };
 

@@ -27,6 +27,7 @@ import type { TopicTables } from '../topics/tables.js';
 import type { OAuth2Tables } from '../oauth2/tables.js';
 import type { RepoMetaTables } from '../repometa/tables.js';
 import type { SshTables } from '../ssh/tables.js';
+import type { ContainerTables } from '../packages/container/tables.js';
 
 export interface DB
   extends
@@ -57,4 +58,5 @@ export interface DB
     TopicTables,
     OAuth2Tables,
     RepoMetaTables,
-    SshTables {}
+    SshTables,
+    ContainerTables {}

@@ -278,7 +278,7 @@ export class PackageService {
   // Writing
 
   /** Size, count and quota checks that can be made before any byte is read. */
-  private async checkLimits(owner: UserRow, creator: UserRow, type: PackageType, announced?: number) {
+  async checkLimits(owner: UserRow, creator: UserRow, type: PackageType, announced?: number) {
     const limits = this.ctx.config.packages;
     if (!(await this.ctx.quota.check(owner.id, SUBJECT))) {
       throw new AppError('payload_too_large', 'quota exceeded');
@@ -296,7 +296,7 @@ export class PackageService {
     }
   }
 
-  private sizeLimit(type: PackageType, creator: UserRow): number {
+  sizeLimit(type: PackageType, creator: UserRow): number {
     if (creator.is_admin === 1) return -1;
     const l = this.ctx.config.packages;
     const limits: Record<PackageType, number> = {
@@ -312,7 +312,7 @@ export class PackageService {
   }
 
   /** Runs `fn` with the blob `sha256` to itself (in this process). */
-  private async withBlobLock<T>(sha256: string, fn: () => Promise<T>): Promise<T> {
+  async withBlobLock<T>(sha256: string, fn: () => Promise<T>): Promise<T> {
     const before = this.locks.get(sha256) ?? Promise.resolve();
     let release!: () => void;
     const mine = new Promise<void>((r) => (release = r));
@@ -482,7 +482,7 @@ export class PackageService {
     return added;
   }
 
-  private eventInfo(pkg: PackageRow, v: VersionRow): PackageEventInfo {
+  eventInfo(pkg: PackageRow, v: VersionRow): PackageEventInfo {
     return {
       versionId: v.id,
       ownerId: pkg.owner_id,
@@ -540,7 +540,7 @@ export class PackageService {
   }
 
   /** Stored objects of blobs whose rows are gone (checked again under the blob's lock). */
-  private async removeBlobs(shas: string[]): Promise<void> {
+  async removeBlobs(shas: string[]): Promise<void> {
     for (const sha of shas) {
       await this.withBlobLock(sha, async () => {
         if (await store.getBlob(this.db, sha)) return;

@@ -28,6 +28,21 @@ export type VersionWithPackage = VersionRow & {
 
 const CHUNK = 500;
 
+/**
+ * The version that holds a container image's blobs uploaded before a manifest names them
+ * (Forgejo's internal `_upload` version): never listed, counted or cleaned up as a version.
+ */
+export const UPLOAD_VERSION = '_upload';
+
+/** Leaves out internal versions (in a query joining package_version and package). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function notInternal(eb: any) {
+  return eb.or([
+    eb('package.type', '!=', 'container'),
+    eb('package_version.lower_version', '!=', UPLOAD_VERSION),
+  ]);
+}
+
 export function getPackageById(q: Q, id: number): Promise<PackageRow | undefined> {
   return q.selectFrom('package').selectAll().where('id', '=', id).executeTakeFirst();
 }
@@ -290,7 +305,7 @@ export function listVersions(
   limit: number,
   offset: number,
 ): Promise<[VersionWithPackage[], number]> {
-  let s = versionListQuery(q).where('package.owner_id', '=', ownerId);
+  let s = versionListQuery(q).where('package.owner_id', '=', ownerId).where(notInternal);
   if (f.type) s = s.where('package.type', '=', f.type);
   if (f.q) s = s.where('package.lower_name', 'like', `%${escapeLike(f.q.toLowerCase())}%`);
   return paged(s.orderBy('package_version.id', 'desc'), limit, offset) as Promise<
@@ -374,6 +389,7 @@ export async function ownerVersionCount(q: Q, ownerId: number): Promise<number> 
     .innerJoin('package', 'package.id', 'package_version.package_id')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('package.owner_id', '=', ownerId)
+    .where(notInternal)
     .executeTakeFirstOrThrow();
   return Number(r.n);
 }
@@ -403,6 +419,7 @@ export function quotaItems(
             .as('size'),
       ])
       .where('package.owner_id', '=', ownerId)
+      .where(notInternal)
       .orderBy('package_version.id'),
     limit,
     offset,

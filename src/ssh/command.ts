@@ -97,6 +97,7 @@ export class SshCommands {
       }
       const write = cmd.service === 'receive-pack';
       const target = await sshKeys.authorize(principal, cmd.owner, cmd.name, write);
+      this.ctx.metrics.gitOperation(cmd.service, 'ssh');
       const dir = repos.pathOf(target.repo);
       const env: Record<string, string> = {};
       if (protocol && /^[\w=:.,-]{1,200}$/.test(protocol)) env['GIT_PROTOCOL'] = protocol;

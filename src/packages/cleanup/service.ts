@@ -3,6 +3,7 @@
 // rule removes now, and the background job ([cron.cleanup_packages]) that applies every enabled
 // rule and removes what interrupted work left: blobs no file names, packages with no version, and
 // unfinished uploads, once older than OLDER_THAN.
+import { deleteStaleUploads } from '../container/store.js';
 import type { Logger } from 'pino';
 import type { AppContext } from '../../app/context.js';
 import { nextRunIn } from '../../config/config.js';
@@ -63,6 +64,11 @@ export function selectForRemoval(
     if (v.package_id !== packageId) {
       packageId = v.package_id;
       seen = 0;
+    }
+    // A container image's `latest` tag and its digest-named (untagged, or named by an index)
+    // manifests are never removed by a rule, as in Forgejo.
+    if (v.type === 'container' && (v.lower_version === 'latest' || v.lower_version.startsWith('sha256:'))) {
+      continue;
     }
     seen++;
     if (seen <= rule.keep_count) continue;
@@ -260,6 +266,8 @@ export class PackageCleanup {
       // Kept if written again since the listing.
       if (await blobs.delete(entry.key, { ifUnmodifiedSince: cutoff }).catch(() => false)) report.uploads++;
     }
+    // Container upload sessions left unfinished (their parts were under tmp/).
+    report.uploads += await deleteStaleUploads(this.ctx.db, before);
     if (report.versions || report.blobs || report.packages || report.uploads) {
       this.log.info(report, 'package cleanup removed versions, blobs, empty packages and unfinished uploads');
     }

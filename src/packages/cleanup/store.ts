@@ -2,7 +2,7 @@
 // left (blobs no file names, packages with no version).
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db, Tx } from '../../db/database.js';
-import type { VersionWithPackage } from '../store.js';
+import { notInternal, type VersionWithPackage } from '../store.js';
 import type { PackageCleanupRuleTable } from './tables.js';
 
 type Q = Db | Tx;
@@ -65,6 +65,7 @@ export function versionsOfType(q: Q, ownerId: number, type: string): Promise<Ver
     .select(['package.owner_id', 'package.repo_id', 'package.type', 'package.name'])
     .where('package.owner_id', '=', ownerId)
     .where('package.type', '=', type)
+    .where(notInternal)
     .orderBy('package.id')
     .orderBy('package_version.created_unix', 'desc')
     .orderBy('package_version.id', 'desc')

@@ -1,0 +1,17 @@
+// Tables of the container registry (see db/migrations/0037_container_uploads.ts).
+
+export interface PackageBlobUploadTable {
+  /** A random UUID: the upload's address is /v2/{image}/blobs/uploads/{id}. */
+  id: string;
+  owner_id: number;
+  /** The image (lower case) the upload was started for. */
+  image: string;
+  bytes_received: number;
+  parts: number;
+  created_unix: number;
+  updated_unix: number;
+}
+
+export interface ContainerTables {
+  package_blob_upload: PackageBlobUploadTable;
+}

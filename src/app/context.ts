@@ -50,6 +50,7 @@ import { AvatarService } from '../avatars/service.js';
 import { OAuth2Service } from '../oauth2/service.js';
 import { RepoMetaService } from '../repometa/service.js';
 import { nextRunIn } from '../config/config.js';
+import { SigningService } from '../signing/service.js';
 
 /**
  * What domains contribute to shared mechanisms: things an account owns (for deletion and purge),
@@ -114,6 +115,8 @@ export interface AppContext {
   oauth2: OAuth2Service;
   /** Languages, issue templates, flags and git hooks of repositories. */
   repoMeta: RepoMetaService;
+  /** GPG keys, commit signature verification and the instance's signing key. */
+  signing: SigningService;
   close(): Promise<void>;
 }
 
@@ -180,6 +183,9 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.oauth2 = new OAuth2Service(db);
   ctx.repoMeta = new RepoMetaService(ctx);
   ctx.activities = new ActivityService(ctx);
+  // SSH signatures are checked against users' SSH keys through an SshKeyLookup:
+  // wired to the ssh domain on merge (until then only the instance's own SSH key verifies).
+  ctx.signing = new SigningService(ctx, undefined);
   ctx.pulls = new PullService(ctx);
   ctx.autoMerge = new AutoMergeService(ctx);
   ctx.webhooks = new WebhookService(ctx);

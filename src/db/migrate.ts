@@ -35,6 +35,7 @@ import * as m0030 from './migrations/0030_oauth2_apps.js';
 import * as m0031 from './migrations/0031_repo_flags.js';
 import * as m0032 from './migrations/0032_repo_transfer.js';
 import * as m0034 from './migrations/0034_auto_merge.js';
+import * as m0039 from './migrations/0039_gpg_keys.js';
 
 export interface AnvilMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -73,6 +74,7 @@ const migrations: Record<string, AnvilMigration> = {
   '0031_repo_flags': m0031,
   '0032_repo_transfer': m0032,
   '0034_auto_merge': m0034,
+  '0039_gpg_keys': m0039,
 };
 
 export async function migrateToLatest(db: Kysely<DB>, dialect: Dialect): Promise<void> {

@@ -26,6 +26,7 @@ import type { PackageCleanupTables } from '../packages/cleanup/tables.js';
 import type { TopicTables } from '../topics/tables.js';
 import type { OAuth2Tables } from '../oauth2/tables.js';
 import type { RepoMetaTables } from '../repometa/tables.js';
+import type { SigningTables } from '../signing/tables.js';
 
 export interface DB
   extends
@@ -55,4 +56,5 @@ export interface DB
     PackageCleanupTables,
     TopicTables,
     OAuth2Tables,
-    RepoMetaTables {}
+    RepoMetaTables,
+    SigningTables {}

@@ -190,6 +190,11 @@ export class SigningService {
     const parts = new Map<string, SignedCommitParts>();
     for (const [oid, raw] of raws) parts.set(oid, parseCommitObject(raw));
     const signed = [...parts.values()].filter((p) => p.signature);
+    const gpgSigs = new Map<SignedCommitParts, Awaited<ReturnType<typeof readGpgSignature>>>();
+    for (const p of signed) {
+      if (!isSshSignature(p.signature)) gpgSigs.set(p, await readGpgSignature(p.signature));
+    }
+    const pre = await this.gpgCandidates([...gpgSigs.values()].flatMap((g) => (g ? [g] : [])));
     const committers = await usersByEmails(
       this.ctx.db,
       signed.map((p) => p.committerEmail),
@@ -203,7 +208,7 @@ export class SigningService {
         const committer = committers.get(p.committerEmail.toLowerCase());
         const r = isSshSignature(p.signature)
           ? await this.checkSsh(p, committer)
-          : await this.checkGpg(p, committer);
+          : await this.checkGpg(p, gpgSigs.get(p), committer, pre);
         v = {
           verified: r.signer !== undefined,
           reason: r.reason,
@@ -221,26 +226,50 @@ export class SigningService {
     return out;
   }
 
-  private async checkGpg(p: SignedCommitParts, committer: UserRow | undefined): Promise<CheckResult> {
-    const sig = await readGpgSignature(p.signature);
-    if (!sig) return { reason: REASON.extractSign };
+  /**
+   * The registered keys the GPG signatures of `commits` name, with their owners and the owners'
+   * activated addresses: a fixed number of queries for a whole page.
+   */
+  private async gpgCandidates(sigs: Array<{ keyIds: string[] }>): Promise<{
+    byKeyId: Map<string, GpgKeyFull[]>;
+    owners: Map<number, UserRow>;
+    activated: Map<number, Set<string>>;
+  }> {
     const db = this.ctx.db;
+    const rows = await store.keysByKeyIds(db, [...new Set(sigs.flatMap((s) => s.keyIds))]);
+    const primaryIds = [...new Set(rows.map((r) => r.primary_key_id).filter(Boolean))];
+    const primaries = await store.keysByKeyIds(db, primaryIds);
+    const full = await store.withParts(db, [...rows.filter((r) => !r.primary_key_id), ...primaries]);
+    const byPrimary = new Map(full.map((k) => [k.key_id, k]));
+    const byKeyId = new Map<string, GpgKeyFull[]>();
+    for (const r of rows) {
+      const k = byPrimary.get(r.primary_key_id || r.key_id);
+      if (k) byKeyId.set(r.key_id, [...(byKeyId.get(r.key_id) ?? []), k]);
+    }
+    const ownerIds = full.map((k) => k.owner_id);
+    const [owners, activated] = await Promise.all([
+      this.ctx.users.getByIds(ownerIds),
+      store.activatedEmails(db, ownerIds),
+    ]);
+    return { byKeyId, owners, activated };
+  }
+
+  private async checkGpg(
+    p: SignedCommitParts,
+    sig: { signature: openpgp.Signature; keyIds: string[] } | undefined,
+    committer: UserRow | undefined,
+    pre: Awaited<ReturnType<SigningService['gpgCandidates']>>,
+  ): Promise<CheckResult> {
+    if (!sig) return { reason: REASON.extractSign };
     let fallback: string = REASON.noKey;
     // 1. The keys whose id the signature names, when one of their addresses is activated.
-    const rows = await store.keysByKeyIds(db, sig.keyIds);
-    if (rows.length) {
-      const primaries = await store.keysByKeyIds(db, rows.map((r) => r.primary_key_id).filter(Boolean));
-      const full = await store.withParts(db, [...rows.filter((r) => !r.primary_key_id), ...primaries]);
-      const owners = await this.ctx.users.getByIds(full.map((k) => k.owner_id));
-      const activated = await store.activatedEmails(
-        db,
-        full.map((k) => k.owner_id),
-      );
-      for (const key of full) {
-        const emails = activated.get(key.owner_id) ?? new Set<string>();
+    const candidates = sig.keyIds.flatMap((id) => pre.byKeyId.get(id) ?? []);
+    if (candidates.length) {
+      for (const key of candidates) {
+        const emails = pre.activated.get(key.owner_id) ?? new Set<string>();
         const usable =
           key.emails.some((e) => emails.has(e.toLowerCase())) || (key.verified === 1 && emails.size > 0);
-        const owner = owners.get(key.owner_id);
+        const owner = pre.owners.get(key.owner_id);
         if (!usable || !owner) continue;
         const id = await verifyGpg(sig.signature, p.payload, await this.keysOf(key));
         if (id) return { reason: `${owner.name} / ${id}`, signer: owner };
@@ -250,7 +279,7 @@ export class SigningService {
       // 2. The committer's keys that may vouch for the committer's address (signatures without a
       // known issuer id).
       const email = p.committerEmail.toLowerCase();
-      for (const key of await store.allKeysOf(db, committer.id)) {
+      for (const key of await store.allKeysOf(this.ctx.db, committer.id)) {
         if (!(key.verified === 1 || key.emails.some((e) => e.toLowerCase() === email))) continue;
         const id = await verifyGpg(sig.signature, p.payload, await this.keysOf(key));
         if (id) return { reason: `${committer.name} / ${id}`, signer: committer };

@@ -52,6 +52,8 @@ async function gpg(home: string, args: string[], input?: string): Promise<string
       (err, stdout, stderr) =>
         err ? reject(new Error(`gpg ${args.join(' ')}: ${stderr}`)) : resolve(stdout),
     );
+    // gpg may exit before reading its input (key generation reads none).
+    child.stdin!.on('error', () => undefined);
     child.stdin!.end(input ?? '');
   });
 }

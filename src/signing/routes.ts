@@ -144,9 +144,12 @@ export function signingRoutes(app: Api, ctx: AppContext): void {
     async (request, reply) => {
       const name = request.params.username;
       const u = await users.requireAccount(name);
-      if (u.type !== UserType.Individual || !users.canSee(request.viewer, u))
+      const org = u.type === UserType.Organization;
+      if (!(org ? await ctx.orgs.canSee(request.viewer, u) : users.canSee(request.viewer, u)))
         throw notFound(`user does not exist [name: ${name}]`);
       const page = pageOf(request.query, ctx.paging);
+      // Organizations have no keys (Forgejo answers them an empty list).
+      if (org) return sendPage(request, reply, [[], 0], page, rootUrl, (k: never) => k);
       const emails = await activated(u.id);
       return sendPage(request, reply, await signing.listKeys(u, page), page, rootUrl, (k) =>
         toGpgKeyJson(k, emails),

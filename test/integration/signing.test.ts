@@ -235,6 +235,17 @@ describe('GPG keys and commit signatures', () => {
     assert.equal(bySha.get(commits['ssh']!)!.verified, false);
     assert.equal(bySha.get(commits['ssh']!)!.reason, 'gpg.error.no_gpg_keys_found');
     assert.match(bySha.get(commits['ssh']!)!.signature, /^-----BEGIN SSH SIGNATURE-----/);
+    // A signature by a registered key over other bytes: a probable bad signature.
+    const raw = await g.git(['cat-file', 'commit', commits['alice']!], wt);
+    const file = path.join(g.home, 'forged');
+    fs.writeFileSync(file, raw.replace('add b.txt', 'add b.txt, changed'));
+    const forged = (await g.git(['hash-object', '-t', 'commit', '-w', file], wt)).trim();
+    const url = repoUrl(s.url, 'alice', 'signed', [alice.name, alice.password]);
+    await g.git(['push', '--quiet', url, `${forged}:refs/heads/forged`], wt);
+    const bad = await verificationOf(forged);
+    assert.equal(bad.verified, false);
+    assert.equal(bad.reason, 'gpg.error.probable_bad_signature');
+    assert.equal(bad.signer, null);
     // verification=false leaves it out.
     const without = await s.api<CommitJson[]>('GET', '/repos/alice/signed/commits?verification=false', {
       token: alice.token,
@@ -388,6 +399,16 @@ describe('GPG keys and commit signatures', () => {
     assert.equal((await s.api('GET', '/users/bob/gpg_keys', { token: bob.token })).status, 200);
     assert.equal((await s.api('GET', '/users/bob/gpg_keys', { token: s.admin.token })).status, 200);
     assert.equal((await s.api('GET', '/users/nobody/gpg_keys')).status, 404);
+    // Organizations have none; a private one is hidden like a private user.
+    const org = await s.api('POST', '/orgs', {
+      token: alice.token,
+      body: { username: 'hidden-org', visibility: 'private' },
+    });
+    assert.equal(org.status, 201, org.text);
+    const orgKeys = await s.api<GpgKeyJson[]>('GET', '/users/hidden-org/gpg_keys', { token: alice.token });
+    assert.equal(orgKeys.status, 200, orgKeys.text);
+    assert.deepEqual(orgKeys.body, []);
+    assert.equal((await s.api('GET', '/users/hidden-org/gpg_keys')).status, 404);
   });
 
   it('deleting a key takes the verification away', async () => {

@@ -119,7 +119,7 @@ export class SigningService {
       }
       return out;
     });
-    this.changed();
+    this.keysChanged();
     return this.getKey(user, ids[0]!);
   }
 
@@ -129,7 +129,7 @@ export class SigningService {
       throw notFound(`public key does not exist [id: ${id}]`);
     await transaction(this.ctx.db, (tx) => store.deleteKey(tx, row));
     this.parsedKeys.delete(row.id);
-    this.changed();
+    this.keysChanged();
   }
 
   /** Marks the doer's key `keyId` verified when `signature` signs their current token with it. */
@@ -149,11 +149,15 @@ export class SigningService {
     )
       throw invalidTokenSignature(token);
     await transaction(this.ctx.db, (tx) => store.markVerified(tx, row));
-    this.changed();
+    this.keysChanged();
     return this.getKey(user, row.id);
   }
 
-  private changed(): void {
+  /**
+   * Forgets cached verifications: called when GPG keys change here, and to be called by the ssh
+   * domain when SSH keys are added or removed (else results wait out the cache's minute).
+   */
+  keysChanged(): void {
     this.generation++;
     this.cache.clear();
   }

@@ -431,10 +431,39 @@ describe('GPG keys and commit signatures', () => {
     );
   });
 
+  it('an SSH signature is checked against the SshKeyLookup the ssh domain provides (a stand-in here)', async () => {
+    const { sshFingerprint, sshPublicKeyBlob } = await import('../../src/signing/verify.js');
+    const fp = sshFingerprint(sshPublicKeyBlob(fs.readFileSync(`${sshKeyFile}.pub`, 'utf8'))!);
+    const owner = { id: bob.id };
+    s.ctx.signing.sshKeys = {
+      byFingerprint: async (f) => (f === fp ? { userId: owner.id, fingerprint: f } : undefined),
+    };
+    try {
+      // The key is bob's: it does not vouch for alice's commit.
+      s.ctx.signing.keysChanged();
+      assert.equal((await verificationOf(commits['ssh']!)).reason, 'gpg.error.no_gpg_keys_found');
+      owner.id = alice.id;
+      s.ctx.signing.keysChanged();
+      const v = await verificationOf(commits['ssh']!);
+      assert.equal(v.verified, true, v.reason);
+      assert.equal(v.reason, `alice / ${fp}`);
+      assert.deepEqual(v.signer, { name: 'alice', email: 'alice@example.com', username: '' });
+      assert.equal(v.payload, await payloadOf(commits['ssh']!));
+      assert.match(v.signature, /^-----BEGIN SSH SIGNATURE-----/);
+      // GPG-signed and unsigned commits are not its business.
+      assert.equal((await verificationOf(commits['eve']!)).verified, false);
+    } finally {
+      s.ctx.signing.sshKeys = undefined;
+      s.ctx.signing.keysChanged();
+    }
+  });
+
   it(
     'a commit signed with an SSH key of the committer is verified',
     { skip: 'needs the SSH keys API (/user/keys, ssh domain) wired as SshKeyLookup' },
     async () => {
+      // The commit's verification was read (and cached) before: the ssh domain must call
+      // SigningService.keysChanged() when keys are added, or this waits out the cache's minute.
       const pub = fs.readFileSync(`${sshKeyFile}.pub`, 'utf8');
       const r = await s.api('POST', '/user/keys', {
         token: alice.token,

@@ -579,6 +579,40 @@ describe('the instance signing merges ([repository.signing])', () => {
         assert.match(raw, /^committer Anvil Signer <signer@example\.com>/m);
         if (format === 'openpgp') await g.git(['verify-commit', 'origin/main'], wt);
       });
+
+      it('MERGES never, and pubkey for a merger without a GPG key, leave the merge unsigned', async () => {
+        const wt = path.join(await g.workTree(), 'r');
+        await g.git(['clone', '--quiet', repoUrl(s.url, 'alice', 'r', [alice.name, alice.password]), wt]);
+        const settings = s.ctx.config.repository.signing;
+        try {
+          for (const rule of ['never', 'pubkey']) {
+            settings.merges = [rule];
+            await g.git(['checkout', '--quiet', '-B', `b-${rule}`, 'origin/main'], wt);
+            await g.signedCommit(wt, `${rule}.txt`);
+            await g.git(['push', '--quiet', 'origin', `b-${rule}`], wt);
+            const pr = await s.api<{ number: number }>('POST', '/repos/alice/r/pulls', {
+              token: alice.token,
+              body: { head: `b-${rule}`, base: 'main', title: rule },
+            });
+            assert.equal(pr.status, 201, pr.text);
+            const m = await s.api('POST', `/repos/alice/r/pulls/${pr.body.number}/merge`, {
+              token: alice.token,
+              body: { Do: 'merge' },
+            });
+            assert.equal(m.status, 200, m.text);
+            const branch = await s.api<{ commit: { id: string; verification: Verification } }>(
+              'GET',
+              '/repos/alice/r/branches/main',
+              { token: alice.token },
+            );
+            assert.equal(branch.body.commit.verification.reason, 'gpg.error.not_signed_commit', rule);
+            await g.git(['fetch', '--quiet', 'origin'], wt);
+            assert.doesNotMatch(await g.git(['cat-file', 'commit', 'origin/main'], wt), /^gpgsig /m);
+          }
+        } finally {
+          settings.merges = ['always'];
+        }
+      });
     });
   }
 });

@@ -18,14 +18,11 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Forgejo operations another issue covers, by path. */
 const ELSEWHERE = [
   [/^\/packages\//, 'package registries (issue 12/13)'],
-  [/\/(gpg_keys|gpg_key_token|gpg_key_verify)\b/, 'GPG keys (issue 11)'],
   [
     /^\/(user|users\/\{[^}]+\}|admin\/users\/\{[^}]+\})\/keys\b|\/repos\/\{[^}]+\}\/\{[^}]+\}\/keys\b/,
     'SSH keys (issue 11)',
   ],
   [/\/wiki\b/, 'wiki (issue 11)'],
-  // The instance's key for the commits it signs: signed commits are issue 11's.
-  [/\/signing-key\.(gpg|ssh)$/, 'signing keys (issue 11)'],
   [/^\/activitypub\//, 'ActivityPub'],
 ];
 

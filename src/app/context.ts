@@ -54,6 +54,7 @@ import { RepoMetaService } from '../repometa/service.js';
 import { nextRunIn } from '../config/config.js';
 import { SshKeyService } from '../ssh/service.js';
 import { setSshCloneAddress } from '../repos/schemas.js';
+import { SigningService } from '../signing/service.js';
 
 /**
  * What domains contribute to shared mechanisms: things an account owns (for deletion and purge),
@@ -124,6 +125,8 @@ export interface AppContext {
   metrics: Metrics;
   /** Users' SSH keys and repositories' deploy keys. */
   sshKeys: SshKeyService;
+  /** GPG keys, commit signature verification and the instance's signing key. */
+  signing: SigningService;
   close(): Promise<void>;
 }
 
@@ -192,6 +195,13 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.sshKeys = new SshKeyService(ctx);
   setSshCloneAddress({ user: config.ssh.user, domain: config.ssh.domain, port: config.ssh.port });
   ctx.activities = new ActivityService(ctx);
+  // SSH signatures are checked against users' SSH keys (the ssh domain).
+  ctx.signing = new SigningService(ctx, {
+    byFingerprint: async (fp) => {
+      const { user } = await ctx.sshKeys.byFingerprint(fp);
+      return user && { userId: user.owner_id, fingerprint: user.fingerprint };
+    },
+  });
   ctx.pulls = new PullService(ctx);
   ctx.autoMerge = new AutoMergeService(ctx);
   ctx.webhooks = new WebhookService(ctx);

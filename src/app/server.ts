@@ -77,6 +77,7 @@ import { condaRoutes } from '../packages/conda/routes.js';
 import { authorizedKeysRoute, sshKeyRoutes } from '../ssh/routes.js';
 import { sshInternalRoutes } from '../ssh/internal.js';
 import { containerRoutes } from '../packages/container/routes.js';
+import { signingRoutes } from '../signing/routes.js';
 
 /** Each domain's API routes, registered under /api/v1. */
 const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
@@ -115,6 +116,7 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   oauth2Routes,
   repoMetaRoutes,
   sshKeyRoutes,
+  signingRoutes,
 ];
 
 /** Each domain's web pages (server-rendered HTML at Forgejo's URL layout). */

@@ -79,6 +79,8 @@ export interface Config {
     maxCreationLimit: number;
     /** Whether an account at its repository limit may still fork. */
     allowForkWithoutMaximumLimit: boolean;
+    /** How Anvil signs the merges it makes ([repository.signing]). */
+    signing: SigningConfig;
   };
   migrations: {
     /** Host globs (or IPs/CIDRs) migrations and mirrors may reach; empty means any external host. */
@@ -378,6 +380,53 @@ function resolveConfigPath(opts: LoadOptions, env: NodeJS.ProcessEnv, cwd: strin
   return fs.existsSync(p) ? p : null;
 }
 
+/** [repository.signing]: the key Anvil signs merges with, and when. */
+export interface SigningConfig {
+  /** A GPG key id (openpgp) or an SSH private key file (ssh); '' when Anvil does not sign. */
+  signingKey: string;
+  name: string;
+  email: string;
+  format: 'openpgp' | 'ssh';
+  /** Forgejo's MERGES rules; Anvil evaluates never, always and pubkey (see README). */
+  merges: string[];
+  /** GNUPGHOME for gpg (openpgp format); '' for the process's own. */
+  gnupgHome: string;
+}
+
+const MERGE_RULES = [
+  'never',
+  'always',
+  'pubkey',
+  'twofa',
+  'basesigned',
+  'headsigned',
+  'commitssigned',
+  'approved',
+];
+
+function readSigning(r: Reader, cwd: string): SigningConfig {
+  const format = r.oneOf('repository.signing', 'FORMAT', 'openpgp', { openpgp: 'openpgp', ssh: 'ssh' });
+  let key = r.string('repository.signing', 'SIGNING_KEY', 'default');
+  // Forgejo's `default` means git's own configuration, which Anvil does not read: no signing.
+  if (['default', 'none'].includes(key.toLowerCase())) key = '';
+  else if (format === 'ssh') key = path.resolve(cwd, key);
+  const merges = r.list('repository.signing', 'MERGES').map((m) => m.toLowerCase());
+  for (const m of merges) {
+    if (!MERGE_RULES.includes(m)) {
+      throw new ConfigError(`[repository.signing] MERGES: "${m}" must be among ${MERGE_RULES.join(', ')}`);
+    }
+  }
+  const home = r.string('repository.signing', 'GNUPGHOME', '');
+  return {
+    signingKey: key,
+    name: r.string('repository.signing', 'SIGNING_NAME', ''),
+    email: r.string('repository.signing', 'SIGNING_EMAIL', ''),
+    format,
+    merges: merges.length ? merges : ['always'],
+    gnupgHome: home ? path.resolve(cwd, home) : '',
+  };
+}
+
 export function loadConfig(opts: LoadOptions = {}): Config {
   const env = opts.env ?? process.env;
   const cwd = opts.cwd ?? process.cwd();
@@ -495,6 +544,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
       root: path.resolve(cwd, r.string('repository', 'ROOT', path.join(appDataPath, 'repositories'))),
       maxCreationLimit: r.int('repository', 'MAX_CREATION_LIMIT', -1, -1, 2 ** 31 - 1),
       allowForkWithoutMaximumLimit: r.bool('repository', 'ALLOW_FORK_WITHOUT_MAXIMUM_LIMIT', true),
+      signing: readSigning(r, cwd),
     },
     migrations: {
       allowedDomains: r.list('migrations', 'ALLOWED_DOMAINS'),

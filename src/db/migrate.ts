@@ -37,6 +37,7 @@ import * as m0032 from './migrations/0032_repo_transfer.js';
 import * as m0034 from './migrations/0034_auto_merge.js';
 import * as m0037 from './migrations/0037_container_uploads.js';
 import * as m0038 from './migrations/0038_ssh_keys.js';
+import * as m0039 from './migrations/0039_gpg_keys.js';
 
 export interface AnvilMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -77,6 +78,7 @@ const migrations: Record<string, AnvilMigration> = {
   '0034_auto_merge': m0034,
   '0037_container_uploads': m0037,
   '0038_ssh_keys': m0038,
+  '0039_gpg_keys': m0039,
 };
 
 export async function migrateToLatest(db: Kysely<DB>, dialect: Dialect): Promise<void> {

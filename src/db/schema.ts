@@ -28,6 +28,7 @@ import type { OAuth2Tables } from '../oauth2/tables.js';
 import type { RepoMetaTables } from '../repometa/tables.js';
 import type { SshTables } from '../ssh/tables.js';
 import type { ContainerTables } from '../packages/container/tables.js';
+import type { SigningTables } from '../signing/tables.js';
 
 export interface DB
   extends
@@ -59,4 +60,5 @@ export interface DB
     OAuth2Tables,
     RepoMetaTables,
     SshTables,
-    ContainerTables {}
+    ContainerTables,
+    SigningTables {}

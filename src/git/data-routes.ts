@@ -102,6 +102,7 @@ export function gitDataRoutes(app: Api, ctx: AppContext): void {
       const links = await svc.linksFor(
         t,
         rows.flatMap((b) => [b.commit.author.email, b.commit.committer.email]),
+        rows.map((b) => b.commit.oid),
       );
       const canPush = svc.canPush(t);
       return sendPage(request, reply, [rows, total], page, ctx.config.server.rootUrl, (b) =>
@@ -122,7 +123,7 @@ export function gitDataRoutes(app: Api, ctx: AppContext): void {
     async (request) => {
       const t = await open(request);
       const b = await svc.getBranch(t, wild(request));
-      const links = await svc.linksFor(t, [b.commit.author.email, b.commit.committer.email]);
+      const links = await svc.linksFor(t, [b.commit.author.email, b.commit.committer.email], [b.commit.oid]);
       return toBranchJson(b.ref.slice(11), b.commit, links, svc.canPush(t));
     },
   );
@@ -307,6 +308,7 @@ export function gitDataRoutes(app: Api, ctx: AppContext): void {
       const links = await svc.linksFor(
         t,
         commits.flatMap((c) => [c.author.email, c.committer.email]),
+        opts.verification ? commits.map((c) => c.oid) : [],
       );
       const pageCount = Math.ceil(total / page.limit);
       setPageHeaders(request, reply, total, page, ctx.config.server.rootUrl);
@@ -354,7 +356,8 @@ export function gitDataRoutes(app: Api, ctx: AppContext): void {
       }
       const opts = { stat: q.stat ?? true, files: q.files ?? true, verification: q.verification ?? true };
       const c = await svc.getCommit(t, request.params.sha, opts.stat || opts.files);
-      return toCommitJson(c, await svc.linksFor(t, [c.author.email, c.committer.email]), opts);
+      const verify = opts.verification ? [c.oid] : [];
+      return toCommitJson(c, await svc.linksFor(t, [c.author.email, c.committer.email], verify), opts);
     },
   );
 
@@ -378,6 +381,7 @@ export function gitDataRoutes(app: Api, ctx: AppContext): void {
       const links = await svc.linksFor(
         t,
         commits.flatMap((c) => [c.author.email, c.committer.email]),
+        commits.map((c) => c.oid),
       );
       const json = commits.map((c) =>
         toCommitJson(c, links, { stat: true, files: true, verification: true }),
@@ -401,7 +405,11 @@ export function gitDataRoutes(app: Api, ctx: AppContext): void {
     const c = note.commit;
     return {
       message: note.message,
-      commit: toCommitJson(c, await svc.linksFor(t, [c.author.email, c.committer.email]), opts),
+      commit: toCommitJson(
+        c,
+        await svc.linksFor(t, [c.author.email, c.committer.email], opts.verification ? [c.oid] : []),
+        opts,
+      ),
     };
   };
 

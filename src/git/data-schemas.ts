@@ -419,12 +419,14 @@ export interface RepoLinks {
   viewer: Viewer | null;
   /** Individual users by lower-cased e-mail address. */
   users: Map<string, UserRow>;
+  /** Signature verification of commits by id (signing/service.ts); absent ones read as unsigned. */
+  verifications?: Map<string, Static<typeof PayloadCommitVerification>>;
 }
 
 /** Path segments escaped one by one, the slashes kept. */
 export const escapePath = (p: string) => p.split('/').map(encodeURIComponent).join('/');
 
-/** Anvil does not verify signatures: every commit reads as Forgejo shows an unsigned one. */
+/** What Forgejo shows for an unsigned commit (and Anvil for a commit it did not check). */
 export const UNVERIFIED = {
   verified: false,
   reason: 'gpg.error.not_signed_commit',
@@ -457,7 +459,7 @@ export function toPayloadCommit(c: CommitData, links: RepoLinks): Static<typeof 
     url: `${links.html}/commit/${c.oid}`,
     author: payloadUser(c.author, links),
     committer: payloadUser(c.committer, links),
-    verification: UNVERIFIED,
+    verification: links.verifications?.get(c.oid) ?? UNVERIFIED,
     timestamp: c.author.date,
     added: null,
     removed: null,
@@ -502,7 +504,7 @@ export function toCommitJson(c: CommitData, links: RepoLinks, opts: CommitJsonOp
       committer: commitUser(c.committer),
       message: c.message,
       tree: { url: `${links.api}/git/trees/${c.tree}`, sha: c.tree, created: c.committer.date },
-      verification: opts.verification ? UNVERIFIED : null,
+      verification: opts.verification ? (links.verifications?.get(c.oid) ?? UNVERIFIED) : null,
     },
     author: user(c.author),
     committer: user(c.committer),

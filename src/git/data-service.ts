@@ -133,8 +133,13 @@ export class GitDataService {
   }
 
   /** The links of `t` with the accounts behind the e-mail addresses of `commits`, in one query. */
-  async linksFor(t: Target, emails: string[]): Promise<RepoLinks> {
-    return { ...t.links, users: await usersByEmails(this.ctx.db, emails) };
+  /** Links, the accounts behind `emails`, and the signature verification of the commits `verify`. */
+  async linksFor(t: Target, emails: string[], verify: string[] = []): Promise<RepoLinks> {
+    const [users, verifications] = await Promise.all([
+      usersByEmails(this.ctx.db, emails),
+      verify.length ? this.ctx.signing.verifyCommits(t.dir, verify) : undefined,
+    ]);
+    return { ...t.links, users, ...(verifications ? { verifications } : {}) };
   }
 
   /** Whether the repository has no branch (what git says, whatever the stored flag). */

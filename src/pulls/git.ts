@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { git, gitText, isAncestor, mergeBase } from '../git/git.js';
 import { PullStatus } from './tables.js';
+import type { CommitSigning } from '../signing/instance.js';
 
 export interface Ident {
   name: string;
@@ -63,10 +64,13 @@ export async function commitTree(
   message: string,
   author: Ident,
   committer: Ident,
+  sign?: CommitSigning,
 ): Promise<string> {
-  const args = ['commit-tree', tree];
+  const args = [...(sign?.config ?? []), 'commit-tree', tree];
   for (const p of parents) args.push('-p', p);
-  return gitText(args, { gitDir: dir, input: message, env: identEnv(author, committer) });
+  if (sign) args.push('-S');
+  const who = sign?.committer ?? committer;
+  return gitText(args, { gitDir: dir, input: message, env: { ...identEnv(author, who), ...sign?.env } });
 }
 
 /** A merge commit of `head` into `base` (two parents). */
@@ -76,10 +80,11 @@ export async function mergeCommit(
   head: string,
   message: string,
   doer: Ident,
+  sign?: CommitSigning,
 ): Promise<string> {
   const r = await mergeTree(dir, base, head);
   if (!('tree' in r)) throw new MergeConflict(r.conflicts);
-  return commitTree(dir, r.tree, [base, head], message, doer, doer);
+  return commitTree(dir, r.tree, [base, head], message, doer, doer, sign);
 }
 
 /** One commit on top of `base` with the changes of `head` (a squash). */
@@ -90,10 +95,11 @@ export async function squashCommit(
   message: string,
   author: Ident,
   committer: Ident,
+  sign?: CommitSigning,
 ): Promise<string> {
   const r = await mergeTree(dir, base, head);
   if (!('tree' in r)) throw new MergeConflict(r.conflicts);
-  return commitTree(dir, r.tree, [base], message, author, committer);
+  return commitTree(dir, r.tree, [base], message, author, committer, sign);
 }
 
 /**

@@ -407,6 +407,10 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
           ctx.db,
           commits.flatMap((c) => [c.author.email, c.committer.email]),
         ),
+        verifications: await ctx.signing.verifyCommits(
+          ctx.repos.pathOf({ id: pull.pr.base_repo_id }),
+          commits.map((c) => c.oid),
+        ),
       };
       setPageHeaders(request, reply, total, page, rootUrl);
       return commits.map((c) => toCommitJson(c, links, { stat: true, files: true, verification: true }));

@@ -956,9 +956,11 @@ export class PullService {
         ? `${pull.issue.title} (#${pull.issue.index})`
         : `Merge pull request '${pull.issue.title}' (#${pull.issue.index}) from ${headLabel} into ${pull.pr.base_branch}`);
     const message = input.message?.trim() ? `${title}\n\n${input.message.trim()}\n` : `${title}\n`;
+    // The instance's key signs the commits a merge makes ([repository.signing]); rebased commits are not re-signed.
+    const sign = await this.ctx.signing.mergeSigning(doer);
     switch (input.style) {
       case 'merge':
-        return pg.mergeCommit(dir, baseSha, headSha, message, who);
+        return pg.mergeCommit(dir, baseSha, headSha, message, who, sign);
       case 'squash': {
         const poster = pull.issue.poster_id ? await this.ctx.users.getById(pull.issue.poster_id) : undefined;
         const body = input.message?.trim()
@@ -968,7 +970,7 @@ export class PullService {
               .reverse()
               .map((c) => `* ${c.message.trim()}`)
               .join('\n\n')}\n`;
-        return pg.squashCommit(dir, baseSha, headSha, body, poster ? ident(poster) : who, who);
+        return pg.squashCommit(dir, baseSha, headSha, body, poster ? ident(poster) : who, who, sign);
       }
       case 'fast-forward-only':
         if (!(await isAncestor(dir, baseSha, headSha)))
@@ -978,7 +980,7 @@ export class PullService {
         return pg.rebase(dir, baseSha, headSha, who);
       case 'rebase-merge': {
         const tip = await pg.rebase(dir, baseSha, headSha, who);
-        return pg.mergeCommit(dir, baseSha, tip, message, who);
+        return pg.mergeCommit(dir, baseSha, tip, message, who, sign);
       }
       default:
         throw invalidField('Do', `unknown merge style: ${String(input.style)}`);

@@ -75,7 +75,7 @@ export class SshKeyService {
     if (!name) throw invalid('title: must not be empty');
     if (name.length > 255) throw invalid('title: must be at most 255 characters');
     const key = this.parse(text);
-    return transaction(this.db, async (tx) => {
+    const added = await transaction(this.db, async (tx) => {
       if (await store.userKeyByFingerprint(tx, key.fingerprint)) {
         throw invalid(`key: this key has already been added to the server [fingerprint: ${key.fingerprint}]`);
       }
@@ -97,11 +97,15 @@ export class SshKeyService {
         });
       return (await store.userKeyById(tx, id))!;
     });
+    // Commits signed with this key verify from now on.
+    this.ctx.signing.keysChanged();
+    return added;
   }
 
   async deleteUserKey(owner: UserRow, id: number): Promise<void> {
     const key = await this.requireUserKey(owner, id);
     await store.deleteUserKey(this.db, key.id);
+    this.ctx.signing.keysChanged();
   }
 
   // ---- deploy keys ----

@@ -49,6 +49,7 @@ import { TopicService } from '../topics/service.js';
 import { AvatarService } from '../avatars/service.js';
 import { OAuth2Service } from '../oauth2/service.js';
 import { RepoMetaService } from '../repometa/service.js';
+import { WikiService } from '../wiki/service.js';
 import { nextRunIn } from '../config/config.js';
 
 /**
@@ -114,6 +115,8 @@ export interface AppContext {
   oauth2: OAuth2Service;
   /** Languages, issue templates, flags and git hooks of repositories. */
   repoMeta: RepoMetaService;
+  /** Repository wikis (their git repositories and pages). */
+  wiki: WikiService;
   close(): Promise<void>;
 }
 
@@ -179,6 +182,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.avatars = new AvatarService(ctx);
   ctx.oauth2 = new OAuth2Service(db);
   ctx.repoMeta = new RepoMetaService(ctx);
+  ctx.wiki = new WikiService(ctx);
   ctx.activities = new ActivityService(ctx);
   ctx.pulls = new PullService(ctx);
   ctx.autoMerge = new AutoMergeService(ctx);

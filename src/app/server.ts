@@ -71,6 +71,7 @@ import { socialPages } from '../social/pages.js';
 import { pullPages } from '../pulls/pages.js';
 import { mavenRoutes } from '../packages/maven/routes.js';
 import { pypiRoutes } from '../packages/pypi/routes.js';
+import { wikiRoutes } from '../wiki/routes.js';
 
 /** Each domain's API routes, registered under /api/v1. */
 const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
@@ -108,6 +109,7 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   avatarsRoutes,
   oauth2Routes,
   repoMetaRoutes,
+  wikiRoutes,
 ];
 
 /** Each domain's web pages (server-rendered HTML at Forgejo's URL layout). */

@@ -72,6 +72,7 @@ import { pullPages } from '../pulls/pages.js';
 import { mavenRoutes } from '../packages/maven/routes.js';
 import { pypiRoutes } from '../packages/pypi/routes.js';
 import { wikiRoutes } from '../wiki/routes.js';
+import { wikiPages } from '../wiki/pages.js';
 
 /** Each domain's API routes, registered under /api/v1. */
 const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
@@ -123,6 +124,7 @@ const webPages: PageRoutes[] = [
   labelPages,
   milestonePages,
   socialPages,
+  wikiPages,
 ];
 
 export interface ServerOptions {

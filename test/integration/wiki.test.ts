@@ -5,7 +5,8 @@
 // real git client: pages made through the API appear in a clone and pages pushed appear in the API
 // (with their revisions), pushes without write access are refused, a push creates a wiki, no push
 // event runs for the repository, the wiki is outside the repository size quota, the `wiki`
-// webhook event, and the wiki goes with its repository.
+// webhook event, the web pages (rendered, sanitized, private ones hidden), and the wiki goes with
+// its repository.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -499,6 +500,43 @@ describe('repository wikis', () => {
     assert.equal((created!.body['repository'] as { full_name: string }).full_name, 'alice/docs');
     assert.equal((created!.body['sender'] as { login: string }).login, 'alice');
     assert.equal(deleted!.body['action'], 'deleted');
+  });
+
+  it('web pages render pages with the markdown renderer (sanitized), list them, and hide private wikis', async () => {
+    const html = async (p: string) => {
+      const r = await fetch(`${s.url}${p}`, { redirect: 'manual' });
+      return { status: r.status, text: await r.text() };
+    };
+    await newPage(
+      'docs',
+      'A <b> tag',
+      '# Safe Title\n\n<script>alert(1)</script>\n\n<img src=x onerror="alert(2)">\n\n**bold** [link](javascript:alert(3))\n',
+    );
+    const page = await html('/alice/docs/wiki/A-%3Cb%3E-tag');
+    assert.equal(page.status, 200, page.text);
+    assert.match(page.text, /<strong>bold<\/strong>/);
+    assert.match(page.text, /Safe Title<\/h1>/);
+    assert.match(page.text, /<h2>A &lt;b> tag<\/h2>/);
+    assert.doesNotMatch(page.text, /<script>alert/);
+    assert.doesNotMatch(page.text, /<img[^>]*onerror/);
+    assert.doesNotMatch(page.text, /href="javascript:/);
+    assert.doesNotMatch(page.text, /<b> tag/);
+    // The sidebar shows beside it; Home is the wiki's front page.
+    assert.match(page.text, /<aside class="card markdown"><ul>\s*<li>\[\[Home\]\]<\/li>/);
+    const home = await html('/alice/docs/wiki');
+    assert.equal(home.status, 200, home.text);
+    assert.match(home.text, /Home from git<\/h1>/);
+    const list = await html('/alice/docs/wiki/?action=_pages');
+    assert.equal(list.status, 200, list.text);
+    assert.match(list.text, /href="\/alice\/docs\/wiki\/A-%3Cb%3E-tag">A &lt;b> tag<\/a>/);
+    assert.match(list.text, /href="\/alice\/docs\/wiki\/From-Git">From Git<\/a>/);
+    assert.equal((await html('/alice/docs/wiki/No-Such-Page')).status, 404);
+    assert.equal((await html('/alice/secret/wiki')).status, 404);
+    assert.equal((await html('/alice/secret/wiki/Home')).status, 404);
+    await createRepo(alice, { name: 'blank' });
+    const blank = await html('/alice/blank/wiki');
+    assert.equal(blank.status, 200, blank.text);
+    assert.match(blank.text, /no pages yet/);
   });
 
   it('the wiki goes with its repository', async () => {

@@ -269,12 +269,12 @@ export async function authorizeGit(
   // whoever the credentials belong to (a restricted user, a token for something else).
   const publicPull = async (): Promise<GitTarget | undefined> => {
     if (write) return undefined;
-    const open = await ctx.repos.requireRepo(owner, repoName, null).catch(() => undefined);
+    const open = await ctx.repos.requireRepo(owner, repoName, null, 'read', unit).catch(() => undefined);
     return open && { repo: open.repo, identity, access: open.access };
   };
   let found;
   try {
-    found = await ctx.repos.requireRepo(owner, repoName, viewerOf(identity));
+    found = await ctx.repos.requireRepo(owner, repoName, viewerOf(identity), 'read', unit);
   } catch (err) {
     if (err instanceof AppError && err.kind === 'not_found') {
       // Anonymous callers are asked to sign in rather than told the repository does not exist.

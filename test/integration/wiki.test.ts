@@ -402,6 +402,97 @@ describe('repository wikis', () => {
     assert.equal(fs.readFileSync(path.join(clone, 'Home.md'), 'utf8'), 'pushed home\n');
   });
 
+  it('a renamed repository leads its wiki on: git and the API follow to the new name', async () => {
+    const r = await s.api('PATCH', '/repos/alice/pushed', { token: alice.token, body: { name: 'pushed2' } });
+    assert.equal(r.status, 200, r.text);
+    for (const suffix of ['.wiki.git', '.wiki']) {
+      const dir = path.join(g.home, `renamed${suffix}`);
+      await g.git(['clone', '--quiet', wikiUrl('alice', 'pushed', alice, suffix), dir]);
+      assert.equal(fs.readFileSync(path.join(dir, 'Home.md'), 'utf8'), 'pushed home\n');
+    }
+    const moved = await fetch(`${s.url}/alice/pushed.wiki.git/info/refs?service=git-upload-pack`, {
+      redirect: 'manual',
+    });
+    assert.equal(moved.status, 307);
+    assert.match(
+      moved.headers.get('location') ?? '',
+      /\/alice\/pushed2\.wiki\.git\/info\/refs\?service=git-upload-pack$/,
+    );
+    const page = await getPage('pushed', 'Home', alice.token);
+    assert.equal(page.status, 200, page.text);
+    assert.equal(unb64(page.body.content_base64), 'pushed home\n');
+  });
+
+  it('writes at the same time all land, one commit each', async () => {
+    const titles = Array.from({ length: 6 }, (_, i) => `Parallel ${i}`);
+    const results = await Promise.all(
+      titles.map((t) =>
+        s.api('POST', '/repos/alice/docs/wiki/new', {
+          token: alice.token,
+          body: { title: t, content_base64: b64(t) },
+        }),
+      ),
+    );
+    for (const r of results) assert.equal(r.status, 201, r.text);
+    for (const t of titles) {
+      const p = await getPage('docs', t.replace(' ', '-'));
+      assert.equal(unb64(p.body.content_base64), t);
+    }
+    // The same new page twice at once: one wins, the other is told it exists.
+    const twice = await Promise.all(
+      [1, 2].map(() =>
+        s.api('POST', '/repos/alice/docs/wiki/new', {
+          token: alice.token,
+          body: { title: 'Twice', content_base64: b64('twice') },
+        }),
+      ),
+    );
+    assert.deepEqual(twice.map((r) => r.status).sort(), [201, 400]);
+  });
+
+  it('team members reach the wiki only through a team unit that includes it', async () => {
+    const org = await s.api('POST', '/orgs', { token: alice.token, body: { username: 'wikiorg' } });
+    assert.equal(org.status, 201, org.text);
+    const repo = await s.api('POST', '/orgs/wikiorg/repos', {
+      token: alice.token,
+      body: { name: 'private-docs', private: true },
+    });
+    assert.equal(repo.status, 201, repo.text);
+    const team = async (name: string, units: string[]) => {
+      const t = await s.api<{ id: number }>('POST', '/orgs/wikiorg/teams', {
+        token: alice.token,
+        body: { name, permission: 'write', units, includes_all_repositories: true },
+      });
+      assert.equal(t.status, 201, t.text);
+      return t.body.id;
+    };
+    const coders = await team('coders', ['repo.code']);
+    const writers = await team('writers', ['repo.wiki']);
+    assert.equal((await s.api('PUT', `/teams/${coders}/members/eve`, { token: alice.token })).status, 204);
+    assert.equal((await s.api('PUT', `/teams/${writers}/members/carol`, { token: alice.token })).status, 204);
+    const body = { title: 'Team Page', content_base64: b64('team\n') };
+    const eveWrite = await s.api('POST', '/repos/wikiorg/private-docs/wiki/new', { token: eve.token, body });
+    assert.equal(eveWrite.status, 404, eveWrite.text);
+    const carolWrite = await s.api('POST', '/repos/wikiorg/private-docs/wiki/new', {
+      token: carol.token,
+      body,
+    });
+    assert.equal(carolWrite.status, 201, carolWrite.text);
+    const eveClone = await g.tryGit([
+      'clone',
+      wikiUrl('wikiorg', 'private-docs', eve),
+      path.join(g.home, 'eve-team'),
+    ]);
+    assert.equal(eveClone.ok, false);
+    assert.match(eveClone.out, /403/);
+    const dir = path.join(g.home, 'carol-team');
+    await g.git(['clone', '--quiet', wikiUrl('wikiorg', 'private-docs', carol), dir]);
+    await g.commit(dir, 'Carol.md', 'carol\n');
+    await g.git(['push', '--quiet', 'origin', 'main'], dir);
+    const p = await s.api('GET', '/repos/wikiorg/private-docs/wiki/page/Carol', { token: carol.token });
+    assert.equal(p.status, 200, p.text);
+  });
+
   it('has_wiki false: the API answers 404, git 403; turned on again, the pages are back', async () => {
     const off = await s.api<{ has_wiki: boolean }>('PATCH', '/repos/alice/docs', {
       token: alice.token,

@@ -2,7 +2,7 @@
 // OpenAPI document in-process (a server on a temporary data directory, never listening), and
 // compares its operations with Forgejo's description by method and path (parameter names aside).
 // Prints, per Forgejo tag, the operations served out of Forgejo's and the missing ones; operations
-// left to other issues (package registries' API, SSH and GPG keys, the wiki, ActivityPub) are
+// left to other issues (package registries' API, SSH and GPG keys, ActivityPub) are
 // counted apart.
 // Options: --json (machine-readable), --missing-only (only what is missing),
 // --forgejo <file> (Forgejo's swagger.json; default ../shared/reference/forgejo-api-v1.swagger.json).
@@ -22,7 +22,6 @@ const ELSEWHERE = [
     /^\/(user|users\/\{[^}]+\}|admin\/users\/\{[^}]+\})\/keys\b|\/repos\/\{[^}]+\}\/\{[^}]+\}\/keys\b/,
     'SSH keys (issue 11)',
   ],
-  [/\/wiki\b/, 'wiki (issue 11)'],
   [/^\/activitypub\//, 'ActivityPub'],
 ];
 

@@ -51,6 +51,7 @@ import { TopicService } from '../topics/service.js';
 import { AvatarService } from '../avatars/service.js';
 import { OAuth2Service } from '../oauth2/service.js';
 import { RepoMetaService } from '../repometa/service.js';
+import { WikiService } from '../wiki/service.js';
 import { nextRunIn } from '../config/config.js';
 import { SshKeyService } from '../ssh/service.js';
 import { setSshCloneAddress } from '../repos/schemas.js';
@@ -127,6 +128,8 @@ export interface AppContext {
   sshKeys: SshKeyService;
   /** GPG keys, commit signature verification and the instance's signing key. */
   signing: SigningService;
+  /** Repository wikis (their git repositories and pages). */
+  wiki: WikiService;
   close(): Promise<void>;
 }
 
@@ -194,6 +197,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.repoMeta = new RepoMetaService(ctx);
   ctx.sshKeys = new SshKeyService(ctx);
   setSshCloneAddress({ user: config.ssh.user, domain: config.ssh.domain, port: config.ssh.port });
+  ctx.wiki = new WikiService(ctx);
   ctx.activities = new ActivityService(ctx);
   // SSH signatures are checked against users' SSH keys (the ssh domain).
   ctx.signing = new SigningService(ctx, {

@@ -78,6 +78,8 @@ import { authorizedKeysRoute, sshKeyRoutes } from '../ssh/routes.js';
 import { sshInternalRoutes } from '../ssh/internal.js';
 import { containerRoutes } from '../packages/container/routes.js';
 import { signingRoutes } from '../signing/routes.js';
+import { wikiRoutes } from '../wiki/routes.js';
+import { wikiPages } from '../wiki/pages.js';
 
 /** Each domain's API routes, registered under /api/v1. */
 const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
@@ -117,6 +119,7 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   repoMetaRoutes,
   sshKeyRoutes,
   signingRoutes,
+  wikiRoutes,
 ];
 
 /** Each domain's web pages (server-rendered HTML at Forgejo's URL layout). */
@@ -130,6 +133,7 @@ const webPages: PageRoutes[] = [
   labelPages,
   milestonePages,
   socialPages,
+  wikiPages,
 ];
 
 export interface ServerOptions {

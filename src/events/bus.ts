@@ -36,6 +36,14 @@ export interface AnvilEvents {
   // Package versions: created with their first file, deleted with their last (or by hand).
   'package.created': PackageEvent;
   'package.deleted': PackageEvent;
+  /** A wiki page written or deleted through the API (`page`: its web path; `comment`: the commit message). */
+  'wiki.changed': {
+    repoId: number;
+    doerId: number;
+    action: 'created' | 'edited' | 'deleted';
+    page: string;
+    comment: string;
+  };
 }
 
 export interface PackageEvent {

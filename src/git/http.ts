@@ -1,6 +1,9 @@
 // Git smart HTTP: /{owner}/{repo}.git/info/refs, git-upload-pack and git-receive-pack, served by
 // the system git with --stateless-rpc. Bodies stream both ways (gzip request bodies are inflated
 // on the fly); nothing is buffered whole. Protocol v2 passes through in the Git-Protocol header.
+// /{owner}/{repo}.wiki.git serves the repository's wiki: access is the wiki unit's, a push creates
+// the wiki when it has none yet, and runs none of the repository's push pipeline (no checks,
+// records, events or actions; the wiki's size is not tracked).
 import { spawn } from 'node:child_process';
 import zlib from 'node:zlib';
 import type { Readable } from 'node:stream';
@@ -16,6 +19,7 @@ import type { RepoAccess } from '../repos/service.js';
 import { gitEnv, installHooks } from './git.js';
 import type { RefUpdate } from '../events/bus.js';
 import { faultPoint } from '../faults.js';
+import { parseGitRepoName } from './repo-name.js';
 
 type Service = 'git-upload-pack' | 'git-receive-pack';
 const SERVICES = new Set<string>(['git-upload-pack', 'git-receive-pack']);
@@ -40,9 +44,24 @@ export function gitHttpRoutes(app: FastifyInstance, ctx: AppContext): void {
     return reply.code(status).type('text/plain; charset=utf-8').send(`${err.message}\n`);
   }
 
-  /** Finds the repository and checks the caller may use `service` on it. */
-  const authorize = (request: FastifyRequest, owner: string, name: string, service: Service) =>
-    authorizeGit(ctx, request, owner, name, service === 'git-receive-pack');
+  /**
+   * Finds the repository (or wiki) the URL segment `segment` names and checks the caller may use
+   * `service` on it; `dir` is the git directory to serve.
+   */
+  const authorize = async (request: FastifyRequest, owner: string, segment: string, service: Service) => {
+    const { name, wiki } = parseGitRepoName(segment);
+    const write = service === 'git-receive-pack';
+    const target = await authorizeGit(ctx, request, owner, name, write, wiki ? 'repo.wiki' : 'repo.code');
+    if (!wiki) return { ...target, wiki, dir: repos.pathOf(target.repo) };
+    // As Forgejo: a wiki turned off is refused, not hidden (the repository is visible anyway).
+    if (!target.repo.has_wiki) throw forbidden('repository wiki is disabled');
+    // The first push creates the wiki; reading one that does not exist yet finds nothing.
+    if (write) await ctx.wiki.ensure(target.repo);
+    else if (!ctx.wiki.exists(target.repo)) {
+      throw notFound('the wiki does not exist yet: create its first page');
+    }
+    return { ...target, wiki, dir: ctx.wiki.pathOf(target.repo) };
+  };
 
   const guarded =
     (fn: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>) =>
@@ -69,15 +88,11 @@ export function gitHttpRoutes(app: FastifyInstance, ctx: AppContext): void {
       if (!SERVICES.has(service)) {
         return refuse(reply, forbidden('only the smart HTTP protocol is supported: use a git client'));
       }
-      const { repo } = await authorize(request, owner, name, service as Service);
-      const child = spawn(
-        'git',
-        [service.slice(4), '--stateless-rpc', '--advertise-refs', repos.pathOf(repo)],
-        {
-          env: gitEnv(protocolEnv(request)),
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
+      const { dir } = await authorize(request, owner, name, service as Service);
+      const child = spawn('git', [service.slice(4), '--stateless-rpc', '--advertise-refs', dir], {
+        env: gitEnv(protocolEnv(request)),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       child.stderr.on('data', (d: Buffer) => request.log.debug({ git: d.toString() }, 'git advertise-refs'));
       reply.raw.writeHead(200, {
         'content-type': `application/x-${service}-advertisement`,
@@ -100,11 +115,11 @@ export function gitHttpRoutes(app: FastifyInstance, ctx: AppContext): void {
       { schema: { hide: true } },
       guarded(async (request, reply) => {
         const { owner, repo: name } = request.params as Params;
-        const { repo, identity } = await authorize(request, owner, name, service);
+        const { repo, identity, wiki, dir } = await authorize(request, owner, name, service);
         ctx.metrics.gitOperation(service, 'http');
         let env: NodeJS.ProcessEnv = protocolEnv(request);
         let pushId: string | undefined;
-        if (service === 'git-receive-pack') {
+        if (service === 'git-receive-pack' && !wiki) {
           const local = request.socket.localAddress ?? '127.0.0.1';
           const host = local.includes(':') ? `[${local.replace(/^::ffff:/, '')}]` : local;
           installHooks(repos.pathOf(repo));
@@ -116,8 +131,10 @@ export function gitHttpRoutes(app: FastifyInstance, ctx: AppContext): void {
           pushId = begun.id;
           env = { ...env, ...begun.env };
         }
+        // A push's response ends once what follows it is done (see below).
+        const holdEnd = pushId !== undefined || (wiki && service === 'git-receive-pack');
         const input = request.body as Readable;
-        const child = spawn('git', [service.slice(4), '--stateless-rpc', repos.pathOf(repo)], {
+        const child = spawn('git', [service.slice(4), '--stateless-rpc', dir], {
           env: gitEnv(env),
           stdio: ['pipe', 'pipe', 'pipe'],
         });
@@ -164,7 +181,7 @@ export function gitHttpRoutes(app: FastifyInstance, ctx: AppContext): void {
           reply.raw.write(first);
           // For a push, the response ends only once the database knows what the push did, so
           // the API shows the new branches and size as soon as `git push` returns.
-          child.stdout.pipe(reply.raw, { end: !pushId });
+          child.stdout.pipe(reply.raw, { end: !holdEnd });
         });
         const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
         if (!started) {
@@ -173,11 +190,17 @@ export function gitHttpRoutes(app: FastifyInstance, ctx: AppContext): void {
             reply.raw.end('the request body could not be read\n');
           } else {
             start();
-            if (!pushId) reply.raw.end();
+            if (!holdEnd) reply.raw.end();
           }
         }
         if (code !== 0 && !inputFailed)
           request.log.warn({ code, stderr: stderr.slice(0, 2000), service }, 'git service failed');
+        if (wiki && service === 'git-receive-pack') {
+          await ctx.wiki.afterPush(repo).catch((err: unknown) => {
+            request.log.error({ err, repoId: repo.id }, 'after a wiki push');
+          });
+          if (!reply.raw.writableEnded) reply.raw.end();
+        }
         if (pushId) {
           const done = pushes.finish(pushId);
           faultPoint('push:refs-moved');
@@ -238,6 +261,7 @@ export async function authorizeGit(
   owner: string,
   name: string,
   write: boolean,
+  unit: 'repo.code' | 'repo.wiki' = 'repo.code',
 ): Promise<GitTarget> {
   const identity = await ctx.auth.authenticate({ authorization: request.headers.authorization });
   if (identity) ctx.users.assertMayAct(identity.user);
@@ -246,12 +270,12 @@ export async function authorizeGit(
   // whoever the credentials belong to (a restricted user, a token for something else).
   const publicPull = async (): Promise<GitTarget | undefined> => {
     if (write) return undefined;
-    const open = await ctx.repos.requireRepo(owner, repoName, null).catch(() => undefined);
+    const open = await ctx.repos.requireRepo(owner, repoName, null, 'read', unit).catch(() => undefined);
     return open && { repo: open.repo, identity, access: open.access };
   };
   let found;
   try {
-    found = await ctx.repos.requireRepo(owner, repoName, viewerOf(identity));
+    found = await ctx.repos.requireRepo(owner, repoName, viewerOf(identity), 'read', unit);
   } catch (err) {
     if (err instanceof AppError && err.kind === 'not_found') {
       // Anonymous callers are asked to sign in rather than told the repository does not exist.
@@ -275,11 +299,17 @@ export async function authorizeGit(
   }
   if (write) {
     if (!identity) throw unauthorized('authentication required to push');
-    if ((access.units.get('repo.code') ?? 0) < AccessMode.write) {
+    if ((access.units.get(unit) ?? 0) < AccessMode.write) {
       throw forbidden(`${identity.user.name} has no write access to ${owner}/${repoName}`);
     }
     if (repo.is_archived) throw forbidden(`${owner}/${repoName} is archived: pushing is not possible`);
     if (repo.is_mirror) throw forbidden(`${owner}/${repoName} is a mirror: pushing is not possible`);
+  }
+  // The wiki unit may be out of reach where the repository is not (team units).
+  if (unit === 'repo.wiki' && (access.units.get(unit) ?? 0) < AccessMode.read) {
+    throw identity
+      ? forbidden(`${identity.user.name} has no read access to ${owner}/${repoName}`)
+      : unauthorized('authentication required');
   }
   return { repo, identity, access };
 }

@@ -213,16 +213,19 @@ export function movedLocation(
   const want = from.map((s) => s.toLowerCase());
   const last = want.length - 1;
   const git = (k: number) => k === last && k > 0;
+  // A git URL's repository segment: the name with .git, or its wiki's (.wiki, .wiki.git).
+  const suffixOf = (k: number, seg: string, w: string) =>
+    git(k) ? ['.git', '.wiki', '.wiki.git'].find((x) => seg === `${w}${x}`) : undefined;
   for (let i = 0; i + want.length <= segments.length; i++) {
     const matches = want.every(
       (w, k) =>
         (!params || params[i + k] === true) &&
-        (decoded[i + k] === w || (git(k) && decoded[i + k] === `${w}.git`)),
+        (decoded[i + k] === w || suffixOf(k, decoded[i + k]!, w) !== undefined),
     );
     if (!matches) continue;
     const out = segments.slice();
     to.forEach((t, k) => {
-      out[i + k] = encodeURIComponent(t) + (git(k) && decoded[i + k]!.endsWith('.git') ? '.git' : '');
+      out[i + k] = encodeURIComponent(t) + (suffixOf(k, decoded[i + k]!, want[k]!) ?? '');
     });
     return out.join('/') + query;
   }

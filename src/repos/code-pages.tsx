@@ -30,7 +30,7 @@ const body = (m: string) => (m.includes('\n') ? m.slice(m.indexOf('\n') + 1).tri
 
 export function RepoHeader(props: {
   t: Pick<Target, 'owner' | 'repo'>;
-  active: 'code' | 'issues' | 'pulls' | 'releases' | 'commits';
+  active: 'code' | 'issues' | 'pulls' | 'releases' | 'commits' | 'wiki';
 }): VNode {
   const { t } = props;
   const base = `/${t.owner.name}/${t.repo.name}`;
@@ -40,6 +40,7 @@ export function RepoHeader(props: {
     ['issues', 'Issues', `${base}/issues`],
     ['pulls', 'Pull requests', `${base}/pulls`],
     ['releases', 'Releases', `${base}/releases`],
+    ...(t.repo.has_wiki ? [['wiki', 'Wiki', `${base}/wiki`] as const] : []),
   ] as const;
   return (
     <header class="repo-header">

@@ -109,7 +109,7 @@ export class RefRecovery {
     const known = new Set(ids);
     const root = path.dirname(this.repos.pathOf({ id: 0 }));
     for (const entry of fs.existsSync(root) ? fs.readdirSync(root) : []) {
-      const m = /^(\d+)\.git$/.exec(entry);
+      const m = /^(\d+)(?:\.wiki)?\.git$/.exec(entry); // a repository or its wiki
       if (!m || known.has(Number(m[1]))) continue;
       // A creation under way has its directory before its row commits: leave young ones.
       const age = Date.now() - fs.statSync(path.join(root, entry)).mtimeMs;

@@ -96,6 +96,15 @@ function describe(type: string, p: Json): Message {
     }
     case 'repository':
       return { parts: [repo, ` Repository ${str(p['action'])}${by}`], details: [], color: '#4f8fd7' };
+    case 'wiki': {
+      const page = str(p['page']);
+      const url = `${str(obj(p['repository'])['html_url'])}/wiki/${page}`;
+      return {
+        parts: [repo, ` Wiki page `, { text: page, url }, ` ${str(p['action'])}${by}`],
+        details: [str(p['comment'])].filter(Boolean),
+        color: str(p['action']) === 'deleted' ? '#cb2431' : '#4f8fd7',
+      };
+    }
     case 'release': {
       const rel = obj(p['release']);
       return {

@@ -266,6 +266,7 @@ export class WebhookService {
     on('release.deleted', (e) => this.onRelease(e.repoId, e.release, 'deleted', e.doerId));
     on('package.created', (e) => this.onPackage(e.package, 'created', e.doerId));
     on('package.deleted', (e) => this.onPackage(e.package, 'deleted', e.doerId));
+    on('wiki.changed', (e) => this.onWiki(e.repoId, e.doerId, e.action, e.page, e.comment));
     // Rows that are gone by the time their deletion is announced.
     ctx.repos.addHooks({
       beforeDelete: async (_tx, repo) => {
@@ -717,6 +718,20 @@ export class WebhookService {
     if (!p) return;
     const payload = await this.payloads.release(p.s, release, action, p.sender);
     await this.enqueue([{ hooks: p.hooks, type: 'release', payload }]);
+  }
+
+  /** Forgejo's wiki event: {action, repository, sender, page, comment} for a page written through the API. */
+  private async onWiki(
+    repoId: number,
+    doerId: number,
+    action: string,
+    page: string,
+    comment: string,
+  ): Promise<void> {
+    const p = await this.prepare(repoId, 'wiki', doerId);
+    if (!p) return;
+    const payload = { action, repository: p.s.json, sender: p.sender, page, comment };
+    await this.enqueue([{ hooks: p.hooks, type: 'wiki', payload }]);
   }
 
   /** Forgejo's package event: {action, package, sender}, to the owner's (and linked repository's) hooks. */

@@ -9,12 +9,13 @@ import type { RefUpdate } from '../events/bus.js';
 import { faultPoint } from '../faults.js';
 import type { SshPrincipal } from './service.js';
 import { LFS_TOKEN_SECONDS } from './service.js';
+import { parseGitRepoName } from '../git/repo-name.js';
 
 export type GitService = 'upload-pack' | 'receive-pack' | 'upload-archive';
 
 export type SshCommand =
   | { kind: 'greet' }
-  | { kind: 'git'; service: GitService; owner: string; name: string }
+  | { kind: 'git'; service: GitService; owner: string; name: string; wiki: boolean }
   | { kind: 'lfs'; owner: string; name: string; operation: 'upload' | 'download' };
 
 /** `owner/name(.git)` from a path git sends ('owner/repo.git', '/owner/repo.git'). */
@@ -32,7 +33,10 @@ export function parseCommand(line: string | undefined): SshCommand {
   const cmd = (line ?? '').trim();
   if (!cmd) return { kind: 'greet' };
   const git = /^git[- ](upload-pack|receive-pack|upload-archive)\s+(\S+)$/.exec(cmd);
-  if (git) return { kind: 'git', service: git[1] as GitService, ...repoPath(git[2]!) };
+  if (git) {
+    const { owner, name } = repoPath(git[2]!);
+    return { kind: 'git', service: git[1] as GitService, owner, ...parseGitRepoName(name) };
+  }
   const lfs = /^git-lfs-authenticate\s+(\S+)\s+(upload|download)(\s+\S+)?$/.exec(cmd);
   if (lfs) return { kind: 'lfs', ...repoPath(lfs[1]!), operation: lfs[2] as 'upload' | 'download' };
   throw invalid(`Anvil does not run "${cmd.split(/\s+/)[0]!.slice(0, 100)}" over SSH: only git commands`);
@@ -51,6 +55,8 @@ export type Prepared =
       env: Record<string, string>;
       /** Set for a push: give it to finishPush once git has exited. */
       pushId?: string;
+      /** Set for a push to a wiki (the repository's id): give it to finishWikiPush. */
+      wikiOf?: number;
     };
 
 /** A refusal git shows the user (on standard error), with the exit code 1. */
@@ -96,11 +102,22 @@ export class SshCommands {
         };
       }
       const write = cmd.service === 'receive-pack';
-      const target = await sshKeys.authorize(principal, cmd.owner, cmd.name, write);
+      const unit = cmd.wiki ? 'repo.wiki' : 'repo.code';
+      const target = await sshKeys.authorize(principal, cmd.owner, cmd.name, write, unit);
       this.ctx.metrics.gitOperation(cmd.service, 'ssh');
-      const dir = repos.pathOf(target.repo);
       const env: Record<string, string> = {};
       if (protocol && /^[\w=:.,-]{1,200}$/.test(protocol)) env['GIT_PROTOCOL'] = protocol;
+      if (cmd.wiki) {
+        // As over HTTP: a wiki turned off is refused; the first push creates it; no push pipeline.
+        const { wiki } = this.ctx;
+        if (!target.repo.has_wiki) throw new Refusal('repository wiki is disabled');
+        if (write) await wiki.ensure(target.repo);
+        else if (!wiki.exists(target.repo))
+          throw new Refusal('the wiki does not exist yet: create its first page');
+        const dir = wiki.pathOf(target.repo);
+        return { kind: 'git', service: cmd.service, dir, env, ...(write ? { wikiOf: target.repo.id } : {}) };
+      }
+      const dir = repos.pathOf(target.repo);
       if (!write) return { kind: 'git', service: cmd.service, dir, env };
       installHooks(dir);
       const begun = pushes.begin(
@@ -114,6 +131,12 @@ export class SshCommands {
       if (err instanceof AppError) throw new Refusal(err.message);
       throw err;
     }
+  }
+
+  /** After a push to a wiki: its HEAD names a branch that exists (as after an HTTP push). */
+  async finishWikiPush(repoId: number): Promise<void> {
+    const repo = await this.ctx.repos.getById(repoId);
+    if (repo) await this.ctx.wiki.afterPush(repo);
   }
 
   /**

@@ -17,7 +17,15 @@ export interface ServRequest {
 export type ServAnswer =
   | { ok: false; message: string }
   | { ok: true; kind: 'text'; text: string }
-  | { ok: true; kind: 'git'; service: string; dir: string; env: Record<string, string>; pushId?: string };
+  | {
+      ok: true;
+      kind: 'git';
+      service: string;
+      dir: string;
+      env: Record<string, string>;
+      pushId?: string;
+      wikiOf?: number;
+    };
 
 export function internalTokenValid(ctx: AppContext, request: FastifyRequest): boolean {
   const expected = ctx.config.security.internalToken;
@@ -58,13 +66,17 @@ export function sshInternalRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
   );
 
-  app.post<{ Body: { pushId?: string } }>(
+  app.post<{ Body: { pushId?: string; wikiOf?: number } }>(
     '/api/internal/ssh/push-done',
     { schema: { hide: true } },
     async (request, reply) => {
       if (!internalTokenValid(ctx, request))
         return reply.code(401).send({ ok: false, message: 'invalid internal token' });
-      const pushId = (request.body ?? {}).pushId;
+      const { pushId, wikiOf } = request.body ?? {};
+      if (typeof wikiOf === 'number') {
+        await commands.finishWikiPush(wikiOf);
+        return reply.send({ ok: true });
+      }
       if (typeof pushId !== 'string')
         return reply.code(400).send({ ok: false, message: 'pushId is required' });
       // The answer goes out once the push is recorded; events and webhooks follow.

@@ -108,7 +108,11 @@ export function servCommand(): Command {
         child.on('error', () => resolve(128));
         child.on('close', (c) => resolve(c ?? 128));
       });
-      if (answer.pushId) {
+      if (answer.wikiOf !== undefined) {
+        await internal(cfg, 'push-done', { wikiOf: answer.wikiOf }).catch((err: unknown) =>
+          fail(`the wiki push could not be finished: ${(err as Error).message}`),
+        );
+      } else if (answer.pushId) {
         await internal(cfg, 'push-done', { pushId: answer.pushId }).catch((err: unknown) =>
           fail(`the push could not be recorded: ${(err as Error).message}`),
         );

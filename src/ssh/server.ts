@@ -169,6 +169,12 @@ export async function startSshServer(
         child.on('error', () => resolve(128));
         child.on('close', (c) => resolve(c ?? 128));
       });
+      if (prepared.wikiOf !== undefined) {
+        await commands
+          .finishWikiPush(prepared.wikiOf)
+          .catch((err: unknown) => log.error({ err }, 'after a wiki push'));
+        return end(code);
+      }
       if (!prepared.pushId) return end(code);
       // The push ends for the client once the database knows what it did.
       await commands.finishPush(prepared.pushId, () => end(code));

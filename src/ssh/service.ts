@@ -205,7 +205,13 @@ export class SshKeyService {
    * Whether `principal` may fetch from (or, with `write`, push to) `owner/name`. Refusals are
    * AppErrors whose message git shows; a repository the principal cannot see is "not found".
    */
-  async authorize(principal: SshPrincipal, owner: string, name: string, write: boolean): Promise<SshTarget> {
+  async authorize(
+    principal: SshPrincipal,
+    owner: string,
+    name: string,
+    write: boolean,
+    unit: 'repo.code' | 'repo.wiki' = 'repo.code',
+  ): Promise<SshTarget> {
     const repoName = name.replace(/\.git$/i, '');
     const missing = () =>
       notFound(`repository ${owner}/${repoName} does not exist or you do not have access to it`);
@@ -226,7 +232,9 @@ export class SshKeyService {
       }
       repo = found.repo;
       pusher = principal.user;
-      if (write && (found.access.units.get('repo.code') ?? 0) < AccessMode.write) {
+      // The wiki unit may be out of reach where the repository is not (team units).
+      if ((found.access.units.get(unit) ?? 0) < AccessMode.read) throw missing();
+      if (write && (found.access.units.get(unit) ?? 0) < AccessMode.write) {
         throw forbidden(`${principal.user.name} has no write access to ${owner}/${repoName}`);
       }
     } else {

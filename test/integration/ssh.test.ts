@@ -183,6 +183,40 @@ describe('git over SSH (built-in server)', () => {
     assert.ok(e.updates.some((u) => u.ref === 'refs/heads/feature' && u.newOid === sha));
   });
 
+  it("clones and pushes a repository's wiki ({repo}.wiki.git): pages made through the API and through git", async () => {
+    // Nothing to clone before the first page.
+    const none = await git(['clone', '-q', url('alice/proj.wiki'), fresh('nowiki')], 'alice');
+    assert.notEqual(none.code, 0);
+    assert.match(none.stderr, /wiki does not exist yet/);
+    const page = await s.api('POST', '/repos/alice/proj/wiki/new', {
+      token: alice.token,
+      body: { title: 'Home', content_base64: Buffer.from('# Welcome').toString('base64') },
+    });
+    assert.equal(page.status, 201, page.text);
+    const dir = fresh('wiki');
+    await ok(['clone', '-q', url('alice/proj.wiki'), dir], 'alice');
+    assert.equal(fs.readFileSync(path.join(dir, 'Home.md'), 'utf8'), '# Welcome');
+    await commit(dir, 'Over-SSH.md', 'written over ssh');
+    await ok(['push', '-q', 'origin', 'HEAD'], 'alice', { cwd: dir });
+    const pushed = await s.api<{ title: string; content_base64: string }>(
+      'GET',
+      '/repos/alice/proj/wiki/page/Over%20SSH',
+      { token: alice.token },
+    );
+    assert.equal(pushed.status, 200, pushed.text);
+    assert.equal(Buffer.from(pushed.body.content_base64, 'base64').toString(), 'written over ssh');
+    // A reader (carol) clones the wiki but may not push to it; a stranger does not see it.
+    const carolDir = fresh('wiki-carol');
+    await ok(['clone', '-q', url('alice/proj.wiki'), carolDir], 'carol');
+    await commit(carolDir, 'Nope.md', 'no');
+    const refused = await git(['push', '-q', 'origin', 'HEAD'], 'carol', { cwd: carolDir });
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /no write access/);
+    const hidden = await git(['clone', '-q', url('alice/proj.wiki'), fresh('wiki-bob')], 'bob');
+    assert.notEqual(hidden.code, 0);
+    assert.match(hidden.stderr, /does not exist or you do not have access/);
+  });
+
   it('passes protocol v2 through', async () => {
     const r = await ok(['-c', 'protocol.version=2', 'ls-remote', url('alice/proj')], 'alice', {
       env: { GIT_TRACE_PACKET: '1' },

@@ -17,8 +17,8 @@ import { AccessMode } from '../orgs/store.js';
 import type { RepoRow } from '../repos/store.js';
 import type { RepoAccess } from '../repos/service.js';
 import { gitEnv, installHooks } from './git.js';
+import { completePush } from './pushes.js';
 import type { RefUpdate } from '../events/bus.js';
-import { faultPoint } from '../faults.js';
 import { parseGitRepoName } from './repo-name.js';
 
 type Service = 'git-upload-pack' | 'git-receive-pack';
@@ -202,24 +202,9 @@ export function gitHttpRoutes(app: FastifyInstance, ctx: AppContext): void {
           if (!reply.raw.writableEnded) reply.raw.end();
         }
         if (pushId) {
-          const done = pushes.finish(pushId);
-          faultPoint('push:refs-moved');
-          let recorded: RefUpdate[] | undefined;
-          if (done?.updates.length) {
-            // On failure the push's intent stays behind, and recovery records the push later.
-            recorded = await repos
-              .recordPush(repo.id, done.pusher.id, done.updates, done.intent)
-              .catch((err: unknown) => {
-                request.log.error({ err, repoId: repo.id }, 'post-push processing failed');
-                return undefined;
-              });
-          }
-          if (!reply.raw.writableEnded) reply.raw.end();
-          if (done && recorded) {
-            faultPoint('push:recorded');
-            if (recorded.length) await repos.announcePush(repo.id, done.pusher.id, recorded);
-            if (done.intent !== undefined) await repos.dropIntent(done.intent);
-          }
+          await completePush(pushes, repos, pushId, request.log, () => {
+            if (!reply.raw.writableEnded) reply.raw.end();
+          });
         }
       }),
     );

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { RefUpdate } from '../events/bus.js';
 import type { RepoRow } from '../repos/store.js';
 import type { UserRow } from '../users/store.js';
+import type { RepoService } from '../repos/service.js';
 import { faultPoint } from '../faults.js';
 
 export interface PushContext {
@@ -81,5 +82,40 @@ export class PushRegistry {
     if (this.onAllowed) p.intent = await this.onAllowed({ repo: p.repo, pusher: p.pusher, updates, gitEnv });
     faultPoint('push:allowed');
     return null;
+  }
+}
+
+/**
+ * After receive-pack has exited, whatever the transport (HTTP, SSH): records what push `pushId`
+ * did (branch rows, sizes), then calls `recorded` (the client may be answered: the API shows the
+ * push), then announces it (events, webhooks, actions) and drops its intent. A failure to record
+ * leaves the intent behind, and recovery records the push later.
+ */
+export async function completePush(
+  pushes: PushRegistry,
+  repos: Pick<RepoService, 'recordPush' | 'announcePush' | 'dropIntent'>,
+  pushId: string,
+  log: { error(obj: object, msg: string): void },
+  recorded: () => void,
+): Promise<void> {
+  const done = pushes.finish(pushId);
+  faultPoint('push:refs-moved');
+  let updates: RefUpdate[] | undefined;
+  try {
+    if (done?.updates.length) {
+      updates = await repos
+        .recordPush(done.repo.id, done.pusher.id, done.updates, done.intent)
+        .catch((err: unknown) => {
+          log.error({ err, repoId: done.repo.id }, 'post-push processing failed');
+          return undefined;
+        });
+    }
+  } finally {
+    recorded();
+  }
+  if (done && updates) {
+    faultPoint('push:recorded');
+    if (updates.length) await repos.announcePush(done.repo.id, done.pusher.id, updates);
+    if (done.intent !== undefined) await repos.dropIntent(done.intent);
   }
 }

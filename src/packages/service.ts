@@ -14,6 +14,7 @@ import { pipeline, type Readable } from 'node:stream';
 import type { AppContext } from '../app/context.js';
 import { nowUnix, transaction, type Tx } from '../db/database.js';
 import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from '../errors.js';
+import { KeyedLock } from '../locks.js';
 import type { Identity } from '../auth/identity.js';
 import { viewerOf } from '../auth/identity.js';
 import { AccessMode } from '../orgs/store.js';
@@ -101,7 +102,8 @@ export interface AddedFile {
 }
 
 export class PackageService {
-  private readonly locks = new Map<string, Promise<void>>();
+  /** Blob writes and removals of one sha256 in this process take turns. */
+  private readonly blobLocks = new KeyedLock<string>();
 
   constructor(private readonly ctx: AppContext) {
     ctx.contributions.usageSources.push(this.usageSource());
@@ -312,19 +314,8 @@ export class PackageService {
   }
 
   /** Runs `fn` with the blob `sha256` to itself (in this process). */
-  async withBlobLock<T>(sha256: string, fn: () => Promise<T>): Promise<T> {
-    const before = this.locks.get(sha256) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = new Promise<void>((r) => (release = r));
-    const chained = before.then(() => mine);
-    this.locks.set(sha256, chained);
-    await before;
-    try {
-      return await fn();
-    } finally {
-      release();
-      if (this.locks.get(sha256) === chained) this.locks.delete(sha256);
-    }
+  withBlobLock<T>(sha256: string, fn: () => Promise<T>): Promise<T> {
+    return this.blobLocks.run(sha256, fn);
   }
 
   /**

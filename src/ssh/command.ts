@@ -5,8 +5,7 @@
 import type { AppContext } from '../app/context.js';
 import { AppError, invalid } from '../errors.js';
 import { installHooks } from '../git/git.js';
-import type { RefUpdate } from '../events/bus.js';
-import { faultPoint } from '../faults.js';
+import { completePush } from '../git/pushes.js';
 import type { SshPrincipal } from './service.js';
 import { LFS_TOKEN_SECONDS } from './service.js';
 import { parseGitRepoName } from '../git/repo-name.js';
@@ -143,28 +142,7 @@ export class SshCommands {
    * After `git receive-pack` exited: records what the push did (branches, sizes), then calls
    * `recorded` (the session may end: the API shows the push), then fires events and webhooks.
    */
-  async finishPush(pushId: string, recorded: () => void): Promise<void> {
-    const { pushes, repos, log } = this.ctx;
-    const done = pushes.finish(pushId);
-    faultPoint('push:refs-moved');
-    let updates: RefUpdate[] | undefined;
-    try {
-      if (done?.updates.length) {
-        // On failure the push's intent stays behind, and recovery records the push later.
-        updates = await repos
-          .recordPush(done.repo.id, done.pusher.id, done.updates, done.intent)
-          .catch((err: unknown) => {
-            log.error({ err, repoId: done.repo.id }, 'post-push processing failed');
-            return undefined;
-          });
-      }
-    } finally {
-      recorded();
-    }
-    if (done && updates) {
-      faultPoint('push:recorded');
-      if (updates.length) await repos.announcePush(done.repo.id, done.pusher.id, updates);
-      if (done.intent !== undefined) await repos.dropIntent(done.intent);
-    }
+  finishPush(pushId: string, recorded: () => void): Promise<void> {
+    return completePush(this.ctx.pushes, this.ctx.repos, pushId, this.ctx.log, recorded);
   }
 }

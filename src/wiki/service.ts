@@ -18,6 +18,7 @@ import type { UserRow, Viewer } from '../users/store.js';
 import { git } from '../git/git.js';
 import { scratchDir } from '../repos/forks.js';
 import * as data from '../git/data.js';
+import { KeyedLock } from '../locks.js';
 import {
   gitPathToWebPath,
   isReserved,
@@ -65,7 +66,7 @@ export type WikiAction = 'created' | 'edited' | 'deleted';
 
 export class WikiService {
   /** The write in progress per wiki (repository id): the next waits for it. */
-  private readonly queues = new Map<number, Promise<unknown>>();
+  private readonly writes = new KeyedLock<number>();
 
   constructor(private readonly ctx: AppContext) {
     ctx.repos.addHooks({
@@ -369,19 +370,8 @@ export class WikiService {
   }
 
   /** Runs `fn` after the writes to the same wiki queued before it. */
-  private async serialized<T>(repoId: number, fn: () => Promise<T>): Promise<T> {
-    const before = this.queues.get(repoId) ?? Promise.resolve();
-    const run = before.then(fn, fn);
-    const settled = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.queues.set(repoId, settled);
-    try {
-      return await run;
-    } finally {
-      if (this.queues.get(repoId) === settled) this.queues.delete(repoId);
-    }
+  private serialized<T>(repoId: number, fn: () => Promise<T>): Promise<T> {
+    return this.writes.run(repoId, fn);
   }
 
   /** The doer as author and committer (the no-reply address when they keep theirs private). */

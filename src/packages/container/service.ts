@@ -28,6 +28,7 @@ import { blobKey, SUBJECT, type PackageRow, type VersionRow } from '../service.j
 import * as core from '../store.js';
 import { UPLOAD_VERSION } from '../store.js';
 import * as store from './store.js';
+import { KeyedLock } from '../../locks.js';
 import type { ImageFile, UploadRow } from './store.js';
 
 export type { ImageFile, UploadRow } from './store.js';
@@ -177,7 +178,7 @@ async function retrying<T>(fn: () => Promise<T>): Promise<T> {
 export class ContainerService {
   /** Digests of the first part of uploads (the blob's own when it is the only part). */
   private readonly firstPart = new Map<string, Digests>();
-  private readonly uploadLocks = new Map<string, Promise<void>>();
+  private readonly uploadLocks = new KeyedLock<string>();
   private readonly tokenKey: Buffer;
 
   constructor(private readonly ctx: AppContext) {
@@ -301,19 +302,8 @@ export class ContainerService {
     return row;
   }
 
-  private async withUploadLock<T>(id: string, fn: () => Promise<T>): Promise<T> {
-    const before = this.uploadLocks.get(id) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = new Promise<void>((r) => (release = r));
-    const chained = before.then(() => mine);
-    this.uploadLocks.set(id, chained);
-    await before;
-    try {
-      return await fn();
-    } finally {
-      release();
-      if (this.uploadLocks.get(id) === chained) this.uploadLocks.delete(id);
-    }
+  private withUploadLock<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    return this.uploadLocks.run(id, fn);
   }
 
   /**

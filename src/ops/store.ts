@@ -89,14 +89,19 @@ export async function hasAccounts(db: Db): Promise<boolean> {
   return row !== undefined;
 }
 
-/** PostgreSQL: each table's id sequence moved past the restored ids. */
+/** PostgreSQL: each table's id sequence moved past the restored ids (tables with a serial id only). */
 export async function resetSequences(
   db: Db,
   tables: Array<{ name: string; columns: string[] }>,
 ): Promise<void> {
   for (const t of tables) {
     if (!t.columns.includes('id')) continue;
-    await sql`SELECT setval(pg_get_serial_sequence(${`"${t.name}"`}, 'id'), COALESCE((SELECT MAX(id) FROM ${sql.table(t.name)}), 0) + 1, false)`.execute(
+    const seq = await sql<{
+      seq: string | null;
+    }>`SELECT pg_get_serial_sequence(${`"${t.name}"`}, 'id') AS seq`.execute(db);
+    const name = seq.rows[0]?.seq;
+    if (!name) continue; // an id that is not a serial (a text id)
+    await sql`SELECT setval(${name}, COALESCE((SELECT MAX(id) FROM ${sql.table(t.name)}), 0) + 1, false)`.execute(
       db,
     );
   }

@@ -22,6 +22,12 @@ export const TOOLS = [
   // The Conda registry reads uploaded packages through them; its tests build packages with them.
   { name: 'bzip2', check: ['bzip2', ['--help']], pkg: 'bzip2' },
   { name: 'zstd', check: ['zstd', ['--version']], pkg: 'zstd' },
+  // The container registry is tested with skopeo; git over SSH with the OpenSSH client and a real
+  // sshd (OpenSSH mode); signed commits with gpg.
+  { name: 'skopeo', check: ['skopeo', ['--version']], pkg: 'skopeo' },
+  { name: 'ssh', check: ['ssh', ['-V']], pkg: 'openssh-client' },
+  { name: 'sshd', check: ['/usr/sbin/sshd', ['-V']], pkg: 'openssh-server' },
+  { name: 'gpg', check: ['gpg', ['--version']], pkg: 'gnupg' },
 ];
 
 /** The tools that do not run here. */

@@ -116,15 +116,19 @@ export function wikiPages(app: FastifyInstance, web: Web): void {
       reply,
       <Frame request={request} title="Wiki pages" owner={owner} repo={repo} base={base}>
         {rows.length === 0 ? <p class="empty">This wiki has no pages yet.</p> : null}
-        <ul class="wiki-pages">
+        <ul class="list wiki-pages">
           {rows.map((p) => (
             <li>
-              <a href={`${base}/wiki/${p.webPath}`}>{p.title}</a>{' '}
-              {p.lastCommit ? (
-                <span class="muted">
-                  <When unix={p.lastCommit.committer.unix} />
-                </span>
-              ) : null}
+              <div>
+                <a class="title" href={`${base}/wiki/${p.webPath}`}>
+                  {p.title}
+                </a>
+                {p.lastCommit ? (
+                  <p class="muted">
+                    Updated <When unix={p.lastCommit.committer.unix} />
+                  </p>
+                ) : null}
+              </div>
             </li>
           ))}
         </ul>

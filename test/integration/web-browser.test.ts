@@ -267,6 +267,21 @@ describe('web interface in a browser', () => {
     const [asset] = await Promise.all([page.waitForEvent('download'), page.click('text=tool.bin')]);
     assert.equal(fs.readFileSync((await asset.path())!).toString(), 'tool bytes');
 
+    // Two wiki pages (written through the API), for the wiki's pages below.
+    for (const [title, text] of [
+      [
+        'Home',
+        '# Welcome\n\nRead **Install** first. <script>alert(1)</script>\n\n| a | b |\n|---|---|\n| 1 | 2 |',
+      ],
+      ['Install', 'Run `make install`.\n\n```sh\nmake install\n```'],
+    ] as const) {
+      const w = await s.api('POST', '/repos/devon/tool/wiki/new', {
+        token: dev.token,
+        body: { title, content_base64: Buffer.from(text).toString('base64') },
+      });
+      assert.equal(w.status, 201, title);
+    }
+
     // The other main pages: no serious accessibility violation, a screenshot of each.
     for (const [name, p] of [
       ['issues', '/devon/tool/issues?state=closed'],
@@ -278,12 +293,25 @@ describe('web interface in a browser', () => {
       ['blame', '/devon/tool/blame/branch/main/main.txt'],
       ['commit-split', `/devon/tool/pulls/2/files?style=split`],
       ['explore-users', '/explore/users'],
+      ['wiki', '/devon/tool/wiki'],
+      ['wiki-pages', '/devon/tool/wiki/_pages'],
+      ['wiki-page', '/devon/tool/wiki/Install'],
     ] as const) {
       await page.goto(`${s.url}${p}`);
       assert.ok((await page.title()).endsWith(' - Anvil'), `${p} has a title`);
       assert.deepEqual(await accessibilityViolations(page), [], p);
       await screenshots(page, name);
     }
+
+    // The wiki's home page shows its markdown rendered (the table) and sanitized (no script).
+    await page.goto(`${s.url}/devon/tool/wiki`);
+    assert.equal(await page.locator('.wiki-page h1').textContent(), 'Welcome');
+    assert.equal(await page.locator('.wiki-page table td').first().textContent(), '1');
+    assert.equal(await page.locator('.wiki-page script').count(), 0);
+    await page.click('.wiki-nav >> text=Pages');
+    await page.click('.wiki-pages >> text=Install');
+    await page.waitForURL(`${s.url}/devon/tool/wiki/Install`);
+    assert.match((await page.textContent('.wiki-page pre')) ?? '', /make install/);
 
     // Every page the API links to answers.
     for (const url of [

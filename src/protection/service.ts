@@ -143,7 +143,7 @@ export class ProtectionService {
   // Reading
 
   /** The rules of a repository in priority order (plain names first, then by creation). */
-  async list(repo: RepoRow): Promise<ProtectionRule[]> {
+  async list(repo: Pick<RepoRow, 'id'>): Promise<ProtectionRule[]> {
     return this.withLists(inPriorityOrder(await store.listRules(this.db, repo.id)));
   }
 
@@ -154,7 +154,7 @@ export class ProtectionService {
   }
 
   /** The rule that governs `branch` of `repo`, or null when the branch is not protected. */
-  async ruleFor(repo: RepoRow, branch: string): Promise<ProtectionRule | null> {
+  async ruleFor(repo: Pick<RepoRow, 'id'>, branch: string): Promise<ProtectionRule | null> {
     return ruleForBranch(await this.list(repo), branch) ?? null;
   }
 

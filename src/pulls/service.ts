@@ -115,6 +115,9 @@ const REVIEW_NAMES: Record<number, string> = {
 
 const MERGE_PULL_COMMENT = 28;
 const DISMISS_REVIEW_COMMENT = 32;
+/** The timeline's text for an approval dismissed by a push (Forgejo's words). */
+const STALE_DISMISSAL =
+  'New commits pushed, approval review dismissed automatically according to repository settings';
 const CHANGE_TARGET_BRANCH_COMMENT = 25;
 const ident = (u: UserRow): Ident => ({ name: u.full_name || u.name, email: u.email });
 
@@ -593,10 +596,53 @@ export class PullService {
       conflicted_files: JSON.stringify(m.conflicts),
     });
     if (!updated) return;
+    const oldHead = pr.head_commit_id;
     pr = updated;
     if (synced) {
-      await issueStore.update(this.db, issue.id, { updated_unix: nowUnix() });
+      // Reviews of what the pull request no longer proposes are stale; with the base branch's
+      // dismiss_stale_approvals, its approvals are dismissed (each with a timeline entry), as Forgejo does.
+      const changed = await this.contentChanged(baseDir, oldHead, headSha, m.mergeBase);
+      const rule = changed
+        ? await this.ctx.protection.ruleFor({ id: pr.base_repo_id }, pr.base_branch)
+        : undefined;
+      const now = nowUnix();
+      await transaction(this.db, async (tx) => {
+        if (changed) {
+          await store.markReviewsStale(tx, issue.id, headSha);
+          if (rule?.dismiss_stale_approvals)
+            for (const r of await store.reviewsOf(tx, issue.id)) {
+              if (r.type !== ReviewType.approve || r.dismissed || r.commit_id === headSha) continue;
+              await store.updateReview(tx, r.id, { dismissed: 1, updated_unix: now });
+              await issueStore.insertComment(tx, {
+                type: DISMISS_REVIEW_COMMENT,
+                repo_id: issue.repo_id,
+                issue_id: issue.id,
+                poster_id: pusherId || null,
+                content: STALE_DISMISSAL,
+                created_unix: now,
+                updated_unix: now,
+              });
+            }
+        } else await store.markReviewsCurrent(tx, issue.id, headSha);
+        await issueStore.update(tx, issue.id, { updated_unix: now });
+      });
       await this.ctx.events.emit('pull.synchronized', this.eventOf({ issue, pr }, { id: pusherId ?? 0 }));
+    }
+  }
+
+  /**
+   * Whether moving a pull request's head from `from` to `to` changed what it proposes. Forgejo's
+   * test: the combined diff of `to` against `from` and the merge base names a file only when `to`
+   * differs from both (a rebase that changes nothing of the pull request's own does not count).
+   */
+  private async contentChanged(dir: string, from: string, to: string, mergeBase: string): Promise<boolean> {
+    if (from === to) return false;
+    if (!from || !mergeBase) return true;
+    try {
+      const r = await git(['diff', '--name-only', '-z', to, from, mergeBase], { gitDir: dir });
+      return r.stdout.length > 0;
+    } catch {
+      return true;
     }
   }
 
@@ -647,7 +693,9 @@ export class PullService {
     if (rule.required_approvals > 0) {
       let approvals = 0;
       for (const r of reviews) {
-        if (r.type !== ReviewType.approve || r.dismissed || r.stale || r.reviewer_id === null) continue;
+        if (r.type !== ReviewType.approve || r.dismissed || r.reviewer_id === null) continue;
+        // A stale approval (of commits the pull request has moved past) still counts unless the rule ignores them.
+        if (r.stale && rule.ignore_stale_approvals) continue;
         if (rule.enable_approvals_whitelist) {
           if (!rule.approvals.userIds.includes(r.reviewer_id)) continue;
         } else if (!r.official) continue;
@@ -1142,6 +1190,14 @@ export class PullService {
     const type = this.reviewTypeOf(pull, doer, input.event, input.body, comments.length > 0);
     const rows = await this.reviewCommentRows(pull, doer, comments, 'comments');
     const code = view.access.units.get('repo.code') ?? 0;
+    const commitId = input.commitId || pull.pr.head_commit_id;
+    // A review of an earlier commit is stale when the pull request has changed since (as Forgejo's).
+    const stale = await this.contentChanged(
+      this.dirOf({ id: pull.pr.base_repo_id }),
+      commitId,
+      pull.pr.head_commit_id,
+      pull.pr.merge_base,
+    );
     const now = nowUnix();
     const review = await transaction(this.db, async (tx) => {
       if (type !== ReviewType.pending)
@@ -1151,7 +1207,8 @@ export class PullService {
         reviewer_id: doer.id,
         type,
         content: input.body ?? '',
-        commit_id: input.commitId || pull.pr.head_commit_id,
+        commit_id: commitId,
+        stale: stale ? 1 : 0,
         official: code >= AccessMode.write ? 1 : 0,
         created_unix: now,
         updated_unix: now,

@@ -182,6 +182,30 @@ export async function updateReview(q: Q, id: number, patch: Updateable<PullRevie
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * Marks every review of a pull request stale (Forgejo's MarkReviewsAsStale), except those made at
+ * `headSha`, which are made current again (MarkReviewsAsNotStale).
+ */
+export async function markReviewsStale(q: Q, issueId: number, headSha: string): Promise<void> {
+  await q
+    .updateTable('pull_review')
+    .set({ stale: 1 })
+    .where('issue_id', '=', issueId)
+    .where('commit_id', '!=', headSha)
+    .execute();
+  await markReviewsCurrent(q, issueId, headSha);
+}
+
+/** Makes the reviews of a pull request made at `headSha` current again. */
+export async function markReviewsCurrent(q: Q, issueId: number, headSha: string): Promise<void> {
+  await q
+    .updateTable('pull_review')
+    .set({ stale: 0 })
+    .where('issue_id', '=', issueId)
+    .where('commit_id', '=', headSha)
+    .execute();
+}
+
 /** Deletes a review and its line comments. */
 export async function deleteReview(q: Q, id: number): Promise<void> {
   await q.deleteFrom('pull_review_comment').where('review_id', '=', id).execute();

@@ -526,4 +526,90 @@ describe('pull requests', () => {
     });
     assert.equal(r.status, 200, r.text);
   });
+
+  it('a push that changes the pull request makes its reviews stale; the rule ignores or dismisses them', async () => {
+    type Review = { id: number; state: string; stale: boolean; dismissed: boolean; commit_id: string };
+    const rule = (body: Record<string, unknown>) =>
+      s.api('PATCH', '/repos/alice/proj/branch_protections/main', { token: alice.token, body });
+    assert.equal((await rule({ required_approvals: 1, ignore_stale_approvals: true })).status, 200);
+    const first = await branch('stale', { 'stale.txt': '1\n' });
+    const pr = await openPull('stale', 'Stale reviews', dave.token);
+    const reviews = async () =>
+      (await s.api<Review[]>('GET', `/repos/alice/proj/pulls/${pr.number}/reviews`, { token: alice.token }))
+        .body;
+    const approve = async () => {
+      const r = await s.api<Review>('POST', `/repos/alice/proj/pulls/${pr.number}/reviews`, {
+        token: alice.token,
+        body: { event: 'APPROVED' },
+      });
+      assert.equal(r.status, 200, r.text);
+      return r.body;
+    };
+    /** Pushes the work tree's branch and waits until the pull request's head is `tip`. */
+    const pushed = async (tip: string) => {
+      await g.git(['push', '--quiet', '--force', 'origin', 'stale'], wt);
+      assert.ok(
+        await waitFor(async () => {
+          const p = await s.api<PR>('GET', `/repos/alice/proj/pulls/${pr.number}`, { token: alice.token });
+          return p.body.head.sha === tip;
+        }),
+      );
+      await s.ctx.pulls.idle();
+    };
+    const merge = () =>
+      s.api('POST', `/repos/alice/proj/pulls/${pr.number}/merge`, {
+        token: alice.token,
+        body: { Do: 'merge' },
+      });
+
+    const a1 = await approve();
+    assert.equal(a1.commit_id, first);
+    assert.equal(a1.stale, false);
+
+    // A new commit: the approval is stale (not dismissed), and the rule no longer counts it.
+    const second = await g.commit(wt, 'stale2.txt', '2\n');
+    await pushed(second);
+    assert.deepEqual(
+      (await reviews()).map((r) => [r.id, r.stale, r.dismissed]),
+      [[a1.id, true, false]],
+    );
+    assert.equal((await merge()).status, 405);
+    // A review given for the earlier commit is stale from the start.
+    const late = await s.api<Review>('POST', `/repos/alice/proj/pulls/${pr.number}/reviews`, {
+      token: alice.token,
+      body: { event: 'COMMENT', body: 'about the first commit', commit_id: first },
+    });
+    assert.equal(late.status, 200, late.text);
+    assert.equal(late.body.stale, true);
+
+    // A fresh approval; then a push that changes nothing the pull request proposes (the same tree
+    // under a new commit) leaves it current.
+    const a2 = await approve();
+    assert.equal(a2.stale, false);
+    await g.git(['commit', '--quiet', '--amend', '-m', 'reworded'], wt);
+    const reworded = (await g.git(['rev-parse', 'HEAD'], wt)).trim();
+    await pushed(reworded);
+    assert.equal((await reviews()).find((r) => r.id === a2.id)?.stale, false);
+
+    // With dismiss_stale_approvals, a changing push dismisses the approval, and the timeline says so.
+    assert.equal((await rule({ dismiss_stale_approvals: true, ignore_stale_approvals: false })).status, 200);
+    const third = await g.commit(wt, 'stale3.txt', '3\n');
+    await pushed(third);
+    const after = (await reviews()).find((r) => r.id === a2.id)!;
+    assert.deepEqual([after.stale, after.dismissed], [true, true]);
+    const timeline = await s.api<Array<{ type: string; body: string }>>(
+      'GET',
+      `/repos/alice/proj/issues/${pr.number}/timeline`,
+      { token: alice.token },
+    );
+    assert.ok(
+      timeline.body.some(
+        (c) => c.type === 'dismiss_review' && /approval review dismissed automatically/.test(c.body),
+      ),
+      JSON.stringify(timeline.body.map((c) => c.type)),
+    );
+    assert.equal((await merge()).status, 405);
+    await approve();
+    assert.equal((await merge()).status, 200);
+  });
 });

@@ -220,20 +220,93 @@ export interface SizedFile {
   size: number;
 }
 
-/** Bytes per language of the files (regular files only: the caller leaves out links and submodules). */
-export function languageStats(files: Iterable<SizedFile>): Record<string, number> {
+/**
+ * What a repository's `.gitattributes` say of one file for the statistics (linguist's attributes;
+ * undefined: not specified, so the built-in rules decide).
+ */
+export interface LinguistAttributes {
+  vendored?: boolean;
+  generated?: boolean;
+  documentation?: boolean;
+  detectable?: boolean;
+  /** linguist-language, else gitlab-language (its part before any `?`). */
+  language?: string;
+}
+
+/** The attributes `git check-attr` is asked for. */
+export const LINGUIST_ATTRIBUTES = [
+  'linguist-vendored',
+  'linguist-generated',
+  'linguist-documentation',
+  'linguist-detectable',
+  'linguist-language',
+  'gitlab-language',
+];
+
+/** `git check-attr -z` output (path, attribute, value triples) as attributes by path. */
+export function parseCheckAttr(out: string): Map<string, LinguistAttributes> {
+  const fields = out.split('\0');
+  const byPath = new Map<string, LinguistAttributes>();
+  const flag = (v: string) =>
+    v === 'set' || v === 'true' ? true : v === 'unset' || v === 'false' ? false : undefined;
+  for (let i = 0; i + 2 < fields.length; i += 3) {
+    const [file, attr, value] = [fields[i]!, fields[i + 1]!, fields[i + 2]!];
+    if (value === 'unspecified') continue;
+    const a = byPath.get(file) ?? {};
+    byPath.set(file, a);
+    if (attr === 'linguist-language' || attr === 'gitlab-language') {
+      const name = attr === 'gitlab-language' ? value.split('?')[0]! : value;
+      if (name && name !== 'set' && name !== 'unset' && (attr === 'linguist-language' || !a.language))
+        a.language = name;
+    } else {
+      const key = attr.slice('linguist-'.length) as 'vendored' | 'generated' | 'documentation' | 'detectable';
+      const v = flag(value);
+      if (v !== undefined) a[key] = v;
+    }
+  }
+  return byPath;
+}
+
+/**
+ * Bytes per language of the files (regular files only: the caller leaves out links and
+ * submodules), with the `.gitattributes` overrides of `attrs` where given, as Forgejo applies them:
+ * vendored, generated or documentation set, or detectable unset, leave a file out; a language set
+ * counts it under that language whatever it is; an attribute set false keeps a file the built-in
+ * rules would leave out; detectable set counts a language of any type.
+ */
+export function languageStats(
+  files: Iterable<SizedFile>,
+  attrs?: Map<string, LinguistAttributes>,
+): Record<string, number> {
   const sizes = new Map<string, number>();
+  const add = (name: string, size: number) => sizes.set(name, (sizes.get(name) ?? 0) + size);
   let firstOther: string | undefined;
   let firstOtherSize = 0;
   for (const f of files) {
-    if (f.size === 0 || isExcluded(f.path)) continue;
+    if (f.size === 0) continue;
+    const a = attrs?.get(f.path);
+    if (a) {
+      if (a.vendored || a.generated || a.documentation || a.detectable === false) continue;
+      if (a.language) {
+        add(languageByName(a.language)?.group ?? a.language, f.size);
+        continue;
+      }
+    }
+    const base = f.path.slice(f.path.lastIndexOf('/') + 1);
+    if (
+      base.startsWith('.') ||
+      (a?.vendored === undefined && VENDOR.some((r) => r.test(f.path))) ||
+      (a?.documentation === undefined && DOCUMENTATION.some((r) => r.test(f.path))) ||
+      (a?.generated === undefined && GENERATED.some((r) => r.test(f.path)))
+    )
+      continue;
     const lang = languageOf(f.path);
     if (!lang) continue;
     const name = lang.group ?? lang.name;
     // The group's type decides (TSX counts as TypeScript does).
     const type = lang.group ? (languageByName(lang.group)?.type ?? lang.type) : lang.type;
-    if (type === 'programming' || type === 'markup') {
-      sizes.set(name, (sizes.get(name) ?? 0) + f.size);
+    if (type === 'programming' || type === 'markup' || a?.detectable === true) {
+      add(name, f.size);
     } else if (sizes.size === 0 && (firstOther === undefined || firstOther === name)) {
       firstOther = name;
       firstOtherSize += f.size;

@@ -3,6 +3,10 @@
 // recomputed lazily after pushes), issue templates and the issue configuration (parsed as Forgejo
 // does, see issue-templates.ts), repository flags, and the server-side git hooks Forgejo lists
 // (never editable here: Forgejo's default `[security] DISABLE_GIT_HOOKS = true`).
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../app/context.js';
 import { forbidden, invalidField, notFound } from '../errors.js';
@@ -21,7 +25,14 @@ import {
   type IssueConfig,
   type IssueTemplate,
 } from './issue-templates.js';
-import { languageStats, loadLanguages, primaryLanguage } from './languages.js';
+import {
+  LINGUIST_ATTRIBUTES,
+  languageStats,
+  loadLanguages,
+  parseCheckAttr,
+  primaryLanguage,
+  type LinguistAttributes,
+} from './languages.js';
 import * as store from './store.js';
 
 /** Template files larger than this are errors (Forgejo's [ui] MAX_DISPLAY_FILE_SIZE). */
@@ -132,9 +143,39 @@ export class RepoMetaService {
     const out = await git(['ls-tree', '-r', '-l', '-z', '--end-of-options', oid], {
       gitDir: this.ctx.repos.pathOf(repo),
     });
-    const stats = languageStats(regularFiles(out.stdout));
+    const files = [...regularFiles(out.stdout)];
+    const hasAttributes = files.some(
+      (f) => f.path === '.gitattributes' || f.path.endsWith('/.gitattributes'),
+    );
+    const attrs = hasAttributes ? await this.linguistAttributes(repo, oid, files) : undefined;
+    const stats = languageStats(files, attrs);
     this.stats.set(`${repo.id}:${oid}`, stats);
     return stats;
+  }
+
+  /**
+   * The linguist attributes the tree's `.gitattributes` files give its files: `git check-attr
+   * --cached` against a temporary index of the tree (a bare repository has no work tree to read them from).
+   */
+  private async linguistAttributes(
+    repo: RepoRow,
+    oid: string,
+    files: Array<{ path: string }>,
+  ): Promise<Map<string, LinguistAttributes>> {
+    const gitDir = this.ctx.repos.pathOf(repo);
+    const index = path.join(os.tmpdir(), `anvil-attr-${crypto.randomUUID()}`);
+    const env = { GIT_INDEX_FILE: index };
+    try {
+      await git(['read-tree', '--end-of-options', oid], { gitDir, env });
+      const out = await git(['check-attr', '--cached', '-z', '--stdin', ...LINGUIST_ATTRIBUTES], {
+        gitDir,
+        env,
+        input: files.map((f) => `${f.path}\0`).join(''),
+      });
+      return parseCheckAttr(out.stdout.toString('utf8'));
+    } finally {
+      fs.rmSync(index, { force: true });
+    }
   }
 
   // Issue templates and configuration

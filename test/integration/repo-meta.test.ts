@@ -97,6 +97,29 @@ describe('repository metadata', () => {
     assert.equal(list.body.find((x) => x.name === 'code')?.language, 'TypeScript');
   });
 
+  it('follows the linguist attributes of .gitattributes', async () => {
+    await g.commit(
+      work,
+      '.gitattributes',
+      [
+        'vendor/** -linguist-vendored',
+        'src/big.ts linguist-generated',
+        'README.md linguist-documentation=false linguist-detectable',
+        'web/app.ts linguist-language=JavaScript',
+      ].join('\n') + '\n',
+    );
+    await g.git(
+      ['push', '--quiet', repoUrl(s.url, 'alice', 'code', [alice.name, alice.password]), 'main'],
+      work,
+    );
+    const r = await s.api<Record<string, number>>('GET', '/repos/alice/code/languages', { token: bob.token });
+    assert.deepEqual(r.body, {
+      Go: 'package main\n\nfunc main() {}\n'.length * 10 + 'package dep\n'.length * 1000,
+      Markdown: '# readme\n'.length * 1000,
+      JavaScript: 'export const x = 1;\n'.length,
+    });
+  });
+
   it('lists the issue templates that parse, with a warning for the others', async () => {
     const r = await s.api<
       Array<{ name: string; about: string; labels: string[]; ref: string; file_name: string }>

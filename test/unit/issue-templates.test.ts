@@ -12,6 +12,7 @@ import {
   isExcluded,
   languageOf,
   languageStats,
+  parseCheckAttr,
   loadLanguages,
   primaryLanguage,
 } from '../../src/repometa/languages.js';
@@ -252,5 +253,37 @@ describe('language statistics', () => {
       { JSON: 15 },
     );
     assert.equal(primaryLanguage({}), '');
+  });
+
+  it('reads git check-attr output and applies the linguist attributes over the built-in rules', () => {
+    const out = [
+      ['vendor/dep.go', 'linguist-vendored', 'false'],
+      ['vendor/dep.go', 'linguist-language', 'unspecified'],
+      ['gen.go', 'linguist-generated', 'set'],
+      ['notes.txt', 'linguist-detectable', 'set'],
+      ['lib.py', 'gitlab-language', 'ruby?key=value'],
+      ['skip.go', 'linguist-detectable', 'unset'],
+      ['web/x.pug', 'linguist-language', 'TSX'],
+    ]
+      .map((t) => t.join('\0'))
+      .join('\0');
+    const attrs = parseCheckAttr(out + '\0');
+    assert.deepEqual(attrs.get('vendor/dep.go'), { vendored: false });
+    assert.deepEqual(attrs.get('lib.py'), { language: 'ruby' });
+    assert.equal(attrs.get('README.md'), undefined);
+    const stats = languageStats(
+      [
+        { path: 'main.go', size: 10 },
+        { path: 'vendor/dep.go', size: 100 },
+        { path: 'gen.go', size: 1000 },
+        { path: 'notes.txt', size: 5 },
+        { path: 'lib.py', size: 7 },
+        { path: 'skip.go', size: 3000 },
+        { path: 'web/x.pug', size: 2 },
+      ],
+      attrs,
+    );
+    // TSX counts in its group, TypeScript; Text is prose, counted only because it is detectable.
+    assert.deepEqual(stats, { Go: 110, ruby: 7, Text: 5, TypeScript: 2 });
   });
 });

@@ -329,6 +329,14 @@ const storages: DoctorCheck = {
 // ---------------------------------------------------------------------------------------------
 // Rows pointing at what is gone (columns without a foreign key, and rows whose blob is missing)
 
+/** The rows a removal took (by id) and the blobs to delete once it has committed. */
+interface Removed {
+  ids: number[];
+  blobs: Array<{ store: keyof Storage; key: string }>;
+}
+
+const NOTHING: Removed = { ids: [], blobs: [] };
+
 /** One kind of orphaned row: found a page at a time, removed a page at a time. */
 interface OrphanKind<R extends { id: number }> {
   /** A page of candidate rows with an id above `after` (`last` is the highest id looked at). */
@@ -338,7 +346,7 @@ interface OrphanKind<R extends { id: number }> {
    * Removes the rows (checking again inside the transaction that they are still orphaned) and
    * corrects the usage they counted; the blobs to delete after the commit.
    */
-  remove(ctx: AppContext, tx: Tx, rows: R[]): Promise<Array<{ store: keyof Storage; key: string }>>;
+  remove(ctx: AppContext, tx: Tx, rows: R[]): Promise<Removed>;
 }
 
 const ATTACHMENT_ISSUES: LeafSubject = 'size:assets:attachments:issues';
@@ -403,8 +411,8 @@ function danglingAttachments(q: AppContext['db'] | Tx, ids?: number[]) {
   return s;
 }
 
-async function removeAttachments(tx: Tx, rows: AttachmentRow[]) {
-  if (!rows.length) return [];
+async function removeAttachments(tx: Tx, rows: AttachmentRow[]): Promise<Removed> {
+  if (!rows.length) return NOTHING;
   await tx
     .deleteFrom('attachment')
     .where(
@@ -421,7 +429,10 @@ async function removeAttachments(tx: Tx, rows: AttachmentRow[]) {
       -Number(r.size),
     );
   }
-  return rows.map((r) => ({ store: 'attachments' as const, key: attachmentKey(r.uuid) }));
+  return {
+    ids: rows.map((r) => r.id),
+    blobs: rows.map((r) => ({ store: 'attachments' as const, key: attachmentKey(r.uuid) })),
+  };
 }
 
 const orphanAttachments: OrphanKind<AttachmentRow> = {
@@ -497,8 +508,8 @@ const attachmentsWithoutBlob: OrphanKind<AttachmentRow> = {
         rows.map((r) => r.id),
       )
       .execute();
-    await removeAttachments(tx, await withoutBlob(ctx, 'attachments', still, (r) => attachmentKey(r.uuid)));
-    return [];
+    const gone = await withoutBlob(ctx, 'attachments', still, (r) => attachmentKey(r.uuid));
+    return { ids: (await removeAttachments(tx, gone)).ids, blobs: [] };
   },
 };
 
@@ -541,7 +552,7 @@ const lfsWithoutBlob: OrphanKind<LfsRow> = {
       )
       .execute();
     const gone = await withoutBlob(ctx, 'lfs', still, (r) => lfsKey(r.oid));
-    if (!gone.length) return [];
+    if (!gone.length) return NOTHING;
     await tx
       .deleteFrom('lfs_meta_object')
       .where(
@@ -551,7 +562,7 @@ const lfsWithoutBlob: OrphanKind<LfsRow> = {
       )
       .execute();
     for (const r of gone) await recordUsage(tx, r.owner_id, LFS, -Number(r.size));
-    return [];
+    return { ids: gone.map((r) => r.id), blobs: [] };
   },
 };
 
@@ -578,7 +589,7 @@ const packageBlobsWithoutBlob: OrphanKind<PackageBlobRow> = {
   describe: (r) => `package blob ${r.hash_sha256}: its blob is missing (the package files using it go too)`,
   async remove(ctx, tx, rows) {
     const gone = await withoutBlob(ctx, 'packages', rows, (r) => packageKey(r.hash_sha256));
-    if (!gone.length) return [];
+    if (!gone.length) return NOTHING;
     const blobIds = gone.map((r) => r.id);
     const files = await tx
       .selectFrom('package_file')
@@ -605,7 +616,7 @@ const packageBlobsWithoutBlob: OrphanKind<PackageBlobRow> = {
         .execute();
     }
     await tx.deleteFrom('package_blob').where('id', 'in', blobIds).execute();
-    return [];
+    return { ids: blobIds, blobs: [] };
   },
 };
 
@@ -636,8 +647,10 @@ const orphanReactions: OrphanKind<IdRow> = {
   },
   describe: (r) => `reaction ${r.id} (${r.what}): its comment is gone`,
   async remove(_ctx, tx, rows) {
-    await tx
-      .deleteFrom('reaction')
+    // Checked again inside the transaction: only those still orphaned go.
+    const still = await tx
+      .selectFrom('reaction')
+      .select('id')
       .where(
         'id',
         'in',
@@ -652,7 +665,9 @@ const orphanReactions: OrphanKind<IdRow> = {
         ),
       )
       .execute();
-    return [];
+    const ids = still.map((r) => r.id);
+    if (ids.length) await tx.deleteFrom('reaction').where('id', 'in', ids).execute();
+    return { ids, blobs: [] };
   },
 };
 
@@ -666,7 +681,7 @@ const orphanPackageProperties: OrphanKind<IdRow> = {
     const again = await danglingProperties(tx, rows[0]!.id - 1);
     const still = again.rows.filter((r) => ids.has(r.id)).map((r) => r.id);
     if (still.length) await tx.deleteFrom('package_property').where('id', 'in', still).execute();
-    return [];
+    return { ids: still, blobs: [] };
   },
 };
 
@@ -738,9 +753,11 @@ const dbConsistency: DoctorCheck = {
           if (!opts.fix) {
             for (const r of rows) report.problem(kind.describe(r));
           } else {
-            const blobs = await transaction(ctx.db, (tx) => kind.remove(ctx, tx, rows));
-            for (const b of blobs) await ctx.storage[b.store].delete(b.key);
-            for (const r of rows) report.fixed(kind.describe(r));
+            const removed = await transaction(ctx.db, (tx) => kind.remove(ctx, tx, rows));
+            for (const b of removed.blobs) await ctx.storage[b.store].delete(b.key);
+            const ids = new Set(removed.ids);
+            // A row that changed meanwhile (its issue back, its blob written) was kept.
+            for (const r of rows) if (ids.has(r.id)) report.fixed(kind.describe(r));
           }
         }
         if (last === undefined) break;

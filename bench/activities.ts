@@ -19,6 +19,7 @@ import { createContext } from '../src/app/context.js';
 import { nowUnix, transaction } from '../src/db/database.js';
 import * as activityStore from '../src/activities/store.js';
 import type { OpType } from '../src/activities/tables.js';
+import { percentile } from './common.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.join(here, '..', 'bundle', 'cli.js');
@@ -27,11 +28,6 @@ const SAMPLES = Number(process.env['BENCH_SAMPLES'] ?? 300);
 const REPOS = 50;
 const PRIVATE = 10;
 const OPS: OpType[] = ['commit_repo', 'create_issue', 'comment_issue', 'close_issue', 'create_pull_request'];
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return Number(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!.toFixed(2));
-};
 
 async function latencies(
   url: string,

@@ -12,7 +12,6 @@
 // Settings: BENCH_MIB (default 256), BENCH_ROUNDS (default 3), BENCH_COMPRESSION (the client's zip
 // level, default 0: the bytes are random, so compressing only measures the client's zlib),
 // BENCH_NODE_ARGS (extra node flags for the Anvil server, such as --cpu-prof), BENCH_LOG_LEVEL.
-import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -21,74 +20,26 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../test/helpers/server.js';
 import { mintRuntimeToken } from '../src/actions/runtime-token.js';
+import {
+  children,
+  cpuSeconds,
+  median,
+  rssMb,
+  runNode,
+  sampleRss,
+  startNode as server,
+  waitForListening as waitFor,
+} from './common.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
+/** Node in the project's root (where @actions/artifact resolves). */
+const run = (args: string[], env: NodeJS.ProcessEnv) => runNode(args, env, root);
 const cli = path.join(here, '..', 'bundle', 'cli.js');
 const MIB = Number(process.env['BENCH_MIB'] ?? 256);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const COMPRESSION = Number(process.env['BENCH_COMPRESSION'] ?? 0);
 const SECRET = 'bench-secret-key';
-
-function rssMb(pid: number): number {
-  try {
-    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
-}
-
-/** CPU seconds (user + system) a process has used so far. */
-function cpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/** Samples a process's resident memory every 20 ms until stopped; the peak in MB. */
-function sampleRss(pid: number): { stop(): number } {
-  let peak = rssMb(pid);
-  const t = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 20);
-  return {
-    stop() {
-      clearInterval(t);
-      return Math.max(peak, rssMb(pid));
-    },
-  };
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-async function waitFor(url: string): Promise<void> {
-  const end = Date.now() + 30_000;
-  for (;;) {
-    try {
-      await fetch(url);
-      return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > end) throw new Error(`nothing answers at ${url}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, args, { env, cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    p.on('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`exit ${code}: ${out}`))));
-  });
-}
-
-const children: ChildProcess[] = [];
-function server(args: string[], env?: NodeJS.ProcessEnv): ChildProcess {
-  const p = spawn(process.execPath, args, { env: env ?? process.env, stdio: 'inherit' });
-  children.push(p);
-  return p;
-}
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-bench-artifacts-'));
 try {

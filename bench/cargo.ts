@@ -23,7 +23,7 @@ import { createContext } from '../src/app/context.js';
 import { PropertyRef } from '../src/packages/service.js';
 import * as store from '../src/packages/store.js';
 import { YANKED } from '../src/packages/cargo/service.js';
-import { percentile, waitFor200 } from './common.js';
+import { percentile, waitFor200, runNode as run } from './common.js';
 import { keepAliveClient } from './keepalive.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -32,16 +32,6 @@ const VERSIONS = Number(process.env['BENCH_VERSIONS'] ?? 1000);
 const REQUESTS = Number(process.env['BENCH_REQUESTS'] ?? 200);
 const COLD = Number(process.env['BENCH_COLD'] ?? 50);
 const PUBLISHES = Number(process.env['BENCH_PUBLISHES'] ?? 100);
-
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    p.on('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`exit ${code}: ${out}`))));
-  });
-}
 
 function publishBody(name: string, vers: string, crate: Buffer): Buffer {
   const json = Buffer.from(JSON.stringify({ name, vers, deps: [], features: {}, description: 'bench' }));

@@ -9,7 +9,6 @@
 // Run: npm run build && node dist/bench/conda.js
 // Settings: BENCH_MIB (default 64), BENCH_ROUNDS (default 3), BENCH_FILES (default 1000),
 // BENCH_REQUESTS (default 100).
-import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -17,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../test/helpers/server.js';
-import { percentile, waitFor200 } from './common.js';
+import { percentile, waitFor200, children, exec, rssMb, startNode } from './common.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.join(here, '..', 'bundle', 'cli.js');
@@ -25,30 +24,6 @@ const MIB = Number(process.env['BENCH_MIB'] ?? 64);
 const FILES = Number(process.env['BENCH_FILES'] ?? 1000);
 const REQUESTS = Number(process.env['BENCH_REQUESTS'] ?? 100);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
-
-function rssMb(pid: number): number {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
-}
-
-function exec(
-  cmd: string,
-  args: string[],
-  opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
-): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(cmd, args, { ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    p.on('exit', (code) =>
-      code === 0 ? resolve(out.trim()) : reject(new Error(`${cmd}: exit ${code}: ${out}`)),
-    );
-  });
-}
 
 /** A package's directory: info/index.json, info/about.json and a payload of `bytes` random bytes. */
 function layout(dir: string, name: string, version: string, bytes: number): void {
@@ -107,7 +82,6 @@ async function timed(url: string, headers: Record<string, string>, status: numbe
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-const children: ChildProcess[] = [];
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-bench-conda-'));
 try {
   const port = await freePort();
@@ -128,8 +102,7 @@ try {
     [cli, 'admin', 'user', 'generate-access-token', '--username', 'bench', '--raw'],
     { env },
   );
-  const srv = spawn(process.execPath, ['--max-semi-space-size=16', cli, 'web'], { env, stdio: 'inherit' });
-  children.push(srv);
+  const srv = startNode(['--max-semi-space-size=16', cli, 'web'], env);
   const base = `http://127.0.0.1:${port}/api/packages/bench`;
   await waitFor200(`http://127.0.0.1:${port}/api/v1/version`);
 

@@ -7,76 +7,32 @@
 // peak resident memory (target < 200 MB).
 //
 // Run: npm run build && node dist/bench/container.js
-import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../test/helpers/server.js';
+import {
+  children,
+  exec,
+  median,
+  rssMb,
+  runNode,
+  sampleRss,
+  startNode,
+  timedSeconds as timed,
+  waitForListening as waitFor,
+} from './common.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.join(here, '..', 'bundle', 'cli.js');
 const MIB = Number(process.env['BENCH_MIB'] ?? 200);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 
-function rssMb(pid: number): number {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
-}
-
-function sampleRss(pid: number): { stop(): number } {
-  let peak = rssMb(pid);
-  const t = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 20);
-  return {
-    stop() {
-      clearInterval(t);
-      return Math.max(peak, rssMb(pid));
-    },
-  };
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-function exec(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    p.on('exit', (code) =>
-      code === 0 ? resolve(out.trim()) : reject(new Error(`${cmd} exit ${code}: ${out}`)),
-    );
-  });
-}
-
-async function timed(fn: () => Promise<unknown>): Promise<number> {
-  const t = process.hrtime.bigint();
-  await fn();
-  return Number(process.hrtime.bigint() - t) / 1e9;
-}
-
-async function waitFor(url: string): Promise<void> {
-  const end = Date.now() + 30_000;
-  for (;;) {
-    try {
-      await fetch(url);
-      return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > end) throw new Error(`nothing answers at ${url}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 const sha = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-bench-container-'));
-const children: ChildProcess[] = [];
 try {
   // The source layout: one layer of random bytes wrapped as a gzip stream of stored blocks (so it
   // is gzip, as skopeo expects, without compressing anything).
@@ -163,7 +119,7 @@ try {
         path.join(home, 'tmp'),
         ...args,
       ],
-      skopeoEnv,
+      { env: skopeoEnv },
     );
 
   const port = await freePort();
@@ -178,14 +134,12 @@ try {
     ANVIL__DATABASE__DB_TYPE: 'sqlite3',
   };
   const admin = ['--username', 'bench', '--password', 'password-1', '--email', 'b@example.com', '--admin'];
-  await exec(process.execPath, [cli, 'admin', 'user', 'create', ...admin], env);
-  const token = await exec(
-    process.execPath,
+  await runNode([cli, 'admin', 'user', 'create', ...admin], env);
+  const token = await runNode(
     [cli, 'admin', 'user', 'generate-access-token', '--username', 'bench', '--raw'],
     env,
   );
-  const anvil = spawn(process.execPath, ['--max-semi-space-size=16', cli, 'web'], { env, stdio: 'inherit' });
-  children.push(anvil);
+  const anvil = startNode(['--max-semi-space-size=16', cli, 'web'], env);
   await waitFor(`http://127.0.0.1:${port}/api/v1/version`);
   const idleRss = rssMb(anvil.pid!);
 

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../test/helpers/server.js';
-import { waitFor200 } from './common.js';
+import { waitFor200, median } from './common.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.join(here, '..', 'bundle', 'cli.js');
@@ -186,7 +186,6 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
   return Number(process.hrtime.bigint() - t) / 1e6;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const best = (xs: number[]) => Math.min(...xs);
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-bench-git-'));

@@ -10,7 +10,6 @@
 // Run: npm run build && node dist/bench/packages.js
 // Settings: BENCH_MIB (default 256), BENCH_ROUNDS (default 3), BENCH_VERSIONS (default 1000),
 // BENCH_REQUESTS (packument requests, default 200).
-import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -23,6 +22,17 @@ import { freePort } from '../test/helpers/server.js';
 import { loadConfig } from '../src/config/config.js';
 import { createContext } from '../src/app/context.js';
 import { keepAliveClient } from './keepalive.js';
+import {
+  children,
+  median,
+  quantile as pct,
+  rssMb,
+  rssParts,
+  runNode as run,
+  sampleRss,
+  startNode as server,
+  waitForListening as waitFor,
+} from './common.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.join(here, '..', 'bundle', 'cli.js');
@@ -30,72 +40,6 @@ const MIB = Number(process.env['BENCH_MIB'] ?? 256);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const VERSIONS = Number(process.env['BENCH_VERSIONS'] ?? 1000);
 const REQUESTS = Number(process.env['BENCH_REQUESTS'] ?? 200);
-
-function rssMb(pid: number): number {
-  try {
-    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
-}
-
-/** RSS split into anonymous memory (heaps, buffers) and mapped files (the node binary, ICU). */
-function rssParts(pid: number): string {
-  try {
-    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024;
-    return `anon ${kb('RssAnon').toFixed(0)} MB, files ${kb('RssFile').toFixed(0)} MB, shared ${kb('RssShmem').toFixed(0)} MB`;
-  } catch {
-    return '?';
-  }
-}
-
-function sampleRss(pid: number): { stop(): number } {
-  let peak = rssMb(pid);
-  const t = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 20);
-  return {
-    stop() {
-      clearInterval(t);
-      return Math.max(peak, rssMb(pid));
-    },
-  };
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const pct = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
-
-async function waitFor(url: string): Promise<void> {
-  const end = Date.now() + 30_000;
-  for (;;) {
-    try {
-      await fetch(url);
-      return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > end) throw new Error(`nothing answers at ${url}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    p.on('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`exit ${code}: ${out}`))));
-  });
-}
-
-const children: ChildProcess[] = [];
-function server(args: string[], env?: NodeJS.ProcessEnv): ChildProcess {
-  const p = spawn(process.execPath, args, { env: env ?? process.env, stdio: 'inherit' });
-  children.push(p);
-  return p;
-}
 
 /** A PUT of `file` to `url`; seconds. */
 function put(

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
 import { keepAliveClient } from './keepalive.js';
 import { freePort } from '../test/helpers/server.js';
-import { waitFor200 } from './common.js';
+import { waitFor200, quantile, runNodeQuiet } from './common.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.join(here, '..', 'bundle', 'cli.js');
@@ -20,20 +20,9 @@ const REPOS = Number(process.env['BENCH_REPOS'] ?? 10_000);
 const ATTACHMENTS = Number(process.env['BENCH_ATTACHMENTS'] ?? 1_000_000);
 const REQUESTS = Number(process.env['BENCH_REQUESTS'] ?? 3000);
 
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [cli, ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    p.stdout.on('data', (d) => (out += d));
-    p.on('exit', (code) =>
-      code === 0 ? resolve(out.trim()) : reject(new Error(`${args.join(' ')}: exit ${code}`)),
-    );
-  });
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
+const run = (args: string[], env: NodeJS.ProcessEnv) => runNodeQuiet([cli, ...args], env);
+/** The `p`th percentile of `sorted`. */
+const percentile = (sorted: number[], p: number) => quantile(sorted, p / 100);
 
 interface Stats {
   p50: number;

@@ -18,7 +18,7 @@ import { pino } from 'pino';
 import { freePort } from '../test/helpers/server.js';
 import { loadConfig } from '../src/config/config.js';
 import { createContext } from '../src/app/context.js';
-import { waitFor200 } from './common.js';
+import { waitFor200, median, runWithInput as run } from './common.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.join(here, '..', 'bundle', 'cli.js');
@@ -26,21 +26,6 @@ const COMMITS = Number(process.env['BENCH_COMMITS'] ?? 10_000);
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 3);
 const PARALLEL = Number(process.env['BENCH_PARALLEL'] ?? 20);
 const FILES = 100;
-
-function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string }) {
-  return new Promise<string>((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`${cmd} ${args.join(' ')}: ${err}`)),
-    );
-    child.stdin.end(opts.input ?? '');
-  });
-}
 
 /** The fast-import stream: COMMITS commits on main, each rewriting one file with ~5 KB of random text. */
 function history(): string {
@@ -60,7 +45,6 @@ function history(): string {
 }
 
 const seconds = (t: bigint) => Number(process.hrtime.bigint() - t) / 1e9;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-bench-ssh-'));
 // sshd's files live where sshd accepts their modes (not under /tmp).

@@ -8,35 +8,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { freePort } from '../test/helpers/server.js';
-import { waitFor200 } from './common.js';
+import { waitFor200, median, rssMb as rssMbExact, runNodeQuiet as run } from './common.js';
+
+/** Resident memory in whole MB. */
+const rssMb = (pid: number) => Math.round(rssMbExact(pid));
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.join(here, '..', 'bundle', 'cli.js');
 const DURATION = Number(process.env['BENCH_SECONDS'] ?? 5);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 
-function median(values: number[]): number {
-  const v = [...values].sort((a, b) => a - b);
-  return v[Math.floor(v.length / 2)]!;
-}
 const CONNECTIONS = 10;
-
-function rssMb(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return Math.round(kb / 1024);
-}
-
-function run(cmd: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, cmd, { env, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    p.stdout.on('data', (d) => (out += d));
-    p.on('exit', (code) =>
-      code === 0 ? resolve(out.trim()) : reject(new Error(`${cmd.join(' ')}: exit ${code}`)),
-    );
-  });
-}
 
 async function load(url: string, headers: Record<string, string>): Promise<number> {
   const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers });

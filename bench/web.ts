@@ -23,7 +23,7 @@ import { loadConfig } from '../src/config/config.js';
 import { createContext } from '../src/app/context.js';
 import { transaction } from '../src/db/database.js';
 import * as issueStore from '../src/issues/store.js';
-import { waitFor200, percentile } from './common.js';
+import { waitFor200, percentile, runWithInput as run } from './common.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.join(here, '..', 'bundle', 'cli.js');
@@ -31,21 +31,6 @@ const COMMITS = Number(process.env['BENCH_COMMITS'] ?? 10_000);
 const SAMPLES = Number(process.env['BENCH_SAMPLES'] ?? 200);
 const FILES = 100;
 const COMMENTS = 500;
-
-function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string }) {
-  return new Promise<string>((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`${cmd} ${args.join(' ')}: ${err}`)),
-    );
-    child.stdin.end(opts.input ?? '');
-  });
-}
 
 /** A TypeScript-looking line (so highlighting has work to do). */
 const codeLine = (i: number) =>

@@ -10,7 +10,7 @@ import { buildServer } from './app/server.js';
 import { AppError } from './errors.js';
 import { VERSION } from './version.js';
 import { runnerCommand } from './actions/runner-cli.js';
-import { STALE_INTENT_SECONDS } from './repos/recovery.js';
+import { listChecks, runDoctor, selectChecks } from './ops/doctor.js';
 import { startSshServer, type RunningSshServer } from './ssh/server.js';
 import { keysCommand, servCommand } from './ssh/serv.js';
 
@@ -320,40 +320,43 @@ program
     });
   });
 
+const collect = (value: string, previous: string[]) => [...previous, value];
+
 program
   .command('doctor')
   .description(
-    'check that the database agrees with the repositories on disk (branches, default branch, emptiness, sizes), ' +
-      'changes left unfinished and directories no repository owns; --fix corrects them, sweeps leftovers and recalculates quota',
+    'check the site: repositories against their rows, unfinished changes, leftovers, rows pointing at what is gone, ' +
+      'quota usage, and (with --all or --run) blobs no row references and git fsck; exit status 1 while problems remain',
   )
   .addOption(configOption())
-  .option('--fix', 'correct what is found', false)
-  .action(async (opts: { config?: string; fix: boolean }) => {
-    let problems = 0;
-    await withContext(opts, async (ctx) => {
-      // Changes begun more than an hour ago are not under way any more: a server would have
-      // finished them. Younger ones may belong to a running server.
-      const before = Math.floor(Date.now() / 1000) - STALE_INTENT_SECONDS;
-      if (opts.fix) for (const line of await ctx.recovery.recover(before)) console.log(`recovered: ${line}`);
-      const found = await ctx.recovery.checkRepositories(opts.fix);
-      for (const line of found) console.log(`${opts.fix ? 'fixed' : 'found'}: ${line}`);
-      if (!opts.fix) {
-        problems = found.length;
-        console.log(
-          problems ? `${problems} problem(s) found; run with --fix to correct them.` : 'No problems found.',
-        );
+  .option('--fix', 'correct what can be corrected', false)
+  .option('--list', 'list the checks (* marks those run by default) and exit', false)
+  .option('--run <name>', 'run this check (repeatable); default: the default checks', collect, [])
+  .option('--all', 'run every check, the expensive ones too', false)
+  .option('--full', 'git-fsck: a full fsck (every object read) rather than connectivity only', false)
+  .action(
+    async (opts: {
+      config?: string;
+      fix: boolean;
+      list: boolean;
+      run: string[];
+      all: boolean;
+      full: boolean;
+    }) => {
+      if (opts.list) {
+        for (const line of listChecks()) console.log(line);
         return;
       }
-      const swept = await ctx.sweeper.sweep();
-      const removed = swept.temporary.length + swept.quarantine.length + swept.orphans.length;
-      if (removed) console.log(`swept: ${removed} leftover(s) removed`);
-      const { resized, drift } = await ctx.quota.reconcile();
-      for (const r of resized) console.log(`fixed: ${r.kind} ${r.name} size ${r.recorded} -> ${r.measured}`);
-      if (drift.length) console.log(`fixed: ${drift.length} quota total(s)`);
-      console.log('Done.');
-    });
-    if (problems) process.exitCode = 1;
-  });
+      const checks = selectChecks(opts.run, opts.all);
+      let remaining = 0;
+      await withContext(opts, async (ctx) => {
+        remaining = await runDoctor(ctx, checks, { fix: opts.fix, full: opts.full }, (line) =>
+          console.log(line),
+        );
+      });
+      if (remaining) process.exitCode = 1;
+    },
+  );
 
 program.addCommand(runnerCommand());
 program.addCommand(keysCommand());

@@ -261,10 +261,19 @@ export class QuotaService {
   }
 
   /**
-   * Recomputes usage from the resource tables (for one owner or all), stores the result and
-   * returns every difference found between what was stored and what the rows add up to.
+   * Read-only: every difference between the stored usage totals and what the resource rows add
+   * up to (for one owner or all), changing nothing (`anvil doctor` without --fix).
    */
-  private recalculateTotals(ownerId?: number): Promise<Drift[]> {
+  drift(ownerId?: number): Promise<Drift[]> {
+    return this.recalculateTotals(ownerId, false);
+  }
+
+  /**
+   * Recomputes usage from the resource tables (for one owner or all), stores the result (unless
+   * `write` is false) and returns every difference found between what was stored and what the
+   * rows add up to.
+   */
+  private recalculateTotals(ownerId?: number, write = true): Promise<Drift[]> {
     return transaction(this.db, async (tx) => {
       const actual: OwnerTotals = new Map();
       for (const source of this.sources) {
@@ -288,7 +297,7 @@ export class QuotaService {
           const is = real[subject] ?? 0;
           if (was !== is) {
             drift.push({ ownerId: owner, subject, stored: was, actual: is });
-            await store.setUsage(tx, owner, subject, is);
+            if (write) await store.setUsage(tx, owner, subject, is);
           }
         }
       }

@@ -1,0 +1,847 @@
+// `anvil doctor`: named checks of a site's consistency, in the manner of `forgejo doctor check`
+// (Forgejo's names where a check is the same idea: `synchronize-repo-heads`, `storages`,
+// `check-db-consistency`). Each check looks and reports; with --fix it also corrects what it can
+// (its `fix` says what that is) and reports what it could not. The command exits 1 while problems
+// remain.
+//
+// Everything is streamed: repositories and rows are read a page at a time by id, blob stores are
+// listed lazily and their keys checked against the rows a batch at a time, so a site of millions
+// of rows or blobs is never held in memory.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { AppContext } from '../app/context.js';
+import { transaction, type Tx } from '../db/database.js';
+import { invalid } from '../errors.js';
+import { blobKey as attachmentKey } from '../attachments/service.js';
+import { blobKey as lfsKey } from '../lfs/service.js';
+import { blobKey as packageKey, SUBJECT as PACKAGES } from '../packages/service.js';
+import { PropertyRef } from '../packages/tables.js';
+import { recordUsage } from '../quota/usage.js';
+import type { LeafSubject } from '../quota/subjects.js';
+import { STALE_INTENT_SECONDS } from '../repos/recovery.js';
+import * as repoStore from '../repos/store.js';
+import type { ListedBlob, Storage } from '../storage/storage.js';
+
+export interface DoctorOptions {
+  /** Correct what can be corrected. */
+  fix: boolean;
+  /** `git-fsck`: a full fsck (every object read and hashed) rather than connectivity only. */
+  full: boolean;
+}
+
+/** Where a check says what it found. */
+export interface DoctorReport {
+  /** A problem that remains (found without --fix, or one --fix could not correct). */
+  problem(line: string): void;
+  /** A problem --fix corrected. */
+  fixed(line: string): void;
+}
+
+export interface DoctorCheck {
+  /** The name `--run` takes. */
+  name: string;
+  /** What is checked. */
+  title: string;
+  /** What --fix does about it. */
+  fix: string;
+  /** Run without `--run` or `--all` (the expensive checks are not). */
+  isDefault: boolean;
+  run(ctx: AppContext, opts: DoctorOptions, report: DoctorReport): Promise<void>;
+}
+
+/** Rows read, or blob keys checked, per query. */
+const PAGE = 500;
+/** Git processes or blob stats run at once. */
+const CONCURRENCY = 4;
+/** Lines of a failing fsck's output reported. */
+const FSCK_LINES = 5;
+
+/** Runs `fn` over `items` with at most `n` at once, in order of start. */
+async function eachLimited<T>(items: readonly T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+}
+
+/** Repository ids a page at a time. */
+async function* repositoryIds(ctx: AppContext): AsyncIterable<number[]> {
+  let after = 0;
+  for (;;) {
+    const rows = await ctx.db
+      .selectFrom('repository')
+      .select('id')
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(PAGE)
+      .execute();
+    if (!rows.length) return;
+    yield rows.map((r) => r.id);
+    after = rows[rows.length - 1]!.id;
+  }
+}
+
+async function readDir(dir: string): Promise<string[]> {
+  try {
+    return await fs.promises.readdir(dir);
+  } catch {
+    return [];
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Repositories
+
+const repoHeads: DoctorCheck = {
+  name: 'synchronize-repo-heads',
+  title: "Repositories' rows (branches, default branch, emptiness, size) agree with their refs on disk",
+  fix: "rewrites the rows from the refs (git's side wins)",
+  isDefault: true,
+  async run(ctx, opts, report) {
+    for await (const ids of repositoryIds(ctx)) {
+      for (const id of ids) {
+        const lines = await ctx.repos.reconcile(id, opts.fix);
+        for (const line of lines) {
+          const text = `repository ${id}: ${line}`;
+          // A missing directory is reported by reconcile and cannot be repaired from the rows.
+          if (opts.fix && !line.startsWith('repository directory is missing')) report.fixed(text);
+          else report.problem(text);
+        }
+      }
+    }
+  },
+};
+
+const unfinishedChanges: DoctorCheck = {
+  name: 'unfinished-changes',
+  title: 'Ref changes (pushes, merges) a crash left unfinished over an hour ago',
+  fix: 'completes them as start-up recovery does',
+  isDefault: true,
+  async run(ctx, opts, report) {
+    // Changes begun more than an hour ago are not under way any more: a server would have
+    // finished them. Younger ones may belong to a running server.
+    const before = Math.floor(Date.now() / 1000) - STALE_INTENT_SECONDS;
+    if (opts.fix) for (const line of await ctx.recovery.recover(before)) report.fixed(line);
+    let after = 0;
+    for (;;) {
+      const batch = await repoStore.intentsBefore(ctx.db, before, after, PAGE);
+      for (const i of batch) {
+        report.problem(`repository ${i.repo_id}: an unfinished ${i.kind} begun at ${i.created_unix}`);
+      }
+      if (batch.length < PAGE) break;
+      after = batch[batch.length - 1]!.id;
+    }
+  },
+};
+
+const orphanedRepoDirs: DoctorCheck = {
+  name: 'orphaned-repo-dirs',
+  title: 'Repository directories no repository owns (left by a creation a crash interrupted)',
+  fix: 'removes them',
+  isDefault: true,
+  async run(ctx, opts, report) {
+    const root = ctx.config.repository.root;
+    const entries = (await readDir(root)).sort();
+    // Looked up in pages of directory names, never the whole repository table at once.
+    for (let i = 0; i < entries.length; i += PAGE) {
+      const page = entries
+        .slice(i, i + PAGE)
+        .map((entry) => ({ entry, m: /^(\d+)(?:\.wiki)?\.git$/.exec(entry) })) // a repository or its wiki
+        .filter((x): x is { entry: string; m: RegExpExecArray } => x.m !== null);
+      if (!page.length) continue;
+      const ids = [...new Set(page.map((x) => Number(x.m[1])))];
+      const known = new Set(
+        (await ctx.db.selectFrom('repository').select('id').where('id', 'in', ids).execute()).map(
+          (r) => r.id,
+        ),
+      );
+      for (const { entry, m } of page) {
+        if (known.has(Number(m[1]))) continue;
+        // A creation under way has its directory before its row commits: leave young ones.
+        const full = path.join(root, entry);
+        const age = Date.now() - fs.statSync(full).mtimeMs;
+        if (age < STALE_INTENT_SECONDS * 1000) continue;
+        const text = `${entry}: a repository directory with no repository`;
+        if (opts.fix) {
+          fs.rmSync(full, { recursive: true, force: true });
+          report.fixed(text);
+        } else report.problem(text);
+      }
+    }
+  },
+};
+
+const leftovers: DoctorCheck = {
+  name: 'leftovers',
+  title:
+    "Leftovers of interrupted work: git quarantine directories and temporary pack files (blob stores' temporary files are swept by --fix)",
+  fix: 'runs the sweep `anvil web` runs hourly: temporary files, quarantines and unreferenced blobs older than its grace period',
+  isDefault: true,
+  async run(ctx, opts, report) {
+    if (opts.fix) {
+      const swept = await ctx.sweeper.sweep();
+      for (const t of swept.temporary) report.fixed(`temporary file ${t.store}/${t.name} removed`);
+      for (const q of swept.quarantine) report.fixed(`git leftover ${q.name} removed`);
+      for (const o of swept.orphans) report.fixed(`unreferenced blob ${o.store}/${o.key} removed`);
+      return;
+    }
+    const before = Date.now() - ctx.sweeper.graceMs;
+    const root = ctx.config.repository.root;
+    const old = async (rel: string) => {
+      const st = await fs.promises.stat(path.join(root, rel)).catch(() => undefined);
+      return st !== undefined && st.mtimeMs < before;
+    };
+    for (const repo of await readDir(root)) {
+      if (!repo.endsWith('.git')) continue;
+      for (const name of await readDir(path.join(root, repo, 'objects'))) {
+        const rel = `${repo}/objects/${name}`;
+        if ((name.startsWith('tmp_objdir-') || name.startsWith('incoming-')) && (await old(rel))) {
+          report.problem(`git quarantine left over: ${rel}`);
+        }
+      }
+      for (const name of await readDir(path.join(root, repo, 'objects', 'pack'))) {
+        const rel = `${repo}/objects/pack/${name}`;
+        if (name.startsWith('tmp_') && (await old(rel)))
+          report.problem(`temporary pack file left over: ${rel}`);
+      }
+    }
+  },
+};
+
+/** `git fsck` of one repository directory; undefined when sound, else what git said. */
+function fsck(dir: string, full: boolean): Promise<string | undefined> {
+  const args = ['-c', 'safe.directory=*', '--git-dir', dir, 'fsck', '--no-progress', '--no-dangling'];
+  if (!full) args.push('--connectivity-only');
+  return new Promise((resolve) => {
+    execFile(
+      'git',
+      args,
+      { maxBuffer: 16 << 20, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } },
+      (err, stdout, stderr) => {
+        if (!err) return resolve(undefined);
+        const lines = `${stderr}\n${stdout}`
+          .split('\n')
+          .map((l) => l.trim())
+          .filter((l) => l && !l.startsWith('notice:'));
+        resolve(lines.slice(0, FSCK_LINES).join('; ') || `git fsck failed (${err.code ?? err.message})`);
+      },
+    );
+  });
+}
+
+const gitFsck: DoctorCheck = {
+  name: 'git-fsck',
+  title: 'git fsck of every repository and wiki (connectivity only; --full reads and hashes every object)',
+  fix: 'nothing automatic: broken repositories are reported for an administrator to restore',
+  isDefault: false,
+  async run(ctx, opts, report) {
+    for await (const ids of repositoryIds(ctx)) {
+      const dirs: Array<{ what: string; dir: string }> = [];
+      for (const id of ids) {
+        const dir = ctx.repos.pathOf({ id });
+        const wiki = ctx.wiki.pathOf({ id });
+        if (fs.existsSync(dir)) dirs.push({ what: `repository ${id}`, dir });
+        // (a missing repository directory is synchronize-repo-heads' to report)
+        if (fs.existsSync(path.join(wiki, 'HEAD')))
+          dirs.push({ what: `wiki of repository ${id}`, dir: wiki });
+      }
+      await eachLimited(dirs, CONCURRENCY, async ({ what, dir }) => {
+        const broken = await fsck(dir, opts.full);
+        if (broken) report.problem(`${what} (${dir}): ${broken}`);
+      });
+    }
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// Quota
+
+const quotaUsage: DoctorCheck = {
+  name: 'quota-usage',
+  title: "Recorded quota usage totals agree with what owners' rows add up to",
+  fix: 'measures repositories and blobs, corrects recorded sizes and recalculates every total',
+  isDefault: true,
+  async run(ctx, opts, report) {
+    const names = async (ids: number[]) => ctx.users.getByIds([...new Set(ids)]);
+    if (opts.fix) {
+      const { resized, drift } = await ctx.quota.reconcile();
+      for (const r of resized)
+        report.fixed(`${r.kind} ${r.name}: recorded size ${r.recorded}, measured ${r.measured}`);
+      const who = await names(drift.map((d) => d.ownerId));
+      for (const d of drift) {
+        report.fixed(
+          `quota: ${who.get(d.ownerId)?.name ?? `#${d.ownerId}`} ${d.subject}: recorded ${d.stored}, actual ${d.actual}`,
+        );
+      }
+      return;
+    }
+    const drift = await ctx.quota.drift();
+    const who = await names(drift.map((d) => d.ownerId));
+    for (const d of drift) {
+      report.problem(
+        `quota: ${who.get(d.ownerId)?.name ?? `#${d.ownerId}`} ${d.subject}: recorded ${d.stored}, actual ${d.actual}`,
+      );
+    }
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// Blobs no row references
+
+const storages: DoctorCheck = {
+  name: 'storages',
+  title: 'Blobs in storage (LFS, attachments, artifacts, packages, avatars) that no row references',
+  fix: 'deletes them (a blob written again since the listing is kept)',
+  isDefault: false,
+  async run(ctx, opts, report) {
+    // A blob younger than the sweep's grace period may belong to an upload whose row is coming.
+    const graceBefore = Date.now() - ctx.sweeper.graceMs;
+    for (const refs of ctx.contributions.blobReferences) {
+      const store = ctx.storage[refs.store];
+      const listedAt = new Date();
+      const flush = async (batch: ListedBlob[]) => {
+        if (!batch.length) return;
+        const kept = await refs.referenced(batch.map((b) => b.key));
+        for (const b of batch) {
+          if (kept.has(b.key)) continue;
+          const text = `${refs.store}/${b.key} (${b.size} bytes): no ${refs.label} row references it`;
+          if (!opts.fix) report.problem(text);
+          else if (await store.delete(b.key, { ifUnmodifiedSince: listedAt })) report.fixed(text);
+          else report.problem(`${text}; written again since the listing, kept`);
+        }
+      };
+      let batch: ListedBlob[] = [];
+      for await (const b of store.list(refs.prefix)) {
+        if (b.mtime.getTime() >= graceBefore) continue;
+        batch.push(b);
+        if (batch.length >= PAGE) {
+          await flush(batch);
+          batch = [];
+        }
+      }
+      await flush(batch);
+    }
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// Rows pointing at what is gone (columns without a foreign key, and rows whose blob is missing)
+
+/** The rows a removal took (by id) and the blobs to delete once it has committed. */
+interface Removed {
+  ids: number[];
+  blobs: Array<{ store: keyof Storage; key: string }>;
+}
+
+const NOTHING: Removed = { ids: [], blobs: [] };
+
+/** One kind of orphaned row: found a page at a time, removed a page at a time. */
+interface OrphanKind<R extends { id: number }> {
+  /** A page of candidate rows with an id above `after` (`last` is the highest id looked at). */
+  page(ctx: AppContext, after: number): Promise<{ rows: R[]; last: number | undefined }>;
+  describe(row: R): string;
+  /**
+   * Removes the rows (checking again inside the transaction that they are still orphaned) and
+   * corrects the usage they counted; the blobs to delete after the commit.
+   */
+  remove(ctx: AppContext, tx: Tx, rows: R[]): Promise<Removed>;
+}
+
+const ATTACHMENT_ISSUES: LeafSubject = 'size:assets:attachments:issues';
+const ATTACHMENT_RELEASES: LeafSubject = 'size:assets:attachments:releases';
+const LFS: LeafSubject = 'size:git:lfs';
+
+interface AttachmentRow {
+  id: number;
+  uuid: string;
+  size: number;
+  release_id: number | null;
+  owner_id: number;
+}
+
+/** Attachments whose issue, comment or release is gone (those columns have no foreign key). */
+function danglingAttachments(q: AppContext['db'] | Tx, ids?: number[]) {
+  let s = q
+    .selectFrom('attachment')
+    .innerJoin('repository', 'repository.id', 'attachment.repo_id')
+    .select([
+      'attachment.id',
+      'attachment.uuid',
+      'attachment.size',
+      'attachment.release_id',
+      'repository.owner_id',
+    ])
+    .where((eb) =>
+      eb.or([
+        eb.and([
+          eb('attachment.issue_id', 'is not', null),
+          eb.not(
+            eb.exists(
+              eb.selectFrom('issue').select('issue.id').whereRef('issue.id', '=', 'attachment.issue_id'),
+            ),
+          ),
+        ]),
+        eb.and([
+          eb('attachment.comment_id', 'is not', null),
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('comment')
+                .select('comment.id')
+                .whereRef('comment.id', '=', 'attachment.comment_id'),
+            ),
+          ),
+        ]),
+        eb.and([
+          eb('attachment.release_id', 'is not', null),
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('release')
+                .select('release.id')
+                .whereRef('release.id', '=', 'attachment.release_id'),
+            ),
+          ),
+        ]),
+      ]),
+    );
+  if (ids) s = s.where('attachment.id', 'in', ids);
+  return s;
+}
+
+async function removeAttachments(tx: Tx, rows: AttachmentRow[]): Promise<Removed> {
+  if (!rows.length) return NOTHING;
+  await tx
+    .deleteFrom('attachment')
+    .where(
+      'id',
+      'in',
+      rows.map((r) => r.id),
+    )
+    .execute();
+  for (const r of rows) {
+    await recordUsage(
+      tx,
+      r.owner_id,
+      r.release_id === null ? ATTACHMENT_ISSUES : ATTACHMENT_RELEASES,
+      -Number(r.size),
+    );
+  }
+  return {
+    ids: rows.map((r) => r.id),
+    blobs: rows.map((r) => ({ store: 'attachments' as const, key: attachmentKey(r.uuid) })),
+  };
+}
+
+const orphanAttachments: OrphanKind<AttachmentRow> = {
+  async page(ctx, after) {
+    const rows = await danglingAttachments(ctx.db)
+      .where('attachment.id', '>', after)
+      .orderBy('attachment.id')
+      .limit(PAGE)
+      .execute();
+    return { rows, last: rows.at(-1)?.id };
+  },
+  describe: (r) => `attachment ${r.uuid}: its issue, comment or release is gone`,
+  async remove(_ctx, tx, rows) {
+    const still = await danglingAttachments(
+      tx,
+      rows.map((r) => r.id),
+    ).execute();
+    return removeAttachments(tx, still);
+  },
+};
+
+/** Pages of rows whose blobs are stat'ed: the missing ones are orphaned. */
+async function withoutBlob<R extends { id: number }>(
+  ctx: AppContext,
+  store: keyof Storage,
+  rows: R[],
+  key: (r: R) => string,
+): Promise<R[]> {
+  const missing: R[] = [];
+  await eachLimited(rows, CONCURRENCY * 2, async (r) => {
+    if (!(await ctx.storage[store].stat(key(r)))) missing.push(r);
+  });
+  return missing.sort((a, b) => a.id - b.id);
+}
+
+const attachmentsWithoutBlob: OrphanKind<AttachmentRow> = {
+  async page(ctx, after) {
+    const all = await ctx.db
+      .selectFrom('attachment')
+      .innerJoin('repository', 'repository.id', 'attachment.repo_id')
+      .select([
+        'attachment.id',
+        'attachment.uuid',
+        'attachment.size',
+        'attachment.release_id',
+        'repository.owner_id',
+      ])
+      .where('attachment.id', '>', after)
+      .where('attachment.external_url', '=', '')
+      .orderBy('attachment.id')
+      .limit(PAGE)
+      .execute();
+    return {
+      rows: await withoutBlob(ctx, 'attachments', all, (r) => attachmentKey(r.uuid)),
+      last: all.at(-1)?.id,
+    };
+  },
+  describe: (r) => `attachment ${r.uuid}: its blob is missing`,
+  async remove(ctx, tx, rows) {
+    const still = await tx
+      .selectFrom('attachment')
+      .innerJoin('repository', 'repository.id', 'attachment.repo_id')
+      .select([
+        'attachment.id',
+        'attachment.uuid',
+        'attachment.size',
+        'attachment.release_id',
+        'repository.owner_id',
+      ])
+      .where(
+        'attachment.id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .execute();
+    const gone = await withoutBlob(ctx, 'attachments', still, (r) => attachmentKey(r.uuid));
+    return { ids: (await removeAttachments(tx, gone)).ids, blobs: [] };
+  },
+};
+
+interface LfsRow {
+  id: number;
+  oid: string;
+  size: number;
+  repository_id: number;
+  owner_id: number;
+}
+
+const lfsWithoutBlob: OrphanKind<LfsRow> = {
+  async page(ctx, after) {
+    const all = await ctx.db
+      .selectFrom('lfs_meta_object')
+      .innerJoin('repository', 'repository.id', 'lfs_meta_object.repository_id')
+      .select([
+        'lfs_meta_object.id',
+        'lfs_meta_object.oid',
+        'lfs_meta_object.size',
+        'lfs_meta_object.repository_id',
+        'repository.owner_id',
+      ])
+      .where('lfs_meta_object.id', '>', after)
+      .orderBy('lfs_meta_object.id')
+      .limit(PAGE)
+      .execute();
+    return { rows: await withoutBlob(ctx, 'lfs', all, (r) => lfsKey(r.oid)), last: all.at(-1)?.id };
+  },
+  describe: (r) => `LFS object ${r.oid} of repository ${r.repository_id}: its blob is missing`,
+  async remove(ctx, tx, rows) {
+    const still = await tx
+      .selectFrom('lfs_meta_object')
+      .innerJoin('repository', 'repository.id', 'lfs_meta_object.repository_id')
+      .select(['lfs_meta_object.id', 'lfs_meta_object.oid', 'lfs_meta_object.size', 'repository.owner_id'])
+      .where(
+        'lfs_meta_object.id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .execute();
+    const gone = await withoutBlob(ctx, 'lfs', still, (r) => lfsKey(r.oid));
+    if (!gone.length) return NOTHING;
+    await tx
+      .deleteFrom('lfs_meta_object')
+      .where(
+        'id',
+        'in',
+        gone.map((r) => r.id),
+      )
+      .execute();
+    for (const r of gone) await recordUsage(tx, r.owner_id, LFS, -Number(r.size));
+    return { ids: gone.map((r) => r.id), blobs: [] };
+  },
+};
+
+interface PackageBlobRow {
+  id: number;
+  hash_sha256: string;
+  size: number;
+}
+
+const packageBlobsWithoutBlob: OrphanKind<PackageBlobRow> = {
+  async page(ctx, after) {
+    const all = await ctx.db
+      .selectFrom('package_blob')
+      .select(['id', 'hash_sha256', 'size'])
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(PAGE)
+      .execute();
+    return {
+      rows: await withoutBlob(ctx, 'packages', all, (r) => packageKey(r.hash_sha256)),
+      last: all.at(-1)?.id,
+    };
+  },
+  describe: (r) => `package blob ${r.hash_sha256}: its blob is missing (the package files using it go too)`,
+  async remove(ctx, tx, rows) {
+    const gone = await withoutBlob(ctx, 'packages', rows, (r) => packageKey(r.hash_sha256));
+    if (!gone.length) return NOTHING;
+    const blobIds = gone.map((r) => r.id);
+    const files = await tx
+      .selectFrom('package_file')
+      .innerJoin('package_blob', 'package_blob.id', 'package_file.blob_id')
+      .innerJoin('package_version', 'package_version.id', 'package_file.version_id')
+      .innerJoin('package', 'package.id', 'package_version.package_id')
+      .select(['package_file.id', 'package_blob.size', 'package.owner_id', 'package.id as package_id'])
+      .where('package_file.blob_id', 'in', blobIds)
+      .execute();
+    if (files.length) {
+      const fileIds = files.map((f) => f.id);
+      await tx
+        .deleteFrom('package_property')
+        .where('ref_type', '=', PropertyRef.file)
+        .where('ref_id', 'in', fileIds)
+        .execute();
+      await tx.deleteFrom('package_file').where('id', 'in', fileIds).execute();
+      for (const f of files) await recordUsage(tx, f.owner_id, PACKAGES, -Number(f.size));
+      // Cached renderings (indexes, packuments) follow the package's revision.
+      await tx
+        .updateTable('package')
+        .set((eb) => ({ revision: eb('revision', '+', 1) }))
+        .where('id', 'in', [...new Set(files.map((f) => f.package_id))])
+        .execute();
+    }
+    await tx.deleteFrom('package_blob').where('id', 'in', blobIds).execute();
+    return { ids: blobIds, blobs: [] };
+  },
+};
+
+interface IdRow {
+  id: number;
+  what: string;
+}
+
+/** Reactions to comments that are gone (reaction.comment_id has no foreign key). */
+const orphanReactions: OrphanKind<IdRow> = {
+  async page(ctx, after) {
+    const rows = await ctx.db
+      .selectFrom('reaction')
+      .select(['reaction.id', 'reaction.type as what'])
+      .where('reaction.comment_id', '!=', 0)
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb.selectFrom('comment').select('comment.id').whereRef('comment.id', '=', 'reaction.comment_id'),
+          ),
+        ),
+      )
+      .where('reaction.id', '>', after)
+      .orderBy('reaction.id')
+      .limit(PAGE)
+      .execute();
+    return { rows, last: rows.at(-1)?.id };
+  },
+  describe: (r) => `reaction ${r.id} (${r.what}): its comment is gone`,
+  async remove(_ctx, tx, rows) {
+    // Checked again inside the transaction: only those still orphaned go.
+    const still = await tx
+      .selectFrom('reaction')
+      .select('id')
+      .where(
+        'id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .where('comment_id', '!=', 0)
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb.selectFrom('comment').select('comment.id').whereRef('comment.id', '=', 'reaction.comment_id'),
+          ),
+        ),
+      )
+      .execute();
+    const ids = still.map((r) => r.id);
+    if (ids.length) await tx.deleteFrom('reaction').where('id', 'in', ids).execute();
+    return { ids, blobs: [] };
+  },
+};
+
+/** Package properties of a package, version or file that is gone (ref_id has no foreign key). */
+const orphanPackageProperties: OrphanKind<IdRow> = {
+  page: (ctx, after) => danglingProperties(ctx.db, after),
+  describe: (r) => `package property ${r.id} (${r.what}): its package, version or file is gone`,
+  async remove(_ctx, tx, rows) {
+    // Checked again inside the transaction: only those still orphaned go.
+    const ids = new Set(rows.map((r) => r.id));
+    const again = await danglingProperties(tx, rows[0]!.id - 1);
+    const still = again.rows.filter((r) => ids.has(r.id)).map((r) => r.id);
+    if (still.length) await tx.deleteFrom('package_property').where('id', 'in', still).execute();
+    return { ids: still, blobs: [] };
+  },
+};
+
+async function danglingProperties(q: AppContext['db'] | Tx, after: number) {
+  const rows = await q
+    .selectFrom('package_property as p')
+    .select(['p.id', 'p.name as what'])
+    .where('p.id', '>', after)
+    .where((eb) =>
+      eb.or([
+        eb.and([
+          eb('p.ref_type', '=', PropertyRef.package),
+          eb.not(
+            eb.exists(eb.selectFrom('package').select('package.id').whereRef('package.id', '=', 'p.ref_id')),
+          ),
+        ]),
+        eb.and([
+          eb('p.ref_type', '=', PropertyRef.version),
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('package_version')
+                .select('package_version.id')
+                .whereRef('package_version.id', '=', 'p.ref_id'),
+            ),
+          ),
+        ]),
+        eb.and([
+          eb('p.ref_type', '=', PropertyRef.file),
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('package_file')
+                .select('package_file.id')
+                .whereRef('package_file.id', '=', 'p.ref_id'),
+            ),
+          ),
+        ]),
+      ]),
+    )
+    .orderBy('p.id')
+    .limit(PAGE)
+    .execute();
+  return { rows, last: rows.at(-1)?.id };
+}
+
+const ORPHAN_KINDS: Array<OrphanKind<{ id: number }>> = [
+  orphanAttachments,
+  attachmentsWithoutBlob,
+  lfsWithoutBlob,
+  packageBlobsWithoutBlob,
+  orphanReactions,
+  orphanPackageProperties,
+] as Array<OrphanKind<never>> as Array<OrphanKind<{ id: number }>>;
+
+const dbConsistency: DoctorCheck = {
+  name: 'check-db-consistency',
+  title:
+    'Rows pointing at what is gone: attachments of deleted issues, comments or releases, reactions to deleted comments, ' +
+    'package properties of deleted packages; LFS objects, attachments and package blobs whose blob is missing',
+  fix: 'removes those rows in a transaction per page, correcting the quota usage they counted',
+  isDefault: true,
+  async run(ctx, opts, report) {
+    for (const kind of ORPHAN_KINDS) {
+      let after = 0;
+      for (;;) {
+        const { rows, last } = await kind.page(ctx, after);
+        if (rows.length) {
+          if (!opts.fix) {
+            for (const r of rows) report.problem(kind.describe(r));
+          } else {
+            const removed = await transaction(ctx.db, (tx) => kind.remove(ctx, tx, rows));
+            for (const b of removed.blobs) await ctx.storage[b.store].delete(b.key);
+            const ids = new Set(removed.ids);
+            // A row that changed meanwhile (its issue back, its blob written) was kept.
+            for (const r of rows) if (ids.has(r.id)) report.fixed(kind.describe(r));
+          }
+        }
+        if (last === undefined) break;
+        after = last;
+      }
+    }
+  },
+};
+
+/** Every check, in the order they run. */
+export const CHECKS: readonly DoctorCheck[] = [
+  unfinishedChanges,
+  repoHeads,
+  orphanedRepoDirs,
+  leftovers,
+  dbConsistency,
+  quotaUsage,
+  storages,
+  gitFsck,
+];
+
+/** The checks `--run` names (each once, in CHECKS' order), or with `all` every one, else the default ones. */
+export function selectChecks(names: readonly string[], all: boolean): DoctorCheck[] {
+  const unknown = names.filter((n) => !CHECKS.some((c) => c.name === n));
+  if (unknown.length) {
+    throw invalid(`unknown check ${unknown.join(', ')} (anvil doctor --list shows the checks)`);
+  }
+  if (names.length) return CHECKS.filter((c) => names.includes(c.name));
+  return CHECKS.filter((c) => all || c.isDefault);
+}
+
+/** `--list`: a line per check, `*` marking those run by default. */
+export function listChecks(): string[] {
+  const width = Math.max(...CHECKS.map((c) => c.name.length));
+  return [
+    `Default  ${'Name'.padEnd(width)}  Title`,
+    ...CHECKS.map((c) => `${c.isDefault ? '*' : ' '}        ${c.name.padEnd(width)}  ${c.title}`),
+  ];
+}
+
+/**
+ * Runs the checks, writing what each found (and fixed) through `print`; how many problems
+ * remain (the command exits 1 when any do).
+ */
+export async function runDoctor(
+  ctx: AppContext,
+  checks: readonly DoctorCheck[],
+  opts: DoctorOptions,
+  print: (line: string) => void,
+): Promise<number> {
+  let remaining = 0;
+  let fixedTotal = 0;
+  for (const [i, check] of checks.entries()) {
+    print(`[${i + 1}] ${check.title} (${check.name})`);
+    let problems = 0;
+    let fixed = 0;
+    try {
+      await check.run(ctx, opts, {
+        problem: (line) => {
+          problems++;
+          print(` - ${opts.fix ? 'not fixed' : 'found'}: ${line}`);
+        },
+        fixed: (line) => {
+          fixed++;
+          print(` - fixed: ${line}`);
+        },
+      });
+    } catch (err) {
+      problems++;
+      print(` - failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    remaining += problems;
+    fixedTotal += fixed;
+    const parts = [fixed ? `${fixed} fixed` : '', problems ? `${problems} problem(s)` : ''].filter(Boolean);
+    print(parts.length ? parts.join(', ') : 'OK');
+  }
+  if (remaining === 0) {
+    print(opts.fix ? `Done: ${fixedTotal} problem(s) fixed, none left.` : 'No problems found.');
+  } else {
+    print(
+      opts.fix
+        ? `${remaining} problem(s) remain after fixing ${fixedTotal}.`
+        : `${remaining} problem(s) found; run with --fix to correct them.`,
+    );
+  }
+  return remaining;
+}

@@ -71,6 +71,7 @@ export async function migrateStorage(
 ): Promise<MigrateReport[]> {
   const reports: MigrateReport[] = [];
   for (const kind of kinds) {
+    if (samePlace(from[kind], to[kind])) throw new Error(`the ${kind} source and target are the same store`);
     const source = openBlobStore(from[kind]);
     const target = openBlobStore(to[kind]);
     try {
@@ -89,4 +90,56 @@ export async function migrateStorage(
   return reports;
 }
 
-export { STORAGE_KINDS };
+/** --type values: Anvil's kinds, Forgejo's names for them, or all. */
+const TYPE_NAMES: Record<string, StorageKind[]> = {
+  all: STORAGE_KINDS,
+  lfs: ['lfs'],
+  attachments: ['attachments'],
+  artifacts: ['artifacts'],
+  'actions-artifacts': ['artifacts'],
+  actions_artifacts: ['artifacts'],
+  packages: ['packages'],
+  avatars: ['avatars'],
+  'repo-avatars': ['avatars'],
+};
+
+export function kindsOf(type: string): StorageKind[] {
+  const kinds = TYPE_NAMES[type.toLowerCase()];
+  if (!kinds) throw new Error(`--type: "${type}" must be one of ${Object.keys(TYPE_NAMES).join(', ')}`);
+  return kinds;
+}
+
+/**
+ * Each kind's `type` (local or minio) store: as configured when the kind is configured with that
+ * type, else as it would be with [storage] STORAGE_TYPE set to it (`load` reads the configuration
+ * with that override): a site on local disk names its bucket in [storage] MINIO_* before
+ * migrating, and a site switched to S3 still finds its old directories.
+ */
+export function settingsFor(
+  type: string,
+  load: (storageType?: string) => Record<StorageKind, StorageSettings>,
+): Record<StorageKind, StorageSettings> {
+  if (type !== 'local' && type !== 'minio') throw new Error(`"${type}" must be local or minio`);
+  const configured = load();
+  const forced = load(type);
+  const out = {} as Record<StorageKind, StorageSettings>;
+  for (const kind of STORAGE_KINDS) {
+    const s: StorageSettings = configured[kind].type === type ? configured[kind] : forced[kind];
+    if (s.type !== type) throw new Error(`the ${kind} store is configured as ${s.type}, not ${type}`);
+    out[kind] = s;
+  }
+  return out;
+}
+
+/** Whether two settings name the same place (migrating onto itself). */
+export function samePlace(a: StorageSettings, b: StorageSettings): boolean {
+  if (a.type === 'local' && b.type === 'local') return a.path === b.path;
+  if (a.type === 'minio' && b.type === 'minio') {
+    return (
+      a.minio.endpoint === b.minio.endpoint &&
+      a.minio.bucket === b.minio.bucket &&
+      a.minio.basePath === b.minio.basePath
+    );
+  }
+  return false;
+}

@@ -430,15 +430,12 @@ export class S3BlobStore implements BlobStore {
     return removed;
   }
 
-  /**
-   * A presigned GetObject URL valid for `expiresIn` seconds when SERVE_DIRECT is on (else
-   * undefined: the caller streams the blob itself). `filename` sets Content-Disposition.
-   */
-  async directUrl(
+  /** A presigned GetObject URL of `key`, valid for `expiresIn` seconds (default 5 minutes). */
+  async presign(
     key: string,
     opts: { expiresIn?: number; filename?: string; contentType?: string } = {},
-  ): Promise<string | undefined> {
-    if (!this.settings.serveDirect) return undefined;
+  ): Promise<string> {
+    const name = opts.filename?.replace(/["\\\r\n]/g, '_');
     return getSignedUrl(
       this.client,
       new GetObjectCommand({
@@ -446,13 +443,21 @@ export class S3BlobStore implements BlobStore {
         Key: this.k(key),
         ...(opts.filename
           ? {
-              ResponseContentDisposition: `attachment; filename="${opts.filename.replace(/["\\\r\n]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(opts.filename)}`,
+              ResponseContentDisposition: `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(opts.filename)}`,
             }
           : {}),
         ...(opts.contentType ? { ResponseContentType: opts.contentType } : {}),
       }),
       { expiresIn: opts.expiresIn ?? PRESIGN_SECONDS },
     );
+  }
+
+  /** With SERVE_DIRECT, a presigned URL of the blob (else undefined: the caller streams it). */
+  async directUrl(
+    key: string,
+    opts: { filename?: string; contentType?: string } = {},
+  ): Promise<string | undefined> {
+    return this.settings.serveDirect ? this.presign(key, opts) : undefined;
   }
 
   close(): void {

@@ -5,8 +5,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { MIN_PART, PRESIGN_SECONDS, S3BlobStore, planCompose } from '../../src/storage/s3.js';
@@ -302,11 +300,251 @@ describe('storage configuration per kind (Forgejo keys)', () => {
   });
 });
 
-void fs;
-void os;
-void path;
-void LocalBlobStore;
-void migrateStore;
-void runCli;
-void startServer;
-export type { TestServer };
+describe('SERVE_DIRECT: downloads redirect to presigned S3 URLs after the access checks', () => {
+  let s3: S3Server;
+  let s: TestServer;
+  let alice: { name: string; password: string; token: string };
+  let bob: { name: string; password: string; token: string };
+  const data = crypto.randomBytes(100_000);
+  const oid = crypto.createHash('sha256').update(data).digest('hex');
+  const LFS = 'application/vnd.git-lfs+json';
+  const basic = (u: { name: string; password: string }) =>
+    `Basic ${Buffer.from(`${u.name}:${u.password}`).toString('base64')}`;
+
+  before(async () => {
+    s3 = await startS3rver();
+    s = await startServer({ ...s3.settings('direct'), ANVIL__STORAGE__SERVE_DIRECT: 'true' });
+    alice = await s.createUser('alice');
+    bob = await s.createUser('bob');
+    const r = await s.api('POST', '/user/repos', {
+      token: alice.token,
+      body: { name: 'secret', private: true, auto_init: true },
+    });
+    assert.equal(r.status, 201);
+    const put = await fetch(`${s.url}/alice/secret.git/info/lfs/objects/${oid}`, {
+      method: 'PUT',
+      headers: { authorization: basic(alice), accept: LFS, 'content-type': 'application/octet-stream' },
+      body: data,
+    });
+    assert.equal(put.status, 200, await put.text());
+  });
+  after(async () => {
+    await s.close();
+    await s3.stop();
+  });
+
+  it('LFS: the object download redirects; following it gives the bytes', async () => {
+    const url = `${s.url}/alice/secret.git/info/lfs/objects/${oid}`;
+    const r = await fetch(url, { headers: { authorization: basic(alice) }, redirect: 'manual' });
+    assert.equal(r.status, 303);
+    const location = r.headers.get('location')!;
+    assert.ok(location.startsWith(`http://${s3.endpoint}/direct/lfs/`), location);
+    assert.match(location, /X-Amz-Expires=300/);
+    const got = Buffer.from(await (await fetch(location)).arrayBuffer());
+    assert.ok(got.equals(data));
+    // A range on the presigned URL works too (clients resend Range after the redirect).
+    const part = await fetch(location, { headers: { range: 'bytes=10-19' } });
+    assert.equal(part.status, 206);
+    assert.ok(Buffer.from(await part.arrayBuffer()).equals(data.subarray(10, 20)));
+  });
+
+  it('LFS batch: download hrefs are presigned URLs without Anvil credentials', async () => {
+    const r = await fetch(`${s.url}/alice/secret.git/info/lfs/objects/batch`, {
+      method: 'POST',
+      headers: { authorization: basic(alice), accept: LFS, 'content-type': LFS },
+      body: JSON.stringify({ operation: 'download', objects: [{ oid, size: data.length }] }),
+    });
+    assert.equal(r.status, 200);
+    const body = (await r.json()) as {
+      objects: Array<{ actions: { download: { href: string; header: Record<string, string> } } }>;
+    };
+    const d = body.objects[0]!.actions.download;
+    assert.ok(d.href.startsWith(`http://${s3.endpoint}/direct/lfs/`), d.href);
+    assert.deepEqual(d.header, {});
+    assert.ok(Buffer.from(await (await fetch(d.href)).arrayBuffer()).equals(data));
+  });
+
+  it('no redirect for someone who may not read the repository', async () => {
+    const url = `${s.url}/alice/secret.git/info/lfs/objects/${oid}`;
+    for (const headers of [{ authorization: basic(bob) }, {}] as Array<Record<string, string>>) {
+      const r = await fetch(url, { headers, redirect: 'manual' });
+      assert.ok([401, 403, 404].includes(r.status), String(r.status));
+      assert.equal(r.headers.get('location'), null);
+    }
+    const b = await fetch(`${s.url}/alice/secret.git/info/lfs/objects/batch`, {
+      method: 'POST',
+      headers: { authorization: basic(bob), accept: LFS, 'content-type': LFS },
+      body: JSON.stringify({ operation: 'download', objects: [{ oid, size: data.length }] }),
+    });
+    assert.ok([401, 403, 404].includes(b.status), String(b.status));
+    assert.doesNotMatch(await b.text(), /X-Amz/);
+  });
+
+  it('attachments: the download redirects for a reader, not for others', async () => {
+    const rel = await s.api<{ id: number }>('POST', '/repos/alice/secret/releases', {
+      token: alice.token,
+      body: { tag_name: 'v1', name: 'v1' },
+    });
+    assert.equal(rel.status, 201, rel.text);
+    const form = new FormData();
+    form.append('attachment', new Blob([data as Buffer<ArrayBuffer>]), 'build.bin');
+    const up = await fetch(`${s.url}/api/v1/repos/alice/secret/releases/${rel.body.id}/assets`, {
+      method: 'POST',
+      headers: { authorization: `token ${alice.token}` },
+      body: form,
+    });
+    assert.equal(up.status, 201);
+    const asset = (await up.json()) as { uuid: string };
+    const url = `${s.url}/attachments/${asset.uuid}`;
+    const r = await fetch(url, { headers: { authorization: `token ${alice.token}` }, redirect: 'manual' });
+    assert.equal(r.status, 303);
+    const location = r.headers.get('location')!;
+    assert.ok(location.startsWith(`http://${s3.endpoint}/direct/attachments/`), location);
+    const got = await fetch(location);
+    assert.ok(Buffer.from(await got.arrayBuffer()).equals(data));
+    assert.match(got.headers.get('content-disposition') ?? '', /build\.bin/);
+    const denied = await fetch(url, { headers: { authorization: `token ${bob.token}` }, redirect: 'manual' });
+    assert.equal(denied.status, 404);
+    assert.equal(denied.headers.get('location'), null);
+  });
+
+  it('generic packages: the file download redirects', async () => {
+    const url = `${s.url}/api/packages/alice/generic/tool/1.0.0/tool.bin`;
+    const put = await fetch(url, {
+      method: 'PUT',
+      headers: { authorization: `token ${alice.token}` },
+      body: data,
+    });
+    assert.equal(put.status, 201);
+    const r = await fetch(url, { headers: { authorization: `token ${alice.token}` }, redirect: 'manual' });
+    assert.equal(r.status, 303);
+    assert.equal(r.headers.get('content-length') ?? '0', '0');
+    const got = await fetch(r.headers.get('location')!);
+    assert.ok(Buffer.from(await got.arrayBuffer()).equals(data));
+    const missing = await fetch(`${s.url}/api/packages/alice/generic/tool/1.0.0/none.bin`, {
+      headers: { authorization: `token ${alice.token}` },
+      redirect: 'manual',
+    });
+    assert.equal(missing.status, 404);
+  });
+
+  it('a presigned URL stops working when it expires', async () => {
+    const store = s.ctx.storage.lfs as S3BlobStore;
+    const key = (await keys(store))[0]!;
+    const url = await store.presign(key, { expiresIn: 1 });
+    assert.equal((await fetch(url)).status, 200);
+    await new Promise((r) => setTimeout(r, 2100));
+    const late = await fetch(url);
+    assert.equal(late.status, 403);
+    assert.match(await late.text(), /expired/);
+  });
+});
+
+describe('anvil admin storage migrate (local to S3)', () => {
+  let s3: S3Server;
+  let s: TestServer;
+  let alice: { name: string; password: string; token: string };
+  const blobs = Array.from({ length: 6 }, (_, i) => crypto.randomBytes(50_000 + i));
+  const oids = blobs.map((b) => crypto.createHash('sha256').update(b).digest('hex'));
+  const auth = () => `Basic ${Buffer.from(`${alice.name}:${alice.password}`).toString('base64')}`;
+
+  before(async () => {
+    s3 = await startS3rver();
+    s = await startServer({ ANVIL__STORAGE__STORAGE_TYPE: 'local' });
+    alice = await s.createUser('alice');
+    await s.api('POST', '/user/repos', { token: alice.token, body: { name: 'media' } });
+    for (const [i, b] of blobs.entries()) {
+      const put = await fetch(`${s.url}/alice/media.git/info/lfs/objects/${oids[i]}`, {
+        method: 'PUT',
+        headers: {
+          authorization: auth(),
+          accept: 'application/vnd.git-lfs+json',
+          'content-type': 'application/octet-stream',
+        },
+        body: b,
+      });
+      assert.equal(put.status, 200);
+    }
+  });
+  after(async () => {
+    await s.close();
+    await s3.stop();
+  });
+
+  it('copies every blob, reads keep working from the old backend meanwhile, a rerun copies nothing', async () => {
+    const { ANVIL__STORAGE__STORAGE_TYPE: _type, ...minio } = s3.settings('migrated');
+    const env = { ...s.env, ...minio };
+    const cli = runCli({ dataDir: s.dataDir, env }, [
+      'admin',
+      'storage',
+      'migrate',
+      '--from',
+      'local',
+      '--to',
+      'minio',
+    ]);
+    let reads = 0;
+    let done = false;
+    void cli.finally(() => (done = true));
+    while (!done || reads < 6) {
+      const i = reads % blobs.length;
+      const r = await fetch(`${s.url}/alice/media.git/info/lfs/objects/${oids[i]}`, {
+        headers: { authorization: auth() },
+      });
+      assert.equal(r.status, 200);
+      assert.ok(Buffer.from(await r.arrayBuffer()).equals(blobs[i]!));
+      reads++;
+    }
+    const first = await cli;
+    assert.equal(first.code, 0, first.stderr + first.stdout);
+    assert.match(first.stdout, /lfs: 6 copied/);
+    const target = new S3BlobStore(settings(s3, { bucket: 'migrated', basePath: 'lfs/' }));
+    const local = new LocalBlobStore(path.join(s.dataDir, 'lfs'));
+    const want = await keys(local);
+    assert.equal(want.length, 6);
+    assert.deepEqual(await keys(target), want);
+    for (const k of want) assert.deepEqual(await target.stat(k), await local.stat(k));
+    // Idempotent: nothing left to copy.
+    const again = await runCli({ dataDir: s.dataDir, env }, [
+      'admin',
+      'storage',
+      'migrate',
+      '--from',
+      'local',
+      '--to',
+      'minio',
+      '--type',
+      'lfs',
+    ]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /lfs: 0 copied \(0 bytes\), 6 already there/);
+    // A blob whose copy is short (an earlier interrupted copy) is copied again.
+    await target.put(want[0]!, Readable.from([Buffer.from('short')]));
+    const repair = await migrateStore(local, target, 'lfs');
+    assert.equal(repair.copied, 1);
+    assert.deepEqual(await target.stat(want[0]!), await local.stat(want[0]!));
+    target.close();
+  });
+
+  it('bad arguments are refused', async () => {
+    const bad = await runCli(s, ['admin', 'storage', 'migrate', '--from', 'local', '--to', 'ftp']);
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /"ftp" must be local or minio/);
+    const same = await runCli(s, ['admin', 'storage', 'migrate', '--from', 'local', '--to', 'local']);
+    assert.notEqual(same.code, 0);
+    assert.match(same.stderr, /same store/);
+    const kind = await runCli(s, [
+      'admin',
+      'storage',
+      'migrate',
+      '--from',
+      'local',
+      '--to',
+      'minio',
+      '--type',
+      'wiki',
+    ]);
+    assert.notEqual(kind.code, 0);
+    assert.match(kind.stderr, /--type/);
+  });
+});

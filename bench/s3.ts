@@ -123,6 +123,7 @@ try {
     ANVIL__SERVER__ROOT_URL: `http://127.0.0.1:${port}/`,
     ANVIL__SECURITY__SECRET_KEY: SECRET,
     ANVIL__ACTIONS__ENABLED: 'true',
+    ANVIL__SERVER__START_SSH_SERVER: 'false',
     ANVIL__LOG__LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
     ANVIL__DATABASE__DB_TYPE: 'sqlite3',
   };
@@ -143,10 +144,13 @@ try {
     ],
     env,
   );
-  const token = await run(
-    [cli, 'admin', 'user', 'generate-access-token', '--username', 'bench', '--raw'],
-    env,
-  );
+  // The token is the last line (the AWS SDK may warn on stderr before it).
+  const token = (
+    await run([cli, 'admin', 'user', 'generate-access-token', '--username', 'bench', '--raw'], env)
+  )
+    .split('\n')
+    .pop()!
+    .trim();
   const anvil = spawn(process.execPath, ['--max-semi-space-size=16', cli, 'web'], { env, stdio: 'inherit' });
   children.push(anvil);
   const url = `http://127.0.0.1:${port}`;
@@ -181,6 +185,13 @@ try {
         ContentLength: bytes,
       }),
     );
+    return Number(process.hrtime.bigint() - start) / 1e9;
+  };
+
+  /** The same bytes through the backend's own `put` (lib-storage multipart upload), no Anvil HTTP. */
+  const directMultipart = async (): Promise<number> => {
+    const start = process.hrtime.bigint();
+    await direct.put(`multipart/${++n}`, fs.createReadStream(file, { highWaterMark: 1 << 20 }));
     return Number(process.hrtime.bigint() - start) / 1e9;
   };
 
@@ -237,11 +248,13 @@ try {
   };
 
   const directTimes: number[] = [];
+  const multipartTimes: number[] = [];
   const lfsTimes: number[] = [];
   const artifactTimes: number[] = [];
   let peak = 0;
   for (let round = 0; round < ROUNDS; round++) {
     directTimes.push(await directPut());
+    multipartTimes.push(await directMultipart());
     const rss = sampleRss(anvil.pid!);
     lfsTimes.push(await lfsPut());
     artifactTimes.push(await artifactPut());
@@ -257,6 +270,7 @@ try {
     `${MIB} MiB of random bytes into s3rver, ${ROUNDS} round(s), medians; load ${fs.readFileSync('/proc/loadavg', 'utf8').trim()}`,
   );
   line('PutObject straight to the S3 server', directTimes);
+  line('S3BlobStore.put straight (multipart)', multipartTimes);
   line('LFS basic transfer PUT through Anvil', lfsTimes);
   line('artifact upload through Anvil', artifactTimes);
   console.log(
@@ -264,6 +278,9 @@ try {
   );
   console.log(
     `ratio direct / Anvil artifact: ${(median(directTimes) / median(artifactTimes)).toFixed(2)}  (target >= 0.7)`,
+  );
+  console.log(
+    `ratio multipart put / Anvil LFS: ${(median(multipartTimes) / median(lfsTimes)).toFixed(2)}, artifact: ${(median(multipartTimes) / median(artifactTimes)).toFixed(2)}  (Anvil's HTTP path alone)`,
   );
   console.log(
     `Anvil server RSS: idle ${idleRss.toFixed(0)} MB, peak during the uploads ${peak.toFixed(0)} MB  (target < 200 MB)`,

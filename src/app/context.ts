@@ -15,7 +15,8 @@ import { Authenticator } from '../auth/identity.js';
 import type { OwnedResources } from '../users/owned.js';
 import type { PagingSettings } from '../http/pagination.js';
 import type { ItemSources } from '../quota/service.js';
-import { localStorage, type Storage } from '../storage/storage.js';
+import { type Storage } from '../storage/storage.js';
+import { closeStorage, openStorage } from '../storage/backends.js';
 import { SWEEP_INTERVAL_MS, Sweeper, type BlobReferences } from '../storage/sweep.js';
 import { LfsService } from '../lfs/service.js';
 import { ProtectionService } from '../protection/service.js';
@@ -134,6 +135,7 @@ export interface AppContext {
 }
 
 export async function createContext(config: Config, log: Logger): Promise<AppContext> {
+  const storage = await openStorage(config.storage);
   const database = await openDatabase(config);
   const { db } = database;
   const events = new EventBus(log);
@@ -168,7 +170,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     pushes: new PushRegistry(),
     recovery: new RefRecovery(db, repos, log),
     auth,
-    storage: localStorage(config.server.appDataPath),
+    storage,
     contributions,
     close: () => database.close(),
   } as AppContext;
@@ -275,6 +277,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     await ctx.packageCleanup.stop();
     await ctx.packages.stop();
     await database.close();
+    closeStorage(ctx.storage);
   };
   return ctx;
 }

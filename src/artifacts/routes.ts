@@ -201,7 +201,7 @@ export function artifactsRoutes(app: Api, ctx: AppContext): void {
       if (a.expires_unix <= Math.floor(Date.now() / 1000)) {
         throw new AppError('gone', `artifact has expired [id: ${a.id}]`);
       }
-      return reply.redirect(artifacts.downloadUrlFor(a), 302);
+      return reply.redirect(await artifacts.downloadUrlFor(a), 302);
     },
   );
 }

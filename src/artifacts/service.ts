@@ -346,12 +346,19 @@ export class ArtifactService {
   /** GetSignedArtifactURL: a download URL of the run's finalized artifact `name`. */
   async downloadUrlOf(job: RuntimeTokenClaims, name: string): Promise<string> {
     const a = await this.requireOfRun(job, name);
-    return this.signedUrl('download', a.id, nowUnix() + DOWNLOAD_URL_TTL);
+    return this.downloadUrlFor(a);
   }
 
-  /** A download URL of a finalized artifact (the REST /zip redirect). */
-  downloadUrlFor(a: ArtifactRow): string {
-    return this.signedUrl('download', a.id, nowUnix() + DOWNLOAD_URL_TTL);
+  /**
+   * A download URL of a finalized artifact (the REST /zip redirect): a presigned URL of the
+   * store when [actions.artifacts] SERVE_DIRECT is on (S3), else Anvil's own signed URL.
+   */
+  async downloadUrlFor(a: ArtifactRow): Promise<string> {
+    const direct = await this.ctx.storage.artifacts.directUrl?.(a.storage_key, {
+      filename: `${a.name}.zip`,
+      contentType: 'application/zip',
+    });
+    return direct ?? this.signedUrl('download', a.id, nowUnix() + DOWNLOAD_URL_TTL);
   }
 
   /** DeleteArtifact: removes the run's finalized artifact `name`; its id. */

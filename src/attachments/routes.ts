@@ -402,6 +402,9 @@ export function attachmentDownloadRoutes(app: FastifyInstance, ctx: AppContext):
       const head = request.method === 'HEAD';
       if (!head) await ctx.attachments.countDownload(a);
       if (a.external_url) return reply.redirect(a.external_url, 302);
+      // [attachment] SERVE_DIRECT on S3: the client fetches the bytes from a presigned URL.
+      const direct = await ctx.attachments.directUrl(a);
+      if (direct) return reply.redirect(direct, 303);
 
       const etag = `"${a.uuid}"`;
       reply.header('ETag', etag).header('Cache-Control', 'private, max-age=300');

@@ -347,6 +347,11 @@ export class AttachmentService {
     await store.countDownload(this.db, a.id);
   }
 
+  /** A presigned URL of the file when its store serves downloads directly (SERVE_DIRECT). */
+  async directUrl(a: AttachmentRow): Promise<string | undefined> {
+    return this.ctx.storage.attachments.directUrl?.(blobKey(a.uuid), { filename: a.name });
+  }
+
   open(a: AttachmentRow, range?: { start: number; end: number }): Promise<Readable> {
     return this.ctx.storage.attachments.open(blobKey(a.uuid), range);
   }

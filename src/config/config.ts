@@ -6,6 +6,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import ini from 'ini';
 import { parseGoDuration } from '../mirrors/duration.js';
+import { STORAGE_KINDS, resolveStorage, type StorageKind, type StorageSettings } from './storage.js';
 
 export type DbType = 'sqlite3' | 'postgres';
 
@@ -157,6 +158,8 @@ export interface Config {
       olderThan: number;
     };
   };
+  /** Where each kind of blob is stored ([storage], [lfs], [attachment], ...; see config/storage.ts). */
+  storage: Record<StorageKind, StorageSettings>;
   log: {
     level: string;
   };
@@ -264,6 +267,20 @@ class Reader {
   readonly known = new Map<string, Set<string>>();
 
   constructor(private readonly raw: Raw) {}
+
+  /** Whether the file or the environment has the section. */
+  has(section: string): boolean {
+    return this.raw[section] !== undefined;
+  }
+
+  /** The names of the sections present. */
+  sections(): string[] {
+    return Object.keys(this.raw);
+  }
+
+  fail(message: string): never {
+    throw new ConfigError(message);
+  }
 
   private get(section: string, key: string): string | undefined {
     let keys = this.known.get(section);
@@ -425,6 +442,31 @@ function readSigning(r: Reader, cwd: string): SigningConfig {
     merges: merges.length ? merges : ['always'],
     gnupgHome: home ? path.resolve(cwd, home) : '',
   };
+}
+
+/** Keys of the storage sections, all known wherever they are set (a local store ignores MINIO_*). */
+const STORAGE_KEYS = [
+  'STORAGE_TYPE',
+  'PATH',
+  'SERVE_DIRECT',
+  'MINIO_ENDPOINT',
+  'MINIO_ACCESS_KEY_ID',
+  'MINIO_SECRET_ACCESS_KEY',
+  'MINIO_BUCKET',
+  'MINIO_BUCKET_LOOKUP',
+  'MINIO_LOCATION',
+  'MINIO_BASE_PATH',
+  'MINIO_USE_SSL',
+];
+
+function readStorage(r: Reader, appDataPath: string): Record<StorageKind, StorageSettings> {
+  const out = {} as Record<StorageKind, StorageSettings>;
+  for (const kind of STORAGE_KINDS) out[kind] = resolveStorage(r, kind, appDataPath);
+  const sections = ['storage', 'lfs', 'attachment', 'packages', 'actions.artifacts', 'avatar'];
+  for (const s of [...sections, ...r.sections().filter((n) => n.startsWith('storage.'))]) {
+    for (const k of STORAGE_KEYS) r.string(s, k, '');
+  }
+  return out;
 }
 
 export function loadConfig(opts: LoadOptions = {}): Config {
@@ -609,6 +651,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
         olderThan: r.duration('cron.cleanup_packages', 'OLDER_THAN', 24 * 3600),
       },
     },
+    storage: readStorage(r, appDataPath),
     log: {
       level: r.oneOf('log', 'LEVEL', 'info', {
         trace: 'trace',

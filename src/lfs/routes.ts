@@ -245,6 +245,9 @@ export function lfsRoutes(app: FastifyInstance, ctx: AppContext): void {
       const { oid } = request.params as { oid: string };
       const { repo } = await authorize(request, false);
       const meta = await lfs.object(repo, oid);
+      // [lfs] SERVE_DIRECT on S3: the client fetches the bytes from a presigned URL.
+      const direct = await lfs.directUrl(meta.oid);
+      if (direct) return reply.redirect(direct, 303);
       const size = Number(meta.size);
       reply.header('Accept-Ranges', 'bytes').type('application/octet-stream');
       const header = request.headers.range;

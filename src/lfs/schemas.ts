@@ -1,4 +1,5 @@
 // The Git LFS API's JSON (batch API, basic transfer adapter, locking API) and row-to-JSON.
+import { PRESIGN_SECONDS } from '../storage/s3.js';
 import { Type, type Static } from 'typebox';
 import { isoTime } from '../http/format.js';
 import type { BatchResult } from './service.js';
@@ -132,7 +133,12 @@ export function toBatchObjectJson(r: BatchResult, links: ActionLinks): BatchObje
   const objectHref = `${links.base}/objects/${r.oid}`;
   out.actions =
     r.action === 'download'
-      ? { download: action(objectHref) }
+      ? {
+          // A presigned URL carries its own authorization (and expires sooner).
+          download: r.href
+            ? { href: r.href, header: {}, expires_in: Math.min(ACTION_EXPIRES_IN, PRESIGN_SECONDS) }
+            : action(objectHref),
+        }
       : {
           upload: action(objectHref),
           // git-lfs sends verify requests without an Accept header of its own (git-lfs#3662).

@@ -30,7 +30,7 @@ export interface BatchObject {
 
 /** What the client is to do with one object of a batch. */
 export type BatchResult =
-  | { oid: string; size: number; action: 'upload' | 'download' | 'none' }
+  | { oid: string; size: number; action: 'upload' | 'download' | 'none'; href?: string }
   | { oid: string; size: number; error: { code: number; message: string } };
 
 /** Limits of a page of locks. */
@@ -144,6 +144,14 @@ export class LfsService {
         if (await this.ctx.storage.lfs.stat(blobKey(m.oid))) present.add(m.oid);
       }),
     );
+    // [lfs] SERVE_DIRECT: downloads point straight at presigned URLs of the store.
+    const direct = new Map<string, string>();
+    if (operation === 'download') {
+      for (const oid of present) {
+        const url = await this.directUrl(oid);
+        if (url) direct.set(oid, url);
+      }
+    }
     return objects.map((o): BatchResult => {
       if (!isOid(o.oid) || !Number.isSafeInteger(o.size) || o.size < 0) {
         return { oid: o.oid, size: o.size, error: { code: 422, message: 'Oid or size are invalid' } };
@@ -160,7 +168,7 @@ export class LfsService {
         return { ...o, error: { code: 404, message: `Object ${o.oid} does not exist` } };
       }
       if (meta.size !== o.size) return sizeMismatch(o, meta);
-      return { ...o, action: 'download' };
+      return { ...o, action: 'download', ...(direct.get(o.oid) ? { href: direct.get(o.oid) } : {}) };
     });
   }
 
@@ -220,6 +228,11 @@ export class LfsService {
     const meta = isOid(oid) ? await store.getMeta(this.ctx.db, repo.id, oid) : undefined;
     if (!meta) throw notFound(`Object ${oid} does not exist`);
     return meta;
+  }
+
+  /** A presigned URL of the object when the LFS store serves downloads directly (SERVE_DIRECT). */
+  async directUrl(oid: string): Promise<string | undefined> {
+    return this.ctx.storage.lfs.directUrl?.(blobKey(oid));
   }
 
   /** A stream of the object's bytes, or of the range `start`..`end` (inclusive). */

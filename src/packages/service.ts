@@ -253,6 +253,16 @@ export class PackageService {
     return f;
   }
 
+  /**
+   * A presigned URL of the file when the packages store serves downloads directly ([packages]
+   * SERVE_DIRECT on S3), counting the download as `open` does; undefined when Anvil streams it.
+   */
+  async directUrl(file: FileWithBlob, count = true): Promise<string | undefined> {
+    const url = await this.blobs.directUrl?.(blobKey(file.hash_sha256), { filename: file.name });
+    if (url && count) await store.countDownload(this.db, file.version_id);
+    return url;
+  }
+
   /** The content of a file (a byte range, end inclusive), counting a download unless told not to. */
   async open(file: FileWithBlob, range?: { start: number; end: number }, count = true): Promise<Readable> {
     const stream = await this.blobs.open(blobKey(file.hash_sha256), range);

@@ -1,6 +1,7 @@
 // Blob storage for large data (LFS objects, attachments, artifacts, packages). One interface;
-// the local-disk backend is below, and an S3-compatible backend implements the same calls
-// (`compose` as a multipart upload completed from existing objects).
+// the local-disk backend is below, and the S3-compatible backend (s3.ts) implements the same calls
+// (`compose` as a multipart upload completed from existing objects). backends.ts picks one per
+// kind from the configuration.
 // Keys are Anvil's own (ids and digests), checked so none can step outside the store's root.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -68,6 +69,13 @@ export interface BlobStore {
   sweepTemporary(before: Date): Promise<RemovedLeftover[]>;
   /** Throws when the store cannot be written (health checks). */
   ping(): Promise<void>;
+  /**
+   * Where a client may fetch the blob itself (an S3 backend with SERVE_DIRECT: a presigned URL
+   * that expires), or undefined when Anvil streams it. Callers check access first.
+   */
+  directUrl?(key: string, opts?: { filename?: string; contentType?: string }): Promise<string | undefined>;
+  /** Releases the backend's connections. */
+  close?(): void;
 }
 
 /**

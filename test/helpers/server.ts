@@ -13,6 +13,7 @@ import { loadConfig, type Config } from '../../src/config/config.js';
 import { createContext, type AppContext } from '../../src/app/context.js';
 import { buildServer, type ServerOptions } from '../../src/app/server.js';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { postgresConnection } from '../../src/db/database.js';
 
 export interface Reply<T = unknown> {
@@ -94,13 +95,73 @@ export async function freshPostgresDatabase(
   };
 }
 
+/** An S3 server for the tests: s3rver in a child process of its own, on a free port. */
+export interface S3Server {
+  /** host:port, as MINIO_ENDPOINT. */
+  endpoint: string;
+  /** The ANVIL__STORAGE__* settings that put every store in `bucket` on this server. */
+  settings(bucket?: string): Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export async function startS3rver(): Promise<S3Server> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-s3-'));
+  const port = await freePort();
+  const bin = createRequire(import.meta.url).resolve('s3rver/bin/s3rver.js');
+  // s3rver's ListObjectsV2 continuation tokens are DES-encrypted, which OpenSSL 3 has only in
+  // its legacy provider.
+  const child = spawn(
+    process.execPath,
+    ['--openssl-legacy-provider', bin, '-d', dir, '-a', '127.0.0.1', '-p', String(port), '-s'],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  for (let i = 0; ; i++) {
+    const up = await new Promise<boolean>((resolve) => {
+      const c = net.connect(port, '127.0.0.1', () => (c.destroy(), resolve(true)));
+      c.once('error', () => resolve(false));
+    });
+    if (up) break;
+    if (i > 200 || child.exitCode !== null) throw new Error(`s3rver did not start: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const endpoint = `127.0.0.1:${port}`;
+  return {
+    endpoint,
+    settings: (bucket = 'anvil') => ({
+      ANVIL__STORAGE__STORAGE_TYPE: 'minio',
+      ANVIL__STORAGE__MINIO_ENDPOINT: endpoint,
+      ANVIL__STORAGE__MINIO_ACCESS_KEY_ID: 'S3RVER',
+      ANVIL__STORAGE__MINIO_SECRET_ACCESS_KEY: 'S3RVER',
+      ANVIL__STORAGE__MINIO_BUCKET: bucket,
+    }),
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** ANVIL_TEST_STORAGE=minio: every test server keeps its blobs on an s3rver of its own. */
+const TEST_STORAGE = process.env['ANVIL_TEST_STORAGE'] ?? 'local';
+
 export async function startServer(
   settings: Record<string, string> = {},
   serverOptions: ServerOptions = {},
 ): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-test-'));
   const port = await freePort();
+  const s3 =
+    TEST_STORAGE === 'minio' && settings['ANVIL__STORAGE__STORAGE_TYPE'] === undefined
+      ? await startS3rver()
+      : undefined;
   const env: NodeJS.ProcessEnv = {
+    ...(s3 ? s3.settings() : {}),
     ...process.env,
     ANVIL__SERVER__APP_DATA_PATH: dataDir,
     ANVIL__SERVER__HTTP_ADDR: '127.0.0.1',
@@ -191,6 +252,7 @@ export async function startServer(
       await app.close();
       await ctx.close();
       if (dropDb) await dropDb();
+      await s3?.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

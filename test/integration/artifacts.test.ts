@@ -130,14 +130,11 @@ function sameFile(a: string, b: string): boolean {
   }
 }
 
-/** Files under `dir` (relative paths), to see what storage holds. */
-/** The blobs stored under dir: files, and composed blobs (a directory of parts under .parts/) as one. */
-function filesUnder(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  const files = (fs.readdirSync(dir, { recursive: true }) as string[]).filter(
-    (f) => fs.statSync(path.join(dir, f)).isFile() && !f.startsWith('.tmp'),
-  );
-  return [...new Set(files.map((f) => (f.startsWith('.parts') ? path.dirname(f) : f)))].sort();
+/** The blobs the artifacts store holds (keys; a composed blob is one), on either storage backend. */
+async function filesUnder(s: TestServer): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const b of s.ctx.storage.artifacts.list()) keys.push(b.key);
+  return keys.sort();
 }
 
 describe('artifacts (v4 artifact service)', () => {
@@ -149,7 +146,6 @@ describe('artifacts (v4 artifact service)', () => {
   let orgRepoId: number;
   let work: string;
   let nextRun = 1000;
-  let storeDir: string;
 
   const newJob = (repo = repoId, runId = ++nextRun, jobId = runId * 10 + 1): Job => ({
     repoId: repo,
@@ -221,7 +217,6 @@ describe('artifacts (v4 artifact service)', () => {
 
   before(async () => {
     s = await startServer({ ANVIL__ACTIONS__ENABLED: 'true' });
-    storeDir = path.join(s.dataDir, 'artifacts');
     alice = await s.createUser('alice');
     bob = await s.createUser('bob');
     carol = await s.createUser('carol');
@@ -329,14 +324,14 @@ describe('artifacts (v4 artifact service)', () => {
 
     it('deletes one (DeleteArtifact): storage freed and usage subtracted', async () => {
       const before = await usage(alice.token);
-      const files = filesUnder(storeDir).length;
+      const files = (await filesUnder(s)).length;
       const list = await actionsClient(s, job, ['get', 'large']);
       const large = (list.result as { artifact: { id: number; size: number } }).artifact;
       const del = await actionsClient(s, job, ['delete', 'large']);
       assert.equal(del.code, 0, del.output);
       assert.equal((del.result as { id: number }).id, large.id);
       assert.equal(await usage(alice.token), before - large.size);
-      assert.equal(filesUnder(storeDir).length, files - 1);
+      assert.equal((await filesUnder(s)).length, files - 1);
       const after = await actionsClient(s, job, ['list']);
       assert.deepEqual(
         (after.result as { artifacts: Array<{ name: string }> }).artifacts.map((a) => a.name).sort(),
@@ -549,7 +544,7 @@ describe('artifacts (v4 artifact service)', () => {
         ['wrong-hash', { hash: `sha256:${'0'.repeat(64)}` }],
         ['wrong-size', { size: '3' }],
       ] as const) {
-        const filesBefore = filesUnder(storeDir);
+        const filesBefore = await filesUnder(s);
         const c = await twirp('CreateArtifact', { ...ids(job), name, version: 4 }, { token: job.token });
         const url = c.json['signed_upload_url'] as string;
         const content = crypto.randomBytes(100);
@@ -566,7 +561,7 @@ describe('artifacts (v4 artifact service)', () => {
           body: '<?xml version="1.0" encoding="utf-8"?><BlockList><Latest>YQ==</Latest><Latest>Yg==</Latest></BlockList>',
         });
         assert.equal(l.status, 201, await l.text());
-        assert.notDeepEqual(filesUnder(storeDir), filesBefore);
+        assert.notDeepEqual(await filesUnder(s), filesBefore);
         const whole = Buffer.concat([content, content]);
         const f = await twirp(
           'FinalizeArtifact',
@@ -578,7 +573,7 @@ describe('artifacts (v4 artifact service)', () => {
         );
         assert.equal(f.status, 200, JSON.stringify(f.json));
         assert.equal(f.json['ok'], false);
-        assert.deepEqual(filesUnder(storeDir), filesBefore, 'no blob and no block is left');
+        assert.deepEqual(await filesUnder(s), filesBefore, 'no blob and no block is left');
         const list = await twirp('ListArtifacts', { ...ids(job), name_filter: name }, { token: job.token });
         assert.deepEqual(list.json['artifacts'], []);
         assert.equal(
@@ -930,9 +925,7 @@ describe('artifacts (v4 artifact service)', () => {
       );
       assert.equal(f.json['ok'], true);
       assert.ok(
-        !filesUnder(storeDir).some((name) =>
-          name.startsWith(`blocks${path.sep}${String(f.json['artifact_id'])}-`),
-        ),
+        !(await filesUnder(s)).some((name) => name.startsWith(`blocks/${String(f.json['artifact_id'])}-`)),
       );
       const g = await twirp('GetSignedArtifactURL', { ...ids(job2), name: 'blocks' }, { token: job2.token });
       const down = Buffer.from(await (await fetch(g.json['signed_url'] as string)).arrayBuffer());
@@ -1040,13 +1033,13 @@ describe('artifacts (v4 artifact service)', () => {
 
     it('deletes: gone from the lists, its file removed, usage subtracted', async () => {
       const before = await usage(alice.token);
-      const files = filesUnder(storeDir).length;
+      const files = (await filesUnder(s)).length;
       const del = await s.api('DELETE', `/repos/alice/proj/actions/artifacts/${ids3[0]}`, {
         token: alice.token,
       });
       assert.equal(del.status, 204, del.text);
       assert.equal(await usage(alice.token), before - 6);
-      assert.equal(filesUnder(storeDir).length, files - 1);
+      assert.equal((await filesUnder(s)).length, files - 1);
       assert.equal(
         (await s.api('GET', `/repos/alice/proj/actions/artifacts/${ids3[0]}`, { token: alice.token })).status,
         404,
@@ -1085,7 +1078,7 @@ describe('artifacts (v4 artifact service)', () => {
       const job = newJob();
       const id = await uploadRaw(job, 'short-lived', crypto.randomBytes(777));
       const before = await usage(alice.token);
-      const files = filesUnder(storeDir).length;
+      const files = (await filesUnder(s)).length;
       await s.ctx.db
         .updateTable('action_artifact')
         .set({ expires_unix: Math.floor(Date.now() / 1000) - 10 })
@@ -1102,7 +1095,7 @@ describe('artifacts (v4 artifact service)', () => {
       const removed = await s.ctx.artifacts.sweep();
       assert.ok(removed >= 1);
       assert.equal(await usage(alice.token), before - 777);
-      assert.equal(filesUnder(storeDir).length, files - 1);
+      assert.equal((await filesUnder(s)).length, files - 1);
       assert.equal(
         (await s.api('GET', `/repos/alice/proj/actions/artifacts/${id}`, { token: alice.token })).status,
         404,
@@ -1168,7 +1161,7 @@ describe('artifacts (v4 artifact service)', () => {
       });
       const job = newJob(r.body.id);
       const before = await usage(alice.token);
-      const files = filesUnder(storeDir).length;
+      const files = (await filesUnder(s)).length;
       await uploadRaw(job, 'doomed-1', crypto.randomBytes(1000));
       await uploadRaw(job, 'doomed-2', crypto.randomBytes(2000));
       const pending = await twirp(
@@ -1181,7 +1174,7 @@ describe('artifacts (v4 artifact service)', () => {
       const del = await s.api('DELETE', '/repos/alice/doomed', { token: alice.token });
       assert.equal(del.status, 204, del.text);
       assert.equal(await usage(alice.token), before);
-      assert.equal(filesUnder(storeDir).length, files);
+      assert.equal((await filesUnder(s)).length, files);
       const c = await twirp(
         'CreateArtifact',
         { ...ids(job), name: 'late', version: 4 },

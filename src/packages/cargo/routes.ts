@@ -113,6 +113,8 @@ export function cargoRoutes(app: FastifyInstance, ctx: AppContext): void {
           found.version.id,
           `${found.pkg.name}-${found.version.version}.crate`,
         );
+        const direct = await packages.directUrl(file);
+        if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
         return reply
           .type('application/octet-stream')
           .header('Content-Length', String(file.size))

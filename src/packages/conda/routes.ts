@@ -96,6 +96,8 @@ export function condaRoutes(app: FastifyInstance, ctx: AppContext): void {
           'content-disposition': `attachment; filename="${file.name}"`,
         });
         if (head) return reply.code(200).send();
+        const direct = await packages.directUrl(file);
+        if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
         return reply.code(200).send(await packages.open(file));
       };
 

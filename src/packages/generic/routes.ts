@@ -88,6 +88,8 @@ export function genericRoutes(app: FastifyInstance, ctx: AppContext): void {
 
       scope.get(`${prefix}/:filename`, async (request, reply) => {
         const { file } = await locate(request);
+        const direct = await packages.directUrl(file);
+        if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
         const size = Number(file.size);
         headers(reply, size, file.hash_sha256, file.created_unix);
         const range = request.headers.range;

@@ -98,6 +98,8 @@ export function mavenRoutes(app: FastifyInstance, ctx: AppContext): void {
         if (body) return reply.code(200).send(body);
         if (found.kind !== 'file') return reply.code(200).send();
         // Downloads count on the lead file (the POM), as in Forgejo: one per resolution.
+        const direct = await packages.directUrl(found.file, found.file.is_lead === 1);
+        if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
         const stream = await packages.open(found.file, undefined, found.file.is_lead === 1);
         return reply.code(200).send(stream);
       });

@@ -132,6 +132,8 @@ export function npmRoutes(app: FastifyInstance, ctx: AppContext): void {
           request.packageIdentity,
         );
         const file = await packages.requireFile(found.version.id, p['filename'] ?? '');
+        const direct = await packages.directUrl(file);
+        if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
         return reply
           .type('application/octet-stream')
           .header('Content-Length', String(file.size))

@@ -134,6 +134,8 @@ export function pypiRoutes(app: FastifyInstance, ctx: AppContext): void {
 
       scope.get('/:owner/pypi/files/:name/:version/:filename', async (request, reply) => {
         const file = await locate(request);
+        const direct = await packages.directUrl(file);
+        if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
         return reply.headers(fileHeaders(file)).send(await packages.open(file));
       });
     },

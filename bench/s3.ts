@@ -1,0 +1,293 @@
+// Benchmark for the S3 backend (manual): a 256 MiB LFS object (basic transfer PUT) and a 256 MiB
+// artifact (one plain PUT to its signed upload URL, between CreateArtifact and FinalizeArtifact)
+// through an Anvil server started as `npm start` starts it, with [storage] STORAGE_TYPE = minio
+// pointing at s3rver (a child process), against the same bytes PUT straight to that S3 server
+// (one PutObject) in the same run. Reports the times, the ratios direct / Anvil (target >= 0.7)
+// and the Anvil server's peak resident memory, sampled from /proc/<pid>/status every 20 ms
+// (target < 200 MB). s3rver writes every object to its own disk, so it is the bottleneck of both.
+//
+// Run: npm run build && node dist/bench/s3.js
+// Settings: BENCH_MIB (default 256), BENCH_ROUNDS (default 1), BENCH_LOG_LEVEL.
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { freePort, startS3rver } from '../test/helpers/server.js';
+import { mintRuntimeToken } from '../src/actions/runtime-token.js';
+import { S3BlobStore } from '../src/storage/s3.js';
+import { blobKey } from '../src/lfs/service.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..', '..');
+const cli = path.join(here, '..', 'bundle', 'cli.js');
+const MIB = Number(process.env['BENCH_MIB'] ?? 256);
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 1);
+const SECRET = 'bench-secret-key';
+const BUCKET = 'bench';
+
+function rssMb(pid: number): number {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+function sampleRss(pid: number): { stop(): number } {
+  let peak = rssMb(pid);
+  const t = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 20);
+  return {
+    stop() {
+      clearInterval(t);
+      return Math.max(peak, rssMb(pid));
+    },
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function waitFor(url: string): Promise<void> {
+  const end = Date.now() + 30_000;
+  for (;;) {
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > end) throw new Error(`nothing answers at ${url}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function run(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, args, { env, cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    p.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    p.on('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`exit ${code}: ${out}`))));
+  });
+}
+
+/** A PUT of the whole file to `target`; seconds. */
+function put(target: URL, file: string, bytes: number, headers: Record<string, string>, ok: number) {
+  const start = process.hrtime.bigint();
+  return new Promise<number>((resolve, reject) => {
+    const req = http.request(
+      target,
+      { method: 'PUT', headers: { 'content-length': String(bytes), ...headers } },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () =>
+          res.statusCode === ok
+            ? resolve(Number(process.hrtime.bigint() - start) / 1e9)
+            : reject(new Error(`PUT ${target.pathname}: ${res.statusCode} ${body}`)),
+        );
+      },
+    );
+    req.on('error', reject);
+    fs.createReadStream(file, { highWaterMark: 1 << 20 }).pipe(req);
+  });
+}
+
+const children: ChildProcess[] = [];
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-bench-s3-'));
+const s3 = await startS3rver();
+try {
+  const file = path.join(dir, 'payload.bin');
+  const fd = fs.openSync(file, 'w');
+  const hash = crypto.createHash('sha256');
+  for (let i = 0; i < MIB; i++) {
+    const chunk = crypto.randomBytes(1 << 20);
+    hash.update(chunk);
+    fs.writeSync(fd, chunk);
+  }
+  fs.closeSync(fd);
+  const oid = hash.digest('hex');
+  const bytes = MIB * 1024 * 1024;
+
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...s3.settings(BUCKET),
+    ANVIL__SERVER__APP_DATA_PATH: path.join(dir, 'anvil'),
+    ANVIL__SERVER__HTTP_PORT: String(port),
+    ANVIL__SERVER__HTTP_ADDR: '127.0.0.1',
+    ANVIL__SERVER__ROOT_URL: `http://127.0.0.1:${port}/`,
+    ANVIL__SECURITY__SECRET_KEY: SECRET,
+    ANVIL__ACTIONS__ENABLED: 'true',
+    ANVIL__SERVER__START_SSH_SERVER: 'false',
+    ANVIL__LOG__LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
+    ANVIL__DATABASE__DB_TYPE: 'sqlite3',
+  };
+  const password = 'password-1';
+  await run(
+    [
+      cli,
+      'admin',
+      'user',
+      'create',
+      '--username',
+      'bench',
+      '--password',
+      password,
+      '--email',
+      'b@example.com',
+      '--admin',
+    ],
+    env,
+  );
+  // The token is the last line (the AWS SDK may warn on stderr before it).
+  const token = (
+    await run([cli, 'admin', 'user', 'generate-access-token', '--username', 'bench', '--raw'], env)
+  )
+    .split('\n')
+    .pop()!
+    .trim();
+  const anvil = spawn(process.execPath, ['--max-semi-space-size=16', cli, 'web'], { env, stdio: 'inherit' });
+  children.push(anvil);
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/api/v1/version`);
+  const repo = await fetch(`${url}/api/v1/user/repos`, {
+    method: 'POST',
+    headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench' }),
+  });
+  const repoId = ((await repo.json()) as { id: number }).id;
+  const idleRss = rssMb(anvil.pid!);
+
+  const direct = new S3BlobStore({
+    endpoint: s3.endpoint,
+    accessKeyId: 'S3RVER',
+    secretAccessKey: 'S3RVER',
+    bucket: BUCKET,
+    location: 'us-east-1',
+    useSsl: false,
+    basePath: 'direct/',
+    bucketLookup: 'path',
+    serveDirect: false,
+  });
+  let n = 0;
+  const directPut = async (): Promise<number> => {
+    const start = process.hrtime.bigint();
+    await direct.client.send(
+      new PutObjectCommand({
+        Bucket: BUCKET,
+        Key: `direct/${++n}`,
+        Body: fs.createReadStream(file, { highWaterMark: 1 << 20 }),
+        ContentLength: bytes,
+      }),
+    );
+    return Number(process.hrtime.bigint() - start) / 1e9;
+  };
+
+  /** The same bytes through the backend's own `put` (lib-storage multipart upload), no Anvil HTTP. */
+  const directMultipart = async (): Promise<number> => {
+    const start = process.hrtime.bigint();
+    await direct.put(`multipart/${++n}`, fs.createReadStream(file, { highWaterMark: 1 << 20 }));
+    return Number(process.hrtime.bigint() - start) / 1e9;
+  };
+
+  const basic = `Basic ${Buffer.from(`bench:${password}`).toString('base64')}`;
+  const lfsPut = async (): Promise<number> => {
+    // A new repository each round, so the object is uploaded again rather than found.
+    const name = `lfs${++n}`;
+    await fetch(`${url}/api/v1/user/repos`, {
+      method: 'POST',
+      headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name }),
+    });
+    const r = await fetch(`${url}/api/v1/repos/bench/${name}`, {
+      headers: { authorization: `token ${token}` },
+    });
+    if (r.status !== 200) throw new Error('repository not created');
+    // The object is shared by oid across repositories: remove the stored one first.
+    await direct.client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: `lfs/${blobKey(oid)}` }));
+    return put(
+      new URL(`${url}/bench/${name}.git/info/lfs/objects/${oid}`),
+      file,
+      bytes,
+      {
+        authorization: basic,
+        accept: 'application/vnd.git-lfs+json',
+        'content-type': 'application/octet-stream',
+      },
+      200,
+    );
+  };
+
+  let runId = 0;
+  const artifactPut = async (): Promise<number> => {
+    runId++;
+    const job = mintRuntimeToken({ secretKey: SECRET, repoId, runId, jobId: runId });
+    const twirp = async (method: string, body: object) => {
+      const r = await fetch(`${url}/twirp/github.actions.results.api.v1.ArtifactService/${method}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${job}` },
+        body: JSON.stringify({
+          workflow_run_backend_id: String(runId),
+          workflow_job_run_backend_id: String(runId),
+          ...body,
+        }),
+      });
+      return (await r.json()) as Record<string, string | boolean>;
+    };
+    const start = process.hrtime.bigint();
+    const created = await twirp('CreateArtifact', { name: 'plain', version: 4 });
+    await put(new URL(created['signed_upload_url'] as string), file, bytes, {}, 201);
+    const done = await twirp('FinalizeArtifact', { name: 'plain', size: String(bytes) });
+    if (done['ok'] !== true) throw new Error(`artifact not finalized: ${JSON.stringify(done)}`);
+    return Number(process.hrtime.bigint() - start) / 1e9;
+  };
+
+  const directTimes: number[] = [];
+  const multipartTimes: number[] = [];
+  const lfsTimes: number[] = [];
+  const artifactTimes: number[] = [];
+  let peak = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    directTimes.push(await directPut());
+    multipartTimes.push(await directMultipart());
+    const rss = sampleRss(anvil.pid!);
+    lfsTimes.push(await lfsPut());
+    artifactTimes.push(await artifactPut());
+    peak = Math.max(peak, rss.stop());
+  }
+  direct.close();
+
+  const line = (label: string, times: number[]) =>
+    console.log(
+      `${label.padEnd(40)} ${median(times).toFixed(2)} s  ${(MIB / median(times)).toFixed(0).padStart(4)} MiB/s   (runs: ${times.map((t) => t.toFixed(2)).join(', ')})`,
+    );
+  console.log(
+    `${MIB} MiB of random bytes into s3rver, ${ROUNDS} round(s), medians; load ${fs.readFileSync('/proc/loadavg', 'utf8').trim()}`,
+  );
+  line('PutObject straight to the S3 server', directTimes);
+  line('S3BlobStore.put straight (multipart)', multipartTimes);
+  line('LFS basic transfer PUT through Anvil', lfsTimes);
+  line('artifact upload through Anvil', artifactTimes);
+  console.log(
+    `ratio direct / Anvil LFS:      ${(median(directTimes) / median(lfsTimes)).toFixed(2)}  (target >= 0.7)`,
+  );
+  console.log(
+    `ratio direct / Anvil artifact: ${(median(directTimes) / median(artifactTimes)).toFixed(2)}  (target >= 0.7)`,
+  );
+  console.log(
+    `ratio multipart put / Anvil LFS: ${(median(multipartTimes) / median(lfsTimes)).toFixed(2)}, artifact: ${(median(multipartTimes) / median(artifactTimes)).toFixed(2)}  (Anvil's HTTP path alone)`,
+  );
+  console.log(
+    `Anvil server RSS: idle ${idleRss.toFixed(0)} MB, peak during the uploads ${peak.toFixed(0)} MB  (target < 200 MB)`,
+  );
+} finally {
+  for (const c of children) c.kill('SIGINT');
+  await new Promise((r) => setTimeout(r, 500));
+  await s3.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+}

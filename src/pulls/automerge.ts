@@ -1,7 +1,7 @@
 // Scheduled merges ("merge when checks succeed", Forgejo's auto-merge): a writer asks for a pull
 // request to be merged once branch protection is satisfied (required status checks passed, enough
 // approvals); the merge then runs, as that writer with the style and message they chose, when a
-// commit status arrives for the head, a review is submitted or the head moves. Asking when nothing
+// commit status arrives for the head, a review is submitted, the head moves or mergeability changes. Asking when nothing
 // is left to wait for merges at once. The timeline records scheduling and cancelling.
 import type { AppContext } from '../app/context.js';
 import { nowUnix, transaction } from '../db/database.js';
@@ -19,7 +19,12 @@ export class AutoMergeService {
   constructor(private readonly ctx: AppContext) {
     ctx.events.on('status.created', (e) => this.attemptAtHead(e.repoId, e.sha));
     ctx.events.on('pull.reviewed', async (e) => void (await this.attempt(e.pullId)));
-    ctx.events.on('pull.synchronized', async (e) => void (await this.attempt(e.pullId)));
+    // Sent from inside a refresh of the pull request, which merging waits for: tried after it.
+    ctx.events.on('pull.synchronized', (e) =>
+      ctx.pulls.whenRefreshed(e.pullId, () => this.attempt(e.pullId)),
+    );
+    // Mergeability found again (a conflict gone after the base moved): a merge that waited on it runs.
+    ctx.events.on('pull.checked', (e) => ctx.pulls.whenRefreshed(e.pullId, () => this.attempt(e.pullId)));
     // Merged or closed by other means: nothing is left to schedule.
     ctx.events.on('pull.merged', (e) => this.drop(e.pullId));
     ctx.events.on('pull.closed', (e) => this.drop(e.pullId));

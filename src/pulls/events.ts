@@ -23,6 +23,8 @@ declare module '../events/bus.js' {
     'pull.reopened': PullEvent;
     /** The head branch moved (doerId: the pusher). */
     'pull.synchronized': PullEvent;
+    /** Mergeability was computed again and changed without the head moving (the base moved, say). */
+    'pull.checked': PullEvent;
     'pull.merged': PullEvent & { mergeCommitId: string };
     'pull.labeled': PullEvent;
     /** A review was submitted (approve, request changes or comment; doerId: the reviewer). */

@@ -155,6 +155,16 @@ export class PullService {
     void t.finally(() => this.background.delete(t));
   }
 
+  /**
+   * Runs `fn` as background work once the refreshes of pull request `prId` queued so far are done.
+   * For listeners of the events a refresh sends that act on the pull request (a scheduled merge):
+   * awaited inside the refresh, they would wait on that same refresh.
+   */
+  whenRefreshed(prId: number, fn: () => Promise<unknown>): void {
+    const queued = this.running.get(prId) ?? Promise.resolve();
+    this.track(queued.then(fn).then(() => undefined));
+  }
+
   /** Resolves once no background refresh is running (tests and shutdown). */
   async idle(): Promise<void> {
     while (this.background.size) await Promise.all([...this.background]);
@@ -597,7 +607,11 @@ export class PullService {
     });
     if (!updated) return;
     const oldHead = pr.head_commit_id;
+    const statusChanged = pr.status !== updated.status;
     pr = updated;
+    if (!synced && statusChanged) {
+      await this.ctx.events.emit('pull.checked', this.eventOf({ issue, pr }, { id: pusherId ?? 0 }));
+    }
     if (synced) {
       // Reviews of what the pull request no longer proposes are stale; with the base branch's
       // dismiss_stale_approvals, its approvals are dismissed (each with a timeline entry), as Forgejo does.

@@ -130,6 +130,45 @@ describe('scheduled merges', () => {
     );
   });
 
+  it('merges a scheduled pull request once a push to its base clears its conflict', async () => {
+    const file = (branch: string, content: string, extra: Record<string, unknown> = {}) =>
+      s.api<{ content: { sha: string } }>('POST', '/repos/alice/proj/contents/clash.txt', {
+        token: alice.token,
+        body: { content: Buffer.from(content).toString('base64'), branch, ...extra },
+      });
+    const dev = await s.api('POST', '/repos/alice/proj/branches', {
+      token: alice.token,
+      body: { new_branch_name: 'dev', old_branch_name: 'main' },
+    });
+    assert.equal(dev.status, 201, dev.text);
+    assert.equal((await file('dev', 'head side\n', { new_branch: 'clash-head' })).status, 201);
+    const base = await file('dev', 'base side\n');
+    assert.equal(base.status, 201, base.text);
+    const r = await s.api<{ number: number }>('POST', '/repos/alice/proj/pulls', {
+      token: alice.token,
+      body: { title: 'Clash', head: 'clash-head', base: 'dev' },
+    });
+    assert.equal(r.status, 201, r.text);
+    const n = r.body.number;
+    await s.ctx.pulls.idle();
+    assert.equal(
+      (await s.api<{ mergeable: boolean }>('GET', `/repos/alice/proj/pulls/${n}`)).body.mergeable,
+      false,
+    );
+    const scheduled = await s.api('POST', `/repos/alice/proj/pulls/${n}/merge`, {
+      token: alice.token,
+      body: { Do: 'merge', merge_when_checks_succeed: true },
+    });
+    assert.equal(scheduled.status, 201, scheduled.text);
+    // The base drops its side of the conflict: the pull request becomes mergeable and is merged.
+    const del = await s.api('DELETE', '/repos/alice/proj/contents/clash.txt', {
+      token: alice.token,
+      body: { branch: 'dev', sha: base.body.content.sha },
+    });
+    assert.equal(del.status, 200, del.text);
+    assert.ok(await waitFor(async () => (await pull(n)).body.merged), 'merged once the conflict was gone');
+  });
+
   it('cancels a scheduled merge; the check passing then merges nothing', async () => {
     const tip = await branch('cancelled');
     const n = await open('cancelled');

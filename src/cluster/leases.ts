@@ -24,6 +24,7 @@ export interface Lease {
 }
 
 export class Leases {
+  private readonly inFlight = new Set<Promise<unknown>>();
   constructor(
     private readonly db: Db,
     readonly node: string,
@@ -94,6 +95,21 @@ export class Leases {
     name: string,
     fn: () => Promise<T>,
     opts: { minGapMs?: number } = {},
+  ): Promise<{ ran: true; value: T } | { ran: false }> {
+    const work = this.runLeased(name, fn, opts);
+    this.inFlight.add(work);
+    return work.finally(() => this.inFlight.delete(work));
+  }
+
+  /** Resolves when the runs under way have ended and given their leases back. */
+  async settled(): Promise<void> {
+    while (this.inFlight.size) await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async runLeased<T>(
+    name: string,
+    fn: () => Promise<T>,
+    opts: { minGapMs?: number },
   ): Promise<{ ran: true; value: T } | { ran: false }> {
     const lease = await this.acquire(name, opts);
     if (!lease) return { ran: false };

@@ -170,12 +170,9 @@ export class Cluster {
   ): void {
     const tick = (first = false) => {
       if (this.closed || this.schedulesStopped) return;
-      // A run at start-up (firstMs 0) is this process's own (what it left when it stopped): it
-      // runs unless another process is running the task right now.
-      const work =
-        first && opts.firstMs === 0
-          ? this.leases.run(`task:${name}`, fn).then((r) => r.ran)
-          : this.once(name, periodMs, fn);
+      // A run at start-up (firstMs 0) is for what this process left when it stopped: it runs
+      // whatever the lease says (a process killed while running the task may still hold it).
+      const work = first && opts.firstMs === 0 ? fn().then(() => true) : this.once(name, periodMs, fn);
       void (opts.track ? opts.track(work) : work).catch((err: unknown) =>
         this.log.error({ err, task: name }, `${name} failed`),
       );
@@ -200,6 +197,8 @@ export class Cluster {
     this.closed = true;
     this.stopWrites?.();
     clearInterval(this.presence);
+    // Leases of work that has just ended are given back before the database closes.
+    await this.leases.settled();
     if (this.presence) {
       // Gone: another process need not wait for this one's presence to run out.
       await this.db

@@ -226,6 +226,7 @@ for (const channel of ['postgres', 'redis'] as const) {
         ANVIL__SERVER__ROOT_URL: `http://127.0.0.1:${portA}/`,
         ANVIL__SECURITY__SECRET_KEY: 'multinode-test-secret-key',
         ANVIL__LOG__LEVEL: 'warn',
+        ANVIL__SERVER__START_SSH_SERVER: 'false',
         ANVIL__WEBHOOK__ALLOWED_HOST_LIST: 'loopback',
         ANVIL__WEBHOOK__DELIVER_TIMEOUT: '5',
         ANVIL__WEBHOOK__RETRY_DELAY: '1s',

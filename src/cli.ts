@@ -11,6 +11,8 @@ import { AppError } from './errors.js';
 import { VERSION } from './version.js';
 import { runnerCommand } from './actions/runner-cli.js';
 import { listChecks, runDoctor, selectChecks } from './ops/doctor.js';
+import { CHECK_MS as RECOVERY_CHECK_MS, STALE_INTENT_SECONDS } from './repos/recovery.js';
+import { SWEEP_INTERVAL_MS } from './storage/sweep.js';
 import { startSshServer, type RunningSshServer } from './ssh/server.js';
 import { keysCommand, servCommand } from './ssh/serv.js';
 import { kindsOf, migrateStorage, settingsFor } from './storage/migrate.js';
@@ -63,8 +65,14 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
   // Shared with `anvil serv` (OpenSSH mode) through the data directory unless configured.
   ensureInternalToken(cfg);
   const ctx = await createContext(cfg, log);
-  // Changes a crash interrupted are completed before the first request is served.
-  await ctx.recovery.recover(Math.floor(Date.now() / 1000) + 1);
+  // Other processes on this database hear this one, and it them (src/cluster).
+  await ctx.cluster.start();
+  // Changes a crash interrupted are completed before the first request is served: all of them
+  // when no other process is alive, else this process's own and stale ones (the others' may be
+  // under way).
+  const alone = (await ctx.cluster.leases.othersAlive()).length === 0;
+  const now = Math.floor(Date.now() / 1000);
+  await ctx.recovery.recover(alone ? now + 1 : now - STALE_INTENT_SECONDS, cfg.cluster.nodeName);
   const app = await buildServer(ctx);
   const address = await app.listen({ host: cfg.server.httpAddr, port: cfg.server.httpPort });
   // The built-in SSH server (its host keys are made on first start, while HTTP already serves);
@@ -78,13 +86,22 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
     }
   }
   ctx.cron.start();
-  ctx.recovery.start();
+  // Periodic work runs once per period across processes (a lease per task, src/cluster).
+  ctx.cluster.every(
+    'recover_unfinished_changes',
+    RECOVERY_CHECK_MS,
+    () => ctx.recovery.recover(Math.floor(Date.now() / 1000) - STALE_INTENT_SECONDS),
+    { track: (w) => ctx.cron.track('recover_unfinished_changes', w) },
+  );
   ctx.mirrors.start();
   ctx.webhooks.start();
   ctx.artifacts.start();
   ctx.actions.start();
   // Leftovers of interrupted uploads and pushes: swept now, then hourly.
-  ctx.sweeper.start();
+  ctx.cluster.every('sweep_leftovers', SWEEP_INTERVAL_MS, () => ctx.sweeper.sweep(), {
+    firstMs: 0,
+    track: (w) => ctx.cron.track('sweep_leftovers', w),
+  });
   ctx.packageCleanup.start();
   // Where it listens is said at any level but `none`.
   const announce =

@@ -125,11 +125,17 @@ export class RunnerService {
   private sweeping: Promise<void> | undefined;
   /** Secret values of running tasks, to mask them in log rows (kept a few minutes). */
   private readonly masks = new Map<number, { values: string[]; until: number }>();
+  /** FetchTask requests waiting for jobs (long polling), woken when jobs become waiting. */
+  private readonly waiters = new Set<() => void>();
+  private stopping = false;
 
   constructor(
     private readonly ctx: AppContext,
     private readonly actions: ActionsService,
-  ) {}
+  ) {
+    // Jobs another process made waiting (a push it received): runners waiting here take them now.
+    ctx.cluster.on('actions.jobs', () => this.jobsWaiting());
+  }
 
   private get db() {
     return this.ctx.db;
@@ -143,8 +149,29 @@ export class RunnerService {
     return this.version;
   }
 
+  /** Jobs became waiting (committed): runners long-polling this process or another one wake up. */
   notifyNewJobs(): void {
+    this.jobsWaiting();
+    this.ctx.cluster.publish('actions.jobs');
+  }
+
+  private jobsWaiting(): void {
     this.version++;
+    for (const wake of this.waiters) wake();
+    this.waiters.clear();
+  }
+
+  /** Resolves when jobs become waiting, after `ms`, or when the service stops. */
+  private jobsOrTimeout(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.waiters.add(done);
+    });
   }
 
   // Registration tokens and runners (the API)
@@ -259,8 +286,25 @@ export class RunnerService {
     return (await store.runnerById(this.db, runner.id))!;
   }
 
-  /** FetchTask: the oldest waiting job the runner may take, as a task; undefined when none. */
+  /**
+   * FetchTask: the oldest waiting job the runner may take, as a task. When there is none, the
+   * request waits up to [actions] FETCH_TASK_WAIT for jobs to become waiting (on this process or,
+   * through the cluster channel, on another) and looks again; undefined when none came.
+   */
   async fetchTask(runner: RunnerRow): Promise<TaskData | undefined> {
+    const deadline = Date.now() + this.ctx.config.actions.fetchTaskWait * 1000;
+    for (;;) {
+      const seen = this.version;
+      const task = await this.pickTask(runner);
+      if (task) return task;
+      const left = deadline - Date.now();
+      if (left <= 0 || this.stopping) return undefined;
+      // Jobs that became waiting while looking are looked at again at once.
+      if (this.version === seen) await this.jobsOrTimeout(left);
+    }
+  }
+
+  private async pickTask(runner: RunnerRow): Promise<TaskData | undefined> {
     const have = new Set(parseLabels(runner.labels).map(labelName));
     const scope = { ownerId: runner.owner_id, repoId: runner.repo_id };
     let afterId = 0;
@@ -593,9 +637,12 @@ export class RunnerService {
 
   start(): void {
     if (this.timer || !this.actions.enabled) return;
+    this.stopping = false;
     this.timer = setInterval(() => {
       if (this.sweeping) return;
-      this.sweeping = this.sweep()
+      // One process gives up stale tasks per period.
+      this.sweeping = this.ctx.cluster
+        .once('actions_stale_tasks', SWEEP_MS, () => this.sweep())
         .then(() => undefined)
         .catch((err: unknown) => this.ctx.log.error({ err }, 'actions: sweeping stale tasks failed'))
         .finally(() => (this.sweeping = undefined));
@@ -604,6 +651,9 @@ export class RunnerService {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
+    for (const wake of this.waiters) wake();
+    this.waiters.clear();
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.sweeping;

@@ -57,6 +57,7 @@ import { nextRunIn } from '../config/config.js';
 import { SshKeyService } from '../ssh/service.js';
 import { setSshCloneAddress } from '../repos/schemas.js';
 import { SigningService } from '../signing/service.js';
+import { Cluster } from '../cluster/service.js';
 
 /**
  * What domains contribute to shared mechanisms: things an account owns (for deletion and purge),
@@ -131,6 +132,8 @@ export interface AppContext {
   signing: SigningService;
   /** Repository wikis (their git repositories and pages). */
   wiki: WikiService;
+  /** The other processes on this database: leases for background work, the channel for events. */
+  cluster: Cluster;
   close(): Promise<void>;
 }
 
@@ -139,7 +142,16 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   const database = await openDatabase(config);
   const { db } = database;
   const events = new EventBus(log);
+  const cluster = new Cluster(db, config, log);
+  // Events with every-node listeners (caches) reach the other processes too.
+  events.relay = (event, payload) => cluster.publish('event', { event, payload });
+  cluster.on('event', (d) => {
+    if (!d) return; // a reset of the channel: nothing to replay
+    const { event, payload } = d as { event: Parameters<EventBus['fromOtherNode']>[0]; payload: unknown };
+    void events.fromOtherNode(event, payload);
+  });
   const repos = new RepoService(db, config.repository.root, events, log);
+  repos.node = config.cluster.nodeName;
   const contributions: Contributions = {
     owned: [repos.ownedResources()],
     usageSources: [repos.usageSource()],
@@ -147,7 +159,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     blobReferences: [],
   };
   const users = new UserService(db, contributions.owned, log);
-  const tokens = new TokenService(db);
+  const tokens = new TokenService(db, () => cluster.generation());
   const orgs = new OrgService(db, contributions.owned);
   const quota = new QuotaService(db, config.quota, contributions.usageSources, contributions.quotaItems);
   const auth = new Authenticator(users, tokens, {
@@ -172,6 +184,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     auth,
     storage,
     contributions,
+    cluster,
     close: () => database.close(),
   } as AppContext;
   // A push the checks allowed is written down before git moves a ref (see repos/recovery.ts).
@@ -234,7 +247,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
       name: 'cleanup_packages',
       schedule: describeSchedule(cleanup.schedule),
       nextIn: () => nextRunIn(cleanup.schedule),
-      run: () => ctx.packageCleanup.run(),
+      run: () => ctx.cluster.leases.run('task:cleanup_packages', () => ctx.packageCleanup.run()),
     });
   }
   if (config.mirror.enabled) {
@@ -249,25 +262,30 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     name: 'cleanup_actions',
     schedule: '@every 3600s',
     nextIn: () => ctx.cron.nextOfEvery(3_600_000),
-    run: () => ctx.artifacts.sweep(),
+    run: () => ctx.cluster.leases.run('task:cleanup_actions', () => ctx.artifacts.sweep()),
   });
   // Changes interrupted by a crash (git and database out of step), completed once they are stale.
   ctx.cron.register({
     name: 'recover_unfinished_changes',
     schedule: `@every ${RECOVERY_CHECK_MS / 1000}s`,
     nextIn: () => ctx.cron.nextOfEvery(RECOVERY_CHECK_MS),
-    run: () => ctx.recovery.recover(Math.floor(Date.now() / 1000) - STALE_INTENT_SECONDS),
+    run: () =>
+      ctx.cluster.leases.run('task:recover_unfinished_changes', () =>
+        ctx.recovery.recover(Math.floor(Date.now() / 1000) - STALE_INTENT_SECONDS),
+      ),
   });
   // Blobs and directories no row refers to any more (after their grace period).
   ctx.cron.register({
     name: 'sweep_leftovers',
     schedule: `@every ${SWEEP_INTERVAL_MS / 1000}s`,
     nextIn: () => ctx.cron.nextOfEvery(SWEEP_INTERVAL_MS),
-    run: () => ctx.sweeper.sweep(),
+    run: () => ctx.cluster.leases.run('task:sweep_leftovers', () => ctx.sweeper.sweep()),
   });
-  // Background mirror and webhook work (started by `anvil web`) ends before the database closes.
+  // Background work (started by `anvil web`) ends before the database closes. Each periodic task
+  // runs under a lease (`task:<name>`, cluster/), so of several processes one runs it at a time.
   ctx.recovery.register('merge', (intent) => ctx.pulls.recoverMerge(intent));
   ctx.close = async () => {
+    ctx.cluster.stopSchedules();
     await ctx.recovery.stop();
     await ctx.mirrors.stop();
     await ctx.webhooks.stop();
@@ -276,6 +294,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     await ctx.sweeper.stop();
     await ctx.packageCleanup.stop();
     await ctx.packages.stop();
+    await ctx.cluster.close();
     await database.close();
     closeStorage(ctx.storage);
   };

@@ -602,7 +602,11 @@ export class ArtifactService {
     this.stopped = false;
     const tick = () =>
       void this.ctx.cron
-        .track('cleanup_actions', this.sweep())
+        // One process of several runs it per period (cluster/service.ts).
+        .track(
+          'cleanup_actions',
+          this.ctx.cluster.once('cleanup_actions', SWEEP_MS, () => this.sweep()),
+        )
         .catch((err: unknown) => this.ctx.log.error({ err }, 'artifact retention failed'));
     this.timers = [setInterval(tick, SWEEP_MS), setTimeout(tick, SWEEP_FIRST_MS)];
     for (const t of this.timers) t.unref();

@@ -3,6 +3,7 @@
 // an invalid value stops start-up with a message naming the key.
 import fs from 'node:fs';
 import path from 'node:path';
+import os from 'node:os';
 import crypto from 'node:crypto';
 import ini from 'ini';
 import { parseGoDuration } from '../mirrors/duration.js';
@@ -114,6 +115,8 @@ export interface Config {
     enabled: boolean;
     /** Days an artifact is kept when its upload gives no expiry ([actions] ARTIFACT_RETENTION_DAYS). */
     artifactRetentionDays: number;
+    /** Seconds a runner's FetchTask waits for a job when none is waiting ([actions] FETCH_TASK_WAIT; 0: answer at once). */
+    fetchTaskWait: number;
   };
   quota: {
     enabled: boolean;
@@ -168,6 +171,19 @@ export interface Config {
     enabled: boolean;
     /** When set, /metrics asks for `Authorization: Bearer <TOKEN>` ([metrics] TOKEN). */
     token: string;
+  };
+  /** Several `anvil web` processes on one database (src/cluster). */
+  cluster: {
+    /**
+     * The channel between processes: a redis:// URL from [queue] CONN_STR when [queue] TYPE is
+     * redis, else from [cache] HOST when [cache] ADAPTER is redis; '' for none (PostgreSQL's
+     * LISTEN/NOTIFY, or nothing on SQLite).
+     */
+    redisUrl: string;
+    /** Seconds background work claimed by a process stays its own after it stops renewing ([cluster] LEASE_TIME). */
+    leaseSeconds: number;
+    /** This process's name in leases and ref intents ([cluster] NODE_NAME; default the host name: distinct per process, the same after a restart). */
+    nodeName: string;
   };
 }
 
@@ -611,6 +627,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     actions: {
       enabled: r.bool('actions', 'ENABLED', false),
       artifactRetentionDays: r.int('actions', 'ARTIFACT_RETENTION_DAYS', 90, 1, 36500),
+      fetchTaskWait: r.duration('actions', 'FETCH_TASK_WAIT', 3),
     },
     quota: {
       enabled: r.bool('quota', 'ENABLED', true),
@@ -668,6 +685,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
       enabled: r.bool('metrics', 'ENABLED', false),
       token: r.string('metrics', 'TOKEN', ''),
     },
+    cluster: readCluster(r),
   };
 
   config.warnings = [
@@ -688,6 +706,40 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     config.security.secretKey = persistSecretKey(config);
   }
   return config;
+}
+
+/** [queue] / [cache] (Forgejo's keys: only redis matters to Anvil) and [cluster]. */
+function readCluster(r: Reader): Config['cluster'] {
+  const queueType = r.string('queue', 'TYPE', 'level').toLowerCase();
+  const queueConn = r.string('queue', 'CONN_STR', '');
+  const cacheAdapter = r.string('cache', 'ADAPTER', 'memory').toLowerCase();
+  const cacheHost = r.string('cache', 'HOST', '');
+  let redisUrl = '';
+  if (queueType === 'redis') {
+    redisUrl = queueConn || 'redis://127.0.0.1:6379/0';
+    checkRedisUrl('[queue] CONN_STR', redisUrl);
+  } else if (cacheAdapter === 'redis') {
+    redisUrl = cacheHost || 'redis://127.0.0.1:6379/0';
+    checkRedisUrl('[cache] HOST', redisUrl);
+  }
+  const leaseSeconds = r.duration('cluster', 'LEASE_TIME', 60);
+  if (leaseSeconds < 1) throw new ConfigError(`[cluster] LEASE_TIME: must be at least 1s`);
+  return {
+    redisUrl,
+    leaseSeconds,
+    nodeName: r.string('cluster', 'NODE_NAME', os.hostname()),
+  };
+}
+
+function checkRedisUrl(name: string, value: string): void {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new ConfigError(`${name}: "${value}" is not a redis:// URL`);
+  }
+  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:')
+    throw new ConfigError(`${name}: "${value}" is not a redis:// URL`);
 }
 
 const internalTokenFile = (config: Config) => path.join(config.server.appDataPath, 'internal_token');

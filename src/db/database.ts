@@ -66,16 +66,29 @@ export function writeGeneration(): number {
   return writes;
 }
 
+const writeListeners = new Set<() => void>();
+
+/** Calls `listener` whenever the write generation moves (cluster/service.ts tells other nodes). */
+export function onWrite(listener: () => void): () => void {
+  writeListeners.add(listener);
+  return () => writeListeners.delete(listener);
+}
+
+function wrote(): void {
+  writes++;
+  for (const l of writeListeners) l();
+}
+
 const writeTracker: KyselyPlugin = {
   transformQuery({ node, queryId }) {
     if (node.kind !== 'SelectQueryNode') {
-      writes++;
+      wrote();
       running.add(queryId);
     }
     return node;
   },
   async transformResult({ result, queryId }) {
-    if (running.delete(queryId)) writes++;
+    if (running.delete(queryId)) wrote();
     return result;
   },
 };
@@ -235,7 +248,7 @@ export async function transaction<T>(q: Db | Tx, fn: (tx: Tx) => Promise<T>): Pr
       if (!retryableError(err)) throw err;
       if (attempt >= TRANSACTION_ATTEMPTS) throw busy();
     } finally {
-      writes++;
+      wrote();
     }
     await sleep(backoffMs(attempt - 1, 5, 100));
   }

@@ -38,6 +38,8 @@ import * as m0034 from './migrations/0034_auto_merge.js';
 import * as m0037 from './migrations/0037_container_uploads.js';
 import * as m0038 from './migrations/0038_ssh_keys.js';
 import * as m0039 from './migrations/0039_gpg_keys.js';
+import * as m0040 from './migrations/0040_cluster_leases.js';
+import * as m0041 from './migrations/0041_ref_intent_node.js';
 
 export interface AnvilMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -79,6 +81,8 @@ const migrations: Record<string, AnvilMigration> = {
   '0037_container_uploads': m0037,
   '0038_ssh_keys': m0038,
   '0039_gpg_keys': m0039,
+  '0040_cluster_leases': m0040,
+  '0041_ref_intent_node': m0041,
 };
 
 export async function migrateToLatest(db: Kysely<DB>, dialect: Dialect): Promise<void> {

@@ -29,6 +29,7 @@ import type { RepoMetaTables } from '../repometa/tables.js';
 import type { SshTables } from '../ssh/tables.js';
 import type { ContainerTables } from '../packages/container/tables.js';
 import type { SigningTables } from '../signing/tables.js';
+import type { ClusterTables } from '../cluster/tables.js';
 
 export interface DB
   extends
@@ -61,4 +62,5 @@ export interface DB
     RepoMetaTables,
     SshTables,
     ContainerTables,
-    SigningTables {}
+    SigningTables,
+    ClusterTables {}

@@ -1,5 +1,7 @@
 // In-process events for later consumers (webhooks, actions, push mirrors). Listeners run after
 // the change has committed; a failing listener is logged and never undoes or blocks the change.
+// An event reaches the listeners of the process where it happened (work is done once); those
+// registered with `onAnyNode` (caches) hear other processes' events too, over the cluster channel.
 import type { Logger } from 'pino';
 import type { ReleaseRow } from '../releases/store.js';
 import type { PackageEventInfo } from '../packages/service.js';
@@ -82,8 +84,29 @@ type Listener<K extends keyof AnvilEvents> = (payload: AnvilEvents[K]) => void |
 
 export class EventBus {
   private readonly listeners = new Map<keyof AnvilEvents, Array<Listener<keyof AnvilEvents>>>();
+  /** Listeners that also hear the events of other processes (cluster/): what they keep in memory. */
+  private readonly everyNode = new Map<keyof AnvilEvents, Array<Listener<keyof AnvilEvents>>>();
+  /** Tells the other processes of an event that has every-node listeners (set by app/context.ts). */
+  relay: (event: keyof AnvilEvents, payload: unknown) => void = () => undefined;
 
   constructor(private readonly log: Logger) {}
+
+  /**
+   * Listens to `event` on this process and, through the cluster channel, on every other process
+   * on the same database: for what a process keeps in memory (caches), never for work that must
+   * be done once (that is `on`, which only this process's events reach).
+   */
+  onAnyNode<K extends keyof AnvilEvents>(event: K, listener: Listener<K>): void {
+    const list = this.everyNode.get(event) ?? [];
+    list.push(listener as Listener<keyof AnvilEvents>);
+    this.everyNode.set(event, list);
+    this.on(event, listener);
+  }
+
+  /** An event relayed from another process: only its every-node listeners run. */
+  async fromOtherNode(event: keyof AnvilEvents, payload: unknown): Promise<void> {
+    await this.run(this.everyNode.get(event) ?? [], event, payload as AnvilEvents[typeof event]);
+  }
 
   on<K extends keyof AnvilEvents>(event: K, listener: Listener<K>): void {
     const list = this.listeners.get(event) ?? [];
@@ -93,8 +116,17 @@ export class EventBus {
 
   /** Calls every listener; returns when all have finished (tests can await it). */
   async emit<K extends keyof AnvilEvents>(event: K, payload: AnvilEvents[K]): Promise<void> {
+    if (this.everyNode.has(event)) this.relay(event, payload);
+    await this.run(this.listeners.get(event) ?? [], event, payload);
+  }
+
+  private async run<K extends keyof AnvilEvents>(
+    listeners: Array<Listener<keyof AnvilEvents>>,
+    event: K,
+    payload: AnvilEvents[K],
+  ): Promise<void> {
     await Promise.all(
-      (this.listeners.get(event) ?? []).map(async (l) => {
+      listeners.map(async (l) => {
         try {
           await l(payload);
         } catch (err) {

@@ -150,9 +150,19 @@ export class MirrorService {
     if (this.ticking || this.stopped) return;
     this.ticking = true;
     try {
+      // Each due mirror is claimed before its update (its next update moved past the update's
+      // timeout and [cluster] LEASE_TIME), so of several processes one updates it; one that dies
+      // meanwhile leaves it due again for the others once the claim has run out.
+      const { db } = this.ctx;
       const now = nowUnix();
-      for (const m of await store.duePullMirrors(this.ctx.db, now, BATCH)) await this.syncPull(m.repo_id);
-      for (const m of await store.duePushMirrors(this.ctx.db, now, BATCH)) await this.syncPush(m.id);
+      const until = now + MIRROR_TIMEOUT_MS / 1000 + this.ctx.config.cluster.leaseSeconds;
+      for (const m of await store.duePullMirrors(db, now, BATCH)) {
+        if (await store.claimPullMirror(db, m.repo_id, m.next_update_unix, until))
+          await this.syncPull(m.repo_id);
+      }
+      for (const m of await store.duePushMirrors(db, now, BATCH)) {
+        if (await store.claimPushMirror(db, m.id, m.next_update_unix, until)) await this.syncPush(m.id);
+      }
     } finally {
       this.ticking = false;
     }
@@ -382,7 +392,9 @@ export class MirrorService {
 
   /** Fetches a pull mirror's remote; the outcome is recorded on the mirror. */
   syncPull(repoId: number): Promise<void> {
-    return this.runner.run(`pull:${repoId}`, () => this.runPullSync(repoId));
+    return this.runner.run(`pull:${repoId}`, () =>
+      this.ctx.cluster.leases.exclusive(`mirror:pull:${repoId}`, () => this.runPullSync(repoId)),
+    );
   }
 
   private async runPullSync(repoId: number): Promise<void> {
@@ -508,7 +520,9 @@ export class MirrorService {
 
   /** Pushes a repository to one push mirror; the outcome is recorded on the mirror. */
   syncPush(mirrorId: number): Promise<void> {
-    return this.runner.run(`push:${mirrorId}`, () => this.runPushSync(mirrorId));
+    return this.runner.run(`push:${mirrorId}`, () =>
+      this.ctx.cluster.leases.exclusive(`mirror:push:${mirrorId}`, () => this.runPushSync(mirrorId)),
+    );
   }
 
   private async pushOnCommit(repoId: number): Promise<void> {

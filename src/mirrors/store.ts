@@ -22,6 +22,31 @@ export async function updateMirror(q: Q, repoId: number, patch: Updateable<Mirro
   await q.updateTable('mirror').set(patch).where('repo_id', '=', repoId).execute();
 }
 
+/**
+ * Takes a due pull mirror for one process: its next update moves to `until` only if nobody moved
+ * it since it was read as `seen` (another process claiming it, or a sync finishing). True when won.
+ */
+export async function claimPullMirror(q: Q, repoId: number, seen: number, until: number): Promise<boolean> {
+  const r = await q
+    .updateTable('mirror')
+    .set({ next_update_unix: until })
+    .where('repo_id', '=', repoId)
+    .where('next_update_unix', '=', seen)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** As claimPullMirror, for a push mirror. */
+export async function claimPushMirror(q: Q, id: number, seen: number, until: number): Promise<boolean> {
+  const r = await q
+    .updateTable('push_mirror')
+    .set({ next_update_unix: until })
+    .where('id', '=', id)
+    .where('next_update_unix', '=', seen)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
 /** Pull mirrors whose time has come (interval 0 keeps next_update_unix at 0: never due). */
 export function duePullMirrors(q: Q, now: number, limit: number): Promise<MirrorRow[]> {
   return q

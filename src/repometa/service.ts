@@ -68,8 +68,11 @@ export class RepoMetaService {
   private readonly heads = new Map<number, { branch: string; oid: string | null }>();
 
   constructor(private readonly ctx: AppContext) {
-    ctx.events.on('push', async (e) => {
+    // A push or deletion on any process makes the head remembered here stale.
+    ctx.events.onAnyNode('push', (e) => {
       this.heads.delete(e.repoId);
+    });
+    ctx.events.on('push', async (e) => {
       // The statistics of the default branch's new commit are computed after the push, in the
       // background, so that pages and lists find them ready rather than computing them then.
       const repo = await ctx.repos.getById(e.repoId);
@@ -80,7 +83,7 @@ export class RepoMetaService {
         );
       }
     });
-    ctx.events.on('repository.deleted', (e) => {
+    ctx.events.onAnyNode('repository.deleted', (e) => {
       this.heads.delete(e.repoId);
     });
   }

@@ -61,19 +61,21 @@ export class RefRecovery {
   }
 
   /**
-   * Completes every change begun before `before` (unix seconds; at start-up, everything).
+   * Completes every change begun before `before` (unix seconds), and every one the process
+   * `node` began (at start-up: what this process left when it stopped; with no other process
+   * alive, `before` is now and that is everything).
    * One failing change is logged and left for the next run; the others go on.
    */
-  recover(before: number): Promise<string[]> {
-    this.running ??= this.recoverAll(before).finally(() => (this.running = undefined));
+  recover(before: number, node?: string): Promise<string[]> {
+    this.running ??= this.recoverAll(before, node).finally(() => (this.running = undefined));
     return this.running;
   }
 
-  private async recoverAll(before: number): Promise<string[]> {
+  private async recoverAll(before: number, node?: string): Promise<string[]> {
     const done: string[] = [];
     let afterId = 0;
     for (;;) {
-      const batch = await store.intentsBefore(this.db, before, afterId, 100);
+      const batch = await store.intentsBefore(this.db, before, afterId, 100, node);
       if (!batch.length) break;
       for (const intent of batch) {
         afterId = intent.id;

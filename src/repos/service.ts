@@ -138,6 +138,9 @@ export class RepoService {
     private readonly log: Logger,
   ) {}
 
+  /** This process in ref intents ([cluster] NODE_NAME; see recovery.ts). */
+  node = '';
+
   addHooks(hooks: RepoHooks): void {
     this.hooks.push(hooks);
   }
@@ -804,6 +807,7 @@ export class RepoService {
       updates: JSON.stringify(updates),
       data: JSON.stringify(data),
       created_unix: nowUnix(),
+      node: this.node,
     });
   }
 

@@ -552,17 +552,25 @@ export function getIntent(q: Q, id: number): Promise<RefIntentRow | undefined> {
   return q.selectFrom('ref_intent').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Intents begun before `createdBefore` (unix seconds) with an id above `afterId`, oldest first. */
+/**
+ * Intents begun before `createdBefore` (unix seconds), or at any time by the process `node`, with
+ * an id above `afterId`, oldest first.
+ */
 export function intentsBefore(
   q: Q,
   createdBefore: number,
   afterId: number,
   limit: number,
+  node?: string,
 ): Promise<RefIntentRow[]> {
   return q
     .selectFrom('ref_intent')
     .selectAll()
-    .where('created_unix', '<', createdBefore)
+    .where((eb) =>
+      node === undefined
+        ? eb('created_unix', '<', createdBefore)
+        : eb.or([eb('created_unix', '<', createdBefore), eb('node', '=', node)]),
+    )
     .where('id', '>', afterId)
     .orderBy('id')
     .limit(limit)

@@ -74,6 +74,8 @@ export interface RefIntentTable {
   updates: string;
   /** JSON, kind-specific. */
   data: Generated<string>;
+  /** The process ([cluster] NODE_NAME) that began it. */
+  node: Generated<string>;
   /** 0 pending (refs may have moved), 1 recorded in the database (listeners not yet told). */
   state: Generated<number>;
   created_unix: number;

@@ -18,10 +18,11 @@ export interface CreatedToken {
 }
 
 /**
- * A resolved token is served from memory while this process has written nothing to the database
- * since it was read, for at most RECENT_MS: that bounds how late a change made by another process
- * (the CLI, another server on the same PostgreSQL) is seen. Every change this process makes (a
- * token deleted, a user edited or disabled) is seen at once. Entries are keyed by the presented
+ * A resolved token is served from memory while no process has written to the database since it
+ * was read, for at most RECENT_MS. This process's own changes (a token deleted, a user edited or
+ * disabled) are seen at once; those of another `anvil web` on the same database as soon as its
+ * announcement arrives over the cluster channel (cluster/service.ts); RECENT_MS bounds how late a
+ * change is seen that nobody announced (the CLI on SQLite, a lost message). Entries are keyed by the presented
  * token itself, so a hit costs no hashing; only tokens that resolved are kept.
  */
 const RECENT_MS = 1000;
@@ -34,9 +35,18 @@ interface Resolved {
 }
 
 export class TokenService {
-  private readonly recent = new Map<string, { generation: number; until: number; resolved: Resolved }>();
+  private readonly recent = new Map<string, { generation: string; until: number; resolved: Resolved }>();
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** Moves when another process wrote (cluster/service.ts); 0 without other processes. */
+    private readonly remoteGeneration: () => number = () => 0,
+  ) {}
+
+  /** This process's writes and those other processes announced: a cached row older than either is dropped. */
+  private generation(): string {
+    return `${writeGeneration()}:${this.remoteGeneration()}`;
+  }
 
   async create(user: UserRow, name: string, scopes: readonly string[] | undefined): Promise<CreatedToken> {
     const trimmed = name.trim();
@@ -77,7 +87,7 @@ export class TokenService {
   /** Resolves a presented token to its owner and scopes; undefined when it is unknown. */
   async resolve(token: string): Promise<Resolved | undefined> {
     if (!TOKEN_SHAPE.test(token)) return undefined;
-    const generation = writeGeneration();
+    const generation = this.generation();
     const recent = this.recent.get(token);
     if (recent && recent.generation === generation && recent.until > Date.now()) return recent.resolved;
     const digest = hashToken(token);

@@ -4,7 +4,9 @@
 // after the change by the event listener (a quick insert; the git work a push payload needs is
 // done only when some hook wants it). A worker started by `anvil web` delivers them off the
 // request path: a bounded number at once, each with a timeout, retried with exponential back-off
-// up to [webhook] MAX_ATTEMPTS; rows still pending are picked up again by the next server.
+// up to [webhook] MAX_ATTEMPTS; rows still pending are picked up again by the next server. Several
+// processes on one database share the queue: a batch is claimed by moving its rows' next attempt
+// past a lease (PostgreSQL skips rows another process is claiming), so each attempt is made by one.
 import crypto from 'node:crypto';
 import type { AppContext } from '../app/context.js';
 import { SecretBox } from '../auth/secrets.js';
@@ -93,8 +95,6 @@ const REVIEW_EVENT: Partial<Record<number, EventType>> = {
   [ReviewType.comment]: 'pull_request_review_comment',
 };
 
-/** Seconds a claimed delivery stays hidden from other workers beyond its timeout. */
-const LEASE_MARGIN = 60;
 /** How often the worker looks for due deliveries it was not told about (other processes). */
 const POLL_MS = 5_000;
 /** Finished deliveries kept per hook; older ones are pruned hourly. */
@@ -827,7 +827,10 @@ export class WebhookService {
     while (this.running && this.inFlight.size < concurrency) {
       if (this.ready.length === 0) {
         const now = nowUnix();
-        const tasks = await store.claimDue(this.db, now, concurrency, now + deliverTimeout + LEASE_MARGIN);
+        // Claimed for the attempt's timeout plus [cluster] LEASE_TIME: a process that dies with
+        // deliveries claimed leaves them to the others once that has passed (see `nextDue`).
+        const lease = now + deliverTimeout + this.ctx.config.cluster.leaseSeconds;
+        const tasks = await store.claimDue(this.db, now, concurrency, lease, this.ctx.dialect === 'postgres');
         if (tasks.length === 0) break;
         const hooks = await store.hooksByIds(this.db, [...new Set(tasks.map((t) => t.hook_id))]);
         for (const t of tasks.sort((a, b) => a.id - b.id))

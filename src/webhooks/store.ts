@@ -115,22 +115,30 @@ export async function insertTasks(q: Q, rows: Insertable<HookTaskTable>[]): Prom
  * out, when a worker died mid-delivery). The outer conditions are checked again on each row as
  * it is updated, so two workers never claim the same row.
  */
-export function claimDue(q: Q, now: number, limit: number, leaseUntil: number): Promise<HookTaskRow[]> {
+export function claimDue(
+  q: Q,
+  now: number,
+  limit: number,
+  leaseUntil: number,
+  /** PostgreSQL: rows another process is claiming are passed over, not waited for. */
+  skipLocked = false,
+): Promise<HookTaskRow[]> {
   return q
     .updateTable('hook_task')
     .set({ next_attempt_unix: leaseUntil })
     .where('is_delivered', '=', 0)
     .where('next_attempt_unix', '<=', now)
-    .where('id', 'in', (eb) =>
-      eb
+    .where('id', 'in', (eb) => {
+      const due = eb
         .selectFrom('hook_task')
         .select('id')
         .where('is_delivered', '=', 0)
         .where('next_attempt_unix', '<=', now)
         .orderBy('next_attempt_unix')
         .orderBy('id')
-        .limit(limit),
-    )
+        .limit(limit);
+      return skipLocked ? due.forUpdate().skipLocked() : due;
+    })
     .returningAll()
     .execute();
 }

@@ -6,7 +6,7 @@
 import { deleteStaleUploads } from '../container/store.js';
 import type { Logger } from 'pino';
 import type { AppContext } from '../../app/context.js';
-import { nextRunIn } from '../../config/config.js';
+import { nextRunIn, type Schedule } from '../../config/config.js';
 import { nowUnix, transaction } from '../../db/database.js';
 import { isUniqueViolation } from '../../actions/service.js';
 import { conflict, forbidden, invalidField, notFound } from '../../errors.js';
@@ -210,10 +210,13 @@ export class PackageCleanup {
   start(): void {
     const task = this.ctx.config.cron.cleanupPackages;
     if (!task.enabled || this.timer) return;
+    // One process of several runs it per period (cluster/service.ts); the others skip it.
+    const period = periodMs(task.schedule);
+    const once = () => this.ctx.cluster.once('cleanup_packages', period, () => this.run());
     const schedule = () => {
       this.timer = setTimeout(() => {
         void this.ctx.cron
-          .track('cleanup_packages', this.run())
+          .track('cleanup_packages', once())
           .catch((err: unknown) => this.log.error({ err }, 'package cleanup failed'))
           .finally(schedule);
       }, nextRunIn(task.schedule));
@@ -221,7 +224,7 @@ export class PackageCleanup {
     };
     if (task.runAtStart) {
       void this.ctx.cron
-        .track('cleanup_packages', this.run())
+        .track('cleanup_packages', once())
         .catch((err: unknown) => this.log.error({ err }, 'package cleanup failed'));
     }
     schedule();
@@ -273,4 +276,10 @@ export class PackageCleanup {
     }
     return report;
   }
+}
+
+/** How far apart scheduled runs are. */
+function periodMs(s: Schedule): number {
+  if ('every' in s) return s.every * 1000;
+  return { hour: 3_600_000, day: 86_400_000, week: 604_800_000 }[s.at];
 }

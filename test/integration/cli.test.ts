@@ -662,9 +662,9 @@ describe('anvil CLI', () => {
 
   it('admin commands fail cleanly on an invalid configuration', async () => {
     const bad = path.join(dir, 'bad.ini');
-    fs.writeFileSync(bad, '[database]\nDB_TYPE = mysql\n');
+    fs.writeFileSync(bad, '[database]\nDB_TYPE = mssql\n');
     const r = await run(['admin', 'user', 'list', '--config', bad], { cwd: dir });
-    assertFails(r, /^anvil: \[database\] DB_TYPE: "mysql"/m, 'invalid DB_TYPE');
+    assertFails(r, /^anvil: \[database\] DB_TYPE: "mssql"/m, 'invalid DB_TYPE');
     const missing = await run(['admin', 'user', 'list', '--config', path.join(dir, 'missing.ini')], {
       cwd: dir,
     });

@@ -10,7 +10,15 @@ import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-export const EXTERNAL = ['better-sqlite3', 'argon2', 'pg', '@fastify/swagger', '@fastify/swagger-ui', 'ssh2'];
+export const EXTERNAL = [
+  'better-sqlite3',
+  'argon2',
+  'pg',
+  'mysql2',
+  '@fastify/swagger',
+  '@fastify/swagger-ui',
+  'ssh2',
+];
 
 export async function buildAll({ bundle = true } = {}) {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');

@@ -10,6 +10,7 @@ import type { AppContext } from '../app/context.js';
 import type { Identity } from '../auth/identity.js';
 import { SecretBox } from '../auth/secrets.js';
 import { nowUnix, transaction, type Tx } from '../db/database.js';
+import { uniqueViolation } from '../db/retry.js';
 import { badRequest, conflict, forbidden, invalidField, notFound } from '../errors.js';
 import type { AnvilEvents, RefUpdate } from '../events/bus.js';
 import { git, getCommit, ZERO_OID } from '../git/git.js';
@@ -92,11 +93,8 @@ function checkValue(value: string, field: string): string {
   return normalized;
 }
 
-/** A unique index refused a row (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE). */
-export function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
-}
+/** A unique index refused a row (on any database). */
+export const isUniqueViolation = uniqueViolation;
 
 export interface WorkflowFile {
   /** Path in the repository. */

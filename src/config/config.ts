@@ -9,7 +9,7 @@ import ini from 'ini';
 import { parseGoDuration } from '../mirrors/duration.js';
 import { STORAGE_KINDS, resolveStorage, type StorageKind, type StorageSettings } from './storage.js';
 
-export type DbType = 'sqlite3' | 'postgres';
+export type DbType = 'sqlite3' | 'postgres' | 'mysql';
 
 export interface Config {
   /** The INI file that was read (or will receive generated secrets), if any. */
@@ -48,6 +48,8 @@ export interface Config {
     user: string;
     passwd: string;
     sslMode: string;
+    /** MySQL's character set ([database] CHARSET), with its binary collation. */
+    charset: string;
   };
   security: {
     secretKey: string;
@@ -518,7 +520,10 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     sqlite: 'sqlite3',
     postgres: 'postgres',
     postgresql: 'postgres',
+    mysql: 'mysql',
+    mariadb: 'mysql',
   });
+  const mysqlDb = dbType === 'mysql';
 
   const localHost = ['0.0.0.0', '::', ''].includes(httpAddr)
     ? '127.0.0.1'
@@ -558,9 +563,10 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     database: {
       type: dbType,
       path: path.resolve(cwd, r.string('database', 'PATH', path.join(appDataPath, 'anvil.db'))),
-      host: r.string('database', 'HOST', '127.0.0.1:5432'),
+      host: r.string('database', 'HOST', mysqlDb ? '127.0.0.1:3306' : '127.0.0.1:5432'),
       name: r.string('database', 'NAME', 'anvil'),
-      user: r.string('database', 'USER', 'postgres'),
+      user: r.string('database', 'USER', mysqlDb ? 'root' : 'postgres'),
+      charset: r.oneOf('database', 'CHARSET', 'utf8mb4', { utf8mb4: 'utf8mb4', utf8: 'utf8' }),
       passwd: r.string('database', 'PASSWD', ''),
       sslMode: r.oneOf('database', 'SSL_MODE', 'disable', {
         disable: 'disable',

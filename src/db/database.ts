@@ -1,4 +1,5 @@
-// Database access: one Kysely instance over better-sqlite3 (the embedded default) or pg, migrated
+// Database access: one Kysely instance over better-sqlite3 (the embedded default), pg or mysql2
+// (MariaDB/MySQL, see mysql.ts), migrated
 // to the newest schema at start-up. Every multi-step write goes through `transaction()`.
 //
 // SQLite has one writer at a time across every connection and process. A transaction begins
@@ -34,11 +35,12 @@ import type { Config } from '../config/config.js';
 import { AppError } from '../errors.js';
 import type { DB } from './schema.js';
 import { migrateToLatest } from './migrate.js';
+import { AnvilMysqlDialect, loadMysql, mysqlConnection, mysqlPlugin, mysqlSessionSetup } from './mysql.js';
 import { BUSY_BUDGET_MS, TRANSACTION_ATTEMPTS, backoffMs, busyError, retryableError } from './retry.js';
 
 export type Db = Kysely<DB>;
 export type Tx = Transaction<DB>;
-export type Dialect = 'sqlite' | 'postgres';
+export type Dialect = 'sqlite' | 'postgres' | 'mysql';
 
 export interface Database {
   db: Db;
@@ -134,6 +136,20 @@ export async function openDatabase(config: Config, opts: { migrate?: boolean } =
     const pool = new driver.Pool({ ...postgresConnection(config.database), types: pgTypes(driver), max: 10 });
     db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [writeTracker] });
     dialect = 'postgres';
+  } else if (config.database.type === 'mysql') {
+    const driver = await loadMysql();
+    const { charset } = config.database;
+    const pool = driver.createPool({ ...mysqlConnection(config.database), connectionLimit: 10 });
+    db = new Kysely<DB>({
+      dialect: new AnvilMysqlDialect({
+        pool,
+        onCreateConnection: async (c) => {
+          for (const stmt of mysqlSessionSetup(charset)) await c.executeQuery(CompiledQuery.raw(stmt));
+        },
+      }),
+      plugins: [mysqlPlugin(charset), writeTracker],
+    });
+    dialect = 'mysql';
   } else {
     fs.mkdirSync(path.dirname(config.database.path), { recursive: true });
     const sqlite = new SQLite(config.database.path);
@@ -235,7 +251,7 @@ class RowStatement {
  * Runs `fn` in one transaction; when `q` already is a transaction, `fn` joins it. This is the only
  * way Anvil writes more than one row for one change, so nothing is ever half-written.
  *
- * On PostgreSQL a deadlock or serialization failure rolls the transaction back and runs `fn` again
+ * On PostgreSQL and MySQL a deadlock or serialization failure (or, on MySQL, a lock wait timeout) rolls the transaction back and runs `fn` again
  * on a fresh one (up to TRANSACTION_ATTEMPTS times), so `fn` must do nothing outside the database
  * that a second run would repeat. On SQLite the transaction begins IMMEDIATE (SqliteWriterDriver).
  */

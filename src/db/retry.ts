@@ -10,11 +10,26 @@ export const BUSY_BUDGET_MS = 5000;
 /**
  * PostgreSQL aborts one transaction of a deadlock (40P01) and, under REPEATABLE READ or
  * SERIALIZABLE, one that read what another changed (40001); run again, it sees the other's commit.
+ * MySQL's are ER_LOCK_DEADLOCK (1213) and ER_LOCK_WAIT_TIMEOUT (1205).
  */
 export function retryableError(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const code = (err as { code?: unknown }).code;
-  return code === '40P01' || code === '40001';
+  return (
+    code === '40P01' || code === '40001' || code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT'
+  );
+}
+
+/** A unique index refused a row (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE, MySQL 1062). */
+export function uniqueViolation(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const code = (err as { code?: unknown }).code;
+  return (
+    code === '23505' ||
+    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
+    code === 'ER_DUP_ENTRY'
+  );
 }
 
 /** SQLite's answer when another connection holds the lock a statement needs. */

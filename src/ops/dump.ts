@@ -152,7 +152,7 @@ export async function dump(ctx: AppContext, file: string, log: (line: string) =>
 /** Every table's rows into `<dir>/<table>.jsonl`, from one snapshot. */
 async function dumpDatabase(ctx: AppContext, dir: string): Promise<Manifest> {
   const snapshot = ctx.db.transaction();
-  const run = ctx.dialect === 'postgres' ? snapshot.setIsolationLevel('repeatable read') : snapshot;
+  const run = ctx.dialect === 'sqlite' ? snapshot : snapshot.setIsolationLevel('repeatable read');
   return run.execute(async (trx) => {
     const q = trx as unknown as Db;
     const migrations = await store.appliedMigrations(q);
@@ -273,7 +273,9 @@ async function restoreDatabase(ctx: AppContext, manifest: Manifest, dir: string)
   try {
     await ctx.db.transaction().execute(async (trx) => {
       const q = trx as unknown as Db;
-      if (!sqlite) await sql`SET LOCAL session_replication_role = replica`.execute(q);
+      if (ctx.dialect === 'postgres') await sql`SET LOCAL session_replication_role = replica`.execute(q);
+      // MySQL: off for this connection until the end of the transaction (below).
+      if (ctx.dialect === 'mysql') await sql`SET FOREIGN_KEY_CHECKS = 0`.execute(q);
       for (const t of manifest.tables) {
         // The tables a fresh site fills itself (none but the migrator's, today) start empty.
         await sql`DELETE FROM ${sql.table(t.name)}`.execute(q);
@@ -295,8 +297,11 @@ async function restoreDatabase(ctx: AppContext, manifest: Manifest, dir: string)
         const broken = await sql<{ table: string }>`PRAGMA foreign_key_check`.execute(q);
         if (broken.rows.length)
           throw new Error(`the dump's rows break references (${broken.rows[0]!.table})`);
-      } else {
+      } else if (ctx.dialect === 'postgres') {
         await store.resetSequences(q, manifest.tables);
+      } else {
+        // AUTO_INCREMENT counters have moved past the ids inserted by themselves.
+        await sql`SET FOREIGN_KEY_CHECKS = 1`.execute(q);
       }
     });
   } finally {

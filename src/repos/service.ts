@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
+import { uniqueViolation } from '../db/retry.js';
 import { MovedError, badRequest, conflict, forbidden, invalid, invalidField, notFound } from '../errors.js';
 import * as userStore from '../users/store.js';
 import * as orgStore from '../orgs/store.js';
@@ -1146,11 +1147,8 @@ async function commitsOf(dir: string, oids: string[]): Promise<Map<string, Commi
   }
 }
 
-/** A unique index refused a row (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE). */
-function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
-}
+/** A unique index refused a row (on any database). */
+const isUniqueViolation = uniqueViolation;
 
 /** Writes `files` as one commit on `branch` of a bare repository, without a work tree. */
 export async function commitFiles(

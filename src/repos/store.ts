@@ -118,10 +118,13 @@ export const ORDER_BY = {
 } as const;
 export type OrderBy = keyof typeof ORDER_BY;
 
-/** `value LIKE '%keyword%'` where `%`, `_` and backslashes in the keyword match themselves. */
+/**
+ * `value LIKE '%keyword%'` where `%`, `_` and `!` in the keyword match themselves. The escape
+ * character is `!`, not a backslash, which MySQL string literals would take as an escape.
+ */
 function contains(column: RawBuilder<string> | ReturnType<typeof sql.ref>, keyword: string) {
-  const pattern = `%${keyword.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  return sql<boolean>`${column} like ${pattern} escape '\\'`;
+  const pattern = `%${keyword.replace(/[!%_]/g, (c) => `!${c}`)}%`;
+  return sql<boolean>`${column} like ${pattern} escape '!'`;
 }
 
 /** Repository ids a user reaches without being the owner: collaborations and team access. */

@@ -1,5 +1,6 @@
 // Starts a real Anvil server on a free port against a fresh SQLite file (or, with
-// ANVIL__DATABASE__DB_TYPE=postgres, a fresh PostgreSQL database), and talks HTTP to it.
+// ANVIL__DATABASE__DB_TYPE=postgres or mysql, a fresh PostgreSQL or MariaDB/MySQL database), and
+// talks HTTP to it.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -15,6 +16,8 @@ import { buildServer, type ServerOptions } from '../../src/app/server.js';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { postgresConnection } from '../../src/db/database.js';
+import { createDatabaseSql, mysqlConnection } from '../../src/db/mysql.js';
+import mysql from 'mysql2/promise';
 
 export interface Reply<T = unknown> {
   status: number;
@@ -147,8 +150,41 @@ export async function startS3rver(): Promise<S3Server> {
   };
 }
 
+/** For MySQL runs: a database of its own for this server, dropped at close. */
+export async function freshMysqlDatabase(
+  base: Config['database'],
+): Promise<{ name: string; drop(): Promise<void> }> {
+  const name = `${base.name}_${process.pid}_${crypto.randomBytes(4).toString('hex')}`.toLowerCase();
+  const admin = await mysql.createConnection(mysqlConnection(base, null));
+  try {
+    await admin.query(createDatabaseSql(name, base.charset));
+  } finally {
+    await admin.end();
+  }
+  return {
+    name,
+    async drop() {
+      const c = await mysql.createConnection(mysqlConnection(base, null));
+      try {
+        await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
 /** ANVIL_TEST_STORAGE=minio: every test server keeps its blobs on an s3rver of its own. */
 const TEST_STORAGE = process.env['ANVIL_TEST_STORAGE'] ?? 'local';
+
+/** For PostgreSQL and MySQL runs: a database of its own, dropped by drop(); undefined on SQLite. */
+export async function freshDatabase(
+  base: Config['database'],
+): Promise<{ name: string; drop(): Promise<void> } | undefined> {
+  if (base.type === 'postgres') return freshPostgresDatabase(base);
+  if (base.type === 'mysql') return freshMysqlDatabase(base);
+  return undefined;
+}
 
 export async function startServer(
   settings: Record<string, string> = {},
@@ -173,8 +209,8 @@ export async function startServer(
   };
   let config = loadConfig({ env, cwd: dataDir });
   let dropDb: (() => Promise<void>) | undefined;
-  if (config.database.type === 'postgres') {
-    const fresh = await freshPostgresDatabase(config.database);
+  const fresh = await freshDatabase(config.database);
+  if (fresh) {
     env['ANVIL__DATABASE__NAME'] = fresh.name;
     config = loadConfig({ env, cwd: dataDir });
     dropDb = fresh.drop;

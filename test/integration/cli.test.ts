@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { openDatabase } from '../../src/db/database.js';
-import { freePort, freshPostgresDatabase } from '../helpers/server.js';
+import { freePort, freshDatabase } from '../helpers/server.js';
 import { GitClient, repoUrl } from '../helpers/git.js';
 
 const CLI = fileURLToPath(new URL('../../bundle/cli.js', import.meta.url));
@@ -216,11 +216,11 @@ describe('anvil CLI', () => {
     port = await freePort();
     const base: Config = loadConfig({ env: process.env, cwd: dir });
     let database: string[];
-    if (base.database.type === 'postgres') {
-      const fresh = await freshPostgresDatabase(base.database);
+    const fresh = await freshDatabase(base.database);
+    if (fresh) {
       dropDb = fresh.drop;
       database = [
-        'DB_TYPE = postgres',
+        `DB_TYPE = ${base.database.type}`,
         `HOST = ${base.database.host}`,
         `NAME = ${fresh.name}`,
         `USER = ${base.database.user}`,
@@ -662,9 +662,9 @@ describe('anvil CLI', () => {
 
   it('admin commands fail cleanly on an invalid configuration', async () => {
     const bad = path.join(dir, 'bad.ini');
-    fs.writeFileSync(bad, '[database]\nDB_TYPE = mysql\n');
+    fs.writeFileSync(bad, '[database]\nDB_TYPE = mssql\n');
     const r = await run(['admin', 'user', 'list', '--config', bad], { cwd: dir });
-    assertFails(r, /^anvil: \[database\] DB_TYPE: "mysql"/m, 'invalid DB_TYPE');
+    assertFails(r, /^anvil: \[database\] DB_TYPE: "mssql"/m, 'invalid DB_TYPE');
     const missing = await run(['admin', 'user', 'list', '--config', path.join(dir, 'missing.ini')], {
       cwd: dir,
     });

@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/config.js';
 import { mintRuntimeToken } from '../../src/actions/runtime-token.js';
-import { freePort, freshPostgresDatabase } from '../helpers/server.js';
+import { freePort, freshDatabase } from '../helpers/server.js';
 import { GitClient } from '../helpers/git.js';
 
 const CLI = fileURLToPath(new URL('../../bundle/cli.js', import.meta.url));
@@ -261,8 +261,8 @@ describe('crash safety (SIGKILL at fixed points, then a restart)', () => {
       if (v !== undefined) env[`ANVIL__DATABASE__${k}`] = v;
     }
     const config = loadConfig({ env, cwd: dataDir });
-    if (config.database.type === 'postgres') {
-      const fresh = await freshPostgresDatabase(config.database);
+    const fresh = await freshDatabase(config.database);
+    if (fresh) {
       env['ANVIL__DATABASE__NAME'] = fresh.name;
       dropDb = fresh.drop;
     }

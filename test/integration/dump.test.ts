@@ -14,7 +14,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../../src/config/config.js';
 import { createContext, type AppContext } from '../../src/app/context.js';
 import { buildServer } from '../../src/app/server.js';
-import { freePort, freshPostgresDatabase, runCli, startServer, type TestServer } from '../helpers/server.js';
+import { freePort, freshDatabase, runCli, startServer, type TestServer } from '../helpers/server.js';
 import { GitClient, repoUrl } from '../helpers/git.js';
 
 const exec = promisify(execFile);
@@ -73,8 +73,8 @@ describe('anvil dump and restore', () => {
       ANVIL__DATABASE__PATH: path.join(target, 'anvil.db'),
       ANVIL__REPOSITORY__ROOT: path.join(target, 'repositories'),
     };
-    if (s.config.database.type === 'postgres') {
-      const fresh = await freshPostgresDatabase(s.config.database);
+    const fresh = await freshDatabase(s.config.database);
+    if (fresh) {
       targetEnv['ANVIL__DATABASE__NAME'] = fresh.name;
       dropTarget = fresh.drop;
     }

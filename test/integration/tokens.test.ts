@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { postgresConnection } from '../../src/db/database.js';
+import mysql from 'mysql2/promise';
+import { mysqlConnection } from '../../src/db/mysql.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 interface Msg {
@@ -341,6 +343,10 @@ describe('access tokens: /users/{username}/tokens', () => {
         const client = new pg.Client(postgresConnection(s.config.database));
         await client.connect();
         await client.query('DELETE FROM access_token WHERE id = $1', [t.id]);
+        await client.end();
+      } else if (s.config.database.type === 'mysql') {
+        const client = await mysql.createConnection(mysqlConnection(s.config.database));
+        await client.query('DELETE FROM access_token WHERE id = ?', [t.id]);
         await client.end();
       } else {
         const other = new SQLite(s.config.database.path);

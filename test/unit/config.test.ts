@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, ConfigError, editDistance, readIni } from '../../src/config/config.js';
+import { mysqlConnection } from '../../src/db/mysql.js';
 
 const dirs: string[] = [];
 function tmp(): string {
@@ -195,7 +196,12 @@ describe('config validation', () => {
     ['HTTP_PORT=abc', { ANVIL__SERVER__HTTP_PORT: 'abc' }, /\[server\] HTTP_PORT/],
     ['HTTP_PORT=70000', { ANVIL__SERVER__HTTP_PORT: '70000' }, /\[server\] HTTP_PORT/],
     ['HTTP_PORT=3.5', { ANVIL__SERVER__HTTP_PORT: '3.5' }, /\[server\] HTTP_PORT/],
-    ['DB_TYPE=mysql', { ANVIL__DATABASE__DB_TYPE: 'mysql' }, /\[database\] DB_TYPE.*mysql/],
+    ['DB_TYPE=mssql', { ANVIL__DATABASE__DB_TYPE: 'mssql' }, /\[database\] DB_TYPE.*mssql/],
+    [
+      'CHARSET=latin1',
+      { ANVIL__DATABASE__DB_TYPE: 'mysql', ANVIL__DATABASE__CHARSET: 'latin1' },
+      /\[database\] CHARSET.*latin1/,
+    ],
     ['[actions] ENABLED=maybe', { ANVIL__ACTIONS__ENABLED: 'maybe' }, /\[actions\] ENABLED.*maybe/],
     ['[quota] ENABLED=maybe', { ANVIL__QUOTA__ENABLED: 'maybe' }, /\[quota\] ENABLED/],
     ['ROOT_URL=ftp://x', { ANVIL__SERVER__ROOT_URL: 'ftp://x' }, /\[server\] ROOT_URL.*ftp:\/\/x/],
@@ -232,6 +238,36 @@ describe('config validation', () => {
       loadConfig({ env: { ANVIL__DATABASE__DB_TYPE: 'sqlite' }, cwd: tmp() }).database.type,
       'sqlite3',
     );
+  });
+
+  it('reads MySQL with its own defaults: port 3306, user root, utf8mb4', () => {
+    for (const v of ['mysql', 'MySQL', 'mariadb']) {
+      const db = loadConfig({ env: { ANVIL__DATABASE__DB_TYPE: v }, cwd: tmp() }).database;
+      assert.deepEqual(
+        [db.type, db.host, db.user, db.charset],
+        ['mysql', '127.0.0.1:3306', 'root', 'utf8mb4'],
+      );
+    }
+    const pgDb = loadConfig({ env: { ANVIL__DATABASE__DB_TYPE: 'postgres' }, cwd: tmp() }).database;
+    assert.deepEqual([pgDb.host, pgDb.user], ['127.0.0.1:5432', 'postgres']);
+    const set = loadConfig({
+      env: {
+        ANVIL__DATABASE__DB_TYPE: 'mysql',
+        ANVIL__DATABASE__HOST: 'db.example:3307',
+        ANVIL__DATABASE__USER: 'anvil',
+        ANVIL__DATABASE__PASSWD: 'pw',
+        ANVIL__DATABASE__CHARSET: 'utf8',
+        ANVIL__DATABASE__SSL_MODE: 'require',
+      },
+      cwd: tmp(),
+    }).database;
+    const options = mysqlConnection(set);
+    assert.equal(options.host, 'db.example');
+    assert.equal(options.port, 3307);
+    assert.equal(options.user, 'anvil');
+    assert.equal(options.password, 'pw');
+    assert.equal(options.charset, 'UTF8_BIN');
+    assert.deepEqual(options.ssl, { rejectUnauthorized: false });
   });
 });
 

@@ -1,7 +1,7 @@
 // Which database errors run a transaction again or wait for SQLite's lock, and the backoff between tries.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { backoffMs, busyError, retryableError } from '../../src/db/retry.js';
+import { backoffMs, busyError, retryableError, uniqueViolation } from '../../src/db/retry.js';
 
 describe('db retry', () => {
   it('retryableError: PostgreSQL deadlocks (40P01) and serialization failures (40001) only', () => {
@@ -11,6 +11,21 @@ describe('db retry', () => {
       assert.equal(retryableError(Object.assign(new Error('x'), { code })), false, String(code));
     }
     for (const err of [null, undefined, 'deadlock detected', 40001]) assert.equal(retryableError(err), false);
+  });
+
+  it('retryableError: MySQL deadlocks (1213) and lock wait timeouts (1205), not other MySQL errors', () => {
+    for (const code of ['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT'])
+      assert.equal(retryableError(Object.assign(new Error('x'), { code })), true, code);
+    for (const code of ['ER_DUP_ENTRY', 'ER_NO_REFERENCED_ROW_2', 'ER_PARSE_ERROR'])
+      assert.equal(retryableError(Object.assign(new Error('x'), { code })), false, code);
+  });
+
+  it('uniqueViolation: on every database, and nothing else', () => {
+    for (const code of ['23505', 'SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY', 'ER_DUP_ENTRY'])
+      assert.equal(uniqueViolation(Object.assign(new Error('x'), { code })), true, code);
+    for (const code of ['23503', 'SQLITE_CONSTRAINT_FOREIGNKEY', 'ER_LOCK_DEADLOCK', undefined])
+      assert.equal(uniqueViolation(Object.assign(new Error('x'), { code })), false, String(code));
+    assert.equal(uniqueViolation(null), false);
   });
 
   it('busyError: SQLITE_BUSY and its extended codes, not other SQLite errors', () => {

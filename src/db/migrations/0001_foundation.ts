@@ -35,9 +35,17 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('last_login_unix', 'bigint', (c) => c.notNull().defaultTo(0))
     .execute();
   // E-mail addresses are unique among people; organizations may share or omit one.
-  await sql`CREATE UNIQUE INDEX user_lower_email_individual ON "user" (lower_email) WHERE type = 0`.execute(
-    db,
-  );
+  if (dialect === 'mysql') {
+    // MySQL has no partial index: a hidden generated column holds the address of people only
+    // (NULL for others, which a unique index lets repeat).
+    await sql`ALTER TABLE "user" ADD COLUMN lower_email_individual varchar(255)
+      AS (CASE WHEN type = 0 THEN lower_email END) VIRTUAL INVISIBLE`.execute(db);
+    await sql`CREATE UNIQUE INDEX user_lower_email_individual ON "user" (lower_email_individual)`.execute(db);
+  } else {
+    await sql`CREATE UNIQUE INDEX user_lower_email_individual ON "user" (lower_email) WHERE type = 0`.execute(
+      db,
+    );
+  }
   await db.schema.createIndex('user_type_admin').on('user').columns(['type', 'is_admin']).execute();
   await db.schema.createIndex('user_login').on('user').columns(['login_source', 'login_name']).execute();
 

@@ -18,6 +18,7 @@ import { pipeline as pipe, Readable, Writable } from 'node:stream';
 import type { AppContext } from '../../app/context.js';
 import type { Identity } from '../../auth/identity.js';
 import { nowUnix, transaction, type Tx } from '../../db/database.js';
+import { uniqueViolation } from '../../db/retry.js';
 import { AppError, unauthorized } from '../../errors.js';
 import { recordUsage } from '../../quota/usage.js';
 import * as repoStore from '../../repos/store.js';
@@ -150,14 +151,8 @@ function digestsOf(body: Buffer): Digests {
 }
 
 function isUnique(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
   const msg = err instanceof Error ? err.message : '';
-  return (
-    code === '23505' ||
-    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
-    code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
-    /UNIQUE constraint|duplicate key/i.test(msg)
-  );
+  return uniqueViolation(err) || /UNIQUE constraint|duplicate key/i.test(msg);
 }
 
 /** Runs a transaction again when a concurrent one of the same push won a unique index. */

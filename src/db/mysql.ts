@@ -36,6 +36,7 @@ import {
   ValueListNode,
   ValueNode,
   WhereNode,
+  type AddColumnNode,
   type ColumnDefinitionNode,
   type CreateIndexNode,
   type CreateTableNode,
@@ -128,6 +129,14 @@ export function mysqlPlugin(charset: string): KyselyPlugin {
 
 const TEXT_TYPES = new Set(['text']);
 
+/**
+ * A text column outside any key is LONGTEXT on MySQL (as Forgejo's): MySQL's TEXT holds 64 KiB,
+ * less than issue bodies, comments and metadata may (SQLite's and PostgreSQL's text are unbounded).
+ */
+function longText(c: ColumnDefinitionNode): ColumnDefinitionNode {
+  return isText(c.dataType) ? { ...c, dataType: RawNode.createWithSql('longtext') } : c;
+}
+
 function isText(node: OperationNode): boolean {
   return DataTypeNode.is(node) && TEXT_TYPES.has(node.dataType);
 }
@@ -200,12 +209,17 @@ class MysqlTransformer extends OperationNodeTransformer {
       const key = c.unique || c.primaryKey || keyed.has(c.column.column.name);
       return key && isText(c.dataType)
         ? { ...c, dataType: DataTypeNode.create(`varchar(${MYSQL_KEY_LENGTH})`) }
-        : c;
+        : longText(c);
     });
     const options = RawNode.createWithSql(
       `ENGINE=InnoDB DEFAULT CHARSET=${this.charset} COLLATE=${this.charset}_bin`,
     );
     return { ...out, columns, endModifiers: [...(out.endModifiers ?? []), options] };
+  }
+
+  protected override transformAddColumn(node: AddColumnNode, queryId?: never): AddColumnNode {
+    const out = super.transformAddColumn(node, queryId);
+    return { ...out, column: longText(out.column) };
   }
 
   protected override transformCreateIndex(node: CreateIndexNode, queryId?: never): CreateIndexNode {

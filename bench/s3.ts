@@ -20,6 +20,7 @@ import { freePort, startS3rver } from '../test/helpers/server.js';
 import { mintRuntimeToken } from '../src/actions/runtime-token.js';
 import { S3BlobStore } from '../src/storage/s3.js';
 import { blobKey } from '../src/lfs/service.js';
+import { median, rssMb, runNode, sampleRss, waitForListening } from './common.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -29,51 +30,7 @@ const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 1);
 const SECRET = 'bench-secret-key';
 const BUCKET = 'bench';
 
-function rssMb(pid: number): number {
-  try {
-    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
-}
-
-function sampleRss(pid: number): { stop(): number } {
-  let peak = rssMb(pid);
-  const t = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 20);
-  return {
-    stop() {
-      clearInterval(t);
-      return Math.max(peak, rssMb(pid));
-    },
-  };
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-async function waitFor(url: string): Promise<void> {
-  const end = Date.now() + 30_000;
-  for (;;) {
-    try {
-      await fetch(url);
-      return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > end) throw new Error(`nothing answers at ${url}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, args, { env, cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    p.on('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`exit ${code}: ${out}`))));
-  });
-}
+const run = (args: string[], env: NodeJS.ProcessEnv) => runNode(args, env, root);
 
 /** A PUT of the whole file to `target`; seconds. */
 function put(target: URL, file: string, bytes: number, headers: Record<string, string>, ok: number) {
@@ -154,7 +111,7 @@ try {
   const anvil = spawn(process.execPath, ['--max-semi-space-size=16', cli, 'web'], { env, stdio: 'inherit' });
   children.push(anvil);
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}/api/v1/version`);
+  await waitForListening(`${url}/api/v1/version`);
   const repo = await fetch(`${url}/api/v1/user/repos`, {
     method: 'POST',
     headers: { authorization: `token ${token}`, 'content-type': 'application/json' },

@@ -201,7 +201,11 @@ export class LfsService {
       body.resume();
     });
     body.pipe(checked);
-    const { size } = await this.ctx.storage.lfs.put(blobKey(oid), checked);
+    const { size } = await this.ctx.storage.lfs.put(
+      blobKey(oid),
+      checked,
+      announced === undefined ? {} : { size: announced },
+    );
     faultPoint('lfs:stored');
     let recorded = false;
     try {

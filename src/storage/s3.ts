@@ -36,6 +36,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Settings } from '../config/storage.js';
 import { notFound } from '../errors.js';
 import { faultPoint } from '../faults.js';
 import { PacedStream, paceStreamed } from './pacer.js';
@@ -53,23 +54,8 @@ export const MIN_PART = 5 * 1024 * 1024;
 export const MAX_PART = 5 * 1024 * 1024 * 1024;
 /** Parts of Anvil's own streamed uploads. */
 const PUT_PART = 8 * 1024 * 1024;
-
-export interface S3Settings {
-  /** host[:port], as Forgejo's MINIO_ENDPOINT. */
-  endpoint: string;
-  accessKeyId: string;
-  secretAccessKey: string;
-  bucket: string;
-  /** The region (MINIO_LOCATION). */
-  location: string;
-  useSsl: boolean;
-  /** Prefix of every key in the bucket (MINIO_BASE_PATH), '' or ending in '/'. */
-  basePath: string;
-  /** auto (path-style except on AWS), dns (virtual hosts) or path (MINIO_BUCKET_LOOKUP). */
-  bucketLookup: 'auto' | 'dns' | 'path';
-  /** Downloads are redirected to presigned URLs (SERVE_DIRECT). */
-  serveDirect: boolean;
-}
+/** The largest object one PutObject may write. */
+const SINGLE_PUT_MAX = 5 * 1024 * 1024 * 1024;
 
 /** How `compose` builds its multipart upload: parts copied server-side or streamed through Anvil. */
 export type ComposeStep = { kind: 'copy'; part: number } | { kind: 'stream'; parts: number[]; size: number };
@@ -128,12 +114,20 @@ function paced(source: Readable): Readable {
 }
 
 /** Counts the bytes passing through. */
-function counter(): Transform & { bytes: number } {
+/** Counts what passes; with `exact`, fails a stream that is longer or ends shorter than that. */
+function counter(exact?: number): Transform & { bytes: number } {
   const t = new Transform({
     transform(chunk: Buffer, _enc, done) {
       t.bytes += chunk.length;
       paceStreamed(chunk.length);
+      if (exact !== undefined && t.bytes > exact)
+        return done(new Error(`more than the ${exact} bytes announced`));
       done(null, chunk);
+    },
+    flush(done) {
+      if (exact !== undefined && t.bytes !== exact)
+        return done(new Error(`${t.bytes} bytes, not the ${exact} announced`));
+      done();
     },
   }) as Transform & { bytes: number };
   t.bytes = 0;
@@ -202,24 +196,52 @@ export class S3BlobStore implements BlobStore {
     await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
   }
 
-  async put(key: string, data: Readable): Promise<StoredBlob> {
-    const count = counter();
+  async put(key: string, data: Readable, opts: { size?: number } = {}): Promise<StoredBlob> {
+    // A size known in advance goes up in one streamed PutObject (S3 allows 5 GiB): no part is
+    // buffered, and servers that assemble multipart uploads slowly are spared it.
+    const single = opts.size !== undefined && opts.size <= SINGLE_PUT_MAX;
+    const count = counter(single ? opts.size : undefined);
     const body = data.pipe(count);
     data.once('error', (err) => body.destroy(err));
-    const upload = new Upload({
-      client: this.client,
-      params: { Bucket: this.bucket, Key: this.k(key), Body: body },
-      partSize: PUT_PART,
-      queueSize: 2,
-      leavePartsOnError: false,
-    });
+    // A body that fails (cut off, or not of the announced size) aborts the request, whose server
+    // would otherwise wait for the bytes still owed; its error is the one thrown below.
+    const abort = new AbortController();
+    body.on('error', () => abort.abort());
     try {
-      await upload.done();
+      if (single) {
+        await this.client.send(
+          new PutObjectCommand({
+            Bucket: this.bucket,
+            Key: this.k(key),
+            Body: body,
+            ContentLength: opts.size,
+          }),
+          { abortSignal: abort.signal },
+        );
+      } else {
+        await new Upload({
+          client: this.client,
+          params: { Bucket: this.bucket, Key: this.k(key), Body: body },
+          partSize: PUT_PART,
+          queueSize: 2,
+          leavePartsOnError: false,
+        }).done();
+      }
     } catch (err) {
       body.destroy();
       // A body that failed half-way leaves no object (the upload was not completed); where the
-      // server cannot abort, the incomplete upload stays for its own expiry rules.
-      throw (data.errored as Error | null) ?? err;
+      // server cannot abort, the incomplete upload stays for its own expiry rules. S3 refuses a
+      // PutObject body shorter than its length; a server that keeps it instead (s3rver does) is
+      // left with an object of the wrong size, which goes (one of the right size is a whole blob
+      // another upload wrote, and stays).
+      if (single) {
+        const h = await this.head(key).catch(() => undefined);
+        if (h && h.size !== opts.size)
+          await this.client
+            .send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.k(key) }))
+            .catch(() => undefined);
+      }
+      throw (body.errored as Error | null) ?? (data.errored as Error | null) ?? err;
     }
     faultPoint('storage:written');
     return { size: count.bytes };

@@ -38,8 +38,12 @@ export interface RemovedLeftover {
 }
 
 export interface BlobStore {
-  /** Streams `data` into `key`; the blob appears whole or not at all. */
-  put(key: string, data: Readable): Promise<StoredBlob>;
+  /**
+   * Streams `data` into `key`; the blob appears whole or not at all. `size`, when the caller knows
+   * it exactly in advance (a Content-Length it checks), lets a backend write in one request; a body
+   * of another size then fails the write.
+   */
+  put(key: string, data: Readable, opts?: { size?: number }): Promise<StoredBlob>;
   /** A stream of the blob (optionally a byte range, end inclusive); 404 when absent. */
   open(key: string, range?: { start: number; end?: number }): Promise<Readable>;
   stat(key: string): Promise<{ size: number } | undefined>;

@@ -140,6 +140,32 @@ describe('S3 blob store contract (s3rver)', () => {
     assert.equal(await store.stat('cut-small'), undefined);
   });
 
+  it('put with a known size: one streamed PutObject; a body of another size or cut off leaves nothing', async () => {
+    const big = crypto.randomBytes(9 * 1024 * 1024 + 5);
+    async function* gen(upTo = big.length) {
+      for (let i = 0; i < upTo; i += 1 << 20) yield big.subarray(i, Math.min(i + (1 << 20), upTo));
+    }
+    const r = await store.put('sized', Readable.from(gen()), { size: big.length });
+    assert.equal(r.size, big.length);
+    assert.ok((await bytes(await store.open('sized'))).equals(big));
+    await assert.rejects(
+      store.put('short', Readable.from(gen(big.length - 1)), { size: big.length }),
+      /not the \d+ announced/,
+    );
+    assert.equal(await store.stat('short'), undefined);
+    await assert.rejects(store.put('long', Readable.from(gen()), { size: 100 }), /more than the 100 bytes/);
+    assert.equal(await store.stat('long'), undefined);
+    async function* failing() {
+      yield big.subarray(0, 4 << 20);
+      throw new Error('client went away');
+    }
+    await assert.rejects(
+      store.put('cut-sized', Readable.from(failing()), { size: big.length }),
+      /client went away/,
+    );
+    assert.equal(await store.stat('cut-sized'), undefined);
+  });
+
   it('delete: absent is no error; ifUnmodifiedSince keeps a blob written since', async () => {
     await store.put('del/x', Readable.from(['x']));
     assert.equal(await store.delete('del/x', { ifUnmodifiedSince: new Date(Date.now() - 60_000) }), false);

@@ -1,5 +1,5 @@
 // The Git LFS API's JSON (batch API, basic transfer adapter, locking API) and row-to-JSON.
-import { PRESIGN_SECONDS } from '../storage/s3.js';
+import { PRESIGN_SECONDS } from '../storage/storage.js';
 import { Type, type Static } from 'typebox';
 import { isoTime } from '../http/format.js';
 import type { BatchResult } from './service.js';

@@ -3,11 +3,17 @@
 // S3-compatible server.
 import type { StorageSettings, StorageKind } from '../config/storage.js';
 import { STORAGE_KINDS } from '../config/storage.js';
-import { S3BlobStore } from './s3.js';
+import type { S3BlobStore } from './s3.js';
 import { LocalBlobStore, type BlobStore, type Storage } from './storage.js';
 
-export function openBlobStore(settings: StorageSettings): BlobStore {
-  return settings.type === 'local' ? new LocalBlobStore(settings.path) : new S3BlobStore(settings.minio);
+/**
+ * A store as `settings` say; the S3 backend (and the AWS SDK under it) is loaded only when some
+ * kind is on S3, so a site on local disk never pays its memory.
+ */
+export async function openBlobStore(settings: StorageSettings): Promise<BlobStore> {
+  if (settings.type === 'local') return new LocalBlobStore(settings.path);
+  const { S3BlobStore } = await import('./s3.js');
+  return new S3BlobStore(settings.minio);
 }
 
 /**
@@ -18,10 +24,11 @@ export async function openStorage(settings: Record<StorageKind, StorageSettings>
   const out = {} as Storage;
   const created = new Set<string>();
   for (const kind of STORAGE_KINDS) {
-    const store = openBlobStore(settings[kind]);
-    if (store instanceof S3BlobStore) {
-      const id = `${store.settings.endpoint}/${store.bucket}`;
-      if (!created.has(id)) await store.init();
+    const s = settings[kind];
+    const store = await openBlobStore(s);
+    if (s.type === 'minio') {
+      const id = `${s.minio.endpoint}/${s.minio.bucket}`;
+      if (!created.has(id)) await (store as S3BlobStore).init();
       created.add(id);
     }
     out[kind] = store;

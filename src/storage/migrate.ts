@@ -10,7 +10,7 @@
 import type { StorageKind, StorageSettings } from '../config/storage.js';
 import { STORAGE_KINDS } from '../config/storage.js';
 import { openBlobStore } from './backends.js';
-import { S3BlobStore } from './s3.js';
+import type { S3BlobStore } from './s3.js';
 import type { BlobStore } from './storage.js';
 
 export interface MigrateReport {
@@ -72,10 +72,10 @@ export async function migrateStorage(
   const reports: MigrateReport[] = [];
   for (const kind of kinds) {
     if (samePlace(from[kind], to[kind])) throw new Error(`the ${kind} source and target are the same store`);
-    const source = openBlobStore(from[kind]);
-    const target = openBlobStore(to[kind]);
+    const source = await openBlobStore(from[kind]);
+    const target = await openBlobStore(to[kind]);
     try {
-      if (target instanceof S3BlobStore) await target.init();
+      if (to[kind].type === 'minio') await (target as S3BlobStore).init();
       const r = await migrateStore(source, target, kind);
       log(
         `${kind}: ${r.copied} copied (${r.bytes} bytes), ${r.skipped} already there, ${r.failed.length} failed`,

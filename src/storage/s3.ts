@@ -46,6 +46,7 @@ import {
   type ListedBlob,
   type RemovedLeftover,
   type StoredBlob,
+  PRESIGN_SECONDS,
 } from './storage.js';
 
 /** S3's smallest part (every part of a multipart upload but the last). */
@@ -486,6 +487,3 @@ export class S3BlobStore implements BlobStore {
     this.client.destroy();
   }
 }
-
-/** How long a presigned download URL is valid (Forgejo: 5 minutes). */
-export const PRESIGN_SECONDS = 300;

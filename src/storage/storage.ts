@@ -19,6 +19,9 @@ function paced(source: Readable): Readable {
   return out;
 }
 
+/** How long a presigned download URL is valid (Forgejo: 5 minutes). */
+export const PRESIGN_SECONDS = 300;
+
 export interface StoredBlob {
   size: number;
 }

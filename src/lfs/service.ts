@@ -201,11 +201,9 @@ export class LfsService {
       body.resume();
     });
     body.pipe(checked);
-    const { size } = await this.ctx.storage.lfs.put(
-      blobKey(oid),
-      checked,
-      announced === undefined ? {} : { size: announced },
-    );
+    // No size hint: the digest is checked only at the end of the body, and a single PutObject
+    // would by then have stored (and replaced) the object whatever the check says.
+    const { size } = await this.ctx.storage.lfs.put(blobKey(oid), checked);
     faultPoint('lfs:stored');
     let recorded = false;
     try {

@@ -75,7 +75,7 @@ export class Cluster {
     const raw = JSON.stringify({ o: this.id, t: topic, ...(data === undefined ? {} : { d: data }) });
     this.transport
       .publish(raw)
-      .catch((err: unknown) => this.log.warn({ err, topic }, 'cluster: publishing failed'));
+      .catch((err: unknown) => this.closed || this.log.warn({ err, topic }, 'cluster: publishing failed'));
   }
 
   private wrote(): void {
@@ -89,7 +89,7 @@ export class Cluster {
     const raw = JSON.stringify({ o: this.id, t: 'written' });
     this.transport
       .publish(raw)
-      .catch((err: unknown) => this.log.warn({ err }, 'cluster: announcing a write failed'))
+      .catch((err: unknown) => this.closed || this.log.warn({ err }, 'cluster: announcing a write failed'))
       .finally(() => {
         this.publishing = false;
         if (this.dirty) this.wrote();

@@ -34,6 +34,7 @@ import {
 } from './gen/vendor/actions/results/api/v1/artifact_pb.js';
 import { ActionArtifact, ActionArtifactsResponse, ArtifactListQuery, toArtifactJson } from './schemas.js';
 import { ArtifactError, type ArtifactRow } from './service.js';
+import { declaredLength } from '../http/bodies.js';
 import {
   CONTENT_TYPE,
   PACKAGES,
@@ -355,13 +356,13 @@ export function artifactServiceRoutes(app: FastifyInstance, ctx: AppContext): vo
       const body = request.body as Readable | undefined;
       azureHeaders(request, res);
       if (comp === 'block') {
-        await svc.putBlock(a, q['blockid']!, body ?? emptyStream());
+        await svc.putBlock(a, q['blockid']!, body ?? emptyStream(), declaredLength(request));
         return res.code(201).send();
       }
       const stored =
         comp === 'blocklist'
           ? await svc.commitBlocks(a, body ?? emptyStream())
-          : await svc.putContent(a, body ?? emptyStream());
+          : await svc.putContent(a, body ?? emptyStream(), declaredLength(request));
       res.header('ETag', `"0x${stored.sha256.slice(0, 16).toUpperCase()}"`);
       res.header('Last-Modified', new Date().toUTCString());
       return res.code(201).send();

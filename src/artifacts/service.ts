@@ -409,30 +409,46 @@ export class ArtifactService {
     return a;
   }
 
-  /** A plain PUT: the whole content at once, replacing whatever was uploaded before. */
-  async putContent(a: ArtifactRow, body: Readable): Promise<{ size: number; sha256: string }> {
+  /**
+   * A plain PUT: the whole content at once, replacing whatever was uploaded before. `length`: the
+   * body's declared length, when it has one.
+   */
+  async putContent(
+    a: ArtifactRow,
+    body: Readable,
+    length?: number,
+  ): Promise<{ size: number; sha256: string }> {
     const key = blobKey(a.id);
-    const stored = await this.storeHashed(key, body);
+    const stored = await this.storeHashed(key, body, length);
     await this.adoptContent(a.id, key, stored);
     return stored;
   }
 
   /** Stores `data` under `key`, computing the SHA-256 that finalize checks on the way. */
-  private async storeHashed(key: string, data: Readable): Promise<{ size: number; sha256: string }> {
+  private async storeHashed(
+    key: string,
+    data: Readable,
+    length?: number,
+  ): Promise<{ size: number; sha256: string }> {
     const hashed = sha256Passing();
     data.on('error', (err) => hashed.destroy(err));
-    const { size } = await this.ctx.storage.artifacts.put(key, data.pipe(hashed));
+    const { size } = await this.ctx.storage.artifacts.put(key, data.pipe(hashed), { size: length });
     return { size, sha256: hashed.digest() };
   }
 
   /** `comp=block`: one block, stored as it arrives under a key derived from the artifact and block id. */
-  async putBlock(a: ArtifactRow, blockId: string, body: Readable): Promise<{ size: number }> {
+  async putBlock(
+    a: ArtifactRow,
+    blockId: string,
+    body: Readable,
+    length?: number,
+  ): Promise<{ size: number }> {
     if (!BLOCK_ID.test(blockId)) throw badRequest('blockid must be a base64 string of at most 64 bytes');
     const key = blockKey(a.id, blockId);
     this.hashes.begin(a.id, blockId);
     let size: number;
     try {
-      ({ size } = await this.ctx.storage.artifacts.put(key, body));
+      ({ size } = await this.ctx.storage.artifacts.put(key, body, { size: length }));
     } catch (err) {
       this.hashes.stored(a.id, blockId);
       throw err;

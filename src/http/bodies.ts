@@ -65,3 +65,15 @@ export function registerBodyParsing(app: FastifyInstance): void {
     if (isObjectSchema(request.routeOptions.schema?.body)) request.body = {};
   });
 }
+
+/**
+ * The length of a raw request body when the client declared it (Content-Length, not chunked).
+ * Node's HTTP parser holds the body to it: a shorter body fails the stream, a longer one is not
+ * part of this request.
+ */
+export function declaredLength(request: FastifyRequest): number | undefined {
+  const h = request.headers;
+  if (h['transfer-encoding'] !== undefined || h['content-length'] === undefined) return undefined;
+  const n = Number(h['content-length']);
+  return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}

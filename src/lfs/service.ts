@@ -17,6 +17,7 @@ import type { UserRow } from '../users/store.js';
 import * as store from './store.js';
 import type { LockRow, MetaRow } from './store.js';
 import { faultPoint } from '../faults.js';
+import { drained } from '../storage/storage.js';
 
 const SUBJECT = 'size:git:lfs';
 const OID = /^[0-9a-f]{64}$/;
@@ -66,21 +67,28 @@ export function normalizeLockPath(p: string, field = 'path'): string {
   return n;
 }
 
-/** Passes bytes through while checking them against the oid and the announced size. */
+/**
+ * Passes bytes through while checking them against the oid and the announced size. The last chunk
+ * is held back until the whole body is checked: a store writing in one request of the announced
+ * length (S3's PutObject) never receives every byte of a body that fails, so it keeps nothing.
+ */
 function verifying(oid: string, expected: number | undefined): Transform {
   const hash = crypto.createHash('sha256');
   let size = 0;
+  let held: Buffer | undefined;
   return new Transform({
     transform(chunk: Buffer, _enc, done) {
+      if (chunk.length === 0) return done();
       size += chunk.length;
       if (expected !== undefined && size > expected) {
         done(invalid(`the content is larger than the announced size of ${expected} bytes`));
         return;
       }
       hash.update(chunk);
-      done(null, chunk);
+      const previous = held;
+      held = chunk;
+      done(null, previous);
     },
-    // Runs before the last bytes are committed: a mismatch fails the store's write, keeping nothing.
     flush(done) {
       if (expected !== undefined && size !== expected) {
         done(invalid(`the content is ${size} bytes, not the announced ${expected}`));
@@ -91,7 +99,7 @@ function verifying(oid: string, expected: number | undefined): Transform {
         done(invalid(`the content's SHA-256 ${digest} does not match the oid ${oid}`));
         return;
       }
-      done();
+      done(null, held);
     },
   });
 }
@@ -191,6 +199,10 @@ export class LfsService {
       throw invalid(`invalid size [size: ${announced}]`);
     }
     await this.requireQuota(repo);
+    // Objects are stored by content: one already stored (written whole and checked, by this
+    // repository or another) is not written again; the upload is still read and checked.
+    const key = blobKey(oid);
+    const stored = announced === undefined ? undefined : await this.ctx.storage.lfs.stat(key);
     const checked = verifying(oid, announced);
     // A failing request stream (a client going away) fails the store's write through `checked`;
     // a failed check leaves the rest of the request to be read and dropped, so the answer (422)
@@ -201,9 +213,10 @@ export class LfsService {
       body.resume();
     });
     body.pipe(checked);
-    // No size hint: the digest is checked only at the end of the body, and a single PutObject
-    // would by then have stored (and replaced) the object whatever the check says.
-    const { size } = await this.ctx.storage.lfs.put(blobKey(oid), checked);
+    const { size } =
+      stored && stored.size === announced
+        ? { size: await drained(checked) }
+        : await this.ctx.storage.lfs.put(key, checked, { size: announced });
     faultPoint('lfs:stored');
     let recorded = false;
     try {

@@ -2,11 +2,8 @@
 // header) and payload, OpenPGP detached signatures (openpgp), and git's SSH signatures (the SSHSIG
 // armored format of ssh-keygen -Y sign, parsed here; keys read with ssh2, checked with node:crypto).
 import crypto from 'node:crypto';
-import { createRequire } from 'node:module';
 import * as openpgp from 'openpgp';
-
-const require = createRequire(import.meta.url);
-const ssh2 = require('ssh2') as typeof import('ssh2');
+import { ssh2 } from '../ssh/lib.js';
 
 // Commits
 
@@ -161,7 +158,7 @@ export function sshFingerprint(publicKey: Buffer): string {
 
 /** A public key in authorized_keys form ("ssh-ed25519 AAAA...") as its wire-format blob, or undefined. */
 export function sshPublicKeyBlob(text: string): Buffer | undefined {
-  const parsed = ssh2.utils.parseKey(text.trim());
+  const parsed = ssh2().utils.parseKey(text.trim());
   if (parsed instanceof Error) return undefined;
   const key = Array.isArray(parsed) ? parsed[0] : parsed;
   return key ? key.getPublicSSH() : undefined;
@@ -197,7 +194,7 @@ export function verifySshSignature(s: SshSignature, message: Buffer, namespace =
   if (s.hashAlgorithm !== 'sha512' && s.hashAlgorithm !== 'sha256') return false;
   let key: crypto.KeyObject;
   try {
-    const parsed = ssh2.utils.parseKey(`${s.keyType} ${s.publicKey.toString('base64')}`);
+    const parsed = ssh2().utils.parseKey(`${s.keyType} ${s.publicKey.toString('base64')}`);
     if (parsed instanceof Error) return false;
     const k = Array.isArray(parsed) ? parsed[0] : parsed;
     if (!k) return false;

@@ -6,15 +6,13 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import ssh2 from 'ssh2';
 import type { AuthContext, Connection, ServerChannel, Session } from 'ssh2';
 import type { AppContext } from '../app/context.js';
 import { gitEnv } from '../git/git.js';
 import { fingerprintOf } from './keyparse.js';
+import { ssh2 } from './lib.js';
 import type { SshPrincipal } from './service.js';
 import { Refusal, SshCommands } from './command.js';
-
-const { Server, utils } = ssh2;
 
 /** Seconds a connection may take to sign in. */
 const AUTH_TIMEOUT_MS = 60_000;
@@ -28,6 +26,7 @@ export interface RunningSshServer {
 /** The server's host keys, generated into `dir` on first use (OpenSSH private key format). */
 export async function hostKeys(dir: string): Promise<Buffer[]> {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const { utils } = ssh2();
   const out: Buffer[] = [];
   for (const [file, type] of [
     ['ssh_host_ed25519_key', 'ed25519'],
@@ -68,6 +67,7 @@ export async function startSshServer(
   opts: { host?: string; port?: number } = {},
 ): Promise<RunningSshServer> {
   const { config, sshKeys, log } = ctx;
+  const { Server, utils } = ssh2();
   const commands = new SshCommands(ctx);
   const keys = await hostKeys(path.join(config.server.appDataPath, 'ssh'));
   const clients = new Set<Connection>();

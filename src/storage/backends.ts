@@ -3,6 +3,7 @@
 // S3-compatible server.
 import type { StorageSettings, StorageKind } from '../config/storage.js';
 import { STORAGE_KINDS } from '../config/storage.js';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { S3BlobStore } from './s3.js';
 import { LocalBlobStore, type BlobStore, type Storage } from './storage.js';
 
@@ -10,10 +11,18 @@ import { LocalBlobStore, type BlobStore, type Storage } from './storage.js';
  * A store as `settings` say; the S3 backend (and the AWS SDK under it) is loaded only when some
  * kind is on S3, so a site on local disk never pays its memory.
  */
-export async function openBlobStore(settings: StorageSettings): Promise<BlobStore> {
+export async function openBlobStore(
+  settings: StorageSettings,
+  clients?: Map<string, S3Client>,
+): Promise<BlobStore> {
   if (settings.type === 'local') return new LocalBlobStore(settings.path);
-  const { S3BlobStore } = await import('./s3.js');
-  return new S3BlobStore(settings.minio);
+  const { S3BlobStore, clientIdentity, s3Client } = await import('./s3.js');
+  if (!clients) return new S3BlobStore(settings.minio);
+  // Kinds on the same server and account share one client (its sockets and middleware).
+  const id = clientIdentity(settings.minio);
+  let client = clients.get(id);
+  if (!client) clients.set(id, (client = s3Client(settings.minio)));
+  return new S3BlobStore(settings.minio, client);
 }
 
 /**
@@ -23,9 +32,10 @@ export async function openBlobStore(settings: StorageSettings): Promise<BlobStor
 export async function openStorage(settings: Record<StorageKind, StorageSettings>): Promise<Storage> {
   const out = {} as Storage;
   const created = new Set<string>();
+  const clients = new Map<string, S3Client>();
   for (const kind of STORAGE_KINDS) {
     const s = settings[kind];
-    const store = await openBlobStore(s);
+    const store = await openBlobStore(s, clients);
     if (s.type === 'minio') {
       const id = `${s.minio.endpoint}/${s.minio.bucket}`;
       if (!created.has(id)) await (store as S3BlobStore).init();
@@ -36,7 +46,7 @@ export async function openStorage(settings: Record<StorageKind, StorageSettings>
   return out;
 }
 
-/** Closes the stores' connections (S3 clients' sockets). */
+/** Closes the stores' connections (S3 clients' sockets; a shared client closes once and for all). */
 export function closeStorage(storage: Storage): void {
   for (const kind of STORAGE_KINDS) storage[kind].close?.();
 }

@@ -1,8 +1,10 @@
 // The S3-compatible blob store (AWS S3, MinIO, Garage, Ceph RGW, ...), through the AWS SDK v3.
 //
-//   put             lib-storage's Upload: a multipart upload of 8 MiB parts, two in flight, so
-//                   memory stays bounded whatever the size; the object exists only once the
-//                   upload completes (or the single PutObject of a small body succeeds).
+//   put             a body larger than 8 MiB whose size is declared: one streamed PutObject of
+//                   that length (nothing buffered); otherwise lib-storage's Upload: a multipart
+//                   upload of 8 MiB parts, two in flight, so memory stays bounded whatever the
+//                   size; the object exists only once the upload completes (or the single
+//                   PutObject of a small body succeeds).
 //   open            GetObject, with a Range header for a byte range.
 //   stat / delete   HeadObject / DeleteObject (ifUnmodifiedSince: HeadObject's LastModified first).
 //   move            CopyObject then DeleteObject (a multipart copy above 5 GiB).
@@ -114,7 +116,6 @@ function paced(source: Readable): Readable {
   return out;
 }
 
-/** Counts the bytes passing through. */
 /** Counts what passes; with `exact`, fails a stream that is longer or ends shorter than that. */
 function counter(exact?: number): Transform & { bytes: number } {
   const t = new Transform({
@@ -133,6 +134,11 @@ function counter(exact?: number): Transform & { bytes: number } {
   }) as Transform & { bytes: number };
   t.bytes = 0;
   return t;
+}
+
+/** What makes two stores' clients interchangeable: the server, the account and how it is addressed. */
+export function clientIdentity(s: S3Settings): string {
+  return JSON.stringify([s.endpoint, s.useSsl, s.accessKeyId, s.secretAccessKey, s.location, s.bucketLookup]);
 }
 
 export function s3Client(s: S3Settings): S3Client {
@@ -156,8 +162,12 @@ export class S3BlobStore implements BlobStore {
   /** Whether the server lists (and aborts) multipart uploads. */
   listsUploads = true;
 
-  constructor(readonly settings: S3Settings) {
-    this.client = s3Client(settings);
+  /** `client`: one shared with the stores of other kinds on the same server and account. */
+  constructor(
+    readonly settings: S3Settings,
+    client?: S3Client,
+  ) {
+    this.client = client ?? s3Client(settings);
   }
 
   get bucket(): string {
@@ -198,12 +208,14 @@ export class S3BlobStore implements BlobStore {
   }
 
   async put(key: string, data: Readable, opts: { size?: number } = {}): Promise<StoredBlob> {
-    // A size known in advance goes up in one streamed PutObject (S3 allows 5 GiB): no part is
-    // buffered, and servers that assemble multipart uploads slowly are spared it.
-    const single = opts.size !== undefined && opts.size <= SINGLE_PUT_MAX;
-    const count = counter(single ? opts.size : undefined);
-    const body = data.pipe(count);
-    data.once('error', (err) => body.destroy(err));
+    // A large body of a size known in advance goes up in one streamed PutObject (S3 allows 5 GiB):
+    // no part is buffered, and servers that assemble multipart uploads slowly are spared it. A
+    // body of at most one part is buffered by Upload and written (one PutObject) only once it has
+    // ended, so a check failing at its very end keeps it out whatever its size.
+    const single = opts.size !== undefined && opts.size > PUT_PART && opts.size <= SINGLE_PUT_MAX;
+    const count = counter(opts.size);
+    // pipeline, not pipe: a source that has already failed fails `body` too.
+    const body = pipe(data, count, () => undefined);
     // A body that fails (cut off, or not of the announced size) aborts the request, whose server
     // would otherwise wait for the bytes still owed; its error is the one thrown below.
     const abort = new AbortController();

@@ -43,8 +43,10 @@ export interface RemovedLeftover {
 export interface BlobStore {
   /**
    * Streams `data` into `key`; the blob appears whole or not at all. `size`, when the caller knows
-   * it exactly in advance (a Content-Length it checks), lets a backend write in one request; a body
-   * of another size then fails the write.
+   * it exactly in advance (a declared Content-Length), lets a backend write in one request of that
+   * length; a body of another size then fails the write. A caller that checks the content as it
+   * streams (a digest) must hold the last bytes back until the check passes (see LFS's
+   * `verifying`): such a request never completes with content that fails.
    */
   put(key: string, data: Readable, opts?: { size?: number }): Promise<StoredBlob>;
   /** A stream of the blob (optionally a byte range, end inclusive); 404 when absent. */
@@ -100,6 +102,13 @@ export function sha256Passing(): Transform & { digest(): string } {
   }) as Transform & { digest(): string };
   t.digest = () => (hex ??= hash.digest('hex'));
   return t;
+}
+
+/** Reads `data` to its end, keeping nothing; how many bytes it had. */
+export async function drained(data: Readable): Promise<number> {
+  let n = 0;
+  for await (const chunk of data) n += (chunk as Buffer).length;
+  return n;
 }
 
 /** Feeds every byte of `data` into `hash` (for blobs already stored). */

@@ -58,6 +58,7 @@ import { SshKeyService } from '../ssh/service.js';
 import { setSshCloneAddress } from '../repos/schemas.js';
 import { SigningService } from '../signing/service.js';
 import { Cluster } from '../cluster/service.js';
+import { configurePasswordHashing } from '../auth/password.js';
 
 /**
  * What domains contribute to shared mechanisms: things an account owns (for deletion and purge),
@@ -138,6 +139,7 @@ export interface AppContext {
 }
 
 export async function createContext(config: Config, log: Logger): Promise<AppContext> {
+  configurePasswordHashing(config.security.passwordHash);
   const storage = await openStorage(config.storage);
   const database = await openDatabase(config);
   const { db } = database;

@@ -57,6 +57,8 @@ export interface Config {
     reverseProxyTrustedProxies: string[];
     /** Shared with `anvil serv` ([security] INTERNAL_TOKEN; else generated into APP_DATA_PATH/internal_token). */
     internalToken: string;
+    /** argon2id's parameters for new password hashes ([security] PASSWORD_HASH_ALGO). */
+    passwordHash: PasswordHashParams;
   };
   service: {
     enableReverseProxyAuthenticationApi: boolean;
@@ -502,6 +504,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   const malformedEnv: string[] = [];
   const fromEnv = envSections(env, malformedEnv);
   const r = new Reader(merge(fromFile, fromEnv));
+  const passwordWarnings: string[] = [];
 
   const httpPort = r.int('server', 'HTTP_PORT', 3000, 0, 65535);
   const httpAddr = r.string('server', 'HTTP_ADDR', '0.0.0.0');
@@ -585,6 +588,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
         ? r.list('security', 'REVERSE_PROXY_TRUSTED_PROXIES')
         : ['127.0.0.0/8', '::1/128'],
       internalToken: r.string('security', 'INTERNAL_TOKEN', ''),
+      passwordHash: readPasswordHash(r, (w) => passwordWarnings.push(w)),
     },
     service: {
       enableReverseProxyAuthenticationApi: r.bool(
@@ -702,6 +706,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     }),
     ...unusedSettings(fromEnv, r.known, { section: (s) => `${envName(s)}__*`, key: envName, where: '' }),
     ...malformedEnv.map((name) => `${name} is not of the form ANVIL__SECTION__KEY and is ignored`),
+    ...passwordWarnings,
   ];
 
   if (config.api.defaultPagingNum > config.api.maxResponseItems) {
@@ -715,6 +720,66 @@ export function loadConfig(opts: LoadOptions = {}): Config {
 }
 
 /** [queue] / [cache] (Forgejo's keys: only redis matters to Anvil) and [cluster]. */
+/** argon2id's parameters (the argon2 package's names); memory in KiB. */
+export interface PasswordHashParams {
+  timeCost: number;
+  memoryCost: number;
+  parallelism: number;
+  hashLength: number;
+}
+
+/** Anvil's default: OWASP's recommendation for argon2id (19 MiB, two passes). */
+export const DEFAULT_PASSWORD_HASH: PasswordHashParams = {
+  timeCost: 2,
+  memoryCost: 19456,
+  parallelism: 1,
+  hashLength: 32,
+};
+
+/**
+ * [security] PASSWORD_HASH_ALGO in Forgejo's notation: `argon2` (Anvil's default parameters) or
+ * `argon2$<passes>$<memory KiB>$<threads>$<key length>`. Forgejo's other algorithms (pbkdf2,
+ * pbkdf2_v1, pbkdf2_hi, scrypt, bcrypt) are not Anvil's: a warning, and argon2 with the defaults.
+ * Hashes carry their parameters, so changing them leaves existing passwords valid.
+ */
+function readPasswordHash(r: Reader, warn: (w: string) => void): PasswordHashParams {
+  const v = r.string('security', 'PASSWORD_HASH_ALGO', '').trim();
+  const [algo, ...params] = v.split('$');
+  if (v === '' || v === 'argon2') return DEFAULT_PASSWORD_HASH;
+  if (algo === 'argon2') {
+    const n = params.map((p) => (/^\d+$/.test(p) ? Number(p) : NaN));
+    const [timeCost, memoryCost, parallelism, hashLength] = n;
+    const ok =
+      n.length === 4 &&
+      timeCost! >= 1 &&
+      timeCost! <= 100 &&
+      parallelism! >= 1 &&
+      parallelism! <= 64 &&
+      memoryCost! >= 8 * parallelism! &&
+      memoryCost! <= 4 * 1024 * 1024 &&
+      hashLength! >= 16 &&
+      hashLength! <= 128;
+    if (!ok) {
+      r.fail(
+        `[security] PASSWORD_HASH_ALGO: "${v}" is not argon2$<passes 1-100>$<memory in KiB, at least 8 per thread>$<threads 1-64>$<key length 16-128>`,
+      );
+    }
+    return {
+      timeCost: timeCost!,
+      memoryCost: memoryCost!,
+      parallelism: parallelism!,
+      hashLength: hashLength!,
+    };
+  }
+  if (['pbkdf2', 'pbkdf2_v1', 'pbkdf2_v2', 'pbkdf2_hi', 'scrypt', 'bcrypt'].includes(algo!)) {
+    warn(
+      `[security] PASSWORD_HASH_ALGO = ${v}: Anvil hashes passwords with argon2id only; new passwords use its default parameters`,
+    );
+    return DEFAULT_PASSWORD_HASH;
+  }
+  return r.fail(`[security] PASSWORD_HASH_ALGO: "${v}" is not a password hashing algorithm (argon2)`);
+}
+
 function readCluster(r: Reader): Config['cluster'] {
   const queueType = r.string('queue', 'TYPE', 'level').toLowerCase();
   const queueConn = r.string('queue', 'CONN_STR', '');

@@ -205,6 +205,10 @@ export async function startServer(
     ANVIL__SERVER__ROOT_URL: `http://127.0.0.1:${port}/`,
     ANVIL__SECURITY__SECRET_KEY: 'test-secret-key',
     ANVIL__LOG__LEVEL: process.env['ANVIL__LOG__LEVEL'] ?? 'warn',
+    // Cheap argon2id (64 KiB, one pass): the suite makes thousands of hashes and checks, which
+    // would cost minutes of CPU at the default's 19 MiB and two passes. Servers that tests start
+    // as processes of their own (crash, multinode) keep the default.
+    ANVIL__SECURITY__PASSWORD_HASH_ALGO: 'argon2$1$64$1$32',
     ...settings,
   };
   let config = loadConfig({ env, cwd: dataDir });

@@ -5,7 +5,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig, ConfigError, editDistance, readIni } from '../../src/config/config.js';
+import {
+  loadConfig,
+  ConfigError,
+  DEFAULT_PASSWORD_HASH,
+  editDistance,
+  readIni,
+} from '../../src/config/config.js';
+import { configurePasswordHashing, hashPassword, verifyPassword } from '../../src/auth/password.js';
 import { mysqlConnection } from '../../src/db/mysql.js';
 
 const dirs: string[] = [];
@@ -452,5 +459,59 @@ describe('config warnings', () => {
     assert.equal(editDistance('securty', 'security'), 1);
     assert.equal(editDistance('', 'abc'), 3);
     assert.equal(editDistance('same', 'same'), 0);
+  });
+});
+
+describe('[security] PASSWORD_HASH_ALGO', () => {
+  const load = (v: string) => loadConfig({ env: { ANVIL__SECURITY__PASSWORD_HASH_ALGO: v }, cwd: tmp() });
+
+  it('is argon2id with OWASP parameters by default and for plain argon2', () => {
+    assert.deepEqual(loadConfig({ env: {}, cwd: tmp() }).security.passwordHash, DEFAULT_PASSWORD_HASH);
+    assert.deepEqual(load('argon2').security.passwordHash, DEFAULT_PASSWORD_HASH);
+  });
+
+  it("takes Forgejo's argon2$passes$memory$threads$keylen", () => {
+    assert.deepEqual(load('argon2$3$65536$4$50').security.passwordHash, {
+      timeCost: 3,
+      memoryCost: 65536,
+      parallelism: 4,
+      hashLength: 50,
+    });
+  });
+
+  it("warns of Forgejo's other algorithms and keeps argon2id", () => {
+    const c = load('pbkdf2_hi');
+    assert.deepEqual(c.security.passwordHash, DEFAULT_PASSWORD_HASH);
+    assert.ok(
+      c.warnings.some((w) => /PASSWORD_HASH_ALGO = pbkdf2_hi.*argon2id/.test(w)),
+      c.warnings.join('\n'),
+    );
+  });
+
+  for (const bad of [
+    'md5',
+    'argon2$0$65536$1$32',
+    'argon2$2$4$1$32',
+    'argon2$2$65536$1',
+    'argon2$x$1$1$32',
+  ]) {
+    it(`stops start-up on ${bad}`, () => {
+      assertConfigError(() => load(bad), /\[security\] PASSWORD_HASH_ALGO/);
+    });
+  }
+
+  it('hashes with the configured parameters; older hashes still verify', async () => {
+    const before = await hashPassword('pw-1');
+    assert.match(before, /^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
+    configurePasswordHashing(load('argon2$1$64$1$32').security.passwordHash);
+    try {
+      const cheap = await hashPassword('pw-2');
+      assert.match(cheap, /^\$argon2id\$v=19\$m=64,p=1,t=1\$/);
+      assert.equal(await verifyPassword(cheap, 'pw-2'), true);
+      assert.equal(await verifyPassword(cheap, 'pw-1'), false);
+      assert.equal(await verifyPassword(before, 'pw-1'), true);
+    } finally {
+      configurePasswordHashing(DEFAULT_PASSWORD_HASH);
+    }
   });
 });

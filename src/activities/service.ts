@@ -13,9 +13,9 @@ import type { OpType } from './tables.js';
 /** Heatmaps cover the last year. */
 const HEATMAP_SPAN = 366 * 86400;
 /**
- * A heatmap read is kept for this long, or until this process records an action of its user: a
- * busy user's year is some 35,000 buckets, too many to read per request. Another node's actions
- * show within this time.
+ * A heatmap read is kept for this long, or until any process records an action of its user (the
+ * cluster topic `activities.recorded`): a busy user's year is some 35,000 buckets, too many to
+ * read per request.
  */
 const HEATMAP_TTL_MS = 60_000;
 const HEATMAP_CACHE_MAX = 1_000;
@@ -35,6 +35,11 @@ export class ActivityService {
 
   constructor(private readonly ctx: AppContext) {
     this.db = ctx.db;
+    // Another process recorded an action of this user (a `reset`, no user: messages may be lost).
+    ctx.cluster.on('activities.recorded', (actorId) => {
+      if (typeof actorId === 'number') this.forgetHeatmaps(actorId);
+      else this.heatmaps.clear();
+    });
     const { events } = ctx;
     events.on('repository.created', (e) => this.record(e.repoId, e.doerId, 'create_repo'));
     events.on('push', async (e) => {
@@ -118,8 +123,13 @@ export class ActivityService {
       this.db,
       feeds.map((user_id) => ({ ...row, user_id })),
     );
-    this.heatmaps.delete(`${actorId}:true`);
-    this.heatmaps.delete(`${actorId}:false`);
+    this.forgetHeatmaps(actorId);
+    this.ctx.cluster.publish('activities.recorded', actorId);
+  }
+
+  private forgetHeatmaps(userId: number): void {
+    this.heatmaps.delete(`${userId}:true`);
+    this.heatmaps.delete(`${userId}:false`);
   }
 
   /** The repositories `viewer` may read, as a filter (none for administrators). */

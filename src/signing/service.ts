@@ -60,6 +60,8 @@ export class SigningService {
   ) {
     this.instance = new InstanceSigner(ctx.config.repository.signing, ctx.log);
     this.sshKeys = sshKeys;
+    // Another process's keys changed (or, on a `reset`, may have).
+    ctx.cluster.on('signing.keys', () => this.forgetVerifications());
   }
 
   // Keys
@@ -154,10 +156,15 @@ export class SigningService {
   }
 
   /**
-   * Forgets cached verifications: called when GPG keys change here, and to be called by the ssh
-   * domain when SSH keys are added or removed (else results wait out the cache's minute).
+   * Forgets cached verifications, in every process: called when GPG keys change, and by the ssh
+   * domain when SSH keys are added or removed.
    */
   keysChanged(): void {
+    this.forgetVerifications();
+    this.ctx.cluster.publish('signing.keys');
+  }
+
+  private forgetVerifications(): void {
     this.generation++;
     this.cache.clear();
   }

@@ -288,6 +288,24 @@ for (const channel of ['postgres', 'redis'] as const) {
       assert.equal(seen.body.description, 'from A');
     });
 
+    it('a heatmap B keeps shows an action recorded on A at once', async () => {
+      type Cell = { timestamp: number; contributions: number };
+      const total = (cells: Cell[]) => cells.reduce((n, c) => n + c.contributions, 0);
+      const before = await api<Cell[]>('b', 'GET', '/users/root/heatmap');
+      assert.equal(before.status, 200);
+      // Read twice: the second answer is B's kept one.
+      assert.equal(total((await api<Cell[]>('b', 'GET', '/users/root/heatmap')).body), total(before.body));
+      const made = await api('a', 'POST', '/user/repos', { name: 'heat' });
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+      // Within the channel's delivery, not the kept heatmap's minute.
+      await waitFor(
+        'the heatmap on B to count the new repository',
+        async () =>
+          total((await api<Cell[]>('b', 'GET', '/users/root/heatmap')).body) === total(before.body) + 1,
+        2_000,
+      );
+    });
+
     it('a token revoked or a user suspended on A is refused by B at once', async () => {
       const bob = await api('a', 'POST', '/admin/users', {
         username: 'bob',

@@ -16,11 +16,12 @@ import { invalid } from '../errors.js';
 import { blobKey as attachmentKey } from '../attachments/service.js';
 import { blobKey as lfsKey } from '../lfs/service.js';
 import { blobKey as packageKey, SUBJECT as PACKAGES } from '../packages/service.js';
-import { PropertyRef } from '../packages/tables.js';
 import { recordUsage } from '../quota/usage.js';
 import type { LeafSubject } from '../quota/subjects.js';
 import { STALE_INTENT_SECONDS } from '../repos/recovery.js';
 import * as repoStore from '../repos/store.js';
+import * as opsStore from './store.js';
+import type { Scope } from './store.js';
 import type { ListedBlob, Storage } from '../storage/storage.js';
 
 export interface DoctorOptions {
@@ -70,16 +71,10 @@ async function eachLimited<T>(items: readonly T[], n: number, fn: (item: T) => P
 async function* repositoryIds(ctx: AppContext): AsyncIterable<number[]> {
   let after = 0;
   for (;;) {
-    const rows = await ctx.db
-      .selectFrom('repository')
-      .select('id')
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(PAGE)
-      .execute();
-    if (!rows.length) return;
-    yield rows.map((r) => r.id);
-    after = rows[rows.length - 1]!.id;
+    const ids = await repoStore.idPage(ctx.db, after, PAGE);
+    if (!ids.length) return;
+    yield ids;
+    after = ids[ids.length - 1]!;
   }
 }
 
@@ -152,11 +147,7 @@ const orphanedRepoDirs: DoctorCheck = {
         .filter((x): x is { entry: string; m: RegExpExecArray } => x.m !== null);
       if (!page.length) continue;
       const ids = [...new Set(page.map((x) => Number(x.m[1])))];
-      const known = new Set(
-        (await ctx.db.selectFrom('repository').select('id').where('id', 'in', ids).execute()).map(
-          (r) => r.id,
-        ),
-      );
+      const known = await repoStore.existingIds(ctx.db, ids);
       for (const { entry, m } of page) {
         if (known.has(Number(m[1]))) continue;
         // A creation under way has its directory before its row commits: leave young ones.
@@ -330,405 +321,106 @@ const storages: DoctorCheck = {
 // Rows pointing at what is gone (columns without a foreign key, and rows whose blob is missing)
 
 /** The rows a removal took (by id) and the blobs to delete once it has committed. */
-interface Removed {
-  ids: number[];
-  blobs: Array<{ store: keyof Storage; key: string }>;
-}
-
-const NOTHING: Removed = { ids: [], blobs: [] };
-
-/** One kind of orphaned row: found a page at a time, removed a page at a time. */
+/** One kind of orphaned row. */
 interface OrphanKind<R extends { id: number }> {
-  /** A page of candidate rows with an id above `after` (`last` is the highest id looked at). */
-  page(ctx: AppContext, after: number): Promise<{ rows: R[]; last: number | undefined }>;
+  /** The candidate rows of `scope` (a page by id, or the rows read again before removing them). */
+  rows(q: AppContext['db'] | Tx, scope: Scope): Promise<R[]>;
+  /** Of candidates, those whose blob is missing (kinds found by their blob; else every candidate is one). */
+  blobMissing?(ctx: AppContext, rows: R[]): Promise<R[]>;
   describe(row: R): string;
-  /**
-   * Removes the rows (checking again inside the transaction that they are still orphaned) and
-   * corrects the usage they counted; the blobs to delete after the commit.
-   */
-  remove(ctx: AppContext, tx: Tx, rows: R[]): Promise<Removed>;
+  /** Removes the rows (found orphaned inside the transaction), correcting the usage they counted. */
+  remove(tx: Tx, rows: R[]): Promise<void>;
+  /** Blobs the removed rows leave behind, deleted after the commit. */
+  blobs?(row: R): Array<{ store: keyof Storage; key: string }>;
 }
 
 const ATTACHMENT_ISSUES: LeafSubject = 'size:assets:attachments:issues';
 const ATTACHMENT_RELEASES: LeafSubject = 'size:assets:attachments:releases';
 const LFS: LeafSubject = 'size:git:lfs';
 
-interface AttachmentRow {
-  id: number;
-  uuid: string;
-  size: number;
-  release_id: number | null;
-  owner_id: number;
-}
-
-/** Attachments whose issue, comment or release is gone (those columns have no foreign key). */
-function danglingAttachments(q: AppContext['db'] | Tx, ids?: number[]) {
-  let s = q
-    .selectFrom('attachment')
-    .innerJoin('repository', 'repository.id', 'attachment.repo_id')
-    .select([
-      'attachment.id',
-      'attachment.uuid',
-      'attachment.size',
-      'attachment.release_id',
-      'repository.owner_id',
-    ])
-    .where((eb) =>
-      eb.or([
-        eb.and([
-          eb('attachment.issue_id', 'is not', null),
-          eb.not(
-            eb.exists(
-              eb.selectFrom('issue').select('issue.id').whereRef('issue.id', '=', 'attachment.issue_id'),
-            ),
-          ),
-        ]),
-        eb.and([
-          eb('attachment.comment_id', 'is not', null),
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('comment')
-                .select('comment.id')
-                .whereRef('comment.id', '=', 'attachment.comment_id'),
-            ),
-          ),
-        ]),
-        eb.and([
-          eb('attachment.release_id', 'is not', null),
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('release')
-                .select('release.id')
-                .whereRef('release.id', '=', 'attachment.release_id'),
-            ),
-          ),
-        ]),
-      ]),
-    );
-  if (ids) s = s.where('attachment.id', 'in', ids);
-  return s;
-}
-
-async function removeAttachments(tx: Tx, rows: AttachmentRow[]): Promise<Removed> {
-  if (!rows.length) return NOTHING;
-  await tx
-    .deleteFrom('attachment')
-    .where(
-      'id',
-      'in',
-      rows.map((r) => r.id),
-    )
-    .execute();
-  for (const r of rows) {
-    await recordUsage(
-      tx,
-      r.owner_id,
-      r.release_id === null ? ATTACHMENT_ISSUES : ATTACHMENT_RELEASES,
-      -Number(r.size),
-    );
-  }
-  return {
-    ids: rows.map((r) => r.id),
-    blobs: rows.map((r) => ({ store: 'attachments' as const, key: attachmentKey(r.uuid) })),
+/** The rows whose blob in `store` is missing (stat'ed a few at a time). */
+function withoutBlob<R extends { id: number }>(store: keyof Storage, key: (r: R) => string) {
+  return async (ctx: AppContext, rows: R[]): Promise<R[]> => {
+    const missing: R[] = [];
+    await eachLimited(rows, CONCURRENCY * 2, async (r) => {
+      if (!(await ctx.storage[store].stat(key(r)))) missing.push(r);
+    });
+    return missing.sort((a, b) => a.id - b.id);
   };
 }
 
-const orphanAttachments: OrphanKind<AttachmentRow> = {
-  async page(ctx, after) {
-    const rows = await danglingAttachments(ctx.db)
-      .where('attachment.id', '>', after)
-      .orderBy('attachment.id')
-      .limit(PAGE)
-      .execute();
-    return { rows, last: rows.at(-1)?.id };
-  },
+async function removeAttachments(tx: Tx, rows: opsStore.AttachmentRef[]): Promise<void> {
+  await opsStore.deleteAttachments(
+    tx,
+    rows.map((r) => r.id),
+  );
+  for (const r of rows) {
+    const subject = r.release_id === null ? ATTACHMENT_ISSUES : ATTACHMENT_RELEASES;
+    await recordUsage(tx, r.owner_id, subject, -Number(r.size));
+  }
+}
+
+const orphanAttachments: OrphanKind<opsStore.AttachmentRef> = {
+  rows: (q, scope) => opsStore.attachments(q, scope, 'dangling'),
   describe: (r) => `attachment ${r.uuid}: its issue, comment or release is gone`,
-  async remove(_ctx, tx, rows) {
-    const still = await danglingAttachments(
+  remove: removeAttachments,
+  blobs: (r) => [{ store: 'attachments', key: attachmentKey(r.uuid) }],
+};
+
+const attachmentsWithoutBlob: OrphanKind<opsStore.AttachmentRef> = {
+  rows: (q, scope) => opsStore.attachments(q, scope, 'stored'),
+  blobMissing: withoutBlob('attachments', (r) => attachmentKey(r.uuid)),
+  describe: (r) => `attachment ${r.uuid}: its blob is missing`,
+  remove: removeAttachments,
+};
+
+const lfsWithoutBlob: OrphanKind<opsStore.LfsRef> = {
+  rows: opsStore.lfsObjects,
+  blobMissing: withoutBlob('lfs', (r) => lfsKey(r.oid)),
+  describe: (r) => `LFS object ${r.oid} of repository ${r.repository_id}: its blob is missing`,
+  async remove(tx, rows) {
+    await opsStore.deleteLfsObjects(
       tx,
       rows.map((r) => r.id),
-    ).execute();
-    return removeAttachments(tx, still);
+    );
+    for (const r of rows) await recordUsage(tx, r.owner_id, LFS, -Number(r.size));
   },
 };
 
-/** Pages of rows whose blobs are stat'ed: the missing ones are orphaned. */
-async function withoutBlob<R extends { id: number }>(
-  ctx: AppContext,
-  store: keyof Storage,
-  rows: R[],
-  key: (r: R) => string,
-): Promise<R[]> {
-  const missing: R[] = [];
-  await eachLimited(rows, CONCURRENCY * 2, async (r) => {
-    if (!(await ctx.storage[store].stat(key(r)))) missing.push(r);
-  });
-  return missing.sort((a, b) => a.id - b.id);
-}
-
-const attachmentsWithoutBlob: OrphanKind<AttachmentRow> = {
-  async page(ctx, after) {
-    const all = await ctx.db
-      .selectFrom('attachment')
-      .innerJoin('repository', 'repository.id', 'attachment.repo_id')
-      .select([
-        'attachment.id',
-        'attachment.uuid',
-        'attachment.size',
-        'attachment.release_id',
-        'repository.owner_id',
-      ])
-      .where('attachment.id', '>', after)
-      .where('attachment.external_url', '=', '')
-      .orderBy('attachment.id')
-      .limit(PAGE)
-      .execute();
-    return {
-      rows: await withoutBlob(ctx, 'attachments', all, (r) => attachmentKey(r.uuid)),
-      last: all.at(-1)?.id,
-    };
-  },
-  describe: (r) => `attachment ${r.uuid}: its blob is missing`,
-  async remove(ctx, tx, rows) {
-    const still = await tx
-      .selectFrom('attachment')
-      .innerJoin('repository', 'repository.id', 'attachment.repo_id')
-      .select([
-        'attachment.id',
-        'attachment.uuid',
-        'attachment.size',
-        'attachment.release_id',
-        'repository.owner_id',
-      ])
-      .where(
-        'attachment.id',
-        'in',
-        rows.map((r) => r.id),
-      )
-      .execute();
-    const gone = await withoutBlob(ctx, 'attachments', still, (r) => attachmentKey(r.uuid));
-    return { ids: (await removeAttachments(tx, gone)).ids, blobs: [] };
-  },
-};
-
-interface LfsRow {
-  id: number;
-  oid: string;
-  size: number;
-  repository_id: number;
-  owner_id: number;
-}
-
-const lfsWithoutBlob: OrphanKind<LfsRow> = {
-  async page(ctx, after) {
-    const all = await ctx.db
-      .selectFrom('lfs_meta_object')
-      .innerJoin('repository', 'repository.id', 'lfs_meta_object.repository_id')
-      .select([
-        'lfs_meta_object.id',
-        'lfs_meta_object.oid',
-        'lfs_meta_object.size',
-        'lfs_meta_object.repository_id',
-        'repository.owner_id',
-      ])
-      .where('lfs_meta_object.id', '>', after)
-      .orderBy('lfs_meta_object.id')
-      .limit(PAGE)
-      .execute();
-    return { rows: await withoutBlob(ctx, 'lfs', all, (r) => lfsKey(r.oid)), last: all.at(-1)?.id };
-  },
-  describe: (r) => `LFS object ${r.oid} of repository ${r.repository_id}: its blob is missing`,
-  async remove(ctx, tx, rows) {
-    const still = await tx
-      .selectFrom('lfs_meta_object')
-      .innerJoin('repository', 'repository.id', 'lfs_meta_object.repository_id')
-      .select(['lfs_meta_object.id', 'lfs_meta_object.oid', 'lfs_meta_object.size', 'repository.owner_id'])
-      .where(
-        'lfs_meta_object.id',
-        'in',
-        rows.map((r) => r.id),
-      )
-      .execute();
-    const gone = await withoutBlob(ctx, 'lfs', still, (r) => lfsKey(r.oid));
-    if (!gone.length) return NOTHING;
-    await tx
-      .deleteFrom('lfs_meta_object')
-      .where(
-        'id',
-        'in',
-        gone.map((r) => r.id),
-      )
-      .execute();
-    for (const r of gone) await recordUsage(tx, r.owner_id, LFS, -Number(r.size));
-    return { ids: gone.map((r) => r.id), blobs: [] };
-  },
-};
-
-interface PackageBlobRow {
-  id: number;
-  hash_sha256: string;
-  size: number;
-}
-
-const packageBlobsWithoutBlob: OrphanKind<PackageBlobRow> = {
-  async page(ctx, after) {
-    const all = await ctx.db
-      .selectFrom('package_blob')
-      .select(['id', 'hash_sha256', 'size'])
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(PAGE)
-      .execute();
-    return {
-      rows: await withoutBlob(ctx, 'packages', all, (r) => packageKey(r.hash_sha256)),
-      last: all.at(-1)?.id,
-    };
-  },
+const packageBlobsWithoutBlob: OrphanKind<opsStore.PackageBlobRef> = {
+  rows: opsStore.packageBlobs,
+  blobMissing: withoutBlob('packages', (r) => packageKey(r.hash_sha256)),
   describe: (r) => `package blob ${r.hash_sha256}: its blob is missing (the package files using it go too)`,
-  async remove(ctx, tx, rows) {
-    const gone = await withoutBlob(ctx, 'packages', rows, (r) => packageKey(r.hash_sha256));
-    if (!gone.length) return NOTHING;
-    const blobIds = gone.map((r) => r.id);
-    const files = await tx
-      .selectFrom('package_file')
-      .innerJoin('package_blob', 'package_blob.id', 'package_file.blob_id')
-      .innerJoin('package_version', 'package_version.id', 'package_file.version_id')
-      .innerJoin('package', 'package.id', 'package_version.package_id')
-      .select(['package_file.id', 'package_blob.size', 'package.owner_id', 'package.id as package_id'])
-      .where('package_file.blob_id', 'in', blobIds)
-      .execute();
-    if (files.length) {
-      const fileIds = files.map((f) => f.id);
-      await tx
-        .deleteFrom('package_property')
-        .where('ref_type', '=', PropertyRef.file)
-        .where('ref_id', 'in', fileIds)
-        .execute();
-      await tx.deleteFrom('package_file').where('id', 'in', fileIds).execute();
-      for (const f of files) await recordUsage(tx, f.owner_id, PACKAGES, -Number(f.size));
-      // Cached renderings (indexes, packuments) follow the package's revision.
-      await tx
-        .updateTable('package')
-        .set((eb) => ({ revision: eb('revision', '+', 1) }))
-        .where('id', 'in', [...new Set(files.map((f) => f.package_id))])
-        .execute();
-    }
-    await tx.deleteFrom('package_blob').where('id', 'in', blobIds).execute();
-    return { ids: blobIds, blobs: [] };
+  async remove(tx, rows) {
+    const files = await opsStore.deletePackageBlobs(
+      tx,
+      rows.map((r) => r.id),
+    );
+    for (const f of files) await recordUsage(tx, f.owner_id, PACKAGES, -Number(f.size));
   },
 };
 
-interface IdRow {
-  id: number;
-  what: string;
-}
-
-/** Reactions to comments that are gone (reaction.comment_id has no foreign key). */
-const orphanReactions: OrphanKind<IdRow> = {
-  async page(ctx, after) {
-    const rows = await ctx.db
-      .selectFrom('reaction')
-      .select(['reaction.id', 'reaction.type as what'])
-      .where('reaction.comment_id', '!=', 0)
-      .where((eb) =>
-        eb.not(
-          eb.exists(
-            eb.selectFrom('comment').select('comment.id').whereRef('comment.id', '=', 'reaction.comment_id'),
-          ),
-        ),
-      )
-      .where('reaction.id', '>', after)
-      .orderBy('reaction.id')
-      .limit(PAGE)
-      .execute();
-    return { rows, last: rows.at(-1)?.id };
-  },
+const orphanReactions: OrphanKind<opsStore.NamedRef> = {
+  rows: opsStore.danglingReactions,
   describe: (r) => `reaction ${r.id} (${r.what}): its comment is gone`,
-  async remove(_ctx, tx, rows) {
-    // Checked again inside the transaction: only those still orphaned go.
-    const still = await tx
-      .selectFrom('reaction')
-      .select('id')
-      .where(
-        'id',
-        'in',
-        rows.map((r) => r.id),
-      )
-      .where('comment_id', '!=', 0)
-      .where((eb) =>
-        eb.not(
-          eb.exists(
-            eb.selectFrom('comment').select('comment.id').whereRef('comment.id', '=', 'reaction.comment_id'),
-          ),
-        ),
-      )
-      .execute();
-    const ids = still.map((r) => r.id);
-    if (ids.length) await tx.deleteFrom('reaction').where('id', 'in', ids).execute();
-    return { ids, blobs: [] };
-  },
+  remove: (tx, rows) =>
+    opsStore.deleteReactions(
+      tx,
+      rows.map((r) => r.id),
+    ),
 };
 
-/** Package properties of a package, version or file that is gone (ref_id has no foreign key). */
-const orphanPackageProperties: OrphanKind<IdRow> = {
-  page: (ctx, after) => danglingProperties(ctx.db, after),
+const orphanPackageProperties: OrphanKind<opsStore.NamedRef> = {
+  rows: opsStore.danglingPackageProperties,
   describe: (r) => `package property ${r.id} (${r.what}): its package, version or file is gone`,
-  async remove(_ctx, tx, rows) {
-    // Checked again inside the transaction: only those still orphaned go.
-    const ids = new Set(rows.map((r) => r.id));
-    const again = await danglingProperties(tx, rows[0]!.id - 1);
-    const still = again.rows.filter((r) => ids.has(r.id)).map((r) => r.id);
-    if (still.length) await tx.deleteFrom('package_property').where('id', 'in', still).execute();
-    return { ids: still, blobs: [] };
-  },
+  remove: (tx, rows) =>
+    opsStore.deletePackageProperties(
+      tx,
+      rows.map((r) => r.id),
+    ),
 };
 
-async function danglingProperties(q: AppContext['db'] | Tx, after: number) {
-  const rows = await q
-    .selectFrom('package_property as p')
-    .select(['p.id', 'p.name as what'])
-    .where('p.id', '>', after)
-    .where((eb) =>
-      eb.or([
-        eb.and([
-          eb('p.ref_type', '=', PropertyRef.package),
-          eb.not(
-            eb.exists(eb.selectFrom('package').select('package.id').whereRef('package.id', '=', 'p.ref_id')),
-          ),
-        ]),
-        eb.and([
-          eb('p.ref_type', '=', PropertyRef.version),
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('package_version')
-                .select('package_version.id')
-                .whereRef('package_version.id', '=', 'p.ref_id'),
-            ),
-          ),
-        ]),
-        eb.and([
-          eb('p.ref_type', '=', PropertyRef.file),
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('package_file')
-                .select('package_file.id')
-                .whereRef('package_file.id', '=', 'p.ref_id'),
-            ),
-          ),
-        ]),
-      ]),
-    )
-    .orderBy('p.id')
-    .limit(PAGE)
-    .execute();
-  return { rows, last: rows.at(-1)?.id };
-}
-
-const ORPHAN_KINDS: Array<OrphanKind<{ id: number }>> = [
+const ORPHAN_KINDS = [
   orphanAttachments,
   attachmentsWithoutBlob,
   lfsWithoutBlob,
@@ -746,22 +438,29 @@ const dbConsistency: DoctorCheck = {
   isDefault: true,
   async run(ctx, opts, report) {
     for (const kind of ORPHAN_KINDS) {
+      const orphaned = async (candidates: Array<{ id: number }>) =>
+        kind.blobMissing ? kind.blobMissing(ctx, candidates) : candidates;
       let after = 0;
       for (;;) {
-        const { rows, last } = await kind.page(ctx, after);
-        if (rows.length) {
-          if (!opts.fix) {
-            for (const r of rows) report.problem(kind.describe(r));
-          } else {
-            const removed = await transaction(ctx.db, (tx) => kind.remove(ctx, tx, rows));
-            for (const b of removed.blobs) await ctx.storage[b.store].delete(b.key);
-            const ids = new Set(removed.ids);
-            // A row that changed meanwhile (its issue back, its blob written) was kept.
-            for (const r of rows) if (ids.has(r.id)) report.fixed(kind.describe(r));
+        const page = await kind.rows(ctx.db, { after, limit: PAGE });
+        const rows = await orphaned(page);
+        if (rows.length && !opts.fix) {
+          for (const r of rows) report.problem(kind.describe(r));
+        } else if (rows.length) {
+          // Read again inside the transaction: a row that changed meanwhile (its issue back, its
+          // blob written) is kept.
+          const removed = await transaction(ctx.db, async (tx) => {
+            const still = await orphaned(await kind.rows(tx, { ids: rows.map((r) => r.id) }));
+            if (still.length) await kind.remove(tx, still);
+            return still;
+          });
+          for (const r of removed) {
+            for (const b of kind.blobs?.(r) ?? []) await ctx.storage[b.store].delete(b.key);
           }
+          for (const r of removed) report.fixed(kind.describe(r));
         }
-        if (last === undefined) break;
-        after = last;
+        if (page.length < PAGE) break;
+        after = page.at(-1)!.id;
       }
     }
   },

@@ -532,6 +532,25 @@ export function allBranches(q: Q, repoId: number): Promise<BranchRow[]> {
   return q.selectFrom('branch').selectAll().where('repo_id', '=', repoId).execute();
 }
 
+/** Repository ids above `afterId`, in order, `limit` of them (walks of every repository). */
+export async function idPage(q: Q, afterId: number, limit: number): Promise<number[]> {
+  const rows = await q
+    .selectFrom('repository')
+    .select('id')
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** Of `ids`, those of repositories that exist. */
+export async function existingIds(q: Q, ids: number[]): Promise<Set<number>> {
+  if (!ids.length) return new Set();
+  const rows = await q.selectFrom('repository').select('id').where('id', 'in', ids).execute();
+  return new Set(rows.map((r) => r.id));
+}
+
 /** Every repository id, in order (for checks over all repositories). */
 export async function allIds(q: Q): Promise<number[]> {
   return (await q.selectFrom('repository').select('id').orderBy('id').execute()).map((r) => r.id);

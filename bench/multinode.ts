@@ -23,7 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { freePort, freshPostgresDatabase } from '../test/helpers/server.js';
+import { createAdminWithToken, freePort, freshPostgresDatabase } from '../test/helpers/server.js';
 import { loadConfig } from '../src/config/config.js';
 import { RunnerClient } from '../src/actions/runner-client.js';
 import { Result } from '../src/actions/gen/runner/v1/messages_pb.js';
@@ -87,22 +87,7 @@ async function main(): Promise<void> {
   const receiver = http.createServer();
   try {
     const run = (...args: string[]) => exec(process.execPath, [cli, ...args], { env, cwd: dataDir });
-    await run(
-      'admin',
-      'user',
-      'create',
-      '--username',
-      'root',
-      '--password',
-      'root-password-1',
-      '--email',
-      'root@example.com',
-      '--admin',
-      '--must-change-password=false',
-    );
-    const token = (
-      await run('admin', 'user', 'generate-access-token', '--username', 'root', '--raw')
-    ).stdout.trim();
+    const token = await createAdminWithToken(async (...args) => (await run(...args)).stdout);
     const auth = { authorization: `token ${token}`, 'content-type': 'application/json' };
     const a = await start('bench-a', portA);
     const api = async (base: string, method: string, p: string, body?: unknown) => {

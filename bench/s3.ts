@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { freePort, startS3rver } from '../test/helpers/server.js';
+import { CLI_ADMIN, createAdminWithToken, freePort, startS3rver } from '../test/helpers/server.js';
 import { mintRuntimeToken } from '../src/actions/runtime-token.js';
 import { S3BlobStore } from '../src/storage/s3.js';
 import { blobKey } from '../src/lfs/service.js';
@@ -84,30 +84,7 @@ try {
     ANVIL__LOG__LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
     ANVIL__DATABASE__DB_TYPE: 'sqlite3',
   };
-  const password = 'password-1';
-  await run(
-    [
-      cli,
-      'admin',
-      'user',
-      'create',
-      '--username',
-      'bench',
-      '--password',
-      password,
-      '--email',
-      'b@example.com',
-      '--admin',
-    ],
-    env,
-  );
-  // The token is the last line (the AWS SDK may warn on stderr before it).
-  const token = (
-    await run([cli, 'admin', 'user', 'generate-access-token', '--username', 'bench', '--raw'], env)
-  )
-    .split('\n')
-    .pop()!
-    .trim();
+  const token = await createAdminWithToken((...args) => run([cli, ...args], env));
   const anvil = spawn(process.execPath, ['--max-semi-space-size=16', cli, 'web'], { env, stdio: 'inherit' });
   children.push(anvil);
   const url = `http://127.0.0.1:${port}`;
@@ -152,7 +129,7 @@ try {
     return Number(process.hrtime.bigint() - start) / 1e9;
   };
 
-  const basic = `Basic ${Buffer.from(`bench:${password}`).toString('base64')}`;
+  const basic = `Basic ${Buffer.from(`${CLI_ADMIN.name}:${CLI_ADMIN.password}`).toString('base64')}`;
   const lfsPut = async (): Promise<number> => {
     // A new repository each round, so the object is uploaded again rather than found.
     const name = `lfs${++n}`;
@@ -161,14 +138,14 @@ try {
       headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name }),
     });
-    const r = await fetch(`${url}/api/v1/repos/bench/${name}`, {
+    const r = await fetch(`${url}/api/v1/repos/${CLI_ADMIN.name}/${name}`, {
       headers: { authorization: `token ${token}` },
     });
     if (r.status !== 200) throw new Error('repository not created');
     // The object is shared by oid across repositories: remove the stored one first.
     await direct.client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: `lfs/${blobKey(oid)}` }));
     return put(
-      new URL(`${url}/bench/${name}.git/info/lfs/objects/${oid}`),
+      new URL(`${url}/${CLI_ADMIN.name}/${name}.git/info/lfs/objects/${oid}`),
       file,
       bytes,
       {

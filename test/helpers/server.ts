@@ -331,3 +331,30 @@ export function runCli(s: Pick<TestServer, 'dataDir' | 'env'>, args: string[]): 
     });
   });
 }
+
+/** The administrator `createAdminWithToken` makes. */
+export const CLI_ADMIN = { name: 'root', password: 'root-password-1', email: 'root@example.com' };
+
+/**
+ * Makes the site's first administrator (CLI_ADMIN) and an access token for it with the CLI, as an
+ * operator of a new site does, through `cli` (which runs the CLI with these arguments and gives
+ * its standard output); the token (the output's last line: libraries may print before it).
+ */
+export async function createAdminWithToken(cli: (...args: string[]) => Promise<string>): Promise<string> {
+  const { name, password, email } = CLI_ADMIN;
+  await cli(
+    'admin',
+    'user',
+    'create',
+    '--username',
+    name,
+    '--password',
+    password,
+    '--email',
+    email,
+    '--admin',
+    '--must-change-password=false',
+  );
+  const out = await cli('admin', 'user', 'generate-access-token', '--username', name, '--raw');
+  return out.trim().split('\n').pop()!.trim();
+}

@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/config.js';
 import { mintRuntimeToken } from '../../src/actions/runtime-token.js';
-import { freePort, freshDatabase } from '../helpers/server.js';
+import { createAdminWithToken, freePort, freshDatabase } from '../helpers/server.js';
 import { GitClient } from '../helpers/git.js';
 
 const CLI = fileURLToPath(new URL('../../bundle/cli.js', import.meta.url));
@@ -266,20 +266,7 @@ describe('crash safety (SIGKILL at fixed points, then a restart)', () => {
       env['ANVIL__DATABASE__NAME'] = fresh.name;
       dropDb = fresh.drop;
     }
-    await cli(
-      'admin',
-      'user',
-      'create',
-      '--username',
-      'root',
-      '--password',
-      'root-password-1',
-      '--email',
-      'root@example.com',
-      '--admin',
-      '--must-change-password=false',
-    );
-    token = (await cli('admin', 'user', 'generate-access-token', '--username', 'root', '--raw')).trim();
+    token = await createAdminWithToken(cli);
     await start();
   });
 

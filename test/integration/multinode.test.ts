@@ -17,7 +17,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/config.js';
-import { freePort, freshPostgresDatabase } from '../helpers/server.js';
+import { createAdminWithToken, freePort, freshPostgresDatabase } from '../helpers/server.js';
 import { GitClient } from '../helpers/git.js';
 
 const CLI = fileURLToPath(new URL('../../bundle/cli.js', import.meta.url));
@@ -246,20 +246,7 @@ for (const channel of ['postgres', 'redis'] as const) {
       const fresh = await freshPostgresDatabase(loadConfig({ env, cwd: dataDir }).database);
       env['ANVIL__DATABASE__NAME'] = fresh.name;
       dropDb = fresh.drop;
-      await cli(
-        'admin',
-        'user',
-        'create',
-        '--username',
-        'root',
-        '--password',
-        'root-password-1',
-        '--email',
-        'root@example.com',
-        '--admin',
-        '--must-change-password=false',
-      );
-      token = (await cli('admin', 'user', 'generate-access-token', '--username', 'root', '--raw')).trim();
+      token = await createAdminWithToken(cli);
       await Promise.all([start('a', portA), start('b', portB)]);
     });
 

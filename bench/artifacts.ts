@@ -28,6 +28,7 @@ import {
   runNode,
   sampleRss,
   startNode as server,
+  uploadArtifact,
   waitForListening as waitFor,
 } from './common.js';
 
@@ -155,42 +156,7 @@ try {
   };
 
   /** The same bytes in one plain PUT to an Anvil upload URL (Twirp create and finalize around it). */
-  const anvilPut = async (): Promise<number> => {
-    runId++;
-    const job = mintRuntimeToken({ secretKey: SECRET, repoId, runId, jobId: runId });
-    const twirp = async (method: string, body: object) => {
-      const r = await fetch(`${url}/twirp/github.actions.results.api.v1.ArtifactService/${method}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${job}` },
-        body: JSON.stringify({
-          workflow_run_backend_id: String(runId),
-          workflow_job_run_backend_id: String(runId),
-          ...body,
-        }),
-      });
-      return (await r.json()) as Record<string, string | boolean>;
-    };
-    const start = process.hrtime.bigint();
-    const created = await twirp('CreateArtifact', { name: 'plain', version: 4 });
-    const target = new URL(created['signed_upload_url'] as string);
-    await new Promise<void>((resolve, reject) => {
-      const req = http.request(
-        target,
-        { method: 'PUT', headers: { 'content-length': String(bytes) } },
-        (res) => {
-          res.resume();
-          res.on('end', () =>
-            res.statusCode === 201 ? resolve() : reject(new Error(`Anvil PUT: ${res.statusCode}`)),
-          );
-        },
-      );
-      req.on('error', reject);
-      fs.createReadStream(file, { highWaterMark: 1 << 20 }).pipe(req);
-    });
-    const done = await twirp('FinalizeArtifact', { name: 'plain', size: String(bytes) });
-    if (done['ok'] !== true) throw new Error('Anvil PUT: not finalized');
-    return Number(process.hrtime.bigint() - start) / 1e9;
-  };
+  const anvilPut = () => uploadArtifact(url, SECRET, repoId, ++runId, file, bytes);
 
   const raw: number[] = [];
   const plain: number[] = [];

@@ -2,6 +2,8 @@
 // memory and CPU, and medians and percentiles of timings.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import { mintRuntimeToken } from '../src/actions/runtime-token.js';
 
 /** Resolves once `url` answers 200; throws after `deadlineMs`. */
 export async function waitFor200(url: string, deadlineMs = 20_000): Promise<void> {
@@ -154,4 +156,65 @@ export function startNode(args: string[], env?: NodeJS.ProcessEnv): ChildProcess
   const p = spawn(process.execPath, args, { env: env ?? process.env, stdio: 'inherit' });
   children.push(p);
   return p;
+}
+
+/** A PUT of the whole of `file` (`bytes` long) to `target`, expecting status `ok`; seconds. */
+export function putFile(
+  target: URL,
+  file: string,
+  bytes: number,
+  headers: Record<string, string> = {},
+  ok = 200,
+): Promise<number> {
+  const start = process.hrtime.bigint();
+  return new Promise<number>((resolve, reject) => {
+    const req = http.request(
+      target,
+      { method: 'PUT', headers: { 'content-length': String(bytes), ...headers } },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () =>
+          res.statusCode === ok
+            ? resolve(Number(process.hrtime.bigint() - start) / 1e9)
+            : reject(new Error(`PUT ${target.pathname}: ${res.statusCode} ${body}`)),
+        );
+      },
+    );
+    req.on('error', reject);
+    fs.createReadStream(file, { highWaterMark: 1 << 20 }).pipe(req);
+  });
+}
+
+/**
+ * An artifact as the v4 client's plain upload makes it, for job `runId` of repository `repoId`:
+ * CreateArtifact, one PUT of `file` to its signed URL, FinalizeArtifact; seconds.
+ */
+export async function uploadArtifact(
+  url: string,
+  secretKey: string,
+  repoId: number,
+  runId: number,
+  file: string,
+  bytes: number,
+): Promise<number> {
+  const job = mintRuntimeToken({ secretKey, repoId, runId, jobId: runId });
+  const twirp = async (method: string, body: object) => {
+    const r = await fetch(`${url}/twirp/github.actions.results.api.v1.ArtifactService/${method}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${job}` },
+      body: JSON.stringify({
+        workflow_run_backend_id: String(runId),
+        workflow_job_run_backend_id: String(runId),
+        ...body,
+      }),
+    });
+    return (await r.json()) as Record<string, string | boolean>;
+  };
+  const start = process.hrtime.bigint();
+  const created = await twirp('CreateArtifact', { name: 'plain', version: 4 });
+  await putFile(new URL(created['signed_upload_url'] as string), file, bytes, {}, 201);
+  const done = await twirp('FinalizeArtifact', { name: 'plain', size: String(bytes) });
+  if (done['ok'] !== true) throw new Error(`artifact not finalized: ${JSON.stringify(done)}`);
+  return Number(process.hrtime.bigint() - start) / 1e9;
 }

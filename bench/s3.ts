@@ -11,16 +11,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { CLI_ADMIN, createAdminWithToken, freePort, startS3rver } from '../test/helpers/server.js';
-import { mintRuntimeToken } from '../src/actions/runtime-token.js';
 import { S3BlobStore } from '../src/storage/s3.js';
 import { blobKey } from '../src/lfs/service.js';
-import { median, rssMb, runNode, sampleRss, waitForListening } from './common.js';
+import { median, putFile, rssMb, runNode, sampleRss, uploadArtifact, waitForListening } from './common.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -31,28 +29,6 @@ const SECRET = 'bench-secret-key';
 const BUCKET = 'bench';
 
 const run = (args: string[], env: NodeJS.ProcessEnv) => runNode(args, env, root);
-
-/** A PUT of the whole file to `target`; seconds. */
-function put(target: URL, file: string, bytes: number, headers: Record<string, string>, ok: number) {
-  const start = process.hrtime.bigint();
-  return new Promise<number>((resolve, reject) => {
-    const req = http.request(
-      target,
-      { method: 'PUT', headers: { 'content-length': String(bytes), ...headers } },
-      (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () =>
-          res.statusCode === ok
-            ? resolve(Number(process.hrtime.bigint() - start) / 1e9)
-            : reject(new Error(`PUT ${target.pathname}: ${res.statusCode} ${body}`)),
-        );
-      },
-    );
-    req.on('error', reject);
-    fs.createReadStream(file, { highWaterMark: 1 << 20 }).pipe(req);
-  });
-}
 
 const children: ChildProcess[] = [];
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-bench-s3-'));
@@ -144,7 +120,7 @@ try {
     if (r.status !== 200) throw new Error('repository not created');
     // The object is shared by oid across repositories: remove the stored one first.
     await direct.client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: `lfs/${blobKey(oid)}` }));
-    return put(
+    return putFile(
       new URL(`${url}/${CLI_ADMIN.name}/${name}.git/info/lfs/objects/${oid}`),
       file,
       bytes,
@@ -158,28 +134,7 @@ try {
   };
 
   let runId = 0;
-  const artifactPut = async (): Promise<number> => {
-    runId++;
-    const job = mintRuntimeToken({ secretKey: SECRET, repoId, runId, jobId: runId });
-    const twirp = async (method: string, body: object) => {
-      const r = await fetch(`${url}/twirp/github.actions.results.api.v1.ArtifactService/${method}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${job}` },
-        body: JSON.stringify({
-          workflow_run_backend_id: String(runId),
-          workflow_job_run_backend_id: String(runId),
-          ...body,
-        }),
-      });
-      return (await r.json()) as Record<string, string | boolean>;
-    };
-    const start = process.hrtime.bigint();
-    const created = await twirp('CreateArtifact', { name: 'plain', version: 4 });
-    await put(new URL(created['signed_upload_url'] as string), file, bytes, {}, 201);
-    const done = await twirp('FinalizeArtifact', { name: 'plain', size: String(bytes) });
-    if (done['ok'] !== true) throw new Error(`artifact not finalized: ${JSON.stringify(done)}`);
-    return Number(process.hrtime.bigint() - start) / 1e9;
-  };
+  const artifactPut = () => uploadArtifact(url, SECRET, repoId, ++runId, file, bytes);
 
   const directTimes: number[] = [];
   const multipartTimes: number[] = [];

@@ -147,7 +147,7 @@ const orphanedRepoDirs: DoctorCheck = {
         .filter((x): x is { entry: string; m: RegExpExecArray } => x.m !== null);
       if (!page.length) continue;
       const ids = [...new Set(page.map((x) => Number(x.m[1])))];
-      const known = await repoStore.existingIds(ctx.db, ids);
+      const known = await repoStore.getByIds(ctx.db, ids);
       for (const { entry, m } of page) {
         if (known.has(Number(m[1]))) continue;
         // A creation under way has its directory before its row commits: leave young ones.

@@ -544,13 +544,6 @@ export async function idPage(q: Q, afterId: number, limit: number): Promise<numb
   return rows.map((r) => r.id);
 }
 
-/** Of `ids`, those of repositories that exist. */
-export async function existingIds(q: Q, ids: number[]): Promise<Set<number>> {
-  if (!ids.length) return new Set();
-  const rows = await q.selectFrom('repository').select('id').where('id', 'in', ids).execute();
-  return new Set(rows.map((r) => r.id));
-}
-
 /** Every repository id, in order (for checks over all repositories). */
 export async function allIds(q: Q): Promise<number[]> {
   return (await q.selectFrom('repository').select('id').orderBy('id').execute()).map((r) => r.id);

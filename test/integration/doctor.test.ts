@@ -182,6 +182,24 @@ describe('anvil doctor', () => {
     ok(await doctor('--run', 'git-fsck', '--full'), 'fsck after the object is back');
   });
 
+  it('orphaned-repo-dirs reports directories no repository owns and --fix removes them, keeping young ones', async () => {
+    const root = s.config.repository.root;
+    const old = path.join(root, '987654.git');
+    const young = path.join(root, '987655.git');
+    for (const d of [old, young]) fs.mkdirSync(path.join(d, 'objects'), { recursive: true });
+    age(old);
+    const r = await doctor('--run', 'orphaned-repo-dirs');
+    problems(r, 'an orphaned directory');
+    assert.match(r.stdout, /987654\.git: a repository directory with no repository/);
+    assert.doesNotMatch(r.stdout, /987655\.git/, 'a directory of a creation under way is left');
+    // Real repositories' directories are not reported.
+    assert.doesNotMatch(r.stdout, new RegExp(`\\b${otherId}\\.git`));
+    ok(await doctor('--run', 'orphaned-repo-dirs', '--fix'), 'orphaned-repo-dirs --fix');
+    assert.equal(fs.existsSync(old), false);
+    assert.equal(fs.existsSync(young), true);
+    fs.rmSync(young, { recursive: true, force: true });
+  });
+
   it('quota-usage reports drift without --fix and corrects it with --fix', async () => {
     const right = await usedLfs();
     assert.equal(right, lfsData.length);

@@ -2,7 +2,7 @@
 // by migration 0012; its name is reserved (users/names.ts), so no one can create or take it.
 // Events it causes (pushes, comments, dispatches) never trigger workflows.
 import { ACTIONS_BOT_NAME } from '../users/names.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import type { UserJson } from '../users/schemas.js';
 import { isoTime } from '../http/format.js';
 

@@ -15,9 +15,9 @@ import { PageFields, pageOf, sendPage, setPageHeaders } from '../http/pagination
 import { declares } from '../quota/schemas.js';
 import { notFound } from '../errors.js';
 import { toUserJson } from '../users/schemas.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import * as repoStore from '../repos/store.js';
-import type { RepoRow } from '../repos/store.js';
+import type { RepoRow } from '../repos/tables.js';
 import { nowUnix } from '../db/database.js';
 import { ACTIONS_BOT_ID, botUserJson } from './bot.js';
 import type { Scope } from './store.js';
@@ -45,7 +45,7 @@ import {
   toVariableJson,
   type RepoLinks,
 } from './schemas.js';
-import type { RunRow } from './store.js';
+import type { RunRow } from './tables.js';
 
 const RepoParams = Type.Object({
   owner: Type.String({ description: 'owner of the repo' }),

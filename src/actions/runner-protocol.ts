@@ -41,7 +41,7 @@ import {
 } from './gen/runner/v1/messages_pb.js';
 import { PingRequestSchema, PingResponseSchema } from './gen/ping/v1/messages_pb.js';
 import { parseLabels, type TaskData } from './runners.js';
-import type { RunnerRow } from './store.js';
+import type { RunnerRow } from './tables.js';
 
 const gunzip = promisify(zlib.gunzip);
 

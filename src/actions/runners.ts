@@ -17,7 +17,8 @@ import { Result } from './gen/runner/v1/messages_pb.js';
 import type { ActionsService } from './service.js';
 import { isDone, sameDigest, sha256 } from './service.js';
 import * as store from './store.js';
-import type { JobRow, RunnerRow, RunRow, Scope, TaskRow } from './store.js';
+import type { Scope } from './store.js';
+import type { JobRow, RunnerRow, RunRow, TaskRow } from './tables.js';
 
 /** A runner not heard of for this long is offline. */
 export const RUNNER_OFFLINE_SECONDS = 60;

@@ -4,7 +4,7 @@
 import { Type, type Static } from 'typebox';
 import { isoTime } from '../http/format.js';
 import { User, type UserJson } from '../users/schemas.js';
-import type { JobRow, KvRow, RunnerRow, RunRow } from './store.js';
+import type { JobRow, KvRow, RunnerRow, RunRow } from './tables.js';
 import { labelName, parseLabels, RUNNER_OFFLINE_SECONDS } from './runners.js';
 
 export const CreateOrUpdateSecretOption = Type.Object(

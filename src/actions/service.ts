@@ -15,14 +15,15 @@ import { badRequest, conflict, forbidden, invalidField, notFound } from '../erro
 import type { AnvilEvents, RefUpdate } from '../events/bus.js';
 import { git, getCommit, ZERO_OID } from '../git/git.js';
 import { checkRefName, readBlobs, resolveRef } from '../git/data.js';
-import type { RepoRow } from '../repos/store.js';
-import type { UserRow } from '../users/store.js';
+import type { RepoRow } from '../repos/tables.js';
+import type { UserRow } from '../users/tables.js';
 import { parseScopes } from '../tokens/scopes.js';
 import type { RunInfo } from '../artifacts/service.js';
 import { ACTIONS_BOT_ID, botRow, isActionsBot } from './bot.js';
 import { RunnerService } from './runners.js';
 import * as store from './store.js';
-import type { JobRow, KvRow, RunFilter, RunRow, Scope } from './store.js';
+import type { RunFilter, Scope } from './store.js';
+import type { JobRow, KvRow, RunRow } from './tables.js';
 import {
   hasPathFilter,
   matchPaths,

@@ -1,5 +1,5 @@
 // Queries of the actions domain. No HTTP here.
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import type {
@@ -10,16 +10,9 @@ import type {
   ActionSecretTable,
   ActionTaskTable,
 } from './tables.js';
+import type { KvRow, RunnerTokenRow, RunnerRow, RunRow, JobRow, TaskRow, NewJobRow } from './tables.js';
 
 type Q = Db | Tx;
-
-export type KvRow = Selectable<ActionSecretTable>;
-export type RunnerTokenRow = Selectable<ActionRunnerTokenTable>;
-export type RunnerRow = Selectable<ActionRunnerTable>;
-export type RunRow = Selectable<ActionRunTable>;
-export type JobRow = Selectable<ActionRunJobTable>;
-export type TaskRow = Selectable<ActionTaskTable>;
-export type NewJobRow = Insertable<ActionRunJobTable>;
 
 /**
  * Whose secrets, variables or runners: an owner's (user or organization), a repository's, or —

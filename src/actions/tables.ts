@@ -3,7 +3,7 @@
 // Secrets and variables belong to an owner (a user or an organization: `owner_id`) or to a
 // repository (`repo_id`); exactly one of the two is set. Runners and their registration tokens
 // belong to an owner, a repository, or (neither set) to the whole instance.
-import type { Generated } from 'kysely';
+import type { Generated, Insertable, Selectable } from 'kysely';
 
 export interface ActionSecretTable {
   id: Generated<number>;
@@ -155,3 +155,11 @@ export interface ActionsTables {
   action_task_output: ActionTaskOutputTable;
   action_task_log: ActionTaskLogTable;
 }
+
+export type KvRow = Selectable<ActionSecretTable>;
+export type RunnerTokenRow = Selectable<ActionRunnerTokenTable>;
+export type RunnerRow = Selectable<ActionRunnerTable>;
+export type RunRow = Selectable<ActionRunTable>;
+export type JobRow = Selectable<ActionRunJobTable>;
+export type TaskRow = Selectable<ActionTaskTable>;
+export type NewJobRow = Insertable<ActionRunJobTable>;

@@ -2,10 +2,11 @@
 // releases), read through the activities service with the viewer's access, as on the dashboard.
 import type { VNode } from 'preact';
 import type { AppContext } from '../app/context.js';
-import type { RepoRow } from '../repos/store.js';
-import type { UserRow, Viewer } from '../users/store.js';
+import type { RepoRow } from '../repos/tables.js';
+import type { Viewer } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import { When } from '../web/components.js';
-import type { ActionRow } from './store.js';
+import type { ActionRow } from './tables.js';
 
 const VERBS: Record<string, string> = {
   create_repo: 'created repository',

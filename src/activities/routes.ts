@@ -9,9 +9,10 @@ import { notFound } from '../errors.js';
 import { RepoParams } from '../http/params.js';
 import { toUserJson } from '../users/schemas.js';
 import { UserType } from '../users/tables.js';
-import type { UserRow, Viewer } from '../users/store.js';
+import type { Viewer } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import { reposJsonOf } from '../repos/present.js';
-import type { ActionRow } from './store.js';
+import type { ActionRow } from './tables.js';
 import { Activity, FeedQuery, HeatmapEntry, toActivityJson } from './schemas.js';
 
 export function activityRoutes(app: Api, ctx: AppContext): void {

@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import { isoTime } from '../http/format.js';
 import { User, type UserJson } from '../users/schemas.js';
 import { Repository, type RepositoryJson } from '../repos/schemas.js';
-import type { ActionRow } from './store.js';
+import type { ActionRow } from './tables.js';
 
 export const Activity = Type.Object({
   id: Type.Integer(),

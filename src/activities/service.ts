@@ -4,11 +4,13 @@
 import type { AppContext } from '../app/context.js';
 import { nowUnix, type Db } from '../db/database.js';
 import type { Page } from '../http/pagination.js';
-import type { RepoRow } from '../repos/store.js';
-import type { UserRow, Viewer } from '../users/store.js';
+import type { RepoRow } from '../repos/tables.js';
+import type { Viewer } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import { Visibility } from '../users/tables.js';
 import * as store from './store.js';
 import type { OpType } from './tables.js';
+import type { ActionRow } from './tables.js';
 
 /** Heatmaps cover the last year. */
 const HEATMAP_SPAN = 366 * 86400;
@@ -148,7 +150,7 @@ export class ActivityService {
   userFeed(user: UserRow, viewer: Viewer | null, onlyPerformedBy: boolean, q: FeedQuery) {
     const self = viewer !== null && !viewer.publicOnly && (viewer.isAdmin || viewer.id === user.id);
     // A user who hides their activity (settings: hide_activity) shows none to others, as in Forgejo.
-    if (user.keep_activity_private && !self) return Promise.resolve<[store.ActionRow[], number]>([[], 0]);
+    if (user.keep_activity_private && !self) return Promise.resolve<[ActionRow[], number]>([[], 0]);
     return store.feed(
       this.db,
       {

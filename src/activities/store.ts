@@ -1,12 +1,12 @@
 // Queries on activities. Feeds are pages of rows newest first, always limited to repositories the
 // viewer may read (through the repositories' own visibility filter).
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { idsMatching, type ListFilter } from '../repos/store.js';
 import type { ActionTable } from './tables.js';
+import type { ActionRow } from './tables.js';
 
 type Q = Db | Tx;
-export type ActionRow = Selectable<ActionTable>;
 
 export async function insert(q: Q, rows: Insertable<ActionTable>[]): Promise<void> {
   if (!rows.length) return;

@@ -1,5 +1,5 @@
 // Tables of the activities domain (see db/migrations/0020_activities.ts).
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 /** Forgejo's op_type names. */
 export type OpType =
@@ -49,3 +49,5 @@ export interface ActivityTables {
   action: ActionTable;
   action_bucket: ActionBucketTable;
 }
+
+export type ActionRow = Selectable<ActionTable>;

@@ -22,7 +22,7 @@ import type { RouteAuth } from '../http/auth.js';
 import { pageOf, setPageHeaders } from '../http/pagination.js';
 import type { Api } from '../http/types.js';
 import { declares } from '../quota/schemas.js';
-import type { RepoRow } from '../repos/store.js';
+import type { RepoRow } from '../repos/tables.js';
 import {
   ArtifactService as ArtifactServiceDesc,
   CreateArtifactResponseSchema,

@@ -53,16 +53,16 @@ import {
   type UsageSource,
 } from '../quota/usage.js';
 import * as repoStore from '../repos/store.js';
-import type { RepoRow } from '../repos/store.js';
+import type { RepoRow } from '../repos/tables.js';
 import type { AfterCommit } from '../users/owned.js';
 import { hashInto, sha256Passing } from '../storage/storage.js';
 import { UrlSigner, type UrlPurpose } from './signed-url.js';
 import { UploadHashes } from './upload-hash.js';
 import * as store from './store.js';
-import type { ArtifactRow } from './store.js';
+import type { ArtifactRow } from './tables.js';
 import { faultPoint } from '../faults.js';
 
-export type { ArtifactRow } from './store.js';
+export type { ArtifactRow } from './tables.js';
 
 const SUBJECT = 'size:assets:artifacts';
 /** Versions of the v4 protocol accepted in CreateArtifactRequest.version (see the header). */

@@ -1,12 +1,11 @@
 // Queries on artifacts and the blocks of their uploads. No HTTP here.
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import type { ActionArtifactBlockTable, ActionArtifactTable } from './tables.js';
+import type { ArtifactRow, BlockRow } from './tables.js';
 
 type Q = Db | Tx;
-export type ArtifactRow = Selectable<ActionArtifactTable>;
-export type BlockRow = Selectable<ActionArtifactBlockTable>;
 
 const CHUNK = 500;
 

@@ -1,5 +1,5 @@
 // Tables of the artifacts domain (see db/migrations/0013_artifacts.ts).
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 export type ArtifactStatus = 'pending' | 'uploaded';
 
@@ -33,3 +33,6 @@ export interface ArtifactTables {
   action_artifact: ActionArtifactTable;
   action_artifact_block: ActionArtifactBlockTable;
 }
+
+export type ArtifactRow = Selectable<ActionArtifactTable>;
+export type BlockRow = Selectable<ActionArtifactBlockTable>;

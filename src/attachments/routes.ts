@@ -14,11 +14,11 @@ import { signedIn, type RouteAuth } from '../http/auth.js';
 import { validatorCompiler } from '../http/validation.js';
 import type { Api } from '../http/types.js';
 import { canWriteIssues, type RepoView } from '../issues/service.js';
-import type { IssueRow } from '../issues/store.js';
+import type { IssueRow } from '../issues/tables.js';
 import { AccessMode } from '../orgs/store.js';
 import { declares } from '../quota/schemas.js';
 import { hasScope } from '../tokens/scopes.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import {
   Attachment,
   AttachmentForm,

@@ -1,7 +1,7 @@
 // Forgejo's Attachment JSON and EditAttachmentOptions as TypeBox schemas, and the conversion.
 import { Type, type Static } from 'typebox';
 import { isoTime } from '../http/format.js';
-import type { AttachmentRow } from './store.js';
+import type { AttachmentRow } from './tables.js';
 
 export const Attachment = Type.Object(
   {

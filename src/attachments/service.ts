@@ -13,16 +13,16 @@ import { measureRows, recordUsage, type OwnerTotals, type UsageSource } from '..
 import type { ItemSource } from '../quota/usage.js';
 import type { QuotaUsedAttachmentJson } from '../quota/schemas.js';
 import type { RepoAccess } from '../repos/service.js';
-import type { RepoRow } from '../repos/store.js';
+import type { RepoRow } from '../repos/tables.js';
 import type { AfterCommit } from '../users/owned.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import * as store from './store.js';
-import type { AttachmentRow } from './store.js';
+import type { AttachmentRow } from './tables.js';
 import { toAttachmentJson } from './schemas.js';
 import { UploadGate, sniffType, typeAllowed } from './upload.js';
 import { faultPoint } from '../faults.js';
 
-export type { AttachmentRow } from './store.js';
+export type { AttachmentRow } from './tables.js';
 
 const ISSUES = 'size:assets:attachments:issues';
 const RELEASES = 'size:assets:attachments:releases';

@@ -1,11 +1,11 @@
 // Queries on attachments. No HTTP here.
-import { SqliteAdapter, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { SqliteAdapter, type Insertable, type Updateable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import type { AttachmentTable } from './tables.js';
+import type { AttachmentRow } from './tables.js';
 
 type Q = Db | Tx;
-export type AttachmentRow = Selectable<AttachmentTable>;
 
 /** Lists of ids are looked up in chunks, so a long list never builds an oversized IN (...). */
 const CHUNK = 500;

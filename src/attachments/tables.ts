@@ -1,5 +1,5 @@
 // Tables of the attachments domain (see db/migrations/0008_attachments.ts).
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 export interface AttachmentTable {
   id: Generated<number>;
@@ -22,3 +22,5 @@ export interface AttachmentTable {
 export interface AttachmentTables {
   attachment: AttachmentTable;
 }
+
+export type AttachmentRow = Selectable<AttachmentTable>;

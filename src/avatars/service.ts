@@ -8,8 +8,8 @@ import { Readable } from 'node:stream';
 import type { AppContext } from '../app/context.js';
 import { nowUnix } from '../db/database.js';
 import { AppError, fieldLabel, invalidField, notFound } from '../errors.js';
-import type { RepoRow } from '../repos/store.js';
-import type { UserRow } from '../users/store.js';
+import type { RepoRow } from '../repos/tables.js';
+import type { UserRow } from '../users/tables.js';
 import { imageInfo, type ImageInfo } from './image.js';
 import * as store from './store.js';
 

@@ -3,7 +3,7 @@
 // An event reaches the listeners of the process where it happened (work is done once); those
 // registered with `onAnyNode` (caches) hear other processes' events too, over the cluster channel.
 import type { Logger } from 'pino';
-import type { ReleaseRow } from '../releases/store.js';
+import type { ReleaseRow } from '../releases/tables.js';
 import type { PackageEventInfo } from '../packages/service.js';
 
 export interface RefUpdate {

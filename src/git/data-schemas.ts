@@ -3,7 +3,8 @@
 // what the git layer reads to that JSON.
 import { Type, type Static, type TSchema } from 'typebox';
 import { User, toUserJson } from '../users/schemas.js';
-import type { UserRow, Viewer } from '../users/store.js';
+import type { Viewer } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import type { AnnotatedTagData, CommitData, RefEntry, Signature, TagData, TreeEntry } from './data.js';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);

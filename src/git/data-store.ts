@@ -1,6 +1,6 @@
 // Queries the git data API needs from the database: the accounts behind commit e-mail addresses.
 import type { Db, Tx } from '../db/database.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import { UserType } from '../users/tables.js';
 
 /**

@@ -14,7 +14,7 @@ import { movedTo, statusOf } from '../http/errors.js';
 import { viewerOf, type Identity } from '../auth/identity.js';
 import { hasScope } from '../tokens/scopes.js';
 import { AccessMode } from '../orgs/store.js';
-import type { RepoRow } from '../repos/store.js';
+import type { RepoRow } from '../repos/tables.js';
 import type { RepoAccess } from '../repos/service.js';
 import { gitEnv, installHooks } from './git.js';
 import { completePush } from './pushes.js';

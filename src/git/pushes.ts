@@ -4,8 +4,8 @@
 import crypto from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { RefUpdate } from '../events/bus.js';
-import type { RepoRow } from '../repos/store.js';
-import type { UserRow } from '../users/store.js';
+import type { RepoRow } from '../repos/tables.js';
+import type { UserRow } from '../users/tables.js';
 import type { RepoService } from '../repos/service.js';
 import { faultPoint } from '../faults.js';
 

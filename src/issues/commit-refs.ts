@@ -9,8 +9,8 @@
 import type { AppContext } from '../app/context.js';
 import { git, ZERO_OID } from '../git/git.js';
 import type { RefUpdate } from '../events/bus.js';
-import type { RepoRow } from '../repos/store.js';
-import type { UserRow } from '../users/store.js';
+import type { RepoRow } from '../repos/tables.js';
+import type { UserRow } from '../users/tables.js';
 
 export type RefAction = 'close' | 'reopen';
 

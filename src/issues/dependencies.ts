@@ -7,11 +7,12 @@ import { nowUnix, transaction } from '../db/database.js';
 import { forbidden, invalidField, notFound } from '../errors.js';
 import type { Page } from '../http/pagination.js';
 import { AccessMode } from '../orgs/store.js';
-import type { RepoRow } from '../repos/store.js';
-import type { UserRow, Viewer } from '../users/store.js';
+import type { RepoRow } from '../repos/tables.js';
+import type { Viewer } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import { canWriteIssues, unitOf, type RepoView } from './service.js';
 import * as store from './store.js';
-import type { IssueRow } from './store.js';
+import type { IssueRow } from './tables.js';
 import * as tracking from './tracking-store.js';
 import { CommentType } from './tables.js';
 

@@ -3,10 +3,11 @@
 // for the whole page, through the services.
 import type { AppContext } from '../app/context.js';
 import type { Viewer } from '../users/store.js';
-import type { RepoRow } from '../repos/store.js';
-import type { LabelRow } from '../labels/store.js';
+import type { RepoRow } from '../repos/tables.js';
+import type { LabelRow } from '../labels/tables.js';
 import { toLabelJson } from '../labels/schemas.js';
-import type { CommentRow, IssueRow, PlainCommentRow, ReactionRow } from './store.js';
+import type { PlainCommentRow } from './store.js';
+import type { CommentRow, IssueRow, ReactionRow } from './tables.js';
 import {
   toCommentJson,
   toIssueJson,
@@ -20,7 +21,7 @@ import {
 } from './schemas.js';
 import { AccessMode } from '../orgs/store.js';
 import { unitOf } from './service.js';
-import type { StopwatchRow, TrackedTimeRow } from './tracking-store.js';
+import type { StopwatchRow, TrackedTimeRow } from './tables.js';
 import {
   toStopWatchJson,
   toTrackedTimeJson,

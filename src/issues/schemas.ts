@@ -5,19 +5,14 @@ import { isoTime, Nullable, PageQuery } from './input.js';
 
 export { PageQuery } from './input.js';
 import { User, toUserJson, type UserJson, type UserJsonContext } from '../users/schemas.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import { Label, toLabelJson, type LabelUrls } from '../labels/schemas.js';
-import type { LabelRow } from '../labels/store.js';
+import type { LabelRow } from '../labels/tables.js';
 import { Milestone, toMilestoneJson } from '../milestones/schemas.js';
-import type { MilestoneRow } from '../milestones/store.js';
+import type { MilestoneRow } from '../milestones/tables.js';
 import { COMMENT_TYPE_NAMES } from './tables.js';
-import {
-  ISSUE_SORTS,
-  type CommentRow,
-  type IssueRow,
-  type PlainCommentRow,
-  type ReactionRow,
-} from './store.js';
+import { ISSUE_SORTS, type PlainCommentRow } from './store.js';
+import type { CommentRow, IssueRow, ReactionRow } from './tables.js';
 
 const Time = Type.String({ format: 'date-time' });
 const NullableTime = Nullable(Time);

@@ -1,15 +1,14 @@
 // Queries on issues, their numbers, assignees, mentions and subscriptions, comments (and timeline
 // events) and reactions. No HTTP here.
-import { sql, type ExpressionBuilder, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Updateable } from 'kysely';
 import type { DB } from '../db/schema.js';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
-import type { CommentTable, IssueTable, IssueWatchTable, ReactionTable } from './tables.js';
+import type { CommentTable, IssueTable, ReactionTable } from './tables.js';
 import { CommentType } from './tables.js';
+import type { IssueRow, CommentRow, ReactionRow, WatchRow } from './tables.js';
 
 type Q = Db | Tx;
-export type IssueRow = Selectable<IssueTable>;
-export type CommentRow = Selectable<CommentTable>;
 /** The columns a plain comment shows (lists select only these). */
 const PLAIN_COMMENT_COLUMNS = [
   'id',
@@ -24,8 +23,6 @@ const PLAIN_COMMENT_COLUMNS = [
   'updated_unix',
 ] as const;
 export type PlainCommentRow = Pick<CommentRow, (typeof PLAIN_COMMENT_COLUMNS)[number]>;
-export type ReactionRow = Selectable<ReactionTable>;
-export type WatchRow = Selectable<IssueWatchTable>;
 
 // Numbers
 

@@ -1,6 +1,6 @@
 // Tables of the issues domain (see db/migrations/0007_issues.ts). Pull requests will share the
 // `issue` table (is_pull = 1) and with it the per-repository numbers of issue_index.
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 export interface IssueTable {
   id: Generated<number>;
@@ -217,3 +217,11 @@ export interface IssueTables {
   tracked_time: TrackedTimeTable;
   stopwatch: StopwatchTable;
 }
+
+export type IssueRow = Selectable<IssueTable>;
+export type CommentRow = Selectable<CommentTable>;
+export type ReactionRow = Selectable<ReactionTable>;
+export type WatchRow = Selectable<IssueWatchTable>;
+
+export type TrackedTimeRow = Selectable<TrackedTimeTable>;
+export type StopwatchRow = Selectable<StopwatchTable>;

@@ -8,13 +8,14 @@ import { nowUnix, transaction, type Tx } from '../db/database.js';
 import { conflict, forbidden, invalidField, notFound } from '../errors.js';
 import type { Page } from '../http/pagination.js';
 import { AccessMode } from '../orgs/store.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import { UserType } from '../users/tables.js';
 import { canWriteIssues, type RepoView } from './service.js';
 import * as store from './store.js';
-import type { IssueRow } from './store.js';
+import type { IssueRow } from './tables.js';
 import * as tracking from './tracking-store.js';
-import type { StopwatchRow, TimeFilter, TrackedTimeRow } from './tracking-store.js';
+import type { TimeFilter } from './tracking-store.js';
+import type { StopwatchRow, TrackedTimeRow } from './tables.js';
 import { CommentType } from './tables.js';
 import { parseTime } from './input.js';
 

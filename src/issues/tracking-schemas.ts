@@ -3,7 +3,7 @@
 import { Type, type Static } from 'typebox';
 import { isoTime, PageQuery } from './input.js';
 import type { IssueJson, TrackedTimeJson } from './schemas.js';
-import type { StopwatchRow, TrackedTimeRow } from './tracking-store.js';
+import type { StopwatchRow, TrackedTimeRow } from './tables.js';
 
 const Time = Type.String({ format: 'date-time' });
 

@@ -1,13 +1,12 @@
 // Queries on issue dependencies, tracked times and stopwatches. No HTTP here.
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
-import type { IssueRow } from './store.js';
+import type { IssueRow } from './tables.js';
 import type { StopwatchTable, TrackedTimeTable } from './tables.js';
+import type { TrackedTimeRow, StopwatchRow } from './tables.js';
 
 type Q = Db | Tx;
-export type TrackedTimeRow = Selectable<TrackedTimeTable>;
-export type StopwatchRow = Selectable<StopwatchTable>;
 
 // Dependencies
 

@@ -4,13 +4,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { VNode } from 'preact';
 import { RepoHeader } from '../repos/code-pages.js';
-import type { RepoRow } from '../repos/store.js';
-import type { UserRow } from '../users/store.js';
+import type { RepoRow } from '../repos/tables.js';
+import type { UserRow } from '../users/tables.js';
 import { Layout } from '../web/layout.js';
 import type { Web } from '../web/plugin.js';
 import type { AppContext } from '../app/context.js';
 import { labelScope } from './service.js';
-import type { LabelRow } from './store.js';
+import type { LabelRow } from './tables.js';
 
 export function LabelPill(props: { label: LabelRow; href?: string | undefined }): VNode {
   const { label } = props;

@@ -8,9 +8,9 @@ import type { Api } from '../http/types.js';
 import type { RouteAuth } from '../http/auth.js';
 import { signedViewer } from '../http/auth.js';
 import { pageOf, sendPage } from '../http/pagination.js';
-import type { RepoRow } from '../repos/store.js';
-import type { UserRow } from '../users/store.js';
-import type { LabelRow } from './store.js';
+import type { RepoRow } from '../repos/tables.js';
+import type { UserRow } from '../users/tables.js';
+import type { LabelRow } from './tables.js';
 import {
   CreateLabelOption,
   EditLabelOption,

@@ -1,7 +1,7 @@
 // Forgejo's Label and the label option objects, and the row-to-JSON conversion.
 import { Type, type Static } from 'typebox';
 import { PageQuery } from '../issues/input.js';
-import type { LabelRow } from './store.js';
+import type { LabelRow } from './tables.js';
 
 export const Label = Type.Object(
   {

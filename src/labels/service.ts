@@ -5,12 +5,13 @@ import type { AppContext } from '../app/context.js';
 import { nowUnix, type Db, type Tx } from '../db/database.js';
 import { badRequest, invalidField, notFound } from '../errors.js';
 import type { Page } from '../http/pagination.js';
-import type { RepoRow } from '../repos/store.js';
-import type { UserRow } from '../users/store.js';
+import type { RepoRow } from '../repos/tables.js';
+import type { UserRow } from '../users/tables.js';
 import { checkText, isId, isName } from '../issues/input.js';
 import * as store from './store.js';
 import { labelTemplate } from './templates.js';
-import type { LabelOwner, LabelRow } from './store.js';
+import type { LabelOwner } from './store.js';
+import type { LabelRow } from './tables.js';
 
 export interface LabelInput {
   name?: string | undefined;

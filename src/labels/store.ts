@@ -1,11 +1,11 @@
 // Queries on labels and on the labels of issues. No HTTP here.
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import type { IssueLabelTable, LabelTable } from './tables.js';
+import type { LabelRow } from './tables.js';
 
 type Q = Db | Tx;
-export type LabelRow = Selectable<LabelTable>;
 
 /** Whose labels: a repository's or an organization's. */
 export type LabelOwner = { repoId: number } | { orgId: number };

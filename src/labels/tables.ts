@@ -1,5 +1,5 @@
 // Tables of the labels domain (see db/migrations/0007_issues.ts).
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 /** A label of a repository (repo_id set) or of an organization (org_id set). */
 export interface LabelTable {
@@ -33,3 +33,5 @@ export interface LabelTables {
   label: LabelTable;
   issue_label: IssueLabelTable;
 }
+
+export type LabelRow = Selectable<LabelTable>;

@@ -3,7 +3,7 @@ import { PRESIGN_SECONDS } from '../storage/storage.js';
 import { Type, type Static } from 'typebox';
 import { isoTime } from '../http/format.js';
 import type { BatchResult } from './service.js';
-import type { LockRow } from './store.js';
+import type { LockRow } from './tables.js';
 
 /** The media type of every LFS request and response body. */
 export const LFS_MEDIA_TYPE = 'application/vnd.git-lfs+json';

@@ -11,11 +11,11 @@ import { AccessMode } from '../orgs/store.js';
 import { measureRows, recordUsage, type OwnerTotals, type UsageSource } from '../quota/usage.js';
 import type { RepoAccess } from '../repos/service.js';
 import * as repoStore from '../repos/store.js';
-import type { RepoRow } from '../repos/store.js';
+import type { RepoRow } from '../repos/tables.js';
 import type { AfterCommit } from '../users/owned.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import * as store from './store.js';
-import type { LockRow, MetaRow } from './store.js';
+import type { LockRow, MetaRow } from './tables.js';
 import { faultPoint } from '../faults.js';
 import { drained } from '../storage/storage.js';
 

@@ -1,11 +1,10 @@
 // Queries on LFS meta objects and locks. No HTTP here.
-import type { InsertResult, Insertable, Selectable } from 'kysely';
+import type { InsertResult, Insertable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import type { LfsLockTable, LfsMetaObjectTable } from './tables.js';
+import type { MetaRow, LockRow } from './tables.js';
 
 type Q = Db | Tx;
-export type MetaRow = Selectable<LfsMetaObjectTable>;
-export type LockRow = Selectable<LfsLockTable> & { owner_name: string };
 
 /** Lists of oids are looked up in chunks, so a large batch never builds an oversized IN (...). */
 const CHUNK = 500;

@@ -1,5 +1,5 @@
 // Tables of the lfs domain (see db/migrations/0004_lfs.ts).
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 /** An LFS object a repository holds. The blob itself is in storage, shared by oid. */
 export interface LfsMetaObjectTable {
@@ -25,3 +25,6 @@ export interface LfsTables {
   lfs_meta_object: LfsMetaObjectTable;
   lfs_lock: LfsLockTable;
 }
+
+export type MetaRow = Selectable<LfsMetaObjectTable>;
+export type LockRow = Selectable<LfsLockTable> & { owner_name: string };

@@ -7,7 +7,7 @@ import { RepoHeader } from '../repos/code-pages.js';
 import { When } from '../web/components.js';
 import { Layout } from '../web/layout.js';
 import type { Web } from '../web/plugin.js';
-import type { MilestoneRow } from './store.js';
+import type { MilestoneRow } from './tables.js';
 
 export function MilestoneSummary(props: { m: MilestoneRow; base: string }): VNode {
   const { m } = props;

@@ -2,7 +2,8 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery } from '../issues/input.js';
 import { isoTime, Nullable } from '../issues/input.js';
-import { MILESTONE_SORTS, type MilestoneRow } from './store.js';
+import { MILESTONE_SORTS } from './store.js';
+import type { MilestoneRow } from './tables.js';
 import { NO_DEADLINE } from './tables.js';
 
 const Time = Type.String({ format: 'date-time' });

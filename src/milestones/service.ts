@@ -5,9 +5,10 @@ import type { AppContext } from '../app/context.js';
 import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
 import { invalidField, notFound } from '../errors.js';
 import type { Page } from '../http/pagination.js';
-import type { RepoRow } from '../repos/store.js';
+import type { RepoRow } from '../repos/tables.js';
 import * as store from './store.js';
-import type { MilestoneRow, MilestoneSort } from './store.js';
+import type { MilestoneSort } from './store.js';
+import type { MilestoneRow } from './tables.js';
 import { NO_DEADLINE } from './tables.js';
 import { checkText, isId, isName } from '../issues/input.js';
 

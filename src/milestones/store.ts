@@ -1,11 +1,11 @@
 // Queries on milestones. No HTTP here.
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import type { MilestoneTable } from './tables.js';
+import type { MilestoneRow } from './tables.js';
 
 type Q = Db | Tx;
-export type MilestoneRow = Selectable<MilestoneTable>;
 
 export async function insert(q: Q, row: Insertable<MilestoneTable>): Promise<MilestoneRow> {
   return q.insertInto('milestone').values(row).returningAll().executeTakeFirstOrThrow();

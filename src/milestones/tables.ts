@@ -1,5 +1,5 @@
 // Tables of the milestones domain (see db/migrations/0007_issues.ts).
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 /** 9999-12-31T23:59:59Z: Forgejo's "no due date" (shown as a null due_on). */
 export const NO_DEADLINE = 253402300799;
@@ -26,3 +26,5 @@ export interface MilestoneTable {
 export interface MilestoneTables {
   milestone: MilestoneTable;
 }
+
+export type MilestoneRow = Selectable<MilestoneTable>;

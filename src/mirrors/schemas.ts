@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import { isoTime } from '../http/format.js';
 import { formatGoDuration } from './duration.js';
-import type { PushMirrorRow } from './store.js';
+import type { PushMirrorRow } from './tables.js';
 
 export const GIT_SERVICES = ['git', 'github', 'gitea', 'gitlab', 'gogs', 'onedev', 'gitbucket', 'codebase'];
 

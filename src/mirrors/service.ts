@@ -14,9 +14,9 @@ import { gitText, listRefs, ZERO_OID } from '../git/git.js';
 import { adoptBareRepository, scratchDir } from '../repos/forks.js';
 import { checkBranchName, checkRepoName } from '../repos/service.js';
 import * as repoStore from '../repos/store.js';
-import type { RepoRow } from '../repos/store.js';
+import type { RepoRow } from '../repos/tables.js';
 import * as userStore from '../users/store.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import { UserType } from '../users/tables.js';
 import { formatGoDuration, parseGoDuration } from './duration.js';
 import {
@@ -31,7 +31,7 @@ import {
   type RemoteAddress,
 } from './remote.js';
 import * as store from './store.js';
-import type { PushMirrorRow } from './store.js';
+import type { PushMirrorRow } from './tables.js';
 
 export interface MigrateInput {
   cloneAddr: string;

@@ -1,12 +1,11 @@
 // Queries on pull mirrors and push mirrors. No HTTP here.
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import type { MirrorTable, PushMirrorTable } from './tables.js';
+import type { MirrorRow, PushMirrorRow } from './tables.js';
 
 type Q = Db | Tx;
-export type MirrorRow = Selectable<MirrorTable>;
-export type PushMirrorRow = Selectable<PushMirrorTable>;
 
 // Pull mirrors
 

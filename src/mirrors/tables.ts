@@ -1,5 +1,5 @@
 // Tables of the mirrors domain (see db/migrations/0006_mirrors.ts).
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 /** A pull mirror: the repository `repo_id` follows `remote_address`. */
 export interface MirrorTable {
@@ -39,3 +39,6 @@ export interface MirrorTables {
   mirror: MirrorTable;
   push_mirror: PushMirrorTable;
 }
+
+export type MirrorRow = Selectable<MirrorTable>;
+export type PushMirrorRow = Selectable<PushMirrorTable>;

@@ -9,7 +9,7 @@ import { unitOf } from '../issues/service.js';
 import { Repository, toRepoJson } from '../repos/schemas.js';
 import * as repoStore from '../repos/store.js';
 import type { Viewer } from '../users/store.js';
-import type { NotificationRow } from './store.js';
+import type { NotificationRow } from './tables.js';
 import { NotificationSource, NotificationStatus } from './tables.js';
 
 export const NotificationSubject = Type.Object(

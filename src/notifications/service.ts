@@ -9,14 +9,17 @@ import type { Page } from '../http/pagination.js';
 import { AccessMode } from '../orgs/store.js';
 import * as issueStore from '../issues/store.js';
 import { unitOf } from '../issues/service.js';
-import type { RepoRow } from '../repos/store.js';
-import type { UserRow, Viewer } from '../users/store.js';
+import type { RepoRow } from '../repos/tables.js';
+import type { Viewer } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import * as store from './store.js';
 import { NotificationSource } from './tables.js';
 import { UserType } from '../users/tables.js';
-import type { NotificationFilter, NotificationRow, WatchRow } from './store.js';
+import type { NotificationFilter } from './store.js';
+import type { NotificationRow, WatchRow } from './tables.js';
 
-export type { NotificationRow, NotificationFilter } from './store.js';
+export type { NotificationFilter } from './store.js';
+export type { NotificationRow } from './tables.js';
 
 export class NotificationService {
   constructor(private readonly ctx: AppContext) {

@@ -1,12 +1,11 @@
 // Queries on notification threads and repository watches.
-import { sql, type Selectable } from 'kysely';
+import { sql } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
-import { NotificationSource, NotificationStatus, type NotificationTable, type WatchTable } from './tables.js';
+import { NotificationSource, NotificationStatus } from './tables.js';
+import type { NotificationRow, WatchRow } from './tables.js';
 
 type Q = Db | Tx;
-export type NotificationRow = Selectable<NotificationTable>;
-export type WatchRow = Selectable<WatchTable>;
 
 export interface NotificationFilter {
   userId: number;

@@ -1,6 +1,6 @@
 // Tables of the notifications domain (see db/migrations/0010_notifications.ts): one notification
 // thread per user and issue (or pull request), and the users watching each repository.
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 /** Forgejo's NotificationStatus values. */
 export const NotificationStatus = { unread: 1, read: 2, pinned: 3 } as const;
@@ -38,3 +38,6 @@ export interface NotificationTables {
   notification: NotificationTable;
   watch: WatchTable;
 }
+
+export type NotificationRow = Selectable<NotificationTable>;
+export type WatchRow = Selectable<WatchTable>;

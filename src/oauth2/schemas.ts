@@ -2,7 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { isoTime } from '../http/format.js';
 import { redirectUrisOf } from './service.js';
-import type { OAuth2AppRow } from './store.js';
+import type { OAuth2AppRow } from './tables.js';
 
 export const OAuth2Application = Type.Object(
   {

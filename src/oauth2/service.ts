@@ -5,8 +5,9 @@ import crypto from 'node:crypto';
 import { nowUnix, type Db } from '../db/database.js';
 import { invalid, notFound } from '../errors.js';
 import { hashToken } from '../tokens/service.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import * as store from './store.js';
+import type { OAuth2AppRow } from './tables.js';
 
 export interface OAuth2AppInput {
   name?: string | undefined;
@@ -15,7 +16,7 @@ export interface OAuth2AppInput {
 }
 
 export interface CreatedApp {
-  row: store.OAuth2AppRow;
+  row: OAuth2AppRow;
   /** The client secret: returned once, never stored. */
   secret: string;
 }
@@ -53,8 +54,7 @@ function checkRedirectUris(uris: readonly string[] | undefined): string[] {
   return out;
 }
 
-export const redirectUrisOf = (row: store.OAuth2AppRow): string[] =>
-  JSON.parse(row.redirect_uris) as string[];
+export const redirectUrisOf = (row: OAuth2AppRow): string[] => JSON.parse(row.redirect_uris) as string[];
 
 export class OAuth2Service {
   constructor(private readonly db: Db) {}
@@ -82,14 +82,14 @@ export class OAuth2Service {
   }
 
   /** The caller's application `id`; 404 for none or another user's. */
-  async get(user: UserRow, id: number): Promise<store.OAuth2AppRow> {
+  async get(user: UserRow, id: number): Promise<OAuth2AppRow> {
     const row = await store.getOfUser(this.db, user.id, id);
     if (!row) throw notFound(`OAuth Application does not exist [id: ${id}]`);
     return row;
   }
 
   /** Changes what `input` names; the client id and secret stay. */
-  async edit(user: UserRow, id: number, input: OAuth2AppInput): Promise<store.OAuth2AppRow> {
+  async edit(user: UserRow, id: number, input: OAuth2AppInput): Promise<OAuth2AppRow> {
     const row = await this.get(user, id);
     await store.update(this.db, row.id, {
       name: input.name === undefined ? undefined : checkName(input.name),

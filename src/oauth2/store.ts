@@ -1,11 +1,11 @@
 // Queries on OAuth2 applications. No HTTP here.
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import type { OAuth2ApplicationTable } from './tables.js';
+import type { OAuth2AppRow } from './tables.js';
 
 type Q = Db | Tx;
-export type OAuth2AppRow = Selectable<OAuth2ApplicationTable>;
 
 export async function insert(q: Q, row: Insertable<OAuth2ApplicationTable>): Promise<number> {
   const r = await q.insertInto('oauth2_application').values(row).returning('id').executeTakeFirstOrThrow();

@@ -1,5 +1,5 @@
 // Tables of OAuth2 applications (see db/migrations/0030_oauth2_apps.ts).
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 export interface OAuth2ApplicationTable {
   id: Generated<number>;
@@ -20,3 +20,5 @@ export interface OAuth2ApplicationTable {
 export interface OAuth2Tables {
   oauth2_application: OAuth2ApplicationTable;
 }
+
+export type OAuth2AppRow = Selectable<OAuth2ApplicationTable>;

@@ -1,14 +1,13 @@
 // Queries on organization membership and teams. No HTTP here.
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
-import type { TeamTable, TeamUnitTable } from './tables.js';
-import type { UserRow } from '../users/store.js';
+import type { TeamTable } from './tables.js';
+import type { UserRow } from '../users/tables.js';
 import { UserType, Visibility } from '../users/tables.js';
+import type { TeamRow, TeamUnitRow } from './tables.js';
 
 type Q = Db | Tx;
-export type TeamRow = Selectable<TeamTable>;
-export type TeamUnitRow = Selectable<TeamUnitTable>;
 
 export const AccessMode = { none: 0, read: 1, write: 2, admin: 3, owner: 4 } as const;
 export type AccessModeName = keyof typeof AccessMode;

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 export interface OrgUserTable {
   id: Generated<number>;
@@ -42,3 +42,6 @@ export interface OrgTables {
   team_user: TeamUserTable;
   team_unit: TeamUnitTable;
 }
+
+export type TeamRow = Selectable<TeamTable>;
+export type TeamUnitRow = Selectable<TeamUnitTable>;

@@ -11,7 +11,7 @@ import type { RouteAuth } from '../http/auth.js';
 import { signedIn } from '../http/auth.js';
 import { pageOf, sendPage } from '../http/pagination.js';
 import { declares } from '../quota/schemas.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import type { RepositoryJson } from '../repos/schemas.js';
 import {
   LinkParams,

@@ -5,9 +5,10 @@ import { isoTime } from '../http/format.js';
 import { PageFields } from '../http/pagination.js';
 import { Repository, toRepoJson, type RepositoryJson } from '../repos/schemas.js';
 import type { RepoAccess } from '../repos/service.js';
-import type { RepoRow } from '../repos/store.js';
+import type { RepoRow } from '../repos/tables.js';
 import { User, toUserJson, type UserJson } from '../users/schemas.js';
-import type { UserRow, Viewer } from '../users/store.js';
+import type { Viewer } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import { GHOST_USER } from '../issues/schemas.js';
 import { packageHtmlUrl, type FileWithBlob, type VersionWithPackage } from './service.js';
 

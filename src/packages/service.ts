@@ -21,16 +21,18 @@ import { AccessMode } from '../orgs/store.js';
 import type { QuotaUsedPackageJson } from '../quota/schemas.js';
 import { recordUsage, type ItemSource, type OwnerTotals, type UsageSource } from '../quota/usage.js';
 import * as repoStore from '../repos/store.js';
-import type { RepoRow } from '../repos/store.js';
+import type { RepoRow } from '../repos/tables.js';
 import { hasScope } from '../tokens/scopes.js';
 import type { OwnedResources } from '../users/owned.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import { UserType, Visibility } from '../users/tables.js';
 import { hashingStream, stopHashWorkers, type Digests } from './hashing.js';
 import * as store from './store.js';
-import type { FileWithBlob, PackageRow, VersionRow } from './store.js';
+import type { FileWithBlob } from './store.js';
+import type { PackageRow, VersionRow } from './tables.js';
 
-export type { FileWithBlob, PackageRow, VersionRow, VersionWithPackage } from './store.js';
+export type { FileWithBlob, VersionWithPackage } from './store.js';
+export type { PackageRow, VersionRow } from './tables.js';
 export { PropertyRef } from './tables.js';
 
 export const SUBJECT = 'size:assets:packages:all';

@@ -1,15 +1,12 @@
 // Queries on packages, versions, files, blobs and properties. No HTTP here.
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import type { PackageBlobTable, PackageFileTable, PackageTable, PackageVersionTable } from './tables.js';
 import { PropertyRef } from './tables.js';
+import type { PackageRow, VersionRow, BlobRow, FileRow } from './tables.js';
 
 type Q = Db | Tx;
-export type PackageRow = Selectable<PackageTable>;
-export type VersionRow = Selectable<PackageVersionTable>;
-export type BlobRow = Selectable<PackageBlobTable>;
-export type FileRow = Selectable<PackageFileTable>;
 /** A file with its blob's size and digests. */
 export type FileWithBlob = FileRow & {
   size: number;

@@ -1,5 +1,5 @@
 // Tables of the packages domain (see db/migrations/0016_packages.ts).
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 export interface PackageTable {
   id: Generated<number>;
@@ -64,3 +64,8 @@ export interface PackageTables {
   package_file: PackageFileTable;
   package_property: PackagePropertyTable;
 }
+
+export type PackageRow = Selectable<PackageTable>;
+export type VersionRow = Selectable<PackageVersionTable>;
+export type BlobRow = Selectable<PackageBlobTable>;
+export type FileRow = Selectable<PackageFileTable>;

@@ -4,8 +4,8 @@
 // ON DELETE CASCADE of protected_branch.repo_id.
 import type { AppContext } from '../app/context.js';
 import type { RefUpdate } from '../events/bus.js';
-import type { RepoRow } from '../repos/store.js';
-import type { UserRow } from '../users/store.js';
+import type { RepoRow } from '../repos/tables.js';
+import type { UserRow } from '../users/tables.js';
 import { UserType } from '../users/tables.js';
 import { AccessMode } from '../orgs/store.js';
 import { nowUnix, transaction, type Tx } from '../db/database.js';
@@ -22,9 +22,10 @@ import {
   ruleForBranch,
   tagPatternMatches,
 } from './match.js';
+import type { RuleRow, TagRuleRow } from './tables.js';
 
 /** A tag protection rule with the users and teams allowed to create, move and delete its tags. */
-export type TagProtectionRule = store.TagRuleRow & {
+export type TagProtectionRule = TagRuleRow & {
   users: string[];
   userIds: number[];
   teams: string[];
@@ -46,7 +47,7 @@ export interface Whitelist {
 }
 
 /** A rule with its decoded status check contexts and its three allow-lists. */
-export type ProtectionRule = store.RuleRow & {
+export type ProtectionRule = RuleRow & {
   statusCheckContexts: string[];
   push: Whitelist;
   merge: Whitelist;
@@ -158,7 +159,7 @@ export class ProtectionService {
     return ruleForBranch(await this.list(repo), branch) ?? null;
   }
 
-  private async withLists(rows: store.RuleRow[]): Promise<ProtectionRule[]> {
+  private async withLists(rows: RuleRow[]): Promise<ProtectionRule[]> {
     const entries = await store.whitelistsOf(
       this.db,
       rows.map((r) => r.id),
@@ -463,7 +464,7 @@ export class ProtectionService {
     return (await this.withTagLists([row]))[0]!;
   }
 
-  private async withTagLists(rows: store.TagRuleRow[]): Promise<TagProtectionRule[]> {
+  private async withTagLists(rows: TagRuleRow[]): Promise<TagProtectionRule[]> {
     const entries = await store.tagWhitelistsOf(
       this.db,
       rows.map((r) => r.id),

@@ -1,11 +1,11 @@
 // Queries on branch protection rules and their allow-lists. No HTTP here.
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { UserType } from '../users/tables.js';
 import type { ProtectedBranchTable, ProtectedTagTable, WhitelistKind } from './tables.js';
+import type { RuleRow, TagRuleRow } from './tables.js';
 
 type Q = Db | Tx;
-export type RuleRow = Selectable<ProtectedBranchTable>;
 
 export interface WhitelistRow {
   rule_id: number;
@@ -161,8 +161,6 @@ export async function inAnyTeam(q: Q, uid: number, teamIds: number[]): Promise<b
 }
 
 // Tag protection rules
-
-export type TagRuleRow = Selectable<ProtectedTagTable>;
 
 /** One allow-list entry of a tag rule, with the name of its user or team. */
 export interface TagWhitelistRow {

@@ -1,5 +1,5 @@
 // Tables of the protection domain (see db/migrations/0005_protection.ts).
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 /** A branch protection rule. Flags are 0/1; status_check_contexts is a JSON array of strings. */
 export interface ProtectedBranchTable {
@@ -62,3 +62,6 @@ export interface ProtectionTables {
   protected_tag: ProtectedTagTable;
   protected_tag_whitelist: ProtectedTagWhitelistTable;
 }
+
+export type RuleRow = Selectable<ProtectedBranchTable>;
+export type TagRuleRow = Selectable<ProtectedTagTable>;

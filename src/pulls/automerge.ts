@@ -10,10 +10,11 @@ import * as issueStore from '../issues/store.js';
 import { CommentType } from '../issues/tables.js';
 import { AccessMode } from '../orgs/store.js';
 import type { RepoView } from '../issues/service.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import { PullService, type MergeInput, type Pull } from './service.js';
 import * as store from './store.js';
 import { PullStatus } from './tables.js';
+import type { AutoMergeRow } from './tables.js';
 
 export class AutoMergeService {
   constructor(private readonly ctx: AppContext) {
@@ -34,7 +35,7 @@ export class AutoMergeService {
     return this.ctx.db;
   }
 
-  get(pull: Pull): Promise<store.AutoMergeRow | undefined> {
+  get(pull: Pull): Promise<AutoMergeRow | undefined> {
     return store.getAutoMerge(this.db, pull.pr.id);
   }
 

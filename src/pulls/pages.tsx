@@ -24,13 +24,13 @@ import { labelsFor } from '../labels/pages.js';
 import { renderMarkdown } from '../markup/render.js';
 import { AccessMode } from '../orgs/store.js';
 import { RepoHeader } from '../repos/code-pages.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import { When } from '../web/components.js';
 import { DiffModeSwitch, DiffView, diffMode, parseDiff } from '../web/diff.js';
 import { CsrfField, Layout, type PageContext } from '../web/layout.js';
 import { formText, type Web } from '../web/plugin.js';
 import { MERGE_STYLES, PullService, type MergeStyle, type Pull } from './service.js';
-import type { ReviewCommentRow, ReviewRow } from './store.js';
+import type { ReviewCommentRow, ReviewRow } from './tables.js';
 import { PullStatus, ReviewType } from './tables.js';
 
 type Params = Record<string, string>;

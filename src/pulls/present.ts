@@ -6,7 +6,7 @@ import { gitText } from '../git/git.js';
 import { isoTime } from '../http/format.js';
 import { IssuePresenter } from '../issues/present.js';
 import type { RepositoryJson } from '../repos/schemas.js';
-import type { RepoRow } from '../repos/store.js';
+import type { RepoRow } from '../repos/tables.js';
 import { toUserJson } from '../users/schemas.js';
 import type { Viewer } from '../users/store.js';
 import type { PullRequestJson } from './schemas.js';

@@ -15,14 +15,14 @@ import { isoTime } from '../http/format.js';
 import { notFound } from '../errors.js';
 import { toUserJson } from '../users/schemas.js';
 import type { Viewer } from '../users/store.js';
-import type { RepoRow } from '../repos/store.js';
+import type { RepoRow } from '../repos/tables.js';
 import type { RepoView } from '../issues/service.js';
 import { endOfDay, parseTime } from '../issues/input.js';
 import { usersByEmails } from '../git/data-store.js';
 import { Commit, escapePath, toCommitJson, type RepoLinks } from '../git/data-schemas.js';
 import { PullPresenter } from './present.js';
 import type { Pull } from './service.js';
-import type { ReviewCommentRow, ReviewRow } from './store.js';
+import type { ReviewCommentRow, ReviewRow } from './tables.js';
 import {
   ChangedFile,
   CreatePullRequestOption,

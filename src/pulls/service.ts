@@ -13,11 +13,12 @@ import { git, isAncestor, ZERO_OID } from '../git/git.js';
 import * as data from '../git/data.js';
 import type { CommitData } from '../git/data.js';
 import { AccessMode } from '../orgs/store.js';
-import type { RepoRow } from '../repos/store.js';
-import type { UserRow, Viewer } from '../users/store.js';
+import type { RepoRow } from '../repos/tables.js';
+import type { Viewer } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import { UserType } from '../users/tables.js';
 import * as issueStore from '../issues/store.js';
-import type { IssueRow } from '../issues/store.js';
+import type { IssueRow } from '../issues/tables.js';
 import { CommentType } from '../issues/tables.js';
 import type { RepoView } from '../issues/service.js';
 import { canWriteIssues } from '../issues/service.js';
@@ -25,14 +26,14 @@ import { ruleMatches } from '../protection/match.js';
 import * as store from './store.js';
 import { openDependencyCount } from '../issues/tracking-store.js';
 import { parseIssueReferences } from '../issues/commit-refs.js';
-import type { PullRow, ReviewCommentRow, ReviewRow } from './store.js';
+import type { PullRow, ReviewCommentRow, ReviewRow } from './tables.js';
 import { PullStatus, ReviewType, type PullReviewCommentTable } from './tables.js';
 import type { Insertable } from 'kysely';
 import * as pg from './git.js';
 import { MergeConflict, type Ident } from './git.js';
 import './events.js';
 import { faultPoint } from '../faults.js';
-import type { RefIntentRow } from '../repos/store.js';
+import type { RefIntentRow } from '../repos/tables.js';
 
 /** What a merge records, kept in its intent so that recovery can finish it. */
 interface MergeIntent {

@@ -1,6 +1,6 @@
 // Queries of the pulls domain: pull_request rows (beside their issue rows), pull_review rows and
 // their line comments (pull_review_comment rows).
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import {
   ReviewType,
@@ -9,11 +9,9 @@ import {
   type PullReviewCommentTable,
   type PullReviewTable,
 } from './tables.js';
+import type { PullRow, ReviewRow, ReviewCommentRow, AutoMergeRow } from './tables.js';
 
 type Q = Db | Tx;
-export type PullRow = Selectable<PullRequestTable>;
-export type ReviewRow = Selectable<PullReviewTable>;
-export type ReviewCommentRow = Selectable<PullReviewCommentTable>;
 
 export async function insert(q: Q, row: Insertable<PullRequestTable>): Promise<PullRow> {
   return q.insertInto('pull_request').values(row).returningAll().executeTakeFirstOrThrow();
@@ -284,8 +282,6 @@ export async function countReviewComments(q: Q, reviewIds: number[]): Promise<Ma
 }
 
 // Scheduled merges
-
-export type AutoMergeRow = Selectable<PullAutoMergeTable>;
 
 export function getAutoMerge(q: Q, pullId: number): Promise<AutoMergeRow | undefined> {
   return q.selectFrom('pull_auto_merge').selectAll().where('pull_id', '=', pullId).executeTakeFirst();

@@ -1,7 +1,7 @@
 // Tables of the pulls domain (see db/migrations/0014_pulls.ts). A pull request is an issue row
 // (is_pull = 1, sharing the repository's numbers) plus one pull_request row; reviews and review
 // requests are pull_review rows, their line comments pull_review_comment rows.
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 /** Forgejo's PullRequestStatus values. */
 export const PullStatus = {
@@ -101,3 +101,8 @@ export interface PullTables {
   pull_review_comment: PullReviewCommentTable;
   pull_auto_merge: PullAutoMergeTable;
 }
+
+export type PullRow = Selectable<PullRequestTable>;
+export type ReviewRow = Selectable<PullReviewTable>;
+export type ReviewCommentRow = Selectable<PullReviewCommentTable>;
+export type AutoMergeRow = Selectable<PullAutoMergeTable>;

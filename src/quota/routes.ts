@@ -8,7 +8,7 @@ import type { RouteAuth } from '../http/auth.js';
 import { signedIn, signedViewer } from '../http/auth.js';
 import { PageFields, PageQuery, pageOf, sendPage } from '../http/pagination.js';
 import { User, toUserJson } from '../users/schemas.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import {
   CreateQuotaGroupOptions,
   CreateQuotaRuleOptions,

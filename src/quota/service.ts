@@ -2,7 +2,7 @@
 // recalculation. It counts, stores limits and evaluates; it enforces nothing.
 import { transaction, type Db } from '../db/database.js';
 import { conflict, invalid, invalidField, notFound } from '../errors.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import * as store from './store.js';
 import { withinQuota, type Group, type Rule, type Usage } from './evaluate.js';
 import { LEAF_SUBJECTS, parseSubject, parseSubjects, type LeafSubject, type Subject } from './subjects.js';

@@ -2,7 +2,7 @@
 import { SqliteAdapter, sql, type InsertResult } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import type { Group, Rule } from './evaluate.js';
 import type { LeafSubject, Subject } from './subjects.js';
 

@@ -6,14 +6,14 @@ import type { VNode } from 'preact';
 import { notFound } from '../errors.js';
 import { renderMarkdown } from '../markup/render.js';
 import { RepoHeader } from '../repos/code-pages.js';
-import type { RepoRow } from '../repos/store.js';
-import type { UserRow } from '../users/store.js';
+import type { RepoRow } from '../repos/tables.js';
+import type { UserRow } from '../users/tables.js';
 import { Layout } from '../web/layout.js';
 import { Pager, When, pageNumber } from '../web/components.js';
 import type { Web } from '../web/plugin.js';
 import { downloadUrl } from '../attachments/schemas.js';
-import type { AttachmentRow } from '../attachments/store.js';
-import type { ReleaseRow } from './store.js';
+import type { AttachmentRow } from '../attachments/tables.js';
+import type { ReleaseRow } from './tables.js';
 
 type Params = Record<string, string>;
 const enc = (s: string) => s.split('/').map(encodeURIComponent).join('/');

@@ -9,8 +9,8 @@ import type { RouteAuth } from '../http/auth.js';
 import { signedIn } from '../http/auth.js';
 import { pageOf, sendPage } from '../http/pagination.js';
 import { declares } from '../quota/schemas.js';
-import type { RepoRow } from '../repos/store.js';
-import type { UserRow } from '../users/store.js';
+import type { RepoRow } from '../repos/tables.js';
+import type { UserRow } from '../users/tables.js';
 import {
   Attachment,
   EditAttachmentOptions,
@@ -20,7 +20,7 @@ import {
 } from '../attachments/schemas.js';
 import { receiveUpload, streamedBody, uploadBody, uploadScope } from '../attachments/routes.js';
 import type { Holder } from '../attachments/service.js';
-import type { ReleaseRow } from './store.js';
+import type { ReleaseRow } from './tables.js';
 import {
   CreateReleaseOption,
   EditReleaseOption,

@@ -6,8 +6,9 @@ import { Attachment, toAttachmentJson } from '../attachments/schemas.js';
 import { escapeSegments, type AttachmentRow } from '../attachments/service.js';
 import { TagArchiveDownloadCount } from '../git/data-schemas.js';
 import { User, toUserJson, type UserJson } from '../users/schemas.js';
-import type { UserRow, Viewer } from '../users/store.js';
-import type { ReleaseRow } from './store.js';
+import type { Viewer } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
+import type { ReleaseRow } from './tables.js';
 
 export const Release = Type.Object(
   {

@@ -12,13 +12,13 @@ import { ZERO_OID } from '../git/git.js';
 import type { Page } from '../http/pagination.js';
 import { AccessMode } from '../orgs/store.js';
 import type { RepoAccess } from '../repos/service.js';
-import type { RepoRow } from '../repos/store.js';
+import type { RepoRow } from '../repos/tables.js';
 import { hasScope } from '../tokens/scopes.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import * as store from './store.js';
-import type { ReleaseRow } from './store.js';
+import type { ReleaseRow } from './tables.js';
 
-export type { ReleaseRow } from './store.js';
+export type { ReleaseRow } from './tables.js';
 
 export interface CreateReleaseInput {
   tagName: string;

@@ -1,11 +1,11 @@
 // Queries on releases. No HTTP here. Rows with is_tag = 1 only record a tag and are never shown.
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import type { ReleaseTable } from './tables.js';
+import type { ReleaseRow } from './tables.js';
 
 type Q = Db | Tx;
-export type ReleaseRow = Selectable<ReleaseTable>;
 
 /** Inserts a release; undefined when the repository already has one for the tag (any case). */
 export async function insert(q: Q, row: Insertable<ReleaseTable>): Promise<number | undefined> {

@@ -1,5 +1,5 @@
 // Tables of the releases domain (see db/migrations/0009_releases.ts).
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 export interface ReleaseTable {
   id: Generated<number>;
@@ -23,3 +23,5 @@ export interface ReleaseTable {
 export interface ReleaseTables {
   release: ReleaseTable;
 }
+
+export type ReleaseRow = Selectable<ReleaseTable>;

@@ -13,7 +13,7 @@ import { forbidden, invalidField, notFound } from '../errors.js';
 import { transaction } from '../db/database.js';
 import { git } from '../git/git.js';
 import * as data from '../git/data.js';
-import type { RepoRow } from '../repos/store.js';
+import type { RepoRow } from '../repos/tables.js';
 import {
   CONFIG_CANDIDATES,
   TEMPLATE_DIRS,

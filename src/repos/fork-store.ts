@@ -1,7 +1,7 @@
 // Queries on the fork relation between repositories (repository.fork_id, num_forks). No HTTP here.
 import { sql } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
-import type { RepoRow } from './store.js';
+import type { RepoRow } from './tables.js';
 
 type Q = Db | Tx;
 

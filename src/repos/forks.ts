@@ -14,14 +14,15 @@ import * as data from '../git/data.js';
 import type { RefUpdate } from '../events/bus.js';
 import { recordUsage } from '../quota/usage.js';
 import * as userStore from '../users/store.js';
-import type { UserRow, Viewer } from '../users/store.js';
+import type { Viewer } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import { UserType } from '../users/tables.js';
 import * as forkStore from './fork-store.js';
 import { toRepoJson, type RepositoryJson, type SyncForkInfo } from './schemas.js';
 import { reposJsonOf } from './present.js';
 import { checkRepoName } from './service.js';
 import * as store from './store.js';
-import type { RepoRow } from './store.js';
+import type { RepoRow } from './tables.js';
 
 type Q = Db | Tx;
 export type ParentJson = Omit<RepositoryJson, 'parent'>;

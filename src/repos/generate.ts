@@ -16,11 +16,12 @@ import * as protectionStore from '../protection/store.js';
 import * as topicStore from '../topics/store.js';
 import * as webhookStore from '../webhooks/store.js';
 import * as userStore from '../users/store.js';
-import type { UserRow, Viewer } from '../users/store.js';
+import type { Viewer } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import { UserType } from '../users/tables.js';
 import { scratchDir } from './forks.js';
 import { checkBranchName, checkRepoName } from './service.js';
-import type { RepoRow } from './store.js';
+import type { RepoRow } from './tables.js';
 import { sshCloneUrl } from './schemas.js';
 import {
   TEMPLATE_FILES,

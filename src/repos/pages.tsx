@@ -9,8 +9,9 @@ import type { Web } from '../web/plugin.js';
 import { Pager, When, pageNumber } from '../web/components.js';
 import { ExploreTabs, ProfileHeader } from '../users/pages.js';
 import { UserType } from '../users/tables.js';
-import type { UserRow, Viewer } from '../users/store.js';
-import type { RepoRow } from './store.js';
+import type { Viewer } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
+import type { RepoRow } from './tables.js';
 import type { ListFilter } from './store.js';
 import { ActivityFeed, feedFor, type FeedItem } from '../activities/pages.js';
 

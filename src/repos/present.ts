@@ -5,7 +5,7 @@ import type { AppContext } from '../app/context.js';
 import type { Viewer } from '../users/store.js';
 import { toUserJson } from '../users/schemas.js';
 import { toTeamJson } from '../orgs/schemas.js';
-import type { RepoRow } from './store.js';
+import type { RepoRow } from './tables.js';
 import { teamIdsOf } from './transfer-store.js';
 import { toRepoJson, type RepoTransferJson, type RepositoryJson } from './schemas.js';
 

@@ -14,7 +14,7 @@ import type { Db } from '../db/database.js';
 import type { RefUpdate } from '../events/bus.js';
 import { listRefs, ZERO_OID } from '../git/git.js';
 import * as store from './store.js';
-import type { RefIntentRow } from './store.js';
+import type { RefIntentRow } from './tables.js';
 import type { RepoService } from './service.js';
 
 /** Completes an interrupted change of one kind; returns a line saying what it did. */

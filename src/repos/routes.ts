@@ -10,10 +10,13 @@ import { forbidden, invalid, invalidField, notFound } from '../errors.js';
 import { UserType } from '../users/tables.js';
 import { PageFields, pageOf, sendPage } from '../http/pagination.js';
 import { User, toUserJson } from '../users/schemas.js';
-import type { UserRow, Viewer } from '../users/store.js';
-import { AccessMode, accessModeName, type TeamRow } from '../orgs/store.js';
+import type { Viewer } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
+import { AccessMode, accessModeName } from '../orgs/store.js';
+import type { TeamRow } from '../orgs/tables.js';
 import { Team, toOrgJson, toTeamJson } from '../orgs/schemas.js';
-import { ORDER_BY, type OrderBy, type RepoRow } from './store.js';
+import { ORDER_BY, type OrderBy } from './store.js';
+import type { RepoRow } from './tables.js';
 import {
   CreateRepoOption,
   EditRepoOption,

@@ -3,10 +3,11 @@ import { Type, type Static } from 'typebox';
 import { isoTime } from '../http/format.js';
 import { User, toUserJson } from '../users/schemas.js';
 import { Team } from '../orgs/schemas.js';
-import type { UserRow, Viewer } from '../users/store.js';
+import type { Viewer } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import { AccessMode } from '../orgs/store.js';
 import { Visibility } from '../users/tables.js';
-import type { RepoRow } from './store.js';
+import type { RepoRow } from './tables.js';
 import type { RepoAccess } from './service.js';
 import { repoAvatarPath } from '../users/avatars.js';
 

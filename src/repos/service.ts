@@ -11,7 +11,8 @@ import * as userStore from '../users/store.js';
 import * as orgStore from '../orgs/store.js';
 import { AccessMode } from '../orgs/store.js';
 import { UserType, Visibility } from '../users/tables.js';
-import type { UserRow, Viewer } from '../users/store.js';
+import type { Viewer } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import type { AfterCommit, OwnedResources } from '../users/owned.js';
 import { measureRows, recordUsage, type UsageSource, type OwnerTotals } from '../quota/usage.js';
 import type { EventBus, RefUpdate } from '../events/bus.js';
@@ -30,8 +31,10 @@ import {
 import * as store from './store.js';
 import * as transferStore from './transfer-store.js';
 import * as socialStore from '../social/store.js';
-import type { RepoRow } from './store.js';
+import type { RepoRow } from './tables.js';
 import { GITIGNORES, LICENSES, READMES } from './templates.js';
+import type { TeamRow } from '../orgs/tables.js';
+import type { RepoTransferRow } from './tables.js';
 
 export interface RepoAccess {
   /** Highest access mode over all units: 0 none, 1 read, 2 write, 3 admin, 4 owner. */
@@ -609,7 +612,7 @@ export class RepoService {
   }
 
   /** The repository's pending transfer; 404 when there is none. */
-  async requirePendingTransfer(repo: RepoRow): Promise<transferStore.RepoTransferRow> {
+  async requirePendingTransfer(repo: RepoRow): Promise<RepoTransferRow> {
     const t = await transferStore.getPending(this.db, repo.id);
     if (!t) throw notFound('no pending repository transfer');
     return t;
@@ -624,7 +627,7 @@ export class RepoService {
    * Forgejo's CanUserAcceptOrRejectTransfer: the recipient themself, or for an organization
    * whoever may create repositories in it.
    */
-  private async assertCanAnswer(t: transferStore.RepoTransferRow, user: UserRow): Promise<UserRow> {
+  private async assertCanAnswer(t: RepoTransferRow, user: UserRow): Promise<UserRow> {
     const recipient = await userStore.getById(this.db, t.recipient_id);
     const allowed =
       recipient !== undefined &&
@@ -745,13 +748,13 @@ export class RepoService {
 
   // Teams
 
-  addTeamRepo(team: orgStore.TeamRow, repo: RepoRow) {
+  addTeamRepo(team: TeamRow, repo: RepoRow) {
     if (repo.owner_id !== team.org_id)
       throw invalid("the repository does not belong to the team's organization");
     return store.addTeamRepo(this.db, team.org_id, team.id, repo.id);
   }
 
-  removeTeamRepo(team: orgStore.TeamRow, repo: RepoRow) {
+  removeTeamRepo(team: TeamRow, repo: RepoRow) {
     return store.removeTeamRepo(this.db, team.id, repo.id);
   }
 
@@ -760,7 +763,7 @@ export class RepoService {
    * DeleteTeam of a repository): 422 when the team already has it, or has not; a team that
    * includes all repositories keeps every one of them.
    */
-  async changeTeamAccess(team: orgStore.TeamRow, repo: RepoRow, add: boolean): Promise<void> {
+  async changeTeamAccess(team: TeamRow, repo: RepoRow, add: boolean): Promise<void> {
     const has = await this.teamHasRepo(team, repo);
     if (add) {
       if (has) throw invalid(`team '${team.name}' is already added to repo`);
@@ -775,12 +778,12 @@ export class RepoService {
   }
 
   /** The team's repositories: all of its organization's when it includes all repositories. */
-  listTeamRepos(team: orgStore.TeamRow, limit: number, offset: number) {
+  listTeamRepos(team: TeamRow, limit: number, offset: number) {
     if (team.includes_all_repositories) return store.list(this.db, { ownerId: team.org_id }, limit, offset);
     return store.listTeamRepos(this.db, team.id, limit, offset);
   }
 
-  async teamHasRepo(team: orgStore.TeamRow, repo: RepoRow): Promise<boolean> {
+  async teamHasRepo(team: TeamRow, repo: RepoRow): Promise<boolean> {
     if (repo.owner_id !== team.org_id) return false;
     if (team.includes_all_repositories) return true;
     return store.teamHasRepo(this.db, team.id, repo.id);

@@ -1,16 +1,14 @@
 // Queries on repositories, collaborators, team access and branch records. No HTTP here.
-import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type RawBuilder, type Updateable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import { preparedQuery } from '../db/prepared.js';
 import type { BranchTable, RefIntentTable, RepositoryTable } from './tables.js';
 import { Visibility } from '../users/tables.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
+import type { RepoRow, BranchRow, RefIntentRow } from './tables.js';
 
 type Q = Db | Tx;
-export type RepoRow = Selectable<RepositoryTable>;
-export type BranchRow = Selectable<BranchTable>;
-export type RefIntentRow = Selectable<RefIntentTable>;
 
 export async function insert(q: Q, row: Insertable<RepositoryTable>): Promise<number> {
   return (await q.insertInto('repository').values(row).returning('id').executeTakeFirstOrThrow()).id;

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 /** Columns with a database default are Generated: optional when inserting. */
 export interface RepositoryTable {
@@ -110,3 +110,9 @@ export interface RepoTables {
   branch: BranchTable;
   ref_intent: RefIntentTable;
 }
+
+export type RepoRow = Selectable<RepositoryTable>;
+export type BranchRow = Selectable<BranchTable>;
+export type RefIntentRow = Selectable<RefIntentTable>;
+
+export type RepoTransferRow = Selectable<RepoTransferTable>;

@@ -1,10 +1,10 @@
 // Queries on pending repository transfers (`repo_transfer`). No HTTP here.
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import type { RepoTransferTable } from './tables.js';
+import type { RepoTransferRow } from './tables.js';
 
 type Q = Db | Tx;
-export type RepoTransferRow = Selectable<RepoTransferTable>;
 
 export function getPending(q: Q, repoId: number): Promise<RepoTransferRow | undefined> {
   return q.selectFrom('repo_transfer').selectAll().where('repo_id', '=', repoId).executeTakeFirst();

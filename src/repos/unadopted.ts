@@ -14,12 +14,12 @@ import { conflict, notFound } from '../errors.js';
 import { git, gitText } from '../git/git.js';
 import { checkOwnerName } from '../users/names.js';
 import * as userStore from '../users/store.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import { UserType } from '../users/tables.js';
 import { adoptBareRepository, scratchDir } from './forks.js';
 import { checkRepoName } from './service.js';
 import * as store from './store.js';
-import type { RepoRow } from './store.js';
+import type { RepoRow } from './tables.js';
 
 const valid = (check: () => void): boolean => {
   try {

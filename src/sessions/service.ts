@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import { nowUnix, type Db } from '../db/database.js';
 import { AppError } from '../errors.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import type { UserService } from '../users/service.js';
 import * as store from './store.js';
 

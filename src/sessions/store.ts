@@ -1,6 +1,6 @@
 // Queries on web sessions and failed sign-ins. Sessions are looked up by the SHA-256 of the cookie.
 import type { Db, Tx } from '../db/database.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 
 type Q = Db | Tx;
 

@@ -11,7 +11,7 @@ import { invalid, notFound } from '../errors.js';
 import { readBlobs } from '../git/data.js';
 import { usersByEmails } from '../git/data-store.js';
 import type { PayloadCommitVerification } from '../git/data-schemas.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import type { Page } from '../http/pagination.js';
 import * as openpgp from 'openpgp';
 import * as store from './store.js';

@@ -4,8 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import type { VNode } from 'preact';
 import type { AppContext } from '../app/context.js';
 import { AppError, notFound } from '../errors.js';
-import type { RepoRow } from '../repos/store.js';
-import type { UserRow } from '../users/store.js';
+import type { RepoRow } from '../repos/tables.js';
+import type { UserRow } from '../users/tables.js';
 import { CsrfField, type PageContext } from '../web/layout.js';
 import type { Web } from '../web/plugin.js';
 

@@ -4,8 +4,8 @@
 import type { AppContext } from '../app/context.js';
 import { nowUnix, transaction, type Db } from '../db/database.js';
 import type { Page } from '../http/pagination.js';
-import type { RepoRow } from '../repos/store.js';
-import type { UserRow } from '../users/store.js';
+import type { RepoRow } from '../repos/tables.js';
+import type { UserRow } from '../users/tables.js';
 import * as store from './store.js';
 import { forbidden } from '../errors.js';
 

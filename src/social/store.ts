@@ -1,7 +1,7 @@
 // Queries on stars and follows. Counts are recomputed from the rows in the writing transaction.
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 
 type Q = Db | Tx;
 

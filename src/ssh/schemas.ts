@@ -2,11 +2,12 @@
 import { Type, type Static } from 'typebox';
 import { isoTime } from '../http/format.js';
 import { User, toUserJson } from '../users/schemas.js';
-import type { UserRow, Viewer } from '../users/store.js';
+import type { Viewer } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import { Repository, toRepoJson } from '../repos/schemas.js';
-import type { RepoRow } from '../repos/store.js';
+import type { RepoRow } from '../repos/tables.js';
 import type { RepoAccess } from '../repos/service.js';
-import type { DeployKeyRow, PublicKeyRow } from './store.js';
+import type { DeployKeyRow, PublicKeyRow } from './tables.js';
 
 export const PublicKey = Type.Object(
   {

@@ -10,13 +10,13 @@ import type { Page } from '../http/pagination.js';
 import { AccessMode } from '../orgs/store.js';
 import type { RepoAccess } from '../repos/service.js';
 import * as repoStore from '../repos/store.js';
-import type { RepoRow } from '../repos/store.js';
+import type { RepoRow } from '../repos/tables.js';
 import { parseScopes } from '../tokens/scopes.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import type { Identity } from '../auth/identity.js';
 import { KeyError, checkKeySize, parsePublicKey, type ParsedKey } from './keyparse.js';
 import * as store from './store.js';
-import type { DeployKeyRow, PublicKeyRow } from './store.js';
+import type { DeployKeyRow, PublicKeyRow } from './tables.js';
 
 /** Who signed in over SSH: a user (by one of their keys) or a repository's deploy key. */
 export type SshPrincipal =

@@ -1,12 +1,11 @@
 // Queries on users' SSH keys (public_key) and repositories' deploy keys (deploy_key).
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import type { DeployKeyTable, PublicKeyTable } from './tables.js';
+import type { PublicKeyRow, DeployKeyRow } from './tables.js';
 
 type Q = Db | Tx;
-export type PublicKeyRow = Selectable<PublicKeyTable>;
-export type DeployKeyRow = Selectable<DeployKeyTable>;
 
 export async function insertUserKey(q: Q, row: Insertable<PublicKeyTable>): Promise<number> {
   const r = await q.insertInto('public_key').values(row).returning('id').executeTakeFirstOrThrow();

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 /** A user's SSH public key (Forgejo's public_key of type user). */
 export interface PublicKeyTable {
@@ -31,3 +31,6 @@ export interface SshTables {
   public_key: PublicKeyTable;
   deploy_key: DeployKeyTable;
 }
+
+export type PublicKeyRow = Selectable<PublicKeyTable>;
+export type DeployKeyRow = Selectable<DeployKeyTable>;

@@ -8,9 +8,9 @@ import type { Api } from '../http/types.js';
 import type { RouteAuth } from '../http/auth.js';
 import { signedIn } from '../http/auth.js';
 import { PageFields, pageOf, sendPage, setPageHeaders } from '../http/pagination.js';
-import type { RepoRow } from '../repos/store.js';
+import type { RepoRow } from '../repos/tables.js';
 import { toRepoJson } from '../repos/schemas.js';
-import type { StatusRow } from './store.js';
+import type { StatusRow } from './tables.js';
 import {
   CombinedStatus,
   CommitStatus,

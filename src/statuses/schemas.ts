@@ -2,11 +2,11 @@
 import { Type, type Static } from 'typebox';
 import { isoTime } from '../http/format.js';
 import { User, toUserJson, type UserJsonContext } from '../users/schemas.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import { Repository, type RepositoryJson } from '../repos/schemas.js';
 import { LIST_SORTS } from './store.js';
 import { STATES, type CommitState } from './service.js';
-import type { StatusRow } from './store.js';
+import type { StatusRow } from './tables.js';
 
 export const CommitStatusState = Type.Union(
   STATES.map((s) => Type.Literal(s)),

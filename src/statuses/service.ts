@@ -2,14 +2,15 @@
 // combined into one state per commit (the newest status of each context counts). Statuses go
 // with their repository through the ON DELETE CASCADE of commit_status.repo_id.
 import type { AppContext } from '../app/context.js';
-import type { RepoRow } from '../repos/store.js';
-import type { UserRow } from '../users/store.js';
+import type { RepoRow } from '../repos/tables.js';
+import type { UserRow } from '../users/tables.js';
 import { nowUnix, transaction } from '../db/database.js';
 import { invalidField, notFound } from '../errors.js';
 import { git } from '../git/git.js';
 import type { Page } from '../http/pagination.js';
 import * as store from './store.js';
-import type { StatusRow, StatusSort } from './store.js';
+import type { StatusSort } from './store.js';
+import type { StatusRow } from './tables.js';
 
 declare module '../events/bus.js' {
   interface AnvilEvents {

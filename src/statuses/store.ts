@@ -1,11 +1,11 @@
 // Queries on commit statuses. No HTTP here.
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import type { CommitStatusTable } from './tables.js';
+import type { StatusRow } from './tables.js';
 
 type Q = Db | Tx;
-export type StatusRow = Selectable<CommitStatusTable>;
 
 /** Forgejo's sort values for status lists, with the order each gives (its quirks included). */
 export const SORTS = {

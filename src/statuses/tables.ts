@@ -1,5 +1,5 @@
 // Tables of the statuses domain (see db/migrations/0005_protection.ts).
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 export interface CommitStatusTable {
   id: Generated<number>;
@@ -28,3 +28,5 @@ export interface StatusTables {
   commit_status: CommitStatusTable;
   commit_status_index: CommitStatusIndexTable;
 }
+
+export type StatusRow = Selectable<CommitStatusTable>;

@@ -6,7 +6,7 @@ import type { Api } from '../http/types.js';
 import { signedIn } from '../http/auth.js';
 import { forbidden } from '../errors.js';
 import { PageQuery, pageOf, sendPage } from '../http/pagination.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import type { FastifyRequest } from 'fastify';
 import { AccessToken, CreateAccessTokenOption, toTokenJson } from './schemas.js';
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import type { TokenRow } from './store.js';
+import type { TokenRow } from './tables.js';
 import { storedScopes, formatScopes } from './scopes.js';
 import { isoTime } from '../http/format.js';
 

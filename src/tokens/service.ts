@@ -2,9 +2,10 @@
 import crypto from 'node:crypto';
 import { nowUnix, transaction, writeGeneration, type Db } from '../db/database.js';
 import { badRequest, invalid, notFound } from '../errors.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import * as store from './store.js';
 import { normalizeScopes, storedScopes, type ScopeSet } from './scopes.js';
+import type { TokenRow } from './tables.js';
 
 export const hashToken = (token: string) => crypto.createHash('sha256').update(token).digest('hex');
 
@@ -12,7 +13,7 @@ export const hashToken = (token: string) => crypto.createHash('sha256').update(t
 const TOKEN_SHAPE = /^[0-9a-f]{40}$/;
 
 export interface CreatedToken {
-  row: store.TokenRow;
+  row: TokenRow;
   /** The token's value: returned once, never stored. */
   token: string;
 }

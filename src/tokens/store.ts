@@ -1,13 +1,13 @@
 // Queries on access tokens. Tokens are looked up by the SHA-256 of their value.
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import { preparedQuery } from '../db/prepared.js';
 import type { AccessTokenTable } from './tables.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
+import type { TokenRow } from './tables.js';
 
 type Q = Db | Tx;
-export type TokenRow = Selectable<AccessTokenTable>;
 
 export async function insert(q: Q, row: Insertable<AccessTokenTable>): Promise<number> {
   const r = await q.insertInto('access_token').values(row).returning('id').executeTakeFirstOrThrow();

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 export interface AccessTokenTable {
   id: Generated<number>;
@@ -16,3 +16,5 @@ export interface AccessTokenTable {
 export interface TokenTables {
   access_token: AccessTokenTable;
 }
+
+export type TokenRow = Selectable<AccessTokenTable>;

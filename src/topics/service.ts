@@ -5,7 +5,7 @@ import type { AppContext } from '../app/context.js';
 import { nowUnix, transaction } from '../db/database.js';
 import { AppError } from '../errors.js';
 import type { Page } from '../http/pagination.js';
-import type { RepoRow } from '../repos/store.js';
+import type { RepoRow } from '../repos/tables.js';
 import * as store from './store.js';
 
 const TOPIC = /^[a-z0-9][-.a-z0-9]*$/;

@@ -1,11 +1,9 @@
 // Queries on topics and the repositories that carry them. No HTTP here.
-import type { Selectable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
-import type { TopicTable } from './tables.js';
+import type { TopicRow } from './tables.js';
 
 type Q = Db | Tx;
-export type TopicRow = Selectable<TopicTable>;
 
 /** The topic names of each repository, in one query. */
 export async function namesOf(q: Q, repoIds: number[]): Promise<Map<number, string[]>> {

@@ -1,5 +1,5 @@
 // Tables of repository topics (see db/migrations/0024_topics.ts).
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 export interface TopicTable {
   id: Generated<number>;
@@ -19,3 +19,5 @@ export interface TopicTables {
   topic: TopicTable;
   repo_topic: RepoTopicTable;
 }
+
+export type TopicRow = Selectable<TopicTable>;

@@ -6,7 +6,7 @@ import { AppError } from '../errors.js';
 import { CsrfField, Field, Layout, type PageContext } from '../web/layout.js';
 import { localTarget, type Web } from '../web/plugin.js';
 import { Pager, When, pageNumber } from '../web/components.js';
-import type { UserRow } from './store.js';
+import type { UserRow } from './tables.js';
 import { UserType, Visibility } from './tables.js';
 import { avatarPath } from './avatars.js';
 

@@ -3,7 +3,8 @@
 import { Type, type Static } from 'typebox';
 import { isoTime } from '../http/format.js';
 import { visibilityName } from './tables.js';
-import type { EmailRow, UserRow, Viewer } from './store.js';
+import type { Viewer } from './store.js';
+import type { EmailRow, UserRow } from './tables.js';
 import { avatarPath } from './avatars.js';
 
 export const VisibilityOption = Type.Union(

@@ -17,8 +17,10 @@ import * as orgStore from '../orgs/store.js';
 import { checkOwnerName } from './names.js';
 import { UserType, Visibility, type VisibilityName } from './tables.js';
 import type { AfterCommit, OwnedResources } from './owned.js';
-import type { UserRow, Viewer } from './store.js';
+import type { Viewer } from './store.js';
+import type { UserRow } from './tables.js';
 import type { Page } from '../http/pagination.js';
+import type { EmailRow } from './tables.js';
 
 export interface CreateUserInput {
   username: string;
@@ -415,7 +417,7 @@ export class UserService {
     return (await store.getById(this.db, u.id))!;
   }
 
-  emails(u: UserRow): Promise<store.EmailRow[]> {
+  emails(u: UserRow): Promise<EmailRow[]> {
     return store.emailsOf(this.db, u.id);
   }
 
@@ -423,7 +425,7 @@ export class UserService {
    * Adds secondary addresses (activated: Anvil sends no confirmation mail). All or nothing: an
    * invalid address, or one any account already has, refuses the whole list with 422.
    */
-  async addEmails(u: UserRow, emails: string[]): Promise<store.EmailRow[]> {
+  async addEmails(u: UserRow, emails: string[]): Promise<EmailRow[]> {
     if (emails.length === 0) throw invalidField('emails', 'Email list empty');
     for (const e of emails) {
       if (!EMAIL.test(e) || e.length > 254) throw invalidField('emails', `Email address "${e}" invalid`);

@@ -1,14 +1,12 @@
 // Queries on the `user` table (people and organizations). No HTTP here.
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Updateable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import { preparedQuery } from '../db/prepared.js';
-import { UserType, Visibility, type EmailAddressTable, type UserTable } from './tables.js';
+import { UserType, Visibility, type UserTable } from './tables.js';
+import type { UserRow, NewUserRow, EmailRow } from './tables.js';
 
-export type UserRow = Selectable<UserTable>;
-export type NewUserRow = Insertable<UserTable>;
 export type UserPatch = Updateable<UserTable>;
-export type EmailRow = Selectable<EmailAddressTable>;
 type Q = Db | Tx;
 
 /** Who is looking: decides which limited and private accounts are visible. */

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { Generated, Insertable, Selectable } from 'kysely';
 
 /** Kind of account in the `user` table: people and organizations share it, as in Forgejo. */
 export const UserType = { Individual: 0, Organization: 1 } as const;
@@ -73,3 +73,7 @@ export interface UserTables {
   email_address: EmailAddressTable;
   user_redirect: UserRedirectTable;
 }
+
+export type UserRow = Selectable<UserTable>;
+export type NewUserRow = Insertable<UserTable>;
+export type EmailRow = Selectable<EmailAddressTable>;

@@ -1,7 +1,7 @@
 // The page frame every web page shares: head, top bar (sign-in or the user's menu), main content,
 // footer; and the error page. Components receive what they show as typed props.
 import type { ComponentChildren, VNode } from 'preact';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 
 /** What every page knows about the request: who is signed in, the CSRF token, asset URLs. */
 export interface PageContext {

@@ -5,7 +5,7 @@ import type { AppContext } from '../app/context.js';
 import { git, ZERO_OID } from '../git/git.js';
 import { IssuePresenter } from '../issues/present.js';
 import { GHOST_USER } from '../issues/schemas.js';
-import type { CommentRow, IssueRow } from '../issues/store.js';
+import type { CommentRow, IssueRow } from '../issues/tables.js';
 import { PullPresenter } from '../pulls/present.js';
 import type { PullRequestJson } from '../pulls/schemas.js';
 import type { Pull } from '../pulls/service.js';
@@ -13,11 +13,11 @@ import { AccessMode } from '../orgs/store.js';
 import { REPO_UNITS } from '../orgs/service.js';
 import type { RepoAccess } from '../repos/service.js';
 import { toRepoJson, type RepositoryJson } from '../repos/schemas.js';
-import type { RepoRow } from '../repos/store.js';
+import type { RepoRow } from '../repos/tables.js';
 import { toReleaseJson } from '../releases/schemas.js';
-import type { ReleaseRow } from '../releases/store.js';
+import type { ReleaseRow } from '../releases/tables.js';
 import { toUserJson, type UserJson } from '../users/schemas.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import * as store from './store.js';
 
 /** Commits listed in a push payload at most (total_commits counts them all). */

@@ -3,7 +3,7 @@
 import { Type, type Static } from 'typebox';
 import { isoTime } from '../http/format.js';
 import { eventName, eventsArray, parseSettings } from './events.js';
-import type { HookTaskRow, WebhookRow } from './store.js';
+import type { HookTaskRow, WebhookRow } from './tables.js';
 
 const StringMap = Type.Record(Type.String(), Type.String());
 

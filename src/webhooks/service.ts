@@ -16,15 +16,15 @@ import type { CommentEvent, IssueEvent, RefUpdate } from '../events/bus.js';
 import { isValidRefName, resolveRef } from '../git/data.js';
 import { ZERO_OID } from '../git/git.js';
 import type { Page } from '../http/pagination.js';
-import type { CommentRow, IssueRow } from '../issues/store.js';
+import type { CommentRow, IssueRow } from '../issues/tables.js';
 import type { PullRequestJson } from '../pulls/schemas.js';
 import { ReviewType } from '../pulls/tables.js';
-import type { ReleaseRow } from '../releases/store.js';
+import type { ReleaseRow } from '../releases/tables.js';
 import { packageHtmlUrl, type PackageEventInfo } from '../packages/service.js';
 import { isoTime } from '../http/format.js';
-import type { RepoRow } from '../repos/store.js';
+import type { RepoRow } from '../repos/tables.js';
 import type { UserJson } from '../users/schemas.js';
-import type { UserRow } from '../users/store.js';
+import type { UserRow } from '../users/tables.js';
 import { deliver, type DeliveryTarget, type Outcome } from './deliver.js';
 import {
   branchMatches,
@@ -40,7 +40,8 @@ import { Payloads, type PullExtra, type Subject } from './payloads.js';
 import { HOOK_TYPES, render } from './render.js';
 import { metaOf, toDeliveryJson, toHookJson, type HookJson } from './schemas.js';
 import * as store from './store.js';
-import type { HookOwner, HookTaskRow, WebhookRow } from './store.js';
+import type { HookOwner } from './store.js';
+import type { HookTaskRow, WebhookRow } from './tables.js';
 
 /** Where hooks are managed: a repository, a user or organization, or the site (/admin/hooks). */
 export type HookScope =

@@ -1,12 +1,11 @@
 // Queries on webhooks and their deliveries (hook_task). No HTTP here.
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import type { HookTaskTable, WebhookTable } from './tables.js';
+import type { WebhookRow, HookTaskRow } from './tables.js';
 
 type Q = Db | Tx;
-export type WebhookRow = Selectable<WebhookTable>;
-export type HookTaskRow = Selectable<HookTaskTable>;
 
 /** Where a hook belongs: a repository, a user or organization, or the site (system and default hooks). */
 export type HookOwner = { repoId: number } | { ownerId: number } | { site: true };

@@ -1,5 +1,5 @@
 // Tables of the webhooks domain (see db/migrations/0011_webhooks.ts).
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 /**
  * A webhook. Exactly one of three kinds, as in Forgejo: a repository's (`repo_id`), a user's or
@@ -70,3 +70,6 @@ export interface WebhookTables {
   webhook: WebhookTable;
   hook_task: HookTaskTable;
 }
+
+export type WebhookRow = Selectable<WebhookTable>;
+export type HookTaskRow = Selectable<HookTaskTable>;

@@ -10,7 +10,7 @@ import { signedIn } from '../http/auth.js';
 import { pageOf, setPageHeaders } from '../http/pagination.js';
 import { declares } from '../quota/schemas.js';
 import { badRequest } from '../errors.js';
-import type { RepoRow } from '../repos/store.js';
+import type { RepoRow } from '../repos/tables.js';
 import {
   CreateWikiPageOptions,
   WikiCommitList,

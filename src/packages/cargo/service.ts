@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { AppContext } from '../../app/context.js';
 import { badRequest, conflict } from '../../errors.js';
-import type { UserRow } from '../../users/store.js';
+import type { UserRow } from '../../users/tables.js';
 import { Visibility } from '../../users/tables.js';
 import * as store from '../store.js';
 import { PropertyRef, type PackageRow, type VersionRow } from '../service.js';

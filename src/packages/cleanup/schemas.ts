@@ -3,7 +3,7 @@
 import { Type, type Static } from 'typebox';
 import { isoTime } from '../../http/format.js';
 import { PACKAGE_TYPES } from '../service.js';
-import type { RuleRow } from './store.js';
+import type { RuleRow } from './tables.js';
 
 const types = PACKAGE_TYPES.map((t) => Type.Literal(t));
 

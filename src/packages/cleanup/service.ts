@@ -10,11 +10,13 @@ import { nextRunIn, type Schedule } from '../../config/config.js';
 import { nowUnix, transaction } from '../../db/database.js';
 import { isUniqueViolation } from '../../actions/service.js';
 import { conflict, forbidden, invalidField, notFound } from '../../errors.js';
-import type { Viewer, UserRow } from '../../users/store.js';
+import type { Viewer } from '../../users/store.js';
+import type { UserRow } from '../../users/tables.js';
 import { UserType } from '../../users/tables.js';
 import { PACKAGE_TYPES } from '../service.js';
 import type { VersionWithPackage } from '../store.js';
 import * as store from './store.js';
+import type { RuleRow } from './tables.js';
 
 /** Versions one rule removes per run at most (the next run continues), as Forgejo. */
 const PER_RUN = 200;
@@ -50,7 +52,7 @@ export function compilePattern(pattern: string, field: string): RegExp | null {
 
 /** The versions among `versions` (by package, newest first) that `rule` removes at `now`. */
 export function selectForRemoval(
-  rule: store.RuleRow,
+  rule: RuleRow,
   versions: VersionWithPackage[],
   now: number,
 ): VersionWithPackage[] {
@@ -103,7 +105,7 @@ export class PackageCleanup {
     return store.rulesOf(this.ctx.db, owner.id);
   }
 
-  async require(owner: UserRow, id: number): Promise<store.RuleRow> {
+  async require(owner: UserRow, id: number): Promise<RuleRow> {
     const rule = Number.isSafeInteger(id) ? await store.getRule(this.ctx.db, owner.id, id) : undefined;
     if (!rule) throw notFound(`package cleanup rule does not exist [id: ${id}]`);
     return rule;
@@ -121,7 +123,7 @@ export class PackageCleanup {
     if (input.removePattern !== undefined) compilePattern(input.removePattern, 'remove_pattern');
   }
 
-  async create(owner: UserRow, input: RuleInput & { type: string }): Promise<store.RuleRow> {
+  async create(owner: UserRow, input: RuleInput & { type: string }): Promise<RuleRow> {
     this.check(input);
     const now = nowUnix();
     try {
@@ -149,7 +151,7 @@ export class PackageCleanup {
     }
   }
 
-  async edit(owner: UserRow, rule: store.RuleRow, input: RuleInput): Promise<store.RuleRow> {
+  async edit(owner: UserRow, rule: RuleRow, input: RuleInput): Promise<RuleRow> {
     this.check(input);
     try {
       return await transaction(this.ctx.db, async (tx) => {
@@ -179,18 +181,18 @@ export class PackageCleanup {
     }
   }
 
-  async delete(rule: store.RuleRow): Promise<void> {
+  async delete(rule: RuleRow): Promise<void> {
     await store.deleteRule(this.ctx.db, rule.id);
   }
 
   /** The versions the rule would remove if it ran now (whether or not it is enabled). */
-  async preview(rule: store.RuleRow): Promise<VersionWithPackage[]> {
+  async preview(rule: RuleRow): Promise<VersionWithPackage[]> {
     const versions = await store.versionsOfType(this.ctx.db, rule.owner_id, rule.type);
     return selectForRemoval(rule, versions, nowUnix());
   }
 
   /** Applies one rule now: removes up to PER_RUN versions through the packages' own deletion. */
-  async apply(rule: store.RuleRow): Promise<number> {
+  async apply(rule: RuleRow): Promise<number> {
     const owner = await this.ctx.users.getById(rule.owner_id);
     if (!owner) return 0;
     const doomed = (await this.preview(rule)).slice(0, PER_RUN);

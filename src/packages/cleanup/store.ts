@@ -1,12 +1,12 @@
 // Queries of package cleanup: the rules, the versions a rule looks at, and what interrupted work
 // left (blobs no file names, packages with no version).
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import type { Db, Tx } from '../../db/database.js';
 import { notInternal, type VersionWithPackage } from '../store.js';
 import type { PackageCleanupRuleTable } from './tables.js';
+import type { RuleRow } from './tables.js';
 
 type Q = Db | Tx;
-export type RuleRow = Selectable<PackageCleanupRuleTable>;
 
 export function rulesOf(q: Q, ownerId: number): Promise<RuleRow[]> {
   return q

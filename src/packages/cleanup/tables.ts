@@ -1,5 +1,5 @@
 // Tables of package cleanup (see db/migrations/0021_package_cleanup_rules.ts).
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 export interface PackageCleanupRuleTable {
   id: Generated<number>;
@@ -23,3 +23,5 @@ export interface PackageCleanupRuleTable {
 export interface PackageCleanupTables {
   package_cleanup_rule: PackageCleanupRuleTable;
 }
+
+export type RuleRow = Selectable<PackageCleanupRuleTable>;

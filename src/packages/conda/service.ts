@@ -12,7 +12,7 @@ import type { AppContext } from '../../app/context.js';
 import type { Identity } from '../../auth/identity.js';
 import { viewerOf } from '../../auth/identity.js';
 import { badRequest, notFound } from '../../errors.js';
-import type { UserRow } from '../../users/store.js';
+import type { UserRow } from '../../users/tables.js';
 import * as core from '../store.js';
 import { PropertyRef } from '../tables.js';
 import type { AddedFile } from '../service.js';

@@ -11,7 +11,7 @@ import type { AppContext } from '../../app/context.js';
 import type { Identity } from '../../auth/identity.js';
 import { AppError, unauthorized } from '../../errors.js';
 import { statusOf } from '../../http/errors.js';
-import type { UserRow } from '../../users/store.js';
+import type { UserRow } from '../../users/tables.js';
 import {
   checkImage,
   ContainerService,

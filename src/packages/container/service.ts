@@ -23,16 +23,18 @@ import { AppError, unauthorized } from '../../errors.js';
 import { recordUsage } from '../../quota/usage.js';
 import * as repoStore from '../../repos/store.js';
 import { formatScopes, storedScopes } from '../../tokens/scopes.js';
-import type { UserRow } from '../../users/store.js';
+import type { UserRow } from '../../users/tables.js';
 import { hashingStream, type Digests } from '../hashing.js';
 import { blobKey, SUBJECT, type PackageRow, type VersionRow } from '../service.js';
 import * as core from '../store.js';
 import { UPLOAD_VERSION } from '../store.js';
 import * as store from './store.js';
 import { KeyedLock } from '../../locks.js';
-import type { ImageFile, UploadRow } from './store.js';
+import type { ImageFile } from './store.js';
+import type { UploadRow } from './tables.js';
 
-export type { ImageFile, UploadRow } from './store.js';
+export type { ImageFile } from './store.js';
+export type { UploadRow } from './tables.js';
 
 /** An error in the registry's own form: `{"errors":[{"code","message"}]}` with this status. */
 export class OciError extends Error {

@@ -1,13 +1,13 @@
 // Queries of the container registry: upload sessions, and finding blobs and manifests of an
 // image by digest (a blob belongs to an image when a file of any of its versions names it). No HTTP.
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable } from 'kysely';
 import type { Db, Tx } from '../../db/database.js';
 import type { FileWithBlob } from '../store.js';
 import { UPLOAD_VERSION } from '../store.js';
 import type { PackageBlobUploadTable } from './tables.js';
+import type { UploadRow } from './tables.js';
 
 type Q = Db | Tx;
-export type UploadRow = Selectable<PackageBlobUploadTable>;
 
 export async function insertUpload(q: Q, row: Insertable<PackageBlobUploadTable>): Promise<void> {
   await q.insertInto('package_blob_upload').values(row).execute();

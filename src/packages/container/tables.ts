@@ -1,4 +1,5 @@
 // Tables of the container registry (see db/migrations/0037_container_uploads.ts).
+import type { Selectable } from 'kysely';
 
 export interface PackageBlobUploadTable {
   /** A random UUID: the upload's address is /v2/{image}/blobs/uploads/{id}. */
@@ -15,3 +16,5 @@ export interface PackageBlobUploadTable {
 export interface ContainerTables {
   package_blob_upload: PackageBlobUploadTable;
 }
+
+export type UploadRow = Selectable<PackageBlobUploadTable>;

@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import type { AppContext } from '../../app/context.js';
 import type { Identity } from '../../auth/identity.js';
 import { badRequest, notFound } from '../../errors.js';
-import type { UserRow } from '../../users/store.js';
+import type { UserRow } from '../../users/tables.js';
 import * as store from '../store.js';
 import type { FileWithBlob, PackageRow, VersionRow } from '../service.js';
 import {

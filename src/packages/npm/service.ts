@@ -10,7 +10,7 @@ import type { Identity } from '../../auth/identity.js';
 import { isoTime } from '../../http/format.js';
 import type { Tx } from '../../db/database.js';
 import { badRequest, notFound } from '../../errors.js';
-import type { UserRow } from '../../users/store.js';
+import type { UserRow } from '../../users/tables.js';
 import * as store from '../store.js';
 import { PropertyRef, type PackageRow, type VersionRow } from '../service.js';
 

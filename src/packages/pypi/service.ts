@@ -4,7 +4,7 @@
 import type { AppContext } from '../../app/context.js';
 import type { Identity } from '../../auth/identity.js';
 import { badRequest, notFound } from '../../errors.js';
-import type { UserRow } from '../../users/store.js';
+import type { UserRow } from '../../users/tables.js';
 import * as store from '../store.js';
 import type { PackageRow } from '../service.js';
 

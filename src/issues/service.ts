@@ -351,7 +351,7 @@ export class IssueService {
     return [...out.values()];
   }
 
-  /** Users mentioned in `text` who exist, are active and can read the repository's issues. */
+  /** Users mentioned in `text` who exist, are active and can read the repository's issues (comments too). */
   async resolveMentions(repo: RepoRow, text: string): Promise<number[]> {
     const out: number[] = [];
     for (const name of mentionedNames(text)) {

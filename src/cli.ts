@@ -96,7 +96,7 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
   ctx.mirrors.start();
   ctx.webhooks.start();
   ctx.artifacts.start();
-  ctx.actions.start();
+  ctx.runners.start();
   // Leftovers of interrupted uploads and pushes: swept now, then hourly.
   ctx.cluster.every('sweep_leftovers', SWEEP_INTERVAL_MS, () => ctx.sweeper.sweep(), {
     firstMs: 0,

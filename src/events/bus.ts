@@ -4,7 +4,7 @@
 // registered with `onAnyNode` (caches) hear other processes' events too, over the cluster channel.
 import type { Logger } from 'pino';
 import type { ReleaseRow } from '../releases/tables.js';
-import type { PackageEventInfo } from '../packages/service.js';
+import type { PackageEventInfo } from '../packages/events.js';
 
 export interface RefUpdate {
   ref: string;

@@ -10,7 +10,8 @@ import { User, toUserJson, type UserJson } from '../users/schemas.js';
 import type { Viewer } from '../users/store.js';
 import type { UserRow } from '../users/tables.js';
 import { GHOST_USER } from '../issues/schemas.js';
-import { packageHtmlUrl, type FileWithBlob, type VersionWithPackage } from './service.js';
+import { packageHtmlUrl } from './events.js';
+import type { FileWithBlob, VersionWithPackage } from './tables.js';
 
 export const Package = Type.Object(
   {

@@ -287,8 +287,19 @@ export function metaRoutes(app: Api, ctx: AppContext): void {
   );
 }
 
-/** /.well-known/nodeinfo: where the NodeInfo document is (outside /api/v1). */
+/**
+ * Routes outside /api/v1: /.well-known/nodeinfo (where the NodeInfo document is) and Forgejo's own
+ * API's version (/api/forgejo/v1/version: the same string as /api/v1/version, as in Forgejo).
+ */
 export function wellKnownRoutes(app: Api, ctx: AppContext): void {
+  app.get(
+    '/api/forgejo/v1/version',
+    {
+      // Forgejo's second API, not part of the /api/v1 description.
+      schema: { hide: true, response: { 200: ServerVersion } },
+    },
+    async () => ({ version: VERSION.api }),
+  );
   app.get('/.well-known/nodeinfo', { schema: { hide: true } }, async () => ({
     links: [
       {

@@ -12,6 +12,7 @@ import { UserType } from '../users/tables.js';
 import type { Viewer } from '../users/store.js';
 import type { UserRow } from '../users/tables.js';
 import { reposJsonOf } from '../repos/present.js';
+import { IssuePresenter } from '../issues/present.js';
 import type { ActionRow } from './tables.js';
 import { Activity, FeedQuery, HeatmapEntry, toActivityJson } from './schemas.js';
 
@@ -23,8 +24,9 @@ export function activityRoutes(app: Api, ctx: AppContext): void {
   const repoRead: RouteAuth = { scope: 'repository' };
   const feedResponse = { 200: Type.Array(Activity) };
   const heatmapText = new WeakMap<object, string>();
+  const present = new IssuePresenter(ctx);
 
-  /** A page of activities as JSON: actors and repositories loaded once for the page. */
+  /** A page of activities as JSON: actors, repositories and comments loaded once for the page. */
   async function sendFeed(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -37,14 +39,22 @@ export function activityRoutes(app: Api, ctx: AppContext): void {
       users.getByIds([...new Set(rows.map((r) => r.act_user_id))]),
       repos.getByIds([...new Set(rows.map((r) => r.repo_id))]),
     ]);
-    const repoJson = new Map((await reposJsonOf(ctx, [...repoRows.values()], viewer)).map((r) => [r.id, r]));
+    const [repoList, { comments, issues }] = await Promise.all([
+      reposJsonOf(ctx, [...repoRows.values()], viewer),
+      activities.commentsOf(rows, repoRows, viewer),
+    ]);
+    const repoJson = new Map(repoList.map((r) => [r.id, r]));
+    const commentList = await present.commentsOf(comments, issues, viewer, repoRows.values());
+    const commentJson = new Map(comments.map((c, n) => [c.id, { repoId: c.repo_id, json: commentList[n]! }]));
     const json = rows.map((r) => {
       const actor = actors.get(r.act_user_id);
+      const comment = r.comment_id ? commentJson.get(r.comment_id) : undefined;
       return toActivityJson(
         r,
         feedUserId ?? r.act_user_id,
         actor ? toUserJson(actor, { rootUrl, viewer }) : null,
         repoJson.get(r.repo_id) ?? null,
+        comment && comment.repoId === r.repo_id ? comment.json : null,
       );
     });
     return sendPage(request, reply, [json, total], page, rootUrl, (a) => a);

@@ -5,6 +5,11 @@ import type { AppContext } from '../app/context.js';
 import { nowUnix, type Db } from '../db/database.js';
 import type { Page } from '../http/pagination.js';
 import type { RepoRow } from '../repos/tables.js';
+import * as issueStore from '../issues/store.js';
+import type { PlainCommentRow } from '../issues/store.js';
+import type { IssueRow } from '../issues/tables.js';
+import { unitOf } from '../issues/service.js';
+import { AccessMode } from '../orgs/store.js';
 import type { Viewer } from '../users/store.js';
 import type { UserRow } from '../users/tables.js';
 import { Visibility } from '../users/tables.js';
@@ -192,6 +197,36 @@ export class ActivityService {
       q.page.limit,
       q.page.offset,
     );
+  }
+
+  /**
+   * The comments the entries of a feed page name, with their issues, in a fixed number of queries
+   * (not one per entry): only those of the entry's repository (`repos`, by id) that `viewer` may
+   * read there (its issues or pull requests), as the comment's own endpoints would show them.
+   */
+  async commentsOf(
+    rows: ActionRow[],
+    repos: Map<number, RepoRow>,
+    viewer: Viewer | null,
+  ): Promise<{ comments: PlainCommentRow[]; issues: Map<number, IssueRow> }> {
+    const ids = [...new Set(rows.map((r) => r.comment_id).filter((id): id is number => !!id))];
+    const found = await issueStore.plainCommentsByIds(this.db, ids);
+    if (found.length === 0) return { comments: [], issues: new Map() };
+    const [issues, access] = await Promise.all([
+      this.ctx.issues.getByIds(found.map((c) => c.issue_id)),
+      this.ctx.repos.accessMany(
+        [...new Set(found.map((c) => c.repo_id))].flatMap((id) => repos.get(id) ?? []),
+        viewer,
+      ),
+    ]);
+    const comments = found.filter((c) => {
+      const issue = issues.get(c.issue_id);
+      const repo = repos.get(c.repo_id);
+      if (!issue || !repo || issue.repo_id !== repo.id) return false;
+      const enabled = issue.is_pull ? repo.has_pull_requests : repo.has_issues;
+      return !!enabled && (access.get(repo.id)?.units.get(unitOf(issue.is_pull)) ?? 0) >= AccessMode.read;
+    });
+    return { comments, issues };
   }
 
   heatmap(user: UserRow, viewer: Viewer | null): Promise<Heatmap> {

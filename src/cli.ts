@@ -95,6 +95,8 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
   );
   ctx.mirrors.start();
   ctx.webhooks.start();
+  // Scheduled merges: those waiting when the last process stopped are checked now.
+  ctx.autoMerge.start();
   ctx.artifacts.start();
   ctx.actions.start();
   // Leftovers of interrupted uploads and pushes: swept now, then hourly.

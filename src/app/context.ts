@@ -289,6 +289,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.close = async () => {
     ctx.cluster.stopSchedules();
     await ctx.recovery.stop();
+    await ctx.autoMerge.stop();
     await ctx.mirrors.stop();
     await ctx.webhooks.stop();
     await ctx.artifacts.stop();

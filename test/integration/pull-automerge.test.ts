@@ -57,6 +57,8 @@ describe('scheduled merges', () => {
 
   /** Holds the queue's lease, as another process working it would: nothing merges meanwhile. */
   const holdQueue = async () => {
+    await s.ctx.pulls.idle();
+    await s.ctx.autoMerge.idle();
     const lease = await s.ctx.cluster.leases.acquire('automerge');
     assert.ok(lease, 'the queue is idle');
     return () => s.ctx.cluster.leases.release(lease);

@@ -8,17 +8,9 @@ import type { VNode } from 'preact';
 import { AppError, notFound } from '../errors.js';
 import { GitDataService } from '../git/data-service.js';
 import type { CommitData } from '../git/data.js';
-import {
-  CommentForm,
-  IssueHeading,
-  LabelsBox,
-  MetaBox,
-  sidebarChoices,
-  Timeline,
-  openRepo,
-  threadData,
-  Author,
-} from '../issues/pages.js';
+import { CommentForm, IssueHeading, Timeline, threadData, Author } from '../issues/thread.js';
+import { LabelsBox, MetaBox, sidebarChoices } from '../issues/sidebar.js';
+import { openRepo } from '../issues/open-repo.js';
 import { canWriteIssues } from '../issues/service.js';
 import { labelsFor } from '../labels/pages.js';
 import { renderMarkdown } from '../markup/render.js';
@@ -142,7 +134,7 @@ export function pullPages(app: FastifyInstance, web: Web): void {
   const git = new GitDataService(ctx);
 
   const openPull = async (request: FastifyRequest) => {
-    const t = await openRepo(web, request, 'repo.pulls');
+    const t = await openRepo(web.ctx, request, 'repo.pulls');
     if (!t.view.repo.has_pull_requests) throw notFound('Pull requests are turned off in this repository');
     const index = Number((request.params as Params)['index']);
     const issue = await ctx.issues.requireVisibleIssue(t.view, index);
@@ -591,7 +583,7 @@ export function pullPages(app: FastifyInstance, web: Web): void {
     values: { title: string; content: string },
     error?: string,
   ) => {
-    const t = await openRepo(web, request, 'repo.code');
+    const t = await openRepo(web.ctx, request, 'repo.code');
     const { baseRef, headRef } = compareParts(request);
     const target = await git.open(t.owner.name, t.view.repo.name, request.web.viewer, 'read');
     const cmp = await git.compare(target, baseRef, headRef);
@@ -685,7 +677,7 @@ export function pullPages(app: FastifyInstance, web: Web): void {
   };
 
   app.get('/:owner/:repo/compare', async (request, reply) => {
-    const t = await openRepo(web, request, 'repo.code');
+    const t = await openRepo(web.ctx, request, 'repo.code');
     const q = request.query as Params;
     const b = formText(q['base']) || t.view.repo.default_branch;
     const h = formText(q['head']) || b;
@@ -696,7 +688,7 @@ export function pullPages(app: FastifyInstance, web: Web): void {
   );
   app.post('/:owner/:repo/compare/*', async (request, reply) => {
     const user = web.requireUser(request);
-    const t = await openRepo(web, request, 'repo.pulls');
+    const t = await openRepo(web.ctx, request, 'repo.pulls');
     const { baseRef, headRef } = compareParts(request);
     const b = request.body as Record<string, unknown>;
     const values = { title: formText(b['title']), content: formText(b['content']) };

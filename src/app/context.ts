@@ -182,15 +182,9 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   const storage = await openStorage(config.storage);
   const database = await openDatabase(config);
   const { db } = database;
-  const events = new EventBus(log);
-  const cluster = new Cluster(db, config, log);
+  const cluster = new Cluster({ db, log, cluster: config.cluster, database: config.database });
   // Events with every-node listeners (caches) reach the other processes too.
-  events.relay = (event, payload) => cluster.publish('event', { event, payload });
-  cluster.on('event', (d) => {
-    if (!d) return; // a reset of the channel: nothing to replay
-    const { event, payload } = d as { event: Parameters<EventBus['fromOtherNode']>[0]; payload: unknown };
-    void events.fromOtherNode(event, payload);
-  });
+  const events = new EventBus({ log, cluster });
   const repos = new RepoService(db, config.repository.root, events, log);
   repos.node = config.cluster.nodeName;
   const contributions: Contributions = {
@@ -199,14 +193,23 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     quotaItems: {},
     blobReferences: [],
   };
-  const users = new UserService(db, contributions.owned, log);
-  const tokens = new TokenService(db, () => cluster.generation());
-  const orgs = new OrgService(db, contributions.owned);
-  const quota = new QuotaService(db, config.quota, contributions.usageSources, contributions.quotaItems);
-  const auth = new Authenticator(users, tokens, {
-    enabled: config.service.enableReverseProxyAuthenticationApi,
-    header: config.security.reverseProxyAuthenticationUser,
-    trusted: config.security.reverseProxyTrustedProxies,
+  const users = new UserService({ db, owned: contributions.owned, log });
+  const tokens = new TokenService({ db, cluster });
+  const orgs = new OrgService({ db, owned: contributions.owned });
+  const quota = new QuotaService({
+    db,
+    settings: config.quota,
+    usageSources: contributions.usageSources,
+    quotaItems: contributions.quotaItems,
+  });
+  const auth = new Authenticator({
+    users,
+    tokens,
+    proxy: {
+      enabled: config.service.enableReverseProxyAuthenticationApi,
+      header: config.security.reverseProxyAuthenticationUser,
+      trusted: config.security.reverseProxyTrustedProxies,
+    },
   });
   const ctx = {
     config,
@@ -295,7 +298,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.topics = new TopicService({ db, repos });
   ctx.markup = new MarkupService({ users, rootUrl: config.server.rootUrl });
   ctx.avatars = new AvatarService(ctx);
-  ctx.oauth2 = new OAuth2Service(db);
+  ctx.oauth2 = new OAuth2Service({ db });
   ctx.repoMeta = new RepoMetaService(ctx);
   ctx.sshKeys = new SshKeyService(ctx);
   setSshCloneAddress({ user: config.ssh.user, domain: config.ssh.domain, port: config.ssh.port });
@@ -311,18 +314,23 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.pulls = new PullService(ctx);
   ctx.autoMerge = new AutoMergeService(ctx);
   ctx.webhooks = new WebhookService(ctx);
-  ctx.sweeper = new Sweeper(
-    ctx.storage,
-    config.repository.root,
-    contributions.blobReferences,
+  ctx.sweeper = new Sweeper({
+    storage,
+    repoRoot: config.repository.root,
+    blobReferences: contributions.blobReferences,
     log,
-    testSweepGraceMs(),
-  );
-  ctx.sessions = new SessionService(db, users, config.security.secretKey, config.session.lifetime);
-  ctx.ops = new OpsService(db, ctx.storage, log);
-  ctx.metrics = new Metrics(config.metrics.enabled, ctx.ops);
+    graceMs: testSweepGraceMs(),
+  });
+  ctx.sessions = new SessionService({
+    db,
+    users,
+    secretKey: config.security.secretKey,
+    lifetime: config.session.lifetime,
+  });
+  ctx.ops = new OpsService({ db, storage, log });
+  ctx.metrics = new Metrics({ enabled: config.metrics.enabled, gauges: ctx.ops });
   // The scheduled tasks administrators list and start (/admin/cron), by Forgejo's names.
-  ctx.cron = new CronService(log, (job, ok, seconds) => ctx.metrics.jobRun(job, ok, seconds));
+  ctx.cron = new CronService({ log, metrics: ctx.metrics });
   // Actions, artifacts and packages (after the cron service: their background jobs report to it).
   ctx.actions = new ActionsService({
     db,
@@ -456,6 +464,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.close = async () => {
     ctx.cluster.stopSchedules();
     await ctx.recovery.stop();
+    await ctx.autoMerge.stop();
     await ctx.mirrors.stop();
     await ctx.webhooks.stop();
     await ctx.artifacts.stop();

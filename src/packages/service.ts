@@ -15,12 +15,12 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
 import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from '../errors.js';
-import type { EventBus } from '../events/bus.js';
+import type { EventBus, PackageEventInfo } from '../events/bus.js';
 import { KeyedLock } from '../locks.js';
 import type { Identity } from '../auth/identity.js';
 import { viewerOf } from '../auth/identity.js';
 import type { OrgService } from '../orgs/service.js';
-import { AccessMode } from '../orgs/store.js';
+import { AccessMode } from '../orgs/tables.js';
 import type { QuotaUsedPackageJson } from '../quota/schemas.js';
 import type { ItemSources, QuotaService } from '../quota/service.js';
 import { recordUsage, type ItemSource, type OwnerTotals, type UsageSource } from '../quota/usage.js';
@@ -34,15 +34,14 @@ import type { OwnedResources } from '../users/owned.js';
 import type { UserService } from '../users/service.js';
 import type { UserRow } from '../users/tables.js';
 import { UserType, Visibility } from '../users/tables.js';
-import { packageHtmlUrl, type PackageEventInfo } from './events.js';
 import { hashingStream, stopHashWorkers, type Digests } from './hashing.js';
 import * as store from './store.js';
 import type { FileWithBlob, PackageRow, PackageType, VersionRow } from './tables.js';
 
-// What the webhooks import from here (events.ts is where they live).
-export { packageHtmlUrl, type PackageEventInfo } from './events.js';
-
 export const SUBJECT = 'size:assets:packages:all';
+
+// A version as package events carry it (declared with the events, events/bus.ts).
+export type { PackageEventInfo } from '../events/bus.js';
 
 export const blobKey = (sha256: string) => `${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}`;
 
@@ -670,6 +669,16 @@ export class PackageService {
       },
     };
   }
+}
+
+export function packageHtmlUrl(
+  root: string,
+  owner: string,
+  type: string,
+  name: string,
+  version: string,
+): string {
+  return `${root}${encodeURIComponent(owner)}/-/packages/${type}/${encodeURIComponent(name)}/${encodeURIComponent(version)}`;
 }
 
 /** A unique-constraint race (two uploads of the same file at once) is a 409, not a 500. */

@@ -407,11 +407,8 @@ export function pullPages(app: FastifyInstance, web: Web): void {
         mergeCommitId: formText(b['merge_commit_id']) || undefined,
         force: formText(b['force_merge']) === 'true',
       };
-      if (
-        formText(b['merge_when_checks_succeed']) === 'true' &&
-        (await ctx.autoMerge.schedule(t.view, t.pull!, user, input)) === 'scheduled'
-      )
-        return;
+      if (formText(b['merge_when_checks_succeed']) === 'true')
+        return ctx.autoMerge.schedule(t.view, t.pull!, user, input);
       await pulls.merge(t.view, t.pull!, user, input);
     });
   });

@@ -17,7 +17,7 @@ import * as orgStore from '../orgs/store.js';
 import { checkOwnerName } from './names.js';
 import { UserType, Visibility, type VisibilityName } from './tables.js';
 import type { AfterCommit, OwnedResources } from './owned.js';
-import type { Viewer } from './store.js';
+import type { Viewer } from './tables.js';
 import type { UserRow } from './tables.js';
 import type { Page } from '../http/pagination.js';
 import type { EmailRow } from './tables.js';
@@ -98,12 +98,23 @@ function checkLoginSource(id: number | undefined): void {
 
 const b = (v: boolean | undefined) => (v === undefined ? undefined : v ? 1 : 0);
 
+export interface UserServiceDeps {
+  db: Db;
+  /** What other domains report an account owns (checked before deletion, removed by a purge). */
+  owned: readonly OwnedResources[];
+  log: Logger;
+}
+
 export class UserService {
-  constructor(
-    private readonly db: Db,
-    private readonly owned: readonly OwnedResources[],
-    private readonly log: Logger,
-  ) {}
+  private readonly db: Db;
+  private readonly owned: readonly OwnedResources[];
+  private readonly log: Logger;
+
+  constructor(deps: UserServiceDeps) {
+    this.db = deps.db;
+    this.owned = deps.owned;
+    this.log = deps.log;
+  }
 
   getByName(name: string): Promise<UserRow | undefined> {
     return store.getByName(this.db, name);

@@ -14,7 +14,7 @@ import { conflict, forbidden, invalidField, notFound } from '../../errors.js';
 import type { OrgService } from '../../orgs/service.js';
 import type { BlobStore } from '../../storage/storage.js';
 import type { UserService } from '../../users/service.js';
-import type { Viewer } from '../../users/store.js';
+import type { Viewer } from '../../users/tables.js';
 import type { UserRow } from '../../users/tables.js';
 import { UserType } from '../../users/tables.js';
 import type { PackageService } from '../service.js';

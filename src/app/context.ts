@@ -42,6 +42,7 @@ import { UnadoptedService } from '../repos/unadopted.js';
 import { testSweepGraceMs } from '../faults.js';
 import { PackageService } from '../packages/service.js';
 import { SessionService } from '../sessions/service.js';
+import { uploadsTempDir } from '../web/uploads.js';
 import { SocialService } from '../social/service.js';
 import { ActivityService } from '../activities/service.js';
 import { PackageCleanup } from '../packages/cleanup/service.js';
@@ -236,6 +237,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     log,
     testSweepGraceMs(),
   );
+  ctx.sweeper.addTemporaryDir('uploads', uploadsTempDir(config.server.appDataPath));
   ctx.packages = new PackageService(ctx);
   ctx.packageCleanup = new PackageCleanup(ctx, log);
   ctx.sessions = new SessionService(db, users, config.security.secretKey, config.session.lifetime);

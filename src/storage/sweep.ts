@@ -1,7 +1,8 @@
 // Leftovers of interrupted work, swept at start-up (`anvil web`) and hourly after:
 //
 //   temporary   each blob store's own leftovers of writes that never finished (the local backend's
-//               `.tmp/` files and directories);
+//               `.tmp/` files and directories), and what is left in the temporary folders others
+//               name with `addTemporaryDir` (the web's uploads under APP_DATA_PATH/tmp/uploads);
 //   quarantine  git receive-pack's quarantine directories (`objects/tmp_objdir-incoming-*`, and
 //               `objects/incoming-*` of older git) and index-pack's `objects/pack/tmp_*` files in
 //               every bare repository under `[repository] ROOT`;
@@ -40,8 +41,8 @@ export interface BlobReferences {
 }
 
 export interface SweepReport {
-  /** Leftovers of interrupted blob writes, per store. */
-  temporary: Array<{ store: keyof Storage; name: string; size: number }>;
+  /** Leftovers of interrupted blob writes, per store (or temporary folder, by its name). */
+  temporary: Array<{ store: keyof Storage | string; name: string; size: number }>;
   /** Git quarantine directories and temporary pack files, relative to `[repository] ROOT`. */
   quarantine: Array<{ name: string; size: number }>;
   /** Blobs no row referenced. */
@@ -59,6 +60,8 @@ export class Sweeper {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<SweepReport> | undefined;
   private stopped = false;
+  /** Folders whose every entry is temporary, by name (for the report). */
+  private readonly temporaryDirs = new Map<string, string>();
 
   constructor(
     private readonly storage: Storage,
@@ -68,6 +71,14 @@ export class Sweeper {
     /** The grace period of every sweep that names none (tests shorten it). */
     readonly graceMs = SWEEP_GRACE_MS,
   ) {}
+
+  /**
+   * Names a folder whose every entry is a temporary file or directory of work under way (touched
+   * while it lasts): entries left alone past the grace period are removed by every sweep.
+   */
+  addTemporaryDir(name: string, dir: string): void {
+    this.temporaryDirs.set(name, dir);
+  }
 
   /** Sweeps now (in the background) and every `SWEEP_INTERVAL_MS` after, until `stop()`. */
   start(): void {
@@ -124,6 +135,19 @@ export class Sweeper {
         }
       } catch (err) {
         this.log.error({ err, store: name }, 'sweeping temporary files failed');
+      }
+    }
+    for (const [name, dir] of this.temporaryDirs) {
+      for (const entry of await readDir(dir)) {
+        const full = path.join(dir, entry);
+        const seen = newestIn(full);
+        if (!seen || seen.mtimeMs >= before) continue;
+        try {
+          fs.rmSync(full, { recursive: true, force: true });
+          out.push({ store: name, name: entry, size: seen.size });
+        } catch (err) {
+          this.log.error({ err, path: full }, 'removing a temporary file failed');
+        }
       }
     }
     return out;

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { AppError } from '../errors.js';
 import { CsrfField, Field, Layout, type PageContext } from '../web/layout.js';
-import { localTarget, type Web } from '../web/plugin.js';
+import type { Web } from '../web/plugin.js';
 import { Pager, When, pageNumber } from '../web/components.js';
 import type { UserRow } from './tables.js';
 import { UserType, Visibility } from './tables.js';
@@ -226,14 +226,15 @@ export function userPages(app: FastifyInstance, web: Web): void {
 
   app.get('/user/login', async (request, reply) => {
     const q = request.query as Form;
-    if (request.web.user) return web.redirect(reply, localTarget(q['redirect_to']));
-    return web.send(reply, <LoginPage page={web.page(request)} redirectTo={localTarget(q['redirect_to'])} />);
+    const redirectTo = web.localTarget(q['redirect_to']);
+    if (request.web.user) return web.redirect(reply, redirectTo);
+    return web.send(reply, <LoginPage page={web.page(request)} redirectTo={redirectTo} />);
   });
 
   app.post('/user/login', async (request, reply) => {
     const login = field(request.body, 'user_name');
     const password = field(request.body, 'password');
-    const redirectTo = localTarget(field(request.body, 'redirect_to'));
+    const redirectTo = web.localTarget(field(request.body, 'redirect_to'));
     const again = (error: string, status: number) =>
       web.send(
         reply,

@@ -144,6 +144,109 @@ describe('web accounts', () => {
     assert.equal(c.cookies.has('i_like_gitea'), false);
   });
 
+  it('sends the browser back only to a path of this site after signing in', async () => {
+    const user = await s.createUser('redirected');
+    const evil = [
+      '/\t/evil.example',
+      '/\n/evil.example',
+      '/\r/evil.example',
+      '/\r\nSet-Cookie: x=1',
+      '\t//evil.example',
+      ' //evil.example',
+      '/\\evil.example',
+      '\\\\evil.example',
+      '/%2F/evil.example',
+      '/%5C/evil.example',
+      '/%2f%2fevil.example',
+      '%09/evil.example',
+      '/%09/evil.example',
+      '//evil.example',
+      '///evil.example',
+      'javascript:alert(1)',
+      'JavaScript:alert(1)//',
+      'data:text/html,<script>alert(1)</script>',
+      'https://evil.example',
+      'http://evil.example/path',
+      'https:evil.example',
+      '/%2e%2e//evil.example',
+      '/.//evil.example',
+      '/x/../..//evil.example',
+      '/\u0001/evil.example',
+      '/\u007f',
+      'http://redirected@evil.example/',
+    ];
+    /** A Location the browser resolves on this site, with nothing a header may not carry. */
+    const assertLocal = (location: string | null, what: string) => {
+      assert.ok(location, what);
+      assert.match(location, /^\/(?![/\\])[\x21-\x7e]*$/, `${what}: ${JSON.stringify(location)}`);
+      assert.equal(new URL(location, 'http://anvil.test/').host, 'anvil.test', what);
+    };
+    const signed = new WebClient(s.url);
+    await signed.signIn(user.name, user.password);
+    for (const to of evil) {
+      const what = `redirect_to=${JSON.stringify(to)}`;
+      // Signed in already: straight back; percent-encoded in the query and as typed.
+      const back = await signed.get(`/user/login?redirect_to=${encodeURIComponent(to)}`);
+      assert.equal(back.status, 303, what);
+      assertLocal(back.location, `GET ${what}`);
+      // Signing in: the form's hidden field, then the answer to the sign-in.
+      const c = new WebClient(s.url);
+      const form = await c.get(`/user/login?redirect_to=${encodeURIComponent(to)}`);
+      assert.equal(form.status, 200, what);
+      const hidden = /name="redirect_to" value="([^"]*)"/.exec(form.text)?.[1] ?? '';
+      assertLocal(hidden.replaceAll('&amp;', '&'), `form ${what}`);
+      // A failed sign-in shows the form again with control characters too, never a 500 (a few:
+      // failures count against this address).
+      if ([...to].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f)) {
+        const wrong = await c.post('/user/login', {
+          user_name: `nobody-${evil.indexOf(to)}`,
+          password: 'x',
+          redirect_to: to,
+        });
+        assert.equal(wrong.status, 401, what);
+      }
+      const r = await c.post('/user/login', {
+        user_name: user.name,
+        password: user.password,
+        redirect_to: to,
+      });
+      assert.equal(r.status, 303, `${what}: ${r.text.slice(0, 200)}`);
+      assertLocal(r.location, `POST ${what}`);
+    }
+    // Raw query strings as a link would carry them.
+    for (const raw of [
+      '/%09/evil.example',
+      '/%0D%0A/evil.example',
+      '%2F%2Fevil.example',
+      '/%5Cevil.example',
+    ]) {
+      const back = await signed.get(`/user/login?redirect_to=${raw}`);
+      assert.equal(back.status, 303, raw);
+      assertLocal(back.location, `GET raw ${raw}`);
+    }
+    // Paths of this site survive, normalised, with their query and fragment.
+    const kept = [
+      ['/alice/repo/issues?state=closed&q=a+b#issue-1', '/alice/repo/issues?state=closed&q=a+b#issue-1'],
+      ['/explore/repos', '/explore/repos'],
+      ['/a/./b/../c', '/a/c'],
+      ['/a b', '/a%20b'],
+      [`${s.url}/explore/users`, '/explore/users'],
+      ['/%2F/local', '/%2F/local'],
+    ];
+    for (const [to, want] of kept) {
+      const back = await signed.get(`/user/login?redirect_to=${encodeURIComponent(to!)}`);
+      assert.equal(back.location, want, to);
+      const c = new WebClient(s.url);
+      await c.get('/user/login');
+      const r = await c.post('/user/login', {
+        user_name: user.name,
+        password: user.password,
+        redirect_to: to!,
+      });
+      assert.equal(r.location, want, `POST ${to}`);
+    }
+  });
+
   it('sends a user who must change the password to change it first', async () => {
     const made = await s.api('POST', '/admin/users', {
       token: s.admin.token,

@@ -1,7 +1,10 @@
 // Web sessions: signing in and out of the browser interface, CSRF tokens, and sign-in throttling.
 // A session is a random cookie value whose SHA-256 is stored with its user and expiry; it is
-// replaced at every sign-in (never reused from before), extended while used, and removed at sign-out
-// and when the password changes. Sessions are for the web interface only: the API never reads them.
+// replaced at every sign-in (never reused from before), extended while used, and removed at
+// sign-out and, whoever makes the change and however (web, API, CLI), in the same transaction as
+// the user's password is set, the account suspended or prohibited from signing in
+// (users/service.ts `onCredentialsChanged`), or deleted (a foreign key). Sessions are rows only, so
+// this holds on every process at once. The API never reads a session.
 import crypto from 'node:crypto';
 import { nowUnix, type Db } from '../db/database.js';
 import { AppError } from '../errors.js';
@@ -36,6 +39,8 @@ export class SessionService {
     this.csrfKey = Buffer.from(
       crypto.hkdfSync('sha256', secretKey || crypto.randomBytes(32), 'anvil-csrf', 'anvil:csrf', 32),
     );
+    // A new password, a suspension or a ban ends every session of the account.
+    users.onCredentialsChanged((tx, userId) => store.removeOfUser(tx, userId));
   }
 
   /** Signs `user` in: a new session, whose cookie value is returned (shown to the browser only). */
@@ -65,11 +70,6 @@ export class SessionService {
 
   async destroy(value: string | undefined): Promise<void> {
     if (value) await store.remove(this.db, hash(value));
-  }
-
-  /** Ends every session of the user but `keep` (after a password change). */
-  async destroyOthers(userId: number, keep?: string): Promise<void> {
-    await store.removeOfUser(this.db, userId, keep);
   }
 
   /**

@@ -316,9 +316,8 @@ export function userPages(app: FastifyInstance, web: Web): void {
     if (Object.keys(errors).length) {
       return web.send(reply, <ChangePasswordPage page={web.page(request)} errors={errors} />, 422);
     }
+    // Every session of the account ends with the change (users.edit); this browser gets a fresh one.
     const edited = await users.edit(user, { password, mustChangePassword: false });
-    // Every other session of the account ends; this browser gets a fresh one.
-    await sessions.destroyOthers(user.id);
     await web.signIn(request, reply, edited);
     return web.redirect(reply, '/', { kind: 'info', text: 'Your password has been updated.' });
   });

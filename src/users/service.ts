@@ -98,12 +98,29 @@ function checkLoginSource(id: number | undefined): void {
 
 const b = (v: boolean | undefined) => (v === undefined ? undefined : v ? 1 : 0);
 
+/**
+ * Told, inside the transaction that makes the change, that what signed a user in no longer does:
+ * a new password (set by anyone), a suspension (`active` false) or a sign-in ban (`prohibit_login`).
+ */
+export type CredentialsChanged = (tx: Tx, userId: number) => Promise<void>;
+
 export class UserService {
+  private readonly credentialsListeners: CredentialsChanged[] = [];
+
   constructor(
     private readonly db: Db,
     private readonly owned: readonly OwnedResources[],
     private readonly log: Logger,
   ) {}
+
+  /** Listens to credential changes of every user, whatever path makes them (sessions end there). */
+  onCredentialsChanged(listener: CredentialsChanged): void {
+    this.credentialsListeners.push(listener);
+  }
+
+  private async credentialsChanged(tx: Tx, userId: number): Promise<void> {
+    for (const listener of this.credentialsListeners) await listener(tx, userId);
+  }
 
   getByName(name: string): Promise<UserRow | undefined> {
     return store.getByName(this.db, name);
@@ -294,6 +311,9 @@ export class UserService {
         visibility: input.visibility === undefined ? undefined : Visibility[input.visibility],
         updated_unix: nowUnix(),
       });
+      if (passwd !== undefined || input.active === false || input.prohibitLogin === true) {
+        await this.credentialsChanged(tx, u.id);
+      }
       return (await store.getById(tx, u.id))!;
     });
   }
@@ -324,6 +344,7 @@ export class UserService {
             `user is a member of at least one organization [name: ${u.name}]: remove them first, or purge`,
           );
         }
+        await this.credentialsChanged(tx, u.id);
         await store.remove(tx, u.id);
         return [] as AfterCommit[];
       });
@@ -331,7 +352,10 @@ export class UserService {
       return;
     }
 
-    await store.update(this.db, u.id, { prohibit_login: 1, is_active: 0, updated_unix: nowUnix() });
+    await transaction(this.db, async (tx) => {
+      await store.update(tx, u.id, { prohibit_login: 1, is_active: 0, updated_unix: nowUnix() });
+      await this.credentialsChanged(tx, u.id);
+    });
     const after = await transaction(this.db, async (tx) => {
       const cleanups: AfterCommit[] = [];
       const purgeOwner = async (ownerId: number) => {

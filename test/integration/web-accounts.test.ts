@@ -247,6 +247,65 @@ describe('web accounts', () => {
     }
   });
 
+  it('ends every session of an account when its password changes, whoever changes it', async () => {
+    const user = await s.createUser('sessiony');
+    let password = user.password;
+    const signedIn = async (c: WebClient) => (await c.get('/repo/create')).status === 200;
+    const browsers = async () => {
+      const a = new WebClient(s.url);
+      const b = new WebClient(s.url);
+      for (const c of [a, b]) {
+        await c.signIn(user.name, password);
+        assert.ok(await signedIn(c), 'signed in');
+      }
+      return [a, b] as const;
+    };
+    // The user's own form: that browser goes on with a fresh session, the other is signed out.
+    let [a, b] = await browsers();
+    await a.get('/user/settings/change_password');
+    password = 'own-form-pass-2';
+    const own = await a.post('/user/settings/change_password', { password, retype: password });
+    assert.equal(own.status, 303);
+    assert.ok(await signedIn(a), 'the browser that changed it stays signed in');
+    assert.equal(await signedIn(b), false, 'the other browser is signed out');
+    // An administrator through the API.
+    [a, b] = await browsers();
+    password = 'admin-set-pass-3';
+    const patched = await s.api('PATCH', `/admin/users/${user.name}`, {
+      token: s.admin.token,
+      body: { password, must_change_password: false },
+    });
+    assert.equal(patched.status, 200, patched.text);
+    assert.equal(await signedIn(a), false, 'an administrator’s new password ends the sessions');
+    assert.equal(await signedIn(b), false);
+    // Another change (a description) ends nothing.
+    [a] = await browsers();
+    await s.api('PATCH', `/admin/users/${user.name}`, { token: s.admin.token, body: { description: 'hi' } });
+    assert.ok(await signedIn(a), 'other edits leave sessions alone');
+    // Suspension and a sign-in ban end them for good: lifting either does not bring them back.
+    for (const [set, unset] of [
+      [{ active: false }, { active: true }],
+      [{ prohibit_login: true }, { prohibit_login: false }],
+    ] as const) {
+      [a] = await browsers();
+      const on = await s.api('PATCH', `/admin/users/${user.name}`, { token: s.admin.token, body: set });
+      assert.equal(on.status, 200);
+      assert.equal(await signedIn(a), false, JSON.stringify(set));
+      await s.api('PATCH', `/admin/users/${user.name}`, { token: s.admin.token, body: unset });
+      assert.equal(await signedIn(a), false, `${JSON.stringify(unset)} does not revive the session`);
+      const count = await s.ctx.db
+        .selectFrom('web_session')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('user_id', '=', user.id)
+        .executeTakeFirstOrThrow();
+      assert.equal(Number(count.n), 0, 'the rows are gone');
+    }
+    // Deletion.
+    [a] = await browsers();
+    assert.equal((await s.api('DELETE', `/admin/users/${user.name}`, { token: s.admin.token })).status, 204);
+    assert.equal(await signedIn(a), false, 'a deleted account’s session ends');
+  });
+
   it('sends a user who must change the password to change it first', async () => {
     const made = await s.api('POST', '/admin/users', {
       token: s.admin.token,

@@ -42,6 +42,7 @@ import { UnadoptedService } from '../repos/unadopted.js';
 import { testSweepGraceMs } from '../faults.js';
 import { PackageService } from '../packages/service.js';
 import { SessionService } from '../sessions/service.js';
+import { SignInThrottle } from '../sessions/throttle.js';
 import { uploadsTempDir } from '../web/uploads.js';
 import { SocialService } from '../social/service.js';
 import { ActivityService } from '../activities/service.js';
@@ -165,11 +166,18 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   const tokens = new TokenService(db, () => cluster.generation());
   const orgs = new OrgService(db, contributions.owned);
   const quota = new QuotaService(db, config.quota, contributions.usageSources, contributions.quotaItems);
-  const auth = new Authenticator(users, tokens, {
-    enabled: config.service.enableReverseProxyAuthenticationApi,
-    header: config.security.reverseProxyAuthenticationUser,
-    trusted: config.security.reverseProxyTrustedProxies,
-  });
+  // One limiter of password sign-in for the web's form and Basic authentication.
+  const signInThrottle = new SignInThrottle(db, users, config.security.signInThrottle);
+  const auth = new Authenticator(
+    users,
+    tokens,
+    {
+      enabled: config.service.enableReverseProxyAuthenticationApi,
+      header: config.security.reverseProxyAuthenticationUser,
+      trusted: config.security.reverseProxyTrustedProxies,
+    },
+    signInThrottle,
+  );
   const ctx = {
     config,
     db,
@@ -240,7 +248,13 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.sweeper.addTemporaryDir('uploads', uploadsTempDir(config.server.appDataPath));
   ctx.packages = new PackageService(ctx);
   ctx.packageCleanup = new PackageCleanup(ctx, log);
-  ctx.sessions = new SessionService(db, users, config.security.secretKey, config.session.lifetime);
+  ctx.sessions = new SessionService(
+    db,
+    users,
+    config.security.secretKey,
+    config.session.lifetime,
+    signInThrottle,
+  );
   ctx.ops = new OpsService(db, ctx.storage, log);
   ctx.metrics = new Metrics(config.metrics.enabled, ctx.ops);
   // The scheduled tasks administrators list and start (/admin/cron), by Forgejo's names.

@@ -52,6 +52,11 @@ export interface ProxySettings {
 
 const BAD_CREDENTIALS = 'invalid username, password or token';
 
+/** Checks a password for a sign-in name, throttled (sessions/throttle.ts); undefined when wrong. */
+export interface PasswordCheck {
+  verify(login: string, password: string, address?: string): Promise<UserRow | undefined>;
+}
+
 export class Authenticator {
   private readonly trusted = new net.BlockList();
   private readonly resolvers: TokenResolver[] = [];
@@ -62,6 +67,8 @@ export class Authenticator {
     private readonly users: UserService,
     private readonly tokens: TokenService,
     private readonly proxy: ProxySettings,
+    /** Where Basic authentication's passwords are checked: the sign-in throttle. */
+    private readonly passwords: PasswordCheck,
   ) {
     this.proxyHeader = proxy.header.toLowerCase();
     for (const cidr of proxy.trusted) {
@@ -149,7 +156,9 @@ export class Authenticator {
       if (byName)
         return { user: byName.user, method: 'token', scopes: byName.scopes, tokenId: byName.tokenId };
     }
-    const user = await this.users.verifyCredentials(login, secret);
+    // The one place Basic passwords are checked, for every surface (API, git, LFS, registries):
+    // counted against the account as the web's sign-in form is (429 once it failed too often).
+    const user = await this.passwords.verify(login, secret);
     if (!user) throw unauthorized(BAD_CREDENTIALS);
     return { user, method: 'basic', scopes: ALL_SCOPES };
   }

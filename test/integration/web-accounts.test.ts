@@ -144,6 +144,40 @@ describe('web accounts', () => {
     assert.equal(c.cookies.has('i_like_gitea'), false);
   });
 
+  it('throttles one account whatever form of its name is typed, and lifts after the window', async () => {
+    const user = await s.createUser('namey');
+    const c = new WebClient(s.url);
+    await c.get('/user/login');
+    // Five failures under three forms of one account: name, e-mail address, another case.
+    for (const login of ['namey', 'namey@example.com', 'NAMEY', 'Namey@Example.com', ' namey ']) {
+      const r = await c.post('/user/login', { user_name: login, password: 'wrong-password' });
+      assert.equal(r.status, 401, login);
+    }
+    for (const login of ['namey', 'namey@example.com']) {
+      const blocked = await c.post('/user/login', { user_name: login, password: user.password });
+      assert.equal(blocked.status, 429, login);
+      assert.match(blocked.text, /Too many failed sign-in attempts/);
+    }
+    // The same limiter guards Basic authentication of the account.
+    const api = await s.api<{ message: string }>('GET', '/user', { basic: [user.name, user.password] });
+    assert.equal(api.status, 429);
+    assert.match(api.body.message, /Too many failed sign-in attempts/);
+    // A name no account has counts under the name as typed, normalised.
+    for (const login of ['Ghost', 'ghost ', 'GHOST', 'ghost', 'gHost']) {
+      assert.equal((await c.post('/user/login', { user_name: login, password: 'x-password' })).status, 401);
+    }
+    assert.equal((await c.post('/user/login', { user_name: 'ghost', password: 'x-password' })).status, 429);
+    // Failures only count within the window ([security] LOGIN_THROTTLE_WINDOW): once they are
+    // older than it, the account signs in again (rows aged rather than minutes slept).
+    const window = s.config.security.signInThrottle.window;
+    await s.ctx.db
+      .updateTable('login_failure')
+      .set((eb) => ({ created_unix: eb('created_unix', '-', window) }))
+      .execute();
+    const lifted = await c.post('/user/login', { user_name: 'namey@example.com', password: user.password });
+    assert.equal(lifted.status, 303, lifted.text);
+  });
+
   it('sends the browser back only to a path of this site after signing in', async () => {
     const user = await s.createUser('redirected');
     const evil = [

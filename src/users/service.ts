@@ -390,14 +390,6 @@ export class UserService {
     }
   }
 
-  /**
-   * Password sign-in by user name or e-mail. Returns undefined on any mismatch. Unthrottled: the
-   * surfaces that take passwords go through sessions/throttle.ts, which calls the two halves.
-   */
-  async verifyCredentials(login: string, password: string): Promise<UserRow | undefined> {
-    return this.checkPassword(await this.findByLogin(login), password);
-  }
-
   /** The person a sign-in name (a user name, or any activated e-mail address) names, if any. */
   async findByLogin(login: string): Promise<UserRow | undefined> {
     // Any activated address of the person signs in, as in Forgejo.
@@ -405,7 +397,10 @@ export class UserService {
     return u && u.type === UserType.Individual ? u : undefined;
   }
 
-  /** `u` when `password` is its password; undefined otherwise (or when there is no `u`). */
+  /**
+   * `u` when `password` is its password; undefined otherwise (or when there is no `u`). Unthrottled:
+   * the surfaces that take passwords go through sessions/throttle.ts, which calls it.
+   */
   async checkPassword(u: UserRow | undefined, password: string): Promise<UserRow | undefined> {
     if (!u) {
       // Spend the same time as a real check so response times do not reveal which accounts exist.

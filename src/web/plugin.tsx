@@ -8,7 +8,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import formbody from '@fastify/formbody';
 import type { VNode } from 'preact';
 import type { AppContext } from '../app/context.js';
-import { AppError, MovedError } from '../errors.js';
+import { AppError, MovedError, badRequest } from '../errors.js';
 import { movedTo, statusOf } from '../http/errors.js';
 import type { Viewer } from '../users/store.js';
 import type { UserRow } from '../users/tables.js';
@@ -235,7 +235,9 @@ export async function registerWeb(app: FastifyInstance, web: Web, pages: PageRou
         await forget(request);
         reply.header('connection', 'close');
         if (err instanceof FormCsrfError) return web.errorPage(request, reply, 403, CSRF_REFUSED);
-        throw err;
+        if (err instanceof AppError || (err as FastifyError).statusCode) throw err;
+        // Cut off or malformed: the client's doing, not a failure of the page.
+        throw badRequest(`The form did not arrive whole (${(err as Error).message}).`);
       }
     });
     scope.addHook('preHandler', async (request, reply) => {

@@ -183,6 +183,7 @@ describe('web issue pages', () => {
       assert.ok(res, 'answered before the body was whole');
       assert.equal(res.statusCode, 303);
       assert.match(res.headers.location ?? '', /^\/user\/login\?redirect_to=/);
+      assert.equal(res.headers.connection, 'close', 'the rest of the body is not read');
       assert.deepEqual(leftovers(), []);
       assert.deepEqual(systemTemp(), before, 'nothing in the system temporary folder either');
     });
@@ -201,6 +202,7 @@ describe('web issue pages', () => {
         req.destroy();
         assert.ok(res, `${what}: answered before the body was whole`);
         assert.equal(res.statusCode, 403, what);
+        assert.equal(res.headers.connection, 'close', what);
         assert.deepEqual(leftovers(), [], what);
       }
       // The token in the X-Csrf-Token header lets the files come in any order.

@@ -10,7 +10,7 @@ import { nowUnix, type Db } from '../db/database.js';
 import type { UserRow } from '../users/tables.js';
 import type { UserService } from '../users/service.js';
 import * as store from './store.js';
-import { SignInThrottle } from './throttle.js';
+import type { SignInThrottle } from './throttle.js';
 
 const hash = (value: string) => crypto.createHash('sha256').update(value).digest('hex');
 
@@ -20,23 +20,37 @@ export interface SessionUser {
   key: string;
 }
 
+export interface SessionServiceDeps {
+  db: Db;
+  /** A new session records the sign-in; a change of the user's credentials ends its sessions. */
+  users: Pick<UserService, 'touchLastLogin' | 'onCredentialsChanged'>;
+  /** [security] SECRET_KEY, from which the CSRF key is derived (a random one when empty). */
+  secretKey: string;
+  /** Seconds a session lives without use ([session] SESSION_LIFE_TIME). */
+  lifetime: number;
+  /** The limiter of password sign-in (shared with Basic authentication). */
+  throttle: SignInThrottle;
+}
+
 export class SessionService {
   private readonly csrfKey: Buffer;
+  private readonly db: Db;
+  private readonly users: SessionServiceDeps['users'];
+  /** Seconds a session lives without use. */
+  readonly lifetime: number;
+  /** The limiter of password sign-in (shared with Basic authentication). */
+  readonly throttle: SignInThrottle;
 
-  constructor(
-    private readonly db: Db,
-    private readonly users: UserService,
-    secretKey: string,
-    /** Seconds a session lives without use. */
-    readonly lifetime: number,
-    /** The limiter of password sign-in (shared with Basic authentication). */
-    readonly throttle: SignInThrottle = new SignInThrottle(db, users),
-  ) {
+  constructor(deps: SessionServiceDeps) {
+    this.db = deps.db;
+    this.users = deps.users;
+    this.lifetime = deps.lifetime;
+    this.throttle = deps.throttle;
     this.csrfKey = Buffer.from(
-      crypto.hkdfSync('sha256', secretKey || crypto.randomBytes(32), 'anvil-csrf', 'anvil:csrf', 32),
+      crypto.hkdfSync('sha256', deps.secretKey || crypto.randomBytes(32), 'anvil-csrf', 'anvil:csrf', 32),
     );
     // A new password, a suspension or a ban ends every session of the account.
-    users.onCredentialsChanged((tx, userId) => store.removeOfUser(tx, userId));
+    deps.users.onCredentialsChanged((tx, userId) => store.removeOfUser(tx, userId));
   }
 
   /** Signs `user` in: a new session, whose cookie value is returned (shown to the browser only). */

@@ -28,12 +28,23 @@ export const TOO_MANY_FAILURES = 'Too many failed sign-in attempts. Please wait 
 /** The key a login name counts under when it names no account. */
 export const normalisedLogin = (login: string): string => login.trim().toLowerCase();
 
+export interface SignInThrottleDeps {
+  db: Db;
+  /** Who a sign-in name names, and the password check itself. */
+  users: Pick<UserService, 'findByLogin' | 'checkPassword'>;
+  settings?: ThrottleSettings | undefined;
+}
+
 export class SignInThrottle {
-  constructor(
-    private readonly db: Db,
-    private readonly users: UserService,
-    readonly settings: ThrottleSettings = DEFAULT_THROTTLE,
-  ) {}
+  private readonly db: Db;
+  private readonly users: SignInThrottleDeps['users'];
+  readonly settings: ThrottleSettings;
+
+  constructor(deps: SignInThrottleDeps) {
+    this.db = deps.db;
+    this.users = deps.users;
+    this.settings = deps.settings ?? DEFAULT_THROTTLE;
+  }
 
   /**
    * Checks `password` for `login` (a user name or an e-mail address): the person, or undefined

@@ -17,7 +17,7 @@ import * as orgStore from '../orgs/store.js';
 import { checkOwnerName } from './names.js';
 import { UserType, Visibility, type VisibilityName } from './tables.js';
 import type { AfterCommit, OwnedResources } from './owned.js';
-import type { Viewer } from './store.js';
+import type { Viewer } from './tables.js';
 import type { UserRow } from './tables.js';
 import type { Page } from '../http/pagination.js';
 import type { EmailRow } from './tables.js';
@@ -104,14 +104,24 @@ const b = (v: boolean | undefined) => (v === undefined ? undefined : v ? 1 : 0);
  */
 export type CredentialsChanged = (tx: Tx, userId: number) => Promise<void>;
 
+export interface UserServiceDeps {
+  db: Db;
+  /** What other domains report an account owns (checked before deletion, removed by a purge). */
+  owned: readonly OwnedResources[];
+  log: Logger;
+}
+
 export class UserService {
   private readonly credentialsListeners: CredentialsChanged[] = [];
+  private readonly db: Db;
+  private readonly owned: readonly OwnedResources[];
+  private readonly log: Logger;
 
-  constructor(
-    private readonly db: Db,
-    private readonly owned: readonly OwnedResources[],
-    private readonly log: Logger,
-  ) {}
+  constructor(deps: UserServiceDeps) {
+    this.db = deps.db;
+    this.owned = deps.owned;
+    this.log = deps.log;
+  }
 
   /** Listens to credential changes of every user, whatever path makes them (sessions end there). */
   onCredentialsChanged(listener: CredentialsChanged): void {

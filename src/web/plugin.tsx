@@ -7,16 +7,17 @@ import multipart from '@fastify/multipart';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { VNode } from 'preact';
-import type { AppContext } from '../app/context.js';
+import type { Config } from '../config/config.js';
 import { AppError, MovedError, badRequest } from '../errors.js';
 import { movedTo, statusOf } from '../http/errors.js';
-import type { Viewer } from '../users/store.js';
+import type { SessionService } from '../sessions/service.js';
+import type { Viewer } from '../users/tables.js';
 import type { UserRow } from '../users/tables.js';
 import { Assets } from './assets.js';
 import { sendHtml } from './html.js';
 import { ErrorPage, type PageContext } from './layout.js';
 import { safeRedirect, siteOf, type Site } from './redirect.js';
-import { FormCsrfError, readMultipartForm, removeUploads, uploadsTempDir, type Upload } from './uploads.js';
+import { FormCsrfError, readMultipartForm, removeUploads, type Upload } from './uploads.js';
 
 export type { Upload } from './uploads.js';
 
@@ -66,16 +67,36 @@ const MUST_CHANGE_ALLOWED = ['/user/settings/change_password', '/user/logout', '
 const CSRF_REFUSED =
   'The form has expired or did not come from this site (invalid CSRF token). Go back, reload the page and try again.';
 
+/** What the pages' plumbing asks of web sessions (sessions/service.ts). */
+export type WebSessions = Pick<SessionService, 'resolve' | 'csrfToken' | 'checkCsrf' | 'create' | 'destroy'>;
+
+export interface WebDeps {
+  sessions: WebSessions;
+  /** [session]: the session cookie's name, and whether cookies are `Secure`. */
+  session: Pick<Config['session'], 'cookieName' | 'cookieSecure'>;
+  /** Largest file a form may post, in bytes ([attachment] MAX_SIZE). */
+  uploadLimit: number;
+  /** [server] ROOT_URL: redirects go only to paths of its origin. */
+  rootUrl: string;
+  /** Where files posted with forms wait for their request (uploads.ts `uploadsTempDir`). */
+  uploadsDir: string;
+}
+
 export class Web {
   readonly assets = new Assets();
   readonly siteName = 'Anvil';
-  private siteOrigin: Site | undefined;
+  readonly sessions: WebSessions;
+  readonly uploadLimit: number;
+  private readonly session: WebDeps['session'];
+  readonly uploadsDir: string;
+  private readonly site: Site;
 
-  constructor(readonly ctx: AppContext) {}
-
-  /** This site's origin (from ROOT_URL) and the path its pages are served under. */
-  get site(): Site {
-    return (this.siteOrigin ??= siteOf(this.ctx.config.server.rootUrl));
+  constructor(deps: WebDeps) {
+    this.sessions = deps.sessions;
+    this.session = deps.session;
+    this.uploadLimit = deps.uploadLimit;
+    this.uploadsDir = deps.uploadsDir;
+    this.site = siteOf(deps.rootUrl);
   }
 
   /**
@@ -91,15 +112,15 @@ export class Web {
       path: '/',
       httpOnly: true,
       sameSite: 'lax' as const,
-      secure: this.ctx.config.session.cookieSecure,
+      secure: this.session.cookieSecure,
       ...(maxAge !== undefined ? { maxAge } : {}),
     };
   }
 
   /** Resolves the browser's session and CSRF cookie (setting one when missing). */
   async resolve(request: FastifyRequest, reply: FastifyReply): Promise<WebState> {
-    const { sessions, config } = this.ctx;
-    const found = await sessions.resolve(request.cookies[config.session.cookieName]);
+    const { sessions, session } = this;
+    const found = await sessions.resolve(request.cookies[session.cookieName]);
     let browserId = request.cookies[CSRF_COOKIE];
     if (!browserId || !/^[A-Za-z0-9_-]{20,64}$/.test(browserId)) {
       browserId = crypto.randomBytes(18).toString('base64url');
@@ -152,16 +173,16 @@ export class Web {
 
   /** Starts a fresh session for `user` (the old one, if any, ends). */
   async signIn(request: FastifyRequest, reply: FastifyReply, user: UserRow): Promise<void> {
-    const { sessions, config } = this.ctx;
-    await sessions.destroy(request.cookies[config.session.cookieName]);
+    const { sessions, session } = this;
+    await sessions.destroy(request.cookies[session.cookieName]);
     const value = await sessions.create(user);
-    reply.setCookie(config.session.cookieName, value, this.cookieOptions());
+    reply.setCookie(session.cookieName, value, this.cookieOptions());
   }
 
   async signOut(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const { sessions, config } = this.ctx;
-    await sessions.destroy(request.cookies[config.session.cookieName]);
-    reply.clearCookie(config.session.cookieName, { path: '/' });
+    const { sessions, session } = this;
+    await sessions.destroy(request.cookies[session.cookieName]);
+    reply.clearCookie(session.cookieName, { path: '/' });
   }
 
   errorPage(request: FastifyRequest, reply: FastifyReply, status: number, message: string) {
@@ -188,7 +209,7 @@ export async function registerWeb(app: FastifyInstance, web: Web, pages: PageRou
     // Forms with files: read part by part only after the session and the CSRF token (header, or
     // the form's first field) were checked, each file to a temporary file as it arrives (uploads.ts).
     await scope.register(multipart, {
-      limits: { fileSize: web.ctx.config.attachment.maxSize, files: 20, fields: 100 },
+      limits: { fileSize: web.uploadLimit, files: 20, fields: 100 },
     });
     scope.decorateRequest('uploads', null);
     const forget = async (request: FastifyRequest) => {
@@ -215,7 +236,7 @@ export async function registerWeb(app: FastifyInstance, web: Web, pages: PageRou
       }
     });
     const csrfValid = (request: FastifyRequest, presented: unknown) =>
-      web.ctx.sessions.checkCsrf(request.web.browserId, request.web.user?.id ?? null, presented);
+      web.sessions.checkCsrf(request.web.browserId, request.web.user?.id ?? null, presented);
     // A multipart body is read here, before the handler and after the checks: no session, no body;
     // no valid token before the first file, no file written.
     scope.addHook('preValidation', async (request, reply) => {
@@ -226,7 +247,7 @@ export async function registerWeb(app: FastifyInstance, web: Web, pages: PageRou
       }
       try {
         request.body = await readMultipartForm(request, {
-          dir: uploadsTempDir(web.ctx.config.server.appDataPath),
+          dir: web.uploadsDir,
           csrfChecked: csrfValid(request, request.headers['x-csrf-token']),
           checkCsrf: (token) => csrfValid(request, token),
           track: (upload) => (request.uploads ??= []).push(upload),

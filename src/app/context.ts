@@ -192,9 +192,18 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   // A push the checks allowed is written down before git moves a ref (see repos/recovery.ts).
   ctx.pushes.onAllowed = (p) => repos.beginIntent(p.repo.id, p.pusher.id, p.updates);
   // Domains built on the core: each registers its contributions, push checks and event listeners.
-  ctx.lfs = new LfsService(ctx);
-  ctx.protection = new ProtectionService(ctx);
-  ctx.statuses = new StatusService(ctx);
+  ctx.lfs = new LfsService({
+    db,
+    log,
+    events,
+    blobs: storage.lfs,
+    quota,
+    repos,
+    usageSources: contributions.usageSources,
+    blobReferences: contributions.blobReferences,
+  });
+  ctx.protection = new ProtectionService({ db, log, pushes: ctx.pushes, repos, users });
+  ctx.statuses = new StatusService({ db, events, repos });
   ctx.forks = new ForkService(ctx);
   ctx.generator = new GenerateService(ctx);
   ctx.unadopted = new UnadoptedService(ctx);
@@ -217,10 +226,18 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.wiki = new WikiService(ctx);
   ctx.activities = new ActivityService(ctx);
   // SSH signatures are checked against users' SSH keys (the ssh domain).
-  ctx.signing = new SigningService(ctx, {
-    byFingerprint: async (fp) => {
-      const { user } = await ctx.sshKeys.byFingerprint(fp);
-      return user && { userId: user.owner_id, fingerprint: user.fingerprint };
+  ctx.signing = new SigningService({
+    db,
+    log,
+    signing: config.repository.signing,
+    secretKey: config.security.secretKey,
+    cluster,
+    users,
+    sshKeys: {
+      byFingerprint: async (fp) => {
+        const { user } = await ctx.sshKeys.byFingerprint(fp);
+        return user && { userId: user.owner_id, fingerprint: user.fingerprint };
+      },
     },
   });
   ctx.pulls = new PullService(ctx);

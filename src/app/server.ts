@@ -95,8 +95,15 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   forkRoutes,
   unadoptedRoutes,
   gitDataRoutes,
-  protectionRoutes,
-  statusesRoutes,
+  (api, ctx) => protectionRoutes(api, { protection: ctx.protection, repos: ctx.repos }),
+  (api, ctx) =>
+    statusesRoutes(api, {
+      statuses: ctx.statuses,
+      repos: ctx.repos,
+      users: ctx.users,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
   mirrorsRoutes,
   issuesRoutes,
   dependenciesRoutes,
@@ -118,7 +125,15 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   oauth2Routes,
   repoMetaRoutes,
   sshKeyRoutes,
-  signingRoutes,
+  (api, ctx) =>
+    signingRoutes(api, {
+      signing: ctx.signing,
+      users: ctx.users,
+      orgs: ctx.orgs,
+      repos: ctx.repos,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
   wikiRoutes,
 ];
 
@@ -219,7 +234,13 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   // Git over HTTP, outside /api/v1 and its authentication hook (git has its own 401 handshake).
   await app.register(async (gitScope) => {
     gitHttpRoutes(gitScope, ctx);
-    lfsRoutes(gitScope, ctx);
+    lfsRoutes(gitScope, {
+      lfs: ctx.lfs,
+      auth: ctx.auth,
+      users: ctx.users,
+      repos: ctx.repos,
+      rootUrl: ctx.config.server.rootUrl,
+    });
   });
   // `anvil serv` (OpenSSH mode) asks the running server through these; /{username}.keys.
   await app.register(async (scope) => {

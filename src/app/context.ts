@@ -31,8 +31,14 @@ import { AttachmentService } from '../attachments/service.js';
 import { ReleaseService } from '../releases/service.js';
 import { NotificationService } from '../notifications/service.js';
 import { WebhookService } from '../webhooks/service.js';
+import { DeliveryQueue } from '../webhooks/queue.js';
+import { WebhookDispatcher } from '../webhooks/dispatch.js';
+import { Payloads } from '../webhooks/payloads.js';
+import { HookSecrets } from '../webhooks/secrets.js';
 import { PullService } from '../pulls/service.js';
 import { AutoMergeService } from '../pulls/automerge.js';
+import { PullPresenter } from '../pulls/present.js';
+import { IssuePresenter } from '../issues/present.js';
 import { ActionsService } from '../actions/service.js';
 import { ArtifactService } from '../artifacts/service.js';
 import { ForkService } from '../repos/forks.js';
@@ -102,7 +108,12 @@ export interface AppContext {
   attachments: AttachmentService;
   releases: ReleaseService;
   notifications: NotificationService;
+  /** Webhooks: their management (and the delivery worker's start and stop). */
   webhooks: WebhookService;
+  /** The durable queue of webhook deliveries and its worker. */
+  webhookQueue: DeliveryQueue;
+  /** The event listeners that queue webhook deliveries. */
+  webhookDispatcher: WebhookDispatcher;
   pulls: PullService;
   /** Scheduled merges (merge when checks succeed). */
   autoMerge: AutoMergeService;
@@ -242,7 +253,6 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   });
   ctx.pulls = new PullService(ctx);
   ctx.autoMerge = new AutoMergeService(ctx);
-  ctx.webhooks = new WebhookService(ctx);
   ctx.actions = new ActionsService(ctx);
   ctx.artifacts = new ArtifactService(ctx);
   ctx.artifacts.setRunSource(ctx.actions);
@@ -258,6 +268,45 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.sessions = new SessionService(db, users, config.security.secretKey, config.session.lifetime);
   ctx.ops = new OpsService(db, ctx.storage, log);
   ctx.metrics = new Metrics(config.metrics.enabled, ctx.ops);
+  // Webhooks: managed hooks, the listeners that turn events into deliveries, the delivery queue.
+  const webhookSecrets = new HookSecrets(config.security.secretKey);
+  ctx.webhookQueue = new DeliveryQueue({
+    db,
+    dialect: database.dialect,
+    log,
+    settings: config.webhook,
+    leaseSeconds: config.cluster.leaseSeconds,
+    metrics: ctx.metrics,
+    secrets: webhookSecrets,
+  });
+  const webhookPayloads = new Payloads({
+    db,
+    repos,
+    users,
+    forks: ctx.forks,
+    attachments: ctx.attachments,
+    issues: new IssuePresenter(ctx),
+    pulls: new PullPresenter(ctx),
+    rootUrl: config.server.rootUrl,
+  });
+  ctx.webhookDispatcher = new WebhookDispatcher({
+    db,
+    events,
+    repos,
+    issues: ctx.issues,
+    pulls: ctx.pulls,
+    users,
+    payloads: webhookPayloads,
+    queue: ctx.webhookQueue,
+    rootUrl: config.server.rootUrl,
+  });
+  ctx.webhooks = new WebhookService({
+    db,
+    repos,
+    payloads: webhookPayloads,
+    queue: ctx.webhookQueue,
+    secrets: webhookSecrets,
+  });
   // The scheduled tasks administrators list and start (/admin/cron), by Forgejo's names.
   ctx.cron = new CronService(log, (job, ok, seconds) => ctx.metrics.jobRun(job, ok, seconds));
   const cleanup = config.cron.cleanupPackages;

@@ -114,7 +114,14 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   releasesRoutes,
   notificationsRoutes,
   pullsRoutes,
-  webhooksRoutes,
+  (api, ctx) =>
+    webhooksRoutes(api, {
+      webhooks: ctx.webhooks,
+      repos: ctx.repos,
+      orgs: ctx.orgs,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
   actionsRoutes,
   artifactsRoutes,
   packagesRoutes,

@@ -36,6 +36,9 @@ import { WebhookDispatcher } from '../webhooks/dispatch.js';
 import { Payloads } from '../webhooks/payloads.js';
 import { HookSecrets } from '../webhooks/secrets.js';
 import { PullService } from '../pulls/service.js';
+import { PullReviewService } from '../pulls/reviewing.js';
+import { MergeabilityService } from '../pulls/mergeability.js';
+import { MergeService } from '../pulls/merging.js';
 import { AutoMergeService } from '../pulls/automerge.js';
 import { PullPresenter } from '../pulls/present.js';
 import { IssuePresenter } from '../issues/present.js';
@@ -114,9 +117,15 @@ export interface AppContext {
   webhookQueue: DeliveryQueue;
   /** The event listeners that queue webhook deliveries. */
   webhookDispatcher: WebhookDispatcher;
+  /** Pull requests: proposing (create, edit, look-ups, diffs), then reviewing, mergeability and merging. */
   pulls: PullService;
+  pullReviews: PullReviewService;
+  pullMergeability: MergeabilityService;
+  pullMerges: MergeService;
   /** Scheduled merges (merge when checks succeed). */
   autoMerge: AutoMergeService;
+  /** Pull requests as Forgejo's JSON (the API and webhook payloads). */
+  pullPresenter: PullPresenter;
   actions: ActionsService;
   artifacts: ArtifactService;
   forks: ForkService;
@@ -251,8 +260,61 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
       },
     },
   });
-  ctx.pulls = new PullService(ctx);
-  ctx.autoMerge = new AutoMergeService(ctx);
+  ctx.pullReviews = new PullReviewService({ db, events, repos, users, protection: ctx.protection });
+  ctx.pullMergeability = new MergeabilityService({
+    db,
+    events,
+    log,
+    repos,
+    protection: ctx.protection,
+    statuses: ctx.statuses,
+    reviews: ctx.pullReviews,
+  });
+  ctx.pulls = new PullService({
+    db,
+    events,
+    repos,
+    users,
+    issues: ctx.issues,
+    labels: ctx.labels,
+    milestones: ctx.milestones,
+    social: ctx.social,
+    signing: ctx.signing,
+    background: ctx.pullMergeability,
+  });
+  ctx.pullMerges = new MergeService({
+    db,
+    events,
+    log,
+    repos,
+    users,
+    issues: ctx.issues,
+    labels: ctx.labels,
+    milestones: ctx.milestones,
+    protection: ctx.protection,
+    signing: ctx.signing,
+    mergeability: ctx.pullMergeability,
+    recovery: ctx.recovery,
+  });
+  ctx.autoMerge = new AutoMergeService({
+    db,
+    events,
+    log,
+    repos,
+    users,
+    mergeability: ctx.pullMergeability,
+    merging: ctx.pullMerges,
+  });
+  const issuePresenter = new IssuePresenter(ctx);
+  ctx.pullPresenter = new PullPresenter({
+    issues: issuePresenter,
+    repos,
+    users,
+    forks: ctx.forks,
+    pulls: ctx.pulls,
+    reviews: ctx.pullReviews,
+    rootUrl: config.server.rootUrl,
+  });
   ctx.actions = new ActionsService(ctx);
   ctx.artifacts = new ArtifactService(ctx);
   ctx.artifacts.setRunSource(ctx.actions);
@@ -285,8 +347,8 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     users,
     forks: ctx.forks,
     attachments: ctx.attachments,
-    issues: new IssuePresenter(ctx),
-    pulls: new PullPresenter(ctx),
+    issues: issuePresenter,
+    pulls: ctx.pullPresenter,
     rootUrl: config.server.rootUrl,
   });
   ctx.webhookDispatcher = new WebhookDispatcher({
@@ -351,7 +413,6 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   });
   // Background work (started by `anvil web`) ends before the database closes. Each periodic task
   // runs under a lease (`task:<name>`, cluster/), so of several processes one runs it at a time.
-  ctx.recovery.register('merge', (intent) => ctx.pulls.recoverMerge(intent));
   ctx.close = async () => {
     ctx.cluster.stopSchedules();
     await ctx.recovery.stop();

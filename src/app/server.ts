@@ -69,6 +69,7 @@ import { labelPages } from '../labels/pages.js';
 import { milestonePages } from '../milestones/pages.js';
 import { socialPages } from '../social/pages.js';
 import { pullPages } from '../pulls/pages.js';
+import { GitDataService } from '../git/data-service.js';
 import { mavenRoutes } from '../packages/maven/routes.js';
 import { pypiRoutes } from '../packages/pypi/routes.js';
 import { countRequests, opsRoutes } from '../ops/routes.js';
@@ -113,7 +114,18 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   attachmentsRoutes,
   releasesRoutes,
   notificationsRoutes,
-  pullsRoutes,
+  (api, ctx) =>
+    pullsRoutes(api, {
+      pulls: ctx.pulls,
+      reviews: ctx.pullReviews,
+      merging: ctx.pullMerges,
+      autoMerge: ctx.autoMerge,
+      present: ctx.pullPresenter,
+      repos: ctx.repos,
+      users: ctx.users,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
   (api, ctx) =>
     webhooksRoutes(api, {
       webhooks: ctx.webhooks,
@@ -151,7 +163,23 @@ const webPages: PageRoutes[] = [
   codePages,
   releasePages,
   issuePages,
-  pullPages,
+  (app, web) =>
+    pullPages({
+      pulls: web.ctx.pulls,
+      reviews: web.ctx.pullReviews,
+      mergeability: web.ctx.pullMergeability,
+      merging: web.ctx.pullMerges,
+      autoMerge: web.ctx.autoMerge,
+      statuses: web.ctx.statuses,
+      git: new GitDataService(web.ctx),
+      issues: web.ctx.issues,
+      repos: web.ctx.repos,
+      users: web.ctx.users,
+      labels: web.ctx.labels,
+      milestones: web.ctx.milestones,
+      attachments: web.ctx.attachments,
+      rootUrl: web.ctx.config.server.rootUrl,
+    })(app, web),
   labelPages,
   milestonePages,
   socialPages,

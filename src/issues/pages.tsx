@@ -36,7 +36,11 @@ export function Author(props: { users: Map<number, UserRow>; id: number | null }
 }
 
 /** A repository page's starting point: the repository as the viewer may see it, and its owner. */
-export async function openRepo(web: Web, request: FastifyRequest, unit: string) {
+export async function openRepo(
+  web: { ctx: Pick<AppContext, 'repos' | 'users'> },
+  request: FastifyRequest,
+  unit: string,
+) {
   const p = request.params as Params;
   const view = await web.ctx.repos.requireRepo(
     p['owner'] ?? '',
@@ -50,7 +54,10 @@ export async function openRepo(web: Web, request: FastifyRequest, unit: string) 
 }
 
 /** Everything the timeline of one issue shows: its events, the people and labels they name. */
-export async function threadData(ctx: AppContext, issue: IssueRow) {
+export async function threadData(
+  ctx: Pick<AppContext, 'issues' | 'users' | 'labels' | 'milestones' | 'attachments'>,
+  issue: IssueRow,
+) {
   const [events] = await ctx.issues.timeline(issue, {}, { page: 1, limit: 100_000, offset: 0 });
   const people = await ctx.users.getByIds(
     [issue.poster_id, ...events.map((c) => c.poster_id), ...events.map((c) => c.assignee_id)].filter(
@@ -515,7 +522,11 @@ export function MetaBox(props: {
 }
 
 /** What writers may choose from in the sidebar (null for others). */
-export async function sidebarChoices(ctx: AppContext, repo: RepoRow, writer: boolean) {
+export async function sidebarChoices(
+  ctx: Pick<AppContext, 'milestones' | 'repos'>,
+  repo: RepoRow,
+  writer: boolean,
+) {
   if (!writer) return null;
   const [[milestones], people] = await Promise.all([
     ctx.milestones.list(repo, { state: 'open' }, { page: 1, limit: 1000, offset: 0 }),

@@ -43,7 +43,11 @@ export function LabelPill(props: { label: LabelRow; href?: string | undefined })
 }
 
 /** The labels an issue of `repo` may carry: the repository's and its organization's, unarchived. */
-export async function labelsFor(ctx: AppContext, repo: RepoRow, owner: UserRow): Promise<LabelRow[]> {
+export async function labelsFor(
+  ctx: Pick<AppContext, 'labels'>,
+  repo: RepoRow,
+  owner: UserRow,
+): Promise<LabelRow[]> {
   const all = { page: 1, limit: 10_000, offset: 0 };
   const [own] = await ctx.labels.list({ repoId: repo.id }, false, all);
   const [org] = owner.type === 1 ? await ctx.labels.list({ orgId: owner.id }, false, all) : [[]];

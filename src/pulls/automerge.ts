@@ -3,36 +3,49 @@
 // approvals); the merge then runs, as that writer with the style and message they chose, when a
 // commit status arrives for the head, a review is submitted, the head moves or mergeability changes. Asking when nothing
 // is left to wait for merges at once. The timeline records scheduling and cancelling.
-import type { AppContext } from '../app/context.js';
-import { nowUnix, transaction } from '../db/database.js';
+import type { Logger } from 'pino';
+import { nowUnix, transaction, type Db } from '../db/database.js';
+import type { EventBus } from '../events/bus.js';
 import { conflict, forbidden, notFound } from '../errors.js';
 import * as issueStore from '../issues/store.js';
 import { CommentType } from '../issues/tables.js';
 import { AccessMode } from '../orgs/store.js';
 import type { RepoView } from '../issues/service.js';
+import type { RepoService } from '../repos/service.js';
+import type { UserService } from '../users/service.js';
 import type { UserRow } from '../users/tables.js';
-import { PullService, type MergeInput, type Pull } from './service.js';
+import type { MergeabilityService } from './mergeability.js';
+import { MergeService, type MergeInput } from './merging.js';
 import * as store from './store.js';
 import { PullStatus } from './tables.js';
-import type { AutoMergeRow } from './tables.js';
+import type { AutoMergeRow, Pull } from './tables.js';
+
+export interface AutoMergeServiceDeps {
+  db: Db;
+  events: EventBus;
+  log: Logger;
+  repos: Pick<RepoService, 'getById' | 'access'>;
+  users: Pick<UserService, 'getById'>;
+  /** What is left to wait for, and when a pull request's refreshes are done. */
+  mergeability: Pick<MergeabilityService, 'unmetProtection' | 'whenRefreshed'>;
+  merging: Pick<MergeService, 'merge'>;
+}
 
 export class AutoMergeService {
-  constructor(private readonly ctx: AppContext) {
-    ctx.events.on('status.created', (e) => this.attemptAtHead(e.repoId, e.sha));
-    ctx.events.on('pull.reviewed', async (e) => void (await this.attempt(e.pullId)));
-    // Sent from inside a refresh of the pull request, which merging waits for: tried after it.
-    ctx.events.on('pull.synchronized', (e) =>
-      ctx.pulls.whenRefreshed(e.pullId, () => this.attempt(e.pullId)),
-    );
-    // Mergeability found again (a conflict gone after the base moved): a merge that waited on it runs.
-    ctx.events.on('pull.checked', (e) => ctx.pulls.whenRefreshed(e.pullId, () => this.attempt(e.pullId)));
-    // Merged or closed by other means: nothing is left to schedule.
-    ctx.events.on('pull.merged', (e) => this.drop(e.pullId));
-    ctx.events.on('pull.closed', (e) => this.drop(e.pullId));
-  }
+  private readonly db: Db;
 
-  private get db() {
-    return this.ctx.db;
+  constructor(private readonly deps: AutoMergeServiceDeps) {
+    this.db = deps.db;
+    const { events, mergeability } = deps;
+    events.on('status.created', (e) => this.attemptAtHead(e.repoId, e.sha));
+    events.on('pull.reviewed', async (e) => void (await this.attempt(e.pullId)));
+    // Sent from inside a refresh of the pull request, which merging waits for: tried after it.
+    events.on('pull.synchronized', (e) => mergeability.whenRefreshed(e.pullId, () => this.attempt(e.pullId)));
+    // Mergeability found again (a conflict gone after the base moved): a merge that waited on it runs.
+    events.on('pull.checked', (e) => mergeability.whenRefreshed(e.pullId, () => this.attempt(e.pullId)));
+    // Merged or closed by other means: nothing is left to schedule.
+    events.on('pull.merged', (e) => this.drop(e.pullId));
+    events.on('pull.closed', (e) => this.drop(e.pullId));
   }
 
   get(pull: Pull): Promise<AutoMergeRow | undefined> {
@@ -48,7 +61,7 @@ export class AutoMergeService {
       throw forbidden('you need write access to the code of this repository to merge');
     if (pull.pr.has_merged) throw conflict('The PR is already merged');
     if (pull.issue.is_closed) throw conflict('The PR is closed');
-    const unmet = await this.ctx.pulls.unmetProtection(view, pull, doer);
+    const unmet = await this.deps.mergeability.unmetProtection(view, pull, doer);
     if (unmet.length === 0 && pull.pr.status === PullStatus.mergeable) return 'now';
     const added = await transaction(this.db, async (tx) => {
       const ok = await store.insertAutoMerge(tx, {
@@ -71,7 +84,7 @@ export class AutoMergeService {
   async cancel(view: RepoView, pull: Pull, doer: UserRow): Promise<void> {
     const row = await store.getAutoMerge(this.db, pull.pr.id);
     if (!row) throw notFound('pull request is not scheduled to auto merge');
-    if (row.doer_id !== doer.id && !PullService.isAdmin(view, doer))
+    if (row.doer_id !== doer.id && !MergeService.isAdmin(view, doer))
       throw forbidden('only who scheduled the merge, or an administrator, may cancel it');
     await transaction(this.db, async (tx) => {
       if (await store.deleteAutoMerge(tx, pull.pr.id))
@@ -110,21 +123,21 @@ export class AutoMergeService {
     if (!row) return false;
     const pr = await store.getById(this.db, pullId);
     const issue = pr && (await issueStore.getById(this.db, pr.issue_id));
-    const repo = pr && (await this.ctx.repos.getById(pr.base_repo_id));
-    const doer = await this.ctx.users.getById(row.doer_id);
+    const repo = pr && (await this.deps.repos.getById(pr.base_repo_id));
+    const doer = await this.deps.users.getById(row.doer_id);
     if (!pr || !issue || !repo || !doer || pr.has_merged || issue.is_closed) {
       await this.drop(pullId);
       return false;
     }
     const view = {
       repo,
-      access: await this.ctx.repos.access(repo, { id: doer.id, isAdmin: doer.is_admin === 1 }),
+      access: await this.deps.repos.access(repo, { id: doer.id, isAdmin: doer.is_admin === 1 }),
     };
     const pull = { issue, pr };
     if ((view.access.units.get('repo.code') ?? 0) < AccessMode.write) return false;
-    if ((await this.ctx.pulls.unmetProtection(view, pull, doer)).length) return false;
+    if ((await this.deps.mergeability.unmetProtection(view, pull, doer)).length) return false;
     try {
-      await this.ctx.pulls.merge(view, pull, doer, {
+      await this.deps.merging.merge(view, pull, doer, {
         style: row.merge_style as MergeInput['style'],
         title: row.title || undefined,
         message: row.message || undefined,
@@ -132,7 +145,7 @@ export class AutoMergeService {
       });
     } catch (err) {
       // Not mergeable yet (checking, conflicts): the next status, review or push tries again.
-      this.ctx.log.info({ err, pullId }, 'scheduled merge not done yet');
+      this.deps.log.info({ err, pullId }, 'scheduled merge not done yet');
       return false;
     }
     await this.drop(pullId);

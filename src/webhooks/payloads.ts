@@ -9,7 +9,7 @@ import { GHOST_USER } from '../issues/schemas.js';
 import type { CommentRow, IssueRow } from '../issues/tables.js';
 import type { PullPresenter } from '../pulls/present.js';
 import type { PullRequestJson } from '../pulls/schemas.js';
-import type { Pull } from '../pulls/service.js';
+import type { Pull } from '../pulls/tables.js';
 import { AccessMode } from '../orgs/store.js';
 import { REPO_UNITS } from '../orgs/service.js';
 import type { RepoAccess, RepoService } from '../repos/service.js';

@@ -1,23 +1,37 @@
 // /api/v1 activity feeds (of a user, an organization, a team, a repository) and a user's heatmap.
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import { signedViewer, type RouteAuth } from '../http/auth.js';
-import { pageOf, sendPage } from '../http/pagination.js';
+import { pageOf, sendPage, type PagingSettings } from '../http/pagination.js';
 import { notFound } from '../errors.js';
 import { RepoParams } from '../http/params.js';
 import { toUserJson } from '../users/schemas.js';
 import { UserType } from '../users/tables.js';
 import type { Viewer } from '../users/store.js';
 import type { UserRow } from '../users/tables.js';
-import { reposJsonOf } from '../repos/present.js';
+import type { RepositoryJson } from '../repos/schemas.js';
+import type { RepoService } from '../repos/service.js';
+import type { RepoRow } from '../repos/tables.js';
+import type { OrgService } from '../orgs/service.js';
+import type { UserService } from '../users/service.js';
+import type { ActivityService } from './service.js';
 import type { ActionRow } from './tables.js';
 import { Activity, FeedQuery, HeatmapEntry, toActivityJson } from './schemas.js';
 
-export function activityRoutes(app: Api, ctx: AppContext): void {
-  const { activities, users, orgs, repos } = ctx;
-  const rootUrl = ctx.config.server.rootUrl;
+export interface ActivityRoutesDeps {
+  activities: ActivityService;
+  users: Pick<UserService, 'getByIds' | 'requireAccount' | 'canSee'>;
+  orgs: Pick<OrgService, 'canSee' | 'requireVisibleOrg' | 'isMember' | 'requireTeam'>;
+  repos: Pick<RepoService, 'getByIds' | 'requireRepo'>;
+  /** Repositories as JSON (repos/present.ts). */
+  reposJson: (rows: RepoRow[], viewer: Viewer | null) => Promise<RepositoryJson[]>;
+  paging: PagingSettings;
+  rootUrl: string;
+}
+
+export function activityRoutes(app: Api, deps: ActivityRoutesDeps): void {
+  const { activities, users, orgs, repos, reposJson, paging, rootUrl } = deps;
   const userRead: RouteAuth = { scope: 'user' };
   const orgRead: RouteAuth = { scope: 'organization' };
   const repoRead: RouteAuth = { scope: 'repository' };
@@ -32,12 +46,12 @@ export function activityRoutes(app: Api, ctx: AppContext): void {
     feedUserId: number | null,
   ) {
     const viewer = request.viewer;
-    const page = pageOf(request.query as Record<string, unknown>, ctx.paging);
+    const page = pageOf(request.query as Record<string, unknown>, paging);
     const [actors, repoRows] = await Promise.all([
       users.getByIds([...new Set(rows.map((r) => r.act_user_id))]),
       repos.getByIds([...new Set(rows.map((r) => r.repo_id))]),
     ]);
-    const repoJson = new Map((await reposJsonOf(ctx, [...repoRows.values()], viewer)).map((r) => [r.id, r]));
+    const repoJson = new Map((await reposJson([...repoRows.values()], viewer)).map((r) => [r.id, r]));
     const json = rows.map((r) => {
       const actor = actors.get(r.act_user_id);
       return toActivityJson(
@@ -78,7 +92,7 @@ export function activityRoutes(app: Api, ctx: AppContext): void {
       const q = request.query;
       const result = await activities.userFeed(u, request.viewer, q['only-performed-by'] === true, {
         date: q.date,
-        page: pageOf(q, ctx.paging),
+        page: pageOf(q, paging),
       });
       return sendFeed(request, reply, result, u.id);
     },
@@ -130,7 +144,7 @@ export function activityRoutes(app: Api, ctx: AppContext): void {
         viewer !== null && !viewer.publicOnly && (viewer.isAdmin || (await orgs.isMember(org, viewer.id)));
       const result = await activities.orgFeed(org, viewer, member, {
         date: request.query.date,
-        page: pageOf(request.query, ctx.paging),
+        page: pageOf(request.query, paging),
       });
       return sendFeed(request, reply, result, org.id);
     },
@@ -154,7 +168,7 @@ export function activityRoutes(app: Api, ctx: AppContext): void {
       const { team } = await orgs.requireTeam(request.params.id, viewer);
       const result = await activities.teamFeed(team.id, viewer, {
         date: request.query.date,
-        page: pageOf(request.query, ctx.paging),
+        page: pageOf(request.query, paging),
       });
       return sendFeed(request, reply, result, null);
     },
@@ -177,7 +191,7 @@ export function activityRoutes(app: Api, ctx: AppContext): void {
       const { repo } = await repos.requireRepo(request.params.owner, request.params.repo, request.viewer);
       const result = await activities.repoFeed(repo, {
         date: request.query.date,
-        page: pageOf(request.query, ctx.paging),
+        page: pageOf(request.query, paging),
       });
       return sendFeed(request, reply, result, null);
     },

@@ -23,6 +23,11 @@ import { ProtectionService } from '../protection/service.js';
 import { StatusService } from '../statuses/service.js';
 import { MirrorService } from '../mirrors/service.js';
 import { IssueService } from '../issues/service.js';
+import { IssueListService } from '../issues/lists.js';
+import { IssueTriageService } from '../issues/triage.js';
+import { CommentService } from '../issues/comments.js';
+import { CommitReferences } from '../issues/commit-refs.js';
+import { MarkupService } from '../markup/service.js';
 import { DependencyService } from '../issues/dependencies.js';
 import { TimeService } from '../issues/times.js';
 import { LabelService } from '../labels/service.js';
@@ -104,6 +109,14 @@ export interface AppContext {
   statuses: StatusService;
   mirrors: MirrorService;
   issues: IssueService;
+  /** Lists of issues and the search across repositories. */
+  issueLists: IssueListService;
+  /** Labels, due dates, locks and pins of issues. */
+  issueTriage: IssueTriageService;
+  /** Comments and reactions. */
+  issueComments: CommentService;
+  /** Issue references of pushed commits (closing keywords). */
+  commitReferences: CommitReferences;
   dependencies: DependencyService;
   times: TimeService;
   labels: LabelService;
@@ -139,6 +152,8 @@ export interface AppContext {
   packageCleanup: PackageCleanup;
   cron: CronService;
   topics: TopicService;
+  /** Markdown rendering for the API. */
+  markup: MarkupService;
   avatars: AvatarService;
   oauth2: OAuth2Service;
   /** Languages, issue templates, flags and git hooks of repositories. */
@@ -228,23 +243,69 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.generator = new GenerateService(ctx);
   ctx.unadopted = new UnadoptedService(ctx);
   ctx.mirrors = new MirrorService(ctx);
-  ctx.issues = new IssueService(ctx);
-  ctx.dependencies = new DependencyService(ctx);
-  ctx.times = new TimeService(ctx);
-  ctx.labels = new LabelService(ctx);
-  ctx.milestones = new MilestoneService(ctx);
-  ctx.attachments = new AttachmentService(ctx);
-  ctx.releases = new ReleaseService(ctx);
-  ctx.notifications = new NotificationService(ctx);
-  ctx.social = new SocialService(ctx);
-  ctx.topics = new TopicService(ctx);
+  ctx.labels = new LabelService({ db, repos });
+  ctx.milestones = new MilestoneService({ db });
+  ctx.social = new SocialService({ db });
+  ctx.times = new TimeService({ db, users });
+  ctx.issues = new IssueService({
+    db,
+    events,
+    log,
+    users,
+    repos,
+    social: ctx.social,
+    labels: ctx.labels,
+    milestones: ctx.milestones,
+    times: ctx.times,
+  });
+  ctx.commitReferences = new CommitReferences({ events, log, repos, users, issues: ctx.issues });
+  ctx.issueLists = new IssueListService({
+    db,
+    users,
+    orgs,
+    repos,
+    labels: ctx.labels,
+    milestones: ctx.milestones,
+    issues: ctx.issues,
+  });
+  ctx.issueTriage = new IssueTriageService({ db, events, labels: ctx.labels });
+  ctx.issueComments = new CommentService({ db, events, log, social: ctx.social, issues: ctx.issues });
+  ctx.dependencies = new DependencyService({ db, users, repos, issues: ctx.issues });
+  ctx.releases = new ReleaseService({ db, events, log, repos, protection: ctx.protection });
+  ctx.attachments = new AttachmentService({
+    db,
+    log,
+    blobs: storage.attachments,
+    settings: config.attachment,
+    rootUrl: config.server.rootUrl,
+    quota,
+    users,
+    repos,
+    issues: ctx.issues,
+    releases: ctx.releases,
+    usageSources: contributions.usageSources,
+    quotaItems: contributions.quotaItems,
+    blobReferences: contributions.blobReferences,
+  });
+  ctx.notifications = new NotificationService({
+    db,
+    events,
+    users,
+    orgs,
+    repos,
+    issues: ctx.issues,
+    social: ctx.social,
+    autoWatchNewRepos: config.service.autoWatchNewRepos,
+  });
+  ctx.topics = new TopicService({ db, repos });
+  ctx.markup = new MarkupService({ users, rootUrl: config.server.rootUrl });
   ctx.avatars = new AvatarService(ctx);
   ctx.oauth2 = new OAuth2Service(db);
   ctx.repoMeta = new RepoMetaService(ctx);
   ctx.sshKeys = new SshKeyService(ctx);
   setSshCloneAddress({ user: config.ssh.user, domain: config.ssh.domain, port: config.ssh.port });
   ctx.wiki = new WikiService(ctx);
-  ctx.activities = new ActivityService(ctx);
+  ctx.activities = new ActivityService({ db, events, cluster, repos, users, issues: ctx.issues });
   // SSH signatures are checked against users' SSH keys (the ssh domain).
   ctx.signing = new SigningService({
     db,
@@ -276,6 +337,8 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     repos,
     users,
     issues: ctx.issues,
+    issueLists: ctx.issueLists,
+    issueTriage: ctx.issueTriage,
     labels: ctx.labels,
     milestones: ctx.milestones,
     social: ctx.social,
@@ -305,7 +368,15 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     mergeability: ctx.pullMergeability,
     merging: ctx.pullMerges,
   });
-  const issuePresenter = new IssuePresenter(ctx);
+  const issuePresenter = new IssuePresenter({
+    rootUrl: config.server.rootUrl,
+    users,
+    repos,
+    issues: ctx.issues,
+    labels: ctx.labels,
+    milestones: ctx.milestones,
+    times: ctx.times,
+  });
   ctx.pullPresenter = new PullPresenter({
     issues: issuePresenter,
     repos,

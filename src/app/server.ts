@@ -37,6 +37,9 @@ import { registerBodyParsing } from '../http/bodies.js';
 import { statusesRoutes } from '../statuses/routes.js';
 import { mirrorsRoutes } from '../mirrors/routes.js';
 import { issuesRoutes } from '../issues/routes.js';
+import { issueTriageRoutes } from '../issues/triage-routes.js';
+import { issueCommentRoutes } from '../issues/comment-routes.js';
+import { IssuePresenter } from '../issues/present.js';
 import { dependenciesRoutes } from '../issues/dependencies-routes.js';
 import { timesRoutes } from '../issues/times-routes.js';
 import { labelsRoutes } from '../labels/routes.js';
@@ -65,11 +68,13 @@ import { repoListPages } from '../repos/pages.js';
 import { codePages } from '../repos/code-pages.js';
 import { releasePages } from '../releases/pages.js';
 import { issuePages } from '../issues/pages.js';
+import { issueFormPages } from '../issues/form-pages.js';
 import { labelPages } from '../labels/pages.js';
 import { milestonePages } from '../milestones/pages.js';
 import { socialPages } from '../social/pages.js';
 import { pullPages } from '../pulls/pages.js';
 import { GitDataService } from '../git/data-service.js';
+import { reposJsonOf } from '../repos/present.js';
 import { mavenRoutes } from '../packages/maven/routes.js';
 import { pypiRoutes } from '../packages/pypi/routes.js';
 import { countRequests, opsRoutes } from '../ops/routes.js';
@@ -82,12 +87,30 @@ import { signingRoutes } from '../signing/routes.js';
 import { wikiRoutes } from '../wiki/routes.js';
 import { wikiPages } from '../wiki/pages.js';
 
+/** The issue presenter of the issue routes. */
+const issuePresenter = (ctx: AppContext) =>
+  new IssuePresenter({
+    rootUrl: ctx.config.server.rootUrl,
+    users: ctx.users,
+    repos: ctx.repos,
+    issues: ctx.issues,
+    labels: ctx.labels,
+    milestones: ctx.milestones,
+    times: ctx.times,
+  });
+
 /** Each domain's API routes, registered under /api/v1. */
 const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   metaRoutes,
-  markupRoutes,
+  (api, ctx) => markupRoutes(api, { markup: ctx.markup }),
   cronRoutes,
-  topicRoutes,
+  (api, ctx) =>
+    topicRoutes(api, {
+      repos: ctx.repos,
+      topics: ctx.topics,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
   userRoutes,
   tokenRoutes,
   orgRoutes,
@@ -106,14 +129,93 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
       rootUrl: ctx.config.server.rootUrl,
     }),
   mirrorsRoutes,
-  issuesRoutes,
-  dependenciesRoutes,
-  timesRoutes,
-  labelsRoutes,
-  milestonesRoutes,
-  attachmentsRoutes,
-  releasesRoutes,
-  notificationsRoutes,
+  (api, ctx) =>
+    issuesRoutes(api, {
+      repos: ctx.repos,
+      users: ctx.users,
+      issues: ctx.issues,
+      issueLists: ctx.issueLists,
+      present: issuePresenter(ctx),
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    issueTriageRoutes(api, {
+      repos: ctx.repos,
+      issues: ctx.issues,
+      issueTriage: ctx.issueTriage,
+      labels: ctx.labels,
+      present: issuePresenter(ctx),
+    }),
+  (api, ctx) =>
+    issueCommentRoutes(api, {
+      repos: ctx.repos,
+      issues: ctx.issues,
+      issueComments: ctx.issueComments,
+      present: issuePresenter(ctx),
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    dependenciesRoutes(api, {
+      repos: ctx.repos,
+      issues: ctx.issues,
+      dependencies: ctx.dependencies,
+      present: issuePresenter(ctx),
+      paging: ctx.paging,
+    }),
+  (api, ctx) =>
+    timesRoutes(api, {
+      repos: ctx.repos,
+      issues: ctx.issues,
+      times: ctx.times,
+      present: issuePresenter(ctx),
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    labelsRoutes(api, {
+      repos: ctx.repos,
+      users: ctx.users,
+      orgs: ctx.orgs,
+      labels: ctx.labels,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    milestonesRoutes(api, {
+      repos: ctx.repos,
+      milestones: ctx.milestones,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    attachmentsRoutes(api, {
+      repos: ctx.repos,
+      issues: ctx.issues,
+      attachments: ctx.attachments,
+      uploadLimits: ctx.config.attachment,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    releasesRoutes(api, {
+      repos: ctx.repos,
+      users: ctx.users,
+      releases: ctx.releases,
+      attachments: ctx.attachments,
+      uploadLimits: ctx.config.attachment,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    notificationsRoutes(api, {
+      repos: ctx.repos,
+      users: ctx.users,
+      issues: ctx.issues,
+      notifications: ctx.notifications,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
   (api, ctx) =>
     pullsRoutes(api, {
       pulls: ctx.pulls,
@@ -138,8 +240,26 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   artifactsRoutes,
   packagesRoutes,
   packageCleanupRoutes,
-  socialRoutes,
-  activityRoutes,
+  (api, ctx) =>
+    socialRoutes(api, {
+      repos: ctx.repos,
+      users: ctx.users,
+      orgs: ctx.orgs,
+      social: ctx.social,
+      reposJson: (rows, viewer) => reposJsonOf(ctx, rows, viewer),
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    activityRoutes(api, {
+      activities: ctx.activities,
+      users: ctx.users,
+      orgs: ctx.orgs,
+      repos: ctx.repos,
+      reposJson: (rows, viewer) => reposJsonOf(ctx, rows, viewer),
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
   avatarsRoutes,
   oauth2Routes,
   repoMetaRoutes,
@@ -161,8 +281,37 @@ const webPages: PageRoutes[] = [
   userPages,
   repoListPages,
   codePages,
-  releasePages,
-  issuePages,
+  (app, web) =>
+    releasePages({
+      repos: web.ctx.repos,
+      users: web.ctx.users,
+      releases: web.ctx.releases,
+      attachments: web.ctx.attachments,
+      rootUrl: web.ctx.config.server.rootUrl,
+    })(app, web),
+  (app, web) =>
+    issuePages({
+      repos: web.ctx.repos,
+      users: web.ctx.users,
+      issues: web.ctx.issues,
+      issueLists: web.ctx.issueLists,
+      issueComments: web.ctx.issueComments,
+      labels: web.ctx.labels,
+      milestones: web.ctx.milestones,
+      attachments: web.ctx.attachments,
+      repoMeta: web.ctx.repoMeta,
+      pageSize: web.ctx.config.api.defaultPagingNum,
+      rootUrl: web.ctx.config.server.rootUrl,
+    })(app, web),
+  (app, web) =>
+    issueFormPages({
+      repos: web.ctx.repos,
+      users: web.ctx.users,
+      issues: web.ctx.issues,
+      issueComments: web.ctx.issueComments,
+      issueTriage: web.ctx.issueTriage,
+      attachments: web.ctx.attachments,
+    })(app, web),
   (app, web) =>
     pullPages({
       pulls: web.ctx.pulls,
@@ -173,6 +322,7 @@ const webPages: PageRoutes[] = [
       statuses: web.ctx.statuses,
       git: new GitDataService(web.ctx),
       issues: web.ctx.issues,
+      issueComments: web.ctx.issueComments,
       repos: web.ctx.repos,
       users: web.ctx.users,
       labels: web.ctx.labels,
@@ -180,9 +330,16 @@ const webPages: PageRoutes[] = [
       attachments: web.ctx.attachments,
       rootUrl: web.ctx.config.server.rootUrl,
     })(app, web),
-  labelPages,
-  milestonePages,
-  socialPages,
+  (app, web) => labelPages({ repos: web.ctx.repos, users: web.ctx.users, labels: web.ctx.labels })(app, web),
+  (app, web) =>
+    milestonePages({ repos: web.ctx.repos, users: web.ctx.users, milestones: web.ctx.milestones })(app, web),
+  (app, web) =>
+    socialPages({
+      repos: web.ctx.repos,
+      users: web.ctx.users,
+      social: web.ctx.social,
+      notifications: web.ctx.notifications,
+    })(app, web),
   wikiPages,
 ];
 
@@ -265,7 +422,14 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   // Health and metrics, outside /api/v1 (monitoring asks without credentials of a user).
   await app.register(async (scope) => opsRoutes(scope, ctx));
   // Attachment downloads (browser_download_url), outside /api/v1: they authenticate on their own.
-  await app.register(async (files) => attachmentDownloadRoutes(files, ctx));
+  await app.register(async (files) =>
+    attachmentDownloadRoutes(files, {
+      auth: ctx.auth,
+      users: ctx.users,
+      repos: ctx.repos,
+      attachments: ctx.attachments,
+    }),
+  );
   // Git over HTTP, outside /api/v1 and its authentication hook (git has its own 401 handshake).
   await app.register(async (gitScope) => {
     gitHttpRoutes(gitScope, ctx);

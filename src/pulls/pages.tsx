@@ -8,17 +8,10 @@ import type { VNode } from 'preact';
 import { AppError, notFound } from '../errors.js';
 import type { GitDataService } from '../git/data-service.js';
 import type { CommitData } from '../git/data.js';
-import {
-  CommentForm,
-  IssueHeading,
-  LabelsBox,
-  MetaBox,
-  sidebarChoices,
-  Timeline,
-  openRepo,
-  threadData,
-  Author,
-} from '../issues/pages.js';
+import { CommentForm, IssueHeading, Timeline, threadData, Author } from '../issues/thread.js';
+import { LabelsBox, MetaBox, sidebarChoices } from '../issues/sidebar.js';
+import { openRepo } from '../issues/open-repo.js';
+import type { CommentService } from '../issues/comments.js';
 import type { IssueService } from '../issues/service.js';
 import { canWriteIssues } from '../issues/service.js';
 import type { AttachmentService } from '../attachments/service.js';
@@ -156,23 +149,23 @@ export interface PullPagesDeps {
   statuses: Pick<StatusService, 'combinedState'>;
   /** Branches and comparisons of the compare page. */
   git: Pick<GitDataService, 'open' | 'compare' | 'listBranches'>;
-  /** The conversation's timeline and sidebar are the issue pages' own. */
-  issues: IssueService;
-  repos: RepoService;
-  users: UserService;
-  labels: LabelService;
-  milestones: MilestoneService;
-  attachments: AttachmentService;
+  /** The conversation's timeline and sidebar are the issue pages' own (threadData, sidebarChoices, labelsFor). */
+  issues: Pick<IssueService, 'requireVisibleIssue' | 'assigneesOf'>;
+  issueComments: Pick<CommentService, 'timeline' | 'allReactions'>;
+  repos: Pick<RepoService, 'requireRepo' | 'assignees'>;
+  users: Pick<UserService, 'getById' | 'getByIds'>;
+  labels: Pick<LabelService, 'getByIds' | 'ofIssue' | 'list'>;
+  milestones: Pick<MilestoneService, 'getByIds' | 'list'>;
+  attachments: Pick<AttachmentService, 'ofIssues' | 'ofComments'>;
   rootUrl: string;
 }
 
 export function pullPages(deps: PullPagesDeps): PageRoutes {
   const { pulls, mergeability, merging, autoMerge, statuses, git, issues, users } = deps;
   const reviewing = deps.reviews;
-  const repoPages = { ctx: deps };
   return (app: FastifyInstance, web) => {
     const openPull = async (request: FastifyRequest) => {
-      const t = await openRepo(repoPages, request, 'repo.pulls');
+      const t = await openRepo(deps, request, 'repo.pulls');
       if (!t.view.repo.has_pull_requests) throw notFound('Pull requests are turned off in this repository');
       const index = Number((request.params as Params)['index']);
       const issue = await issues.requireVisibleIssue(t.view, index);
@@ -621,7 +614,7 @@ export function pullPages(deps: PullPagesDeps): PageRoutes {
       values: { title: string; content: string },
       error?: string,
     ) => {
-      const t = await openRepo(repoPages, request, 'repo.code');
+      const t = await openRepo(deps, request, 'repo.code');
       const { baseRef, headRef } = compareParts(request);
       const target = await git.open(t.owner.name, t.view.repo.name, request.web.viewer, 'read');
       const cmp = await git.compare(target, baseRef, headRef);
@@ -715,7 +708,7 @@ export function pullPages(deps: PullPagesDeps): PageRoutes {
     };
 
     app.get('/:owner/:repo/compare', async (request, reply) => {
-      const t = await openRepo(repoPages, request, 'repo.code');
+      const t = await openRepo(deps, request, 'repo.code');
       const q = request.query as Params;
       const b = formText(q['base']) || t.view.repo.default_branch;
       const h = formText(q['head']) || b;
@@ -726,7 +719,7 @@ export function pullPages(deps: PullPagesDeps): PageRoutes {
     );
     app.post('/:owner/:repo/compare/*', async (request, reply) => {
       const user = web.requireUser(request);
-      const t = await openRepo(repoPages, request, 'repo.pulls');
+      const t = await openRepo(deps, request, 'repo.pulls');
       const { baseRef, headRef } = compareParts(request);
       const b = request.body as Record<string, unknown>;
       const values = { title: formText(b['title']), content: formText(b['content']) };

@@ -27,7 +27,9 @@ import { UserType } from '../users/tables.js';
 import type { LabelService } from '../labels/service.js';
 import type { MilestoneService } from '../milestones/service.js';
 import * as issueStore from '../issues/store.js';
+import type { IssueListService } from '../issues/lists.js';
 import type { IssueService, RepoView } from '../issues/service.js';
+import type { IssueTriageService } from '../issues/triage.js';
 import { canWriteIssues } from '../issues/service.js';
 import * as store from './store.js';
 import { PullCommentType, PullStatus, type Pull, type PullRow } from './tables.js';
@@ -70,7 +72,9 @@ export interface PullServiceDeps {
   events: EventBus;
   repos: Pick<RepoService, 'pathOf' | 'access'>;
   users: Pick<UserService, 'getByName'>;
-  issues: Pick<IssueService, 'pinned' | 'list' | 'edit' | 'replaceLabels'>;
+  issues: Pick<IssueService, 'edit'>;
+  issueLists: Pick<IssueListService, 'list'>;
+  issueTriage: Pick<IssueTriageService, 'pinned' | 'replaceLabels'>;
   labels: Pick<LabelService, 'resolve' | 'checkExclusive' | 'addToIssue' | 'ofIssue'>;
   milestones: Pick<MilestoneService, 'requireForIssue' | 'recount'>;
   social: Pick<SocialService, 'assertNotBlocked'>;
@@ -151,7 +155,7 @@ export class PullService {
 
   /** The pinned pull requests of `repo`, in pin order. */
   async pinned(repo: RepoRow): Promise<Pull[]> {
-    const issues = await this.deps.issues.pinned(repo, true);
+    const issues = await this.deps.issueTriage.pinned(repo, true);
     const prs = await store.getByIssueIds(
       this.db,
       issues.map((i) => i.id),
@@ -311,7 +315,7 @@ export class PullService {
     };
     const sort = q.sort ? sorts[q.sort] : undefined;
     if (q.sort && !sort) throw invalidField('sort', `unknown sort: ${q.sort}`);
-    const [rows, total] = await this.deps.issues.list(
+    const [rows, total] = await this.deps.issueLists.list(
       repo,
       {
         state: q.state ?? 'open',
@@ -415,7 +419,7 @@ export class PullService {
         throw invalidField('base', 'head and base are the same branch');
       newBase = { branch: input.base, sha };
     }
-    const { issues, labels, events } = this.deps;
+    const { issues, issueTriage, labels, events } = this.deps;
     const issue = await issues.edit(view, pull.issue, doer, {
       title: input.title,
       body: input.body,
@@ -428,7 +432,7 @@ export class PullService {
     });
     if (input.labels !== undefined && writer) {
       const before = (await labels.ofIssue(issue.id)).map((l) => l.id).sort();
-      await issues.replaceLabels(view, issue, doer, input.labels);
+      await issueTriage.replaceLabels(view, issue, doer, input.labels);
       const after = (await labels.ofIssue(issue.id)).map((l) => l.id).sort();
       if (before.join() !== after.join()) await events.emit('pull.labeled', pullEvent(pull, doer));
     }

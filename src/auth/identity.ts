@@ -2,7 +2,7 @@
 // credential allows. Resolved from credentials by `Authenticator`; used by the HTTP layer and git.
 import net from 'node:net';
 import { unauthorized } from '../errors.js';
-import type { Viewer } from '../users/store.js';
+import type { Viewer } from '../users/tables.js';
 import type { UserRow } from '../users/tables.js';
 import type { UserService } from '../users/service.js';
 import type { TokenService } from '../tokens/service.js';

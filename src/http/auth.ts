@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { forbidden, notFound, unauthorized } from '../errors.js';
 import { viewerOf, type Authenticator, type Identity } from '../auth/identity.js';
 import type { UserService } from '../users/service.js';
-import type { Viewer } from '../users/store.js';
+import type { Viewer } from '../users/tables.js';
 import { hasScope, type ScopeCategory, type ScopeLevel } from '../tokens/scopes.js';
 
 export interface RouteAuth {

@@ -7,7 +7,7 @@ import { signedIn, signedViewer } from '../http/auth.js';
 import { forbidden, notFound } from '../errors.js';
 import { PageFields, PageQuery, pageOf, sendPage, type Page } from '../http/pagination.js';
 import { User, toUserJson } from '../users/schemas.js';
-import type { Viewer } from '../users/store.js';
+import type { Viewer } from '../users/tables.js';
 import type { UserRow } from '../users/tables.js';
 import type { TeamRow } from './tables.js';
 import { UserType } from '../users/tables.js';

@@ -7,9 +7,9 @@ import { checkOwnerName } from '../users/names.js';
 import { checkEmail } from '../users/service.js';
 import { UserType, Visibility, type VisibilityName } from '../users/tables.js';
 import type { OwnedResources } from '../users/owned.js';
-import type { Viewer } from '../users/store.js';
+import type { Viewer } from '../users/tables.js';
 import type { UserRow } from '../users/tables.js';
-import { AccessMode, type AccessModeName } from './store.js';
+import { AccessMode, type AccessModeName } from './tables.js';
 import type { TeamRow } from './tables.js';
 
 export const REPO_UNITS = [

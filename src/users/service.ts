@@ -17,7 +17,7 @@ import * as orgStore from '../orgs/store.js';
 import { checkOwnerName } from './names.js';
 import { UserType, Visibility, type VisibilityName } from './tables.js';
 import type { AfterCommit, OwnedResources } from './owned.js';
-import type { Viewer } from './store.js';
+import type { Viewer } from './tables.js';
 import type { UserRow } from './tables.js';
 import type { Page } from '../http/pagination.js';
 import type { EmailRow } from './tables.js';

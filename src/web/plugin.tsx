@@ -14,7 +14,7 @@ import type { VNode } from 'preact';
 import type { AppContext } from '../app/context.js';
 import { AppError, MovedError } from '../errors.js';
 import { movedTo, statusOf } from '../http/errors.js';
-import type { Viewer } from '../users/store.js';
+import type { Viewer } from '../users/tables.js';
 import type { UserRow } from '../users/tables.js';
 import { Assets } from './assets.js';
 import { sendHtml } from './html.js';

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
 import type { EventBus } from '../events/bus.js';
 import { AppError, conflict, forbidden, invalid, invalidField, notFound } from '../errors.js';
-import { AccessMode } from '../orgs/store.js';
+import { AccessMode } from '../orgs/tables.js';
 import { measureRows, recordUsage, type OwnerTotals, type UsageSource } from '../quota/usage.js';
 import type { QuotaService } from '../quota/service.js';
 import type { RepoAccess, RepoService } from '../repos/service.js';

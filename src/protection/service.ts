@@ -6,7 +6,7 @@ import type { RefUpdate } from '../events/bus.js';
 import type { RepoRow } from '../repos/tables.js';
 import type { UserRow } from '../users/tables.js';
 import { UserType } from '../users/tables.js';
-import { AccessMode } from '../orgs/store.js';
+import { AccessMode } from '../orgs/tables.js';
 import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
 import { forbidden, invalid, invalidField, notFound } from '../errors.js';
 import { git, isAncestor } from '../git/git.js';

@@ -9,7 +9,7 @@ import type { EventBus } from '../events/bus.js';
 import { conflict, forbidden, notFound } from '../errors.js';
 import * as issueStore from '../issues/store.js';
 import { CommentType } from '../issues/tables.js';
-import { AccessMode } from '../orgs/store.js';
+import { AccessMode } from '../orgs/tables.js';
 import type { RepoView } from '../issues/service.js';
 import type { RepoService } from '../repos/service.js';
 import type { UserService } from '../users/service.js';

@@ -17,7 +17,7 @@ import * as issueStore from '../issues/store.js';
 import { CommentType } from '../issues/tables.js';
 import type { LabelService } from '../labels/service.js';
 import type { MilestoneService } from '../milestones/service.js';
-import { AccessMode } from '../orgs/store.js';
+import { AccessMode } from '../orgs/tables.js';
 import type { ProtectionService } from '../protection/service.js';
 import type { RefRecovery } from '../repos/recovery.js';
 import type { RepoService } from '../repos/service.js';

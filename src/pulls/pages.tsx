@@ -22,7 +22,7 @@ import type { StatusService } from '../statuses/service.js';
 import type { UserService } from '../users/service.js';
 import { labelsFor } from '../labels/pages.js';
 import { renderMarkdown } from '../markup/render.js';
-import { AccessMode } from '../orgs/store.js';
+import { AccessMode } from '../orgs/tables.js';
 import { RepoHeader } from '../repos/code-pages.js';
 import type { UserRow } from '../users/tables.js';
 import { When } from '../web/components.js';

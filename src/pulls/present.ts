@@ -11,7 +11,7 @@ import type { RepoService } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
 import { toUserJson } from '../users/schemas.js';
 import type { UserService } from '../users/service.js';
-import type { Viewer } from '../users/store.js';
+import type { Viewer } from '../users/tables.js';
 import type { PullReviewService } from './reviewing.js';
 import { REVIEW_STATES, type PullRequestJson, type PullReviewCommentJson } from './schemas.js';
 import type { PullService } from './service.js';

@@ -10,7 +10,7 @@ import * as issueStore from '../issues/store.js';
 import type { IssueRow } from '../issues/tables.js';
 import type { RepoView } from '../issues/service.js';
 import { canWriteIssues } from '../issues/service.js';
-import { AccessMode } from '../orgs/store.js';
+import { AccessMode } from '../orgs/tables.js';
 import type { ProtectionService } from '../protection/service.js';
 import type { RepoService } from '../repos/service.js';
 import type { UserService } from '../users/service.js';

@@ -10,7 +10,7 @@ import type { CommentRow, IssueRow } from '../issues/tables.js';
 import type { PullPresenter } from '../pulls/present.js';
 import type { PullRequestJson } from '../pulls/schemas.js';
 import type { Pull } from '../pulls/tables.js';
-import { AccessMode } from '../orgs/store.js';
+import { AccessMode } from '../orgs/tables.js';
 import { REPO_UNITS } from '../orgs/service.js';
 import type { RepoAccess, RepoService } from '../repos/service.js';
 import type { ForkService } from '../repos/forks.js';

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `anvil` command: `anvil web` serves Anvil; `anvil admin ...` administers it from the shell.
 import path from 'node:path';
-import { dump, restore } from './ops/dump.js';
+import { dump, restore, type DumpDeps } from './ops/dump.js';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { pino, destination, type Logger } from 'pino';
 import { loadConfig, ConfigError, ensureInternalToken, type Config } from './config/config.js';
@@ -10,7 +10,7 @@ import { buildServer } from './app/server.js';
 import { AppError } from './errors.js';
 import { VERSION } from './version.js';
 import { runnerCommand } from './actions/runner-cli.js';
-import { listChecks, runDoctor, selectChecks } from './ops/doctor.js';
+import { listChecks, runDoctor, selectChecks, type DoctorContext } from './ops/doctor.js';
 import { CHECK_MS as RECOVERY_CHECK_MS, STALE_INTENT_SECONDS } from './repos/recovery.js';
 import { SWEEP_INTERVAL_MS } from './storage/sweep.js';
 import { startSshServer, type RunningSshServer } from './ssh/server.js';
@@ -51,6 +51,36 @@ async function withContext(opts: { config?: string }, fn: (ctx: AppContext) => P
   } finally {
     await ctx.close();
   }
+}
+
+/** What `anvil dump` and `anvil restore` use of the site. */
+function dumpDeps(ctx: AppContext): DumpDeps {
+  return {
+    db: ctx.db,
+    dialect: ctx.dialect,
+    storage: ctx.storage,
+    repoRoot: ctx.config.repository.root,
+    configPath: ctx.config.configPath,
+    appDataPath: ctx.config.server.appDataPath,
+    recovery: ctx.recovery,
+    quota: ctx.quota,
+  };
+}
+
+/** What the checks of `anvil doctor` use of the site. */
+function doctorContext(ctx: AppContext): DoctorContext {
+  return {
+    db: ctx.db,
+    storage: ctx.storage,
+    repoRoot: ctx.config.repository.root,
+    repos: ctx.repos,
+    wiki: ctx.wiki,
+    recovery: ctx.recovery,
+    sweeper: ctx.sweeper,
+    quota: ctx.quota,
+    users: ctx.users,
+    blobReferences: ctx.contributions.blobReferences,
+  };
 }
 
 export function startLogger(cfg: Config): Logger {
@@ -95,6 +125,8 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
   );
   ctx.mirrors.start();
   ctx.webhooks.start();
+  // Scheduled merges: those waiting when the last process stopped are checked now.
+  ctx.autoMerge.start();
   ctx.artifacts.start();
   ctx.actions.start();
   // Leftovers of interrupted uploads and pushes: swept now, then hourly.
@@ -322,7 +354,7 @@ program
   )
   .action(async (opts: { config?: string; file: string }) => {
     await withContext(opts, async (ctx) => {
-      await dump(ctx, path.resolve(opts.file), (line) => console.log(line));
+      await dump(dumpDeps(ctx), path.resolve(opts.file), (line) => console.log(line));
       console.log(`Written: ${path.resolve(opts.file)}`);
     });
   });
@@ -334,7 +366,7 @@ program
   .argument('<file>', 'the archive')
   .action(async (file: string, opts: { config?: string }) => {
     await withContext(opts, async (ctx) => {
-      await restore(ctx, path.resolve(file), (line) => console.log(line));
+      await restore(dumpDeps(ctx), path.resolve(file), (line) => console.log(line));
     });
   });
 
@@ -368,7 +400,7 @@ program
       const checks = selectChecks(opts.run, opts.all);
       let remaining = 0;
       await withContext(opts, async (ctx) => {
-        remaining = await runDoctor(ctx, checks, { fix: opts.fix, full: opts.full }, (line) =>
+        remaining = await runDoctor(doctorContext(ctx), checks, { fix: opts.fix, full: opts.full }, (line) =>
           console.log(line),
         );
       });

@@ -15,6 +15,8 @@ import type { RepoService } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
 import type { OrgService } from '../orgs/service.js';
 import type { UserService } from '../users/service.js';
+import type { CommentJson } from '../issues/schemas.js';
+import type { IssuePresenter } from '../issues/present.js';
 import type { ActivityService } from './service.js';
 import type { ActionRow } from './tables.js';
 import { Activity, FeedQuery, HeatmapEntry, toActivityJson } from './schemas.js';
@@ -26,19 +28,21 @@ export interface ActivityRoutesDeps {
   repos: Pick<RepoService, 'getByIds' | 'requireRepo'>;
   /** Repositories as JSON (repos/present.ts). */
   reposJson: (rows: RepoRow[], viewer: Viewer | null) => Promise<RepositoryJson[]>;
+  /** Comments as JSON (issues/present.ts), for the entries that name one. */
+  commentsJson: IssuePresenter['commentsOf'];
   paging: PagingSettings;
   rootUrl: string;
 }
 
 export function activityRoutes(app: Api, deps: ActivityRoutesDeps): void {
-  const { activities, users, orgs, repos, reposJson, paging, rootUrl } = deps;
+  const { activities, users, orgs, repos, reposJson, commentsJson, paging, rootUrl } = deps;
   const userRead: RouteAuth = { scope: 'user' };
   const orgRead: RouteAuth = { scope: 'organization' };
   const repoRead: RouteAuth = { scope: 'repository' };
   const feedResponse = { 200: Type.Array(Activity) };
   const heatmapText = new WeakMap<object, string>();
 
-  /** A page of activities as JSON: actors and repositories loaded once for the page. */
+  /** A page of activities as JSON: actors, repositories and comments loaded once for the page. */
   async function sendFeed(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -51,14 +55,24 @@ export function activityRoutes(app: Api, deps: ActivityRoutesDeps): void {
       users.getByIds([...new Set(rows.map((r) => r.act_user_id))]),
       repos.getByIds([...new Set(rows.map((r) => r.repo_id))]),
     ]);
-    const repoJson = new Map((await reposJson([...repoRows.values()], viewer)).map((r) => [r.id, r]));
+    const [repoList, { comments, issues }] = await Promise.all([
+      reposJson([...repoRows.values()], viewer),
+      activities.commentsOf(rows, repoRows, viewer),
+    ]);
+    const repoJson = new Map(repoList.map((r) => [r.id, r]));
+    const commentList = await commentsJson(comments, issues, viewer, repoRows.values());
+    const commentJson = new Map<number, { repoId: number; json: CommentJson }>(
+      comments.map((c, n) => [c.id, { repoId: c.repo_id, json: commentList[n]! }]),
+    );
     const json = rows.map((r) => {
       const actor = actors.get(r.act_user_id);
+      const comment = r.comment_id ? commentJson.get(r.comment_id) : undefined;
       return toActivityJson(
         r,
         feedUserId ?? r.act_user_id,
         actor ? toUserJson(actor, { rootUrl, viewer }) : null,
         repoJson.get(r.repo_id) ?? null,
+        comment && comment.repoId === r.repo_id ? comment.json : null,
       );
     });
     return sendPage(request, reply, [json, total], page, rootUrl, (a) => a);

@@ -8,6 +8,11 @@ import type { EventBus } from '../events/bus.js';
 import type { IssueService } from '../issues/service.js';
 import type { RepoService } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
+import * as issueStore from '../issues/store.js';
+import type { PlainCommentRow } from '../issues/store.js';
+import type { IssueRow } from '../issues/tables.js';
+import { unitOf } from '../issues/service.js';
+import { AccessMode } from '../orgs/store.js';
 import type { UserService } from '../users/service.js';
 import type { Viewer } from '../users/store.js';
 import type { UserRow } from '../users/tables.js';
@@ -39,10 +44,11 @@ export interface ActivityServiceDeps {
   events: EventBus;
   /** Tells the other processes of an action recorded (their heatmaps), and hears theirs. */
   cluster: Pick<Cluster, 'on' | 'publish'>;
-  repos: Pick<RepoService, 'getById'>;
+  /** `accessMany`: who may read the comments the entries name. */
+  repos: Pick<RepoService, 'getById' | 'accessMany'>;
   users: Pick<UserService, 'getById'>;
-  /** Titles of issues and texts of comments, for the entries' content. */
-  issues: Pick<IssueService, 'getById' | 'getCommentById'>;
+  /** Titles of issues and texts of comments, for the entries' content; the issues of their comments. */
+  issues: Pick<IssueService, 'getById' | 'getCommentById' | 'getByIds'>;
 }
 
 export class ActivityService {
@@ -207,6 +213,36 @@ export class ActivityService {
       q.page.limit,
       q.page.offset,
     );
+  }
+
+  /**
+   * The comments the entries of a feed page name, with their issues, in a fixed number of queries
+   * (not one per entry): only those of the entry's repository (`repos`, by id) that `viewer` may
+   * read there (its issues or pull requests), as the comment's own endpoints would show them.
+   */
+  async commentsOf(
+    rows: ActionRow[],
+    repos: Map<number, RepoRow>,
+    viewer: Viewer | null,
+  ): Promise<{ comments: PlainCommentRow[]; issues: Map<number, IssueRow> }> {
+    const ids = [...new Set(rows.map((r) => r.comment_id).filter((id): id is number => !!id))];
+    const found = await issueStore.plainCommentsByIds(this.db, ids);
+    if (found.length === 0) return { comments: [], issues: new Map() };
+    const [issues, access] = await Promise.all([
+      this.deps.issues.getByIds(found.map((c) => c.issue_id)),
+      this.deps.repos.accessMany(
+        [...new Set(found.map((c) => c.repo_id))].flatMap((id) => repos.get(id) ?? []),
+        viewer,
+      ),
+    ]);
+    const comments = found.filter((c) => {
+      const issue = issues.get(c.issue_id);
+      const repo = repos.get(c.repo_id);
+      if (!issue || !repo || issue.repo_id !== repo.id) return false;
+      const enabled = issue.is_pull ? repo.has_pull_requests : repo.has_issues;
+      return !!enabled && (access.get(repo.id)?.units.get(unitOf(issue.is_pull)) ?? 0) >= AccessMode.read;
+    });
+    return { comments, issues };
   }
 
   heatmap(user: UserRow, viewer: Viewer | null): Promise<Heatmap> {

@@ -178,15 +178,9 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   const storage = await openStorage(config.storage);
   const database = await openDatabase(config);
   const { db } = database;
-  const events = new EventBus(log);
-  const cluster = new Cluster(db, config, log);
+  const cluster = new Cluster({ db, log, cluster: config.cluster, database: config.database });
   // Events with every-node listeners (caches) reach the other processes too.
-  events.relay = (event, payload) => cluster.publish('event', { event, payload });
-  cluster.on('event', (d) => {
-    if (!d) return; // a reset of the channel: nothing to replay
-    const { event, payload } = d as { event: Parameters<EventBus['fromOtherNode']>[0]; payload: unknown };
-    void events.fromOtherNode(event, payload);
-  });
+  const events = new EventBus({ log, cluster });
   const repos = new RepoService(db, config.repository.root, events, log);
   repos.node = config.cluster.nodeName;
   const contributions: Contributions = {
@@ -195,14 +189,23 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     quotaItems: {},
     blobReferences: [],
   };
-  const users = new UserService(db, contributions.owned, log);
-  const tokens = new TokenService(db, () => cluster.generation());
-  const orgs = new OrgService(db, contributions.owned);
-  const quota = new QuotaService(db, config.quota, contributions.usageSources, contributions.quotaItems);
-  const auth = new Authenticator(users, tokens, {
-    enabled: config.service.enableReverseProxyAuthenticationApi,
-    header: config.security.reverseProxyAuthenticationUser,
-    trusted: config.security.reverseProxyTrustedProxies,
+  const users = new UserService({ db, owned: contributions.owned, log });
+  const tokens = new TokenService({ db, cluster });
+  const orgs = new OrgService({ db, owned: contributions.owned });
+  const quota = new QuotaService({
+    db,
+    settings: config.quota,
+    usageSources: contributions.usageSources,
+    quotaItems: contributions.quotaItems,
+  });
+  const auth = new Authenticator({
+    users,
+    tokens,
+    proxy: {
+      enabled: config.service.enableReverseProxyAuthenticationApi,
+      header: config.security.reverseProxyAuthenticationUser,
+      trusted: config.security.reverseProxyTrustedProxies,
+    },
   });
   const ctx = {
     config,
@@ -300,7 +303,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.topics = new TopicService({ db, repos });
   ctx.markup = new MarkupService({ users, rootUrl: config.server.rootUrl });
   ctx.avatars = new AvatarService(ctx);
-  ctx.oauth2 = new OAuth2Service(db);
+  ctx.oauth2 = new OAuth2Service({ db });
   ctx.repoMeta = new RepoMetaService(ctx);
   ctx.sshKeys = new SshKeyService(ctx);
   setSshCloneAddress({ user: config.ssh.user, domain: config.ssh.domain, port: config.ssh.port });
@@ -363,6 +366,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     db,
     events,
     log,
+    cluster,
     repos,
     users,
     mergeability: ctx.pullMergeability,
@@ -389,18 +393,23 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.actions = new ActionsService(ctx);
   ctx.artifacts = new ArtifactService(ctx);
   ctx.artifacts.setRunSource(ctx.actions);
-  ctx.sweeper = new Sweeper(
-    ctx.storage,
-    config.repository.root,
-    contributions.blobReferences,
+  ctx.sweeper = new Sweeper({
+    storage,
+    repoRoot: config.repository.root,
+    blobReferences: contributions.blobReferences,
     log,
-    testSweepGraceMs(),
-  );
+    graceMs: testSweepGraceMs(),
+  });
   ctx.packages = new PackageService(ctx);
   ctx.packageCleanup = new PackageCleanup(ctx, log);
-  ctx.sessions = new SessionService(db, users, config.security.secretKey, config.session.lifetime);
-  ctx.ops = new OpsService(db, ctx.storage, log);
-  ctx.metrics = new Metrics(config.metrics.enabled, ctx.ops);
+  ctx.sessions = new SessionService({
+    db,
+    users,
+    secretKey: config.security.secretKey,
+    lifetime: config.session.lifetime,
+  });
+  ctx.ops = new OpsService({ db, storage, log });
+  ctx.metrics = new Metrics({ enabled: config.metrics.enabled, gauges: ctx.ops });
   // Webhooks: managed hooks, the listeners that turn events into deliveries, the delivery queue.
   const webhookSecrets = new HookSecrets(config.security.secretKey);
   ctx.webhookQueue = new DeliveryQueue({
@@ -441,7 +450,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     secrets: webhookSecrets,
   });
   // The scheduled tasks administrators list and start (/admin/cron), by Forgejo's names.
-  ctx.cron = new CronService(log, (job, ok, seconds) => ctx.metrics.jobRun(job, ok, seconds));
+  ctx.cron = new CronService({ log, metrics: ctx.metrics });
   const cleanup = config.cron.cleanupPackages;
   if (cleanup.enabled) {
     ctx.cron.register({
@@ -487,6 +496,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.close = async () => {
     ctx.cluster.stopSchedules();
     await ctx.recovery.stop();
+    await ctx.autoMerge.stop();
     await ctx.mirrors.stop();
     await ctx.webhooks.stop();
     await ctx.artifacts.stop();

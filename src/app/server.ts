@@ -59,6 +59,7 @@ import { genericRoutes } from '../packages/generic/routes.js';
 import { npmRoutes } from '../packages/npm/routes.js';
 import cookie from '@fastify/cookie';
 import { registerWeb, Web, type PageRoutes } from '../web/plugin.js';
+import { withLegacyContext } from './web-transition.js';
 import { setNotFoundPage } from '../http/errors.js';
 import { avatarFileRoutes, avatarsRoutes } from '../avatars/routes.js';
 import { oauth2Routes } from '../oauth2/routes.js';
@@ -101,9 +102,17 @@ const issuePresenter = (ctx: AppContext) =>
 
 /** Each domain's API routes, registered under /api/v1. */
 const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
-  metaRoutes,
+  (api, ctx) =>
+    metaRoutes(api, {
+      users: ctx.users,
+      issues: ctx.issues,
+      rootUrl: ctx.config.server.rootUrl,
+      paging: ctx.paging,
+      attachment: ctx.config.attachment,
+      disableRegistration: ctx.config.service.disableRegistration,
+    }),
   (api, ctx) => markupRoutes(api, { markup: ctx.markup }),
-  cronRoutes,
+  (api, ctx) => cronRoutes(api, { cron: ctx.cron, paging: ctx.paging, rootUrl: ctx.config.server.rootUrl }),
   (api, ctx) =>
     topicRoutes(api, {
       repos: ctx.repos,
@@ -111,10 +120,35 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
       paging: ctx.paging,
       rootUrl: ctx.config.server.rootUrl,
     }),
-  userRoutes,
-  tokenRoutes,
-  orgRoutes,
-  quotaRoutes,
+  (api, ctx) =>
+    userRoutes(api, {
+      users: ctx.users,
+      orgs: ctx.orgs,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    tokenRoutes(api, {
+      users: ctx.users,
+      tokens: ctx.tokens,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    orgRoutes(api, {
+      orgs: ctx.orgs,
+      users: ctx.users,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    quotaRoutes(api, {
+      quota: ctx.quota,
+      users: ctx.users,
+      orgs: ctx.orgs,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
   repoRoutes,
   forkRoutes,
   unadoptedRoutes,
@@ -257,11 +291,14 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
       orgs: ctx.orgs,
       repos: ctx.repos,
       reposJson: (rows, viewer) => reposJsonOf(ctx, rows, viewer),
+      commentsJson: (rows, issues, viewer, repos) =>
+        issuePresenter(ctx).commentsOf(rows, issues, viewer, repos),
       paging: ctx.paging,
       rootUrl: ctx.config.server.rootUrl,
     }),
   avatarsRoutes,
-  oauth2Routes,
+  (api, ctx) =>
+    oauth2Routes(api, { oauth2: ctx.oauth2, paging: ctx.paging, rootUrl: ctx.config.server.rootUrl }),
   repoMetaRoutes,
   sshKeyRoutes,
   (api, ctx) =>
@@ -277,69 +314,69 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
 ];
 
 /** Each domain's web pages (server-rendered HTML at Forgejo's URL layout). */
-const webPages: PageRoutes[] = [
-  userPages,
+const webPages = (ctx: AppContext): PageRoutes[] => [
+  userPages({
+    users: ctx.users,
+    orgs: ctx.orgs,
+    sessions: ctx.sessions,
+    disableRegistration: ctx.config.service.disableRegistration,
+    pageSize: ctx.config.api.defaultPagingNum,
+  }),
   repoListPages,
   codePages,
-  (app, web) =>
-    releasePages({
-      repos: web.ctx.repos,
-      users: web.ctx.users,
-      releases: web.ctx.releases,
-      attachments: web.ctx.attachments,
-      rootUrl: web.ctx.config.server.rootUrl,
-    })(app, web),
-  (app, web) =>
-    issuePages({
-      repos: web.ctx.repos,
-      users: web.ctx.users,
-      issues: web.ctx.issues,
-      issueLists: web.ctx.issueLists,
-      issueComments: web.ctx.issueComments,
-      labels: web.ctx.labels,
-      milestones: web.ctx.milestones,
-      attachments: web.ctx.attachments,
-      repoMeta: web.ctx.repoMeta,
-      pageSize: web.ctx.config.api.defaultPagingNum,
-      rootUrl: web.ctx.config.server.rootUrl,
-    })(app, web),
-  (app, web) =>
-    issueFormPages({
-      repos: web.ctx.repos,
-      users: web.ctx.users,
-      issues: web.ctx.issues,
-      issueComments: web.ctx.issueComments,
-      issueTriage: web.ctx.issueTriage,
-      attachments: web.ctx.attachments,
-    })(app, web),
-  (app, web) =>
-    pullPages({
-      pulls: web.ctx.pulls,
-      reviews: web.ctx.pullReviews,
-      mergeability: web.ctx.pullMergeability,
-      merging: web.ctx.pullMerges,
-      autoMerge: web.ctx.autoMerge,
-      statuses: web.ctx.statuses,
-      git: new GitDataService(web.ctx),
-      issues: web.ctx.issues,
-      issueComments: web.ctx.issueComments,
-      repos: web.ctx.repos,
-      users: web.ctx.users,
-      labels: web.ctx.labels,
-      milestones: web.ctx.milestones,
-      attachments: web.ctx.attachments,
-      rootUrl: web.ctx.config.server.rootUrl,
-    })(app, web),
-  (app, web) => labelPages({ repos: web.ctx.repos, users: web.ctx.users, labels: web.ctx.labels })(app, web),
-  (app, web) =>
-    milestonePages({ repos: web.ctx.repos, users: web.ctx.users, milestones: web.ctx.milestones })(app, web),
-  (app, web) =>
-    socialPages({
-      repos: web.ctx.repos,
-      users: web.ctx.users,
-      social: web.ctx.social,
-      notifications: web.ctx.notifications,
-    })(app, web),
+  releasePages({
+    repos: ctx.repos,
+    users: ctx.users,
+    releases: ctx.releases,
+    attachments: ctx.attachments,
+    rootUrl: ctx.config.server.rootUrl,
+  }),
+  issuePages({
+    repos: ctx.repos,
+    users: ctx.users,
+    issues: ctx.issues,
+    issueLists: ctx.issueLists,
+    issueComments: ctx.issueComments,
+    labels: ctx.labels,
+    milestones: ctx.milestones,
+    attachments: ctx.attachments,
+    repoMeta: ctx.repoMeta,
+    pageSize: ctx.config.api.defaultPagingNum,
+    rootUrl: ctx.config.server.rootUrl,
+  }),
+  issueFormPages({
+    repos: ctx.repos,
+    users: ctx.users,
+    issues: ctx.issues,
+    issueComments: ctx.issueComments,
+    issueTriage: ctx.issueTriage,
+    attachments: ctx.attachments,
+  }),
+  pullPages({
+    pulls: ctx.pulls,
+    reviews: ctx.pullReviews,
+    mergeability: ctx.pullMergeability,
+    merging: ctx.pullMerges,
+    autoMerge: ctx.autoMerge,
+    statuses: ctx.statuses,
+    git: new GitDataService(ctx),
+    issues: ctx.issues,
+    issueComments: ctx.issueComments,
+    repos: ctx.repos,
+    users: ctx.users,
+    labels: ctx.labels,
+    milestones: ctx.milestones,
+    attachments: ctx.attachments,
+    rootUrl: ctx.config.server.rootUrl,
+  }),
+  labelPages({ repos: ctx.repos, users: ctx.users, labels: ctx.labels }),
+  milestonePages({ repos: ctx.repos, users: ctx.users, milestones: ctx.milestones }),
+  socialPages({
+    repos: ctx.repos,
+    users: ctx.users,
+    social: ctx.social,
+    notifications: ctx.notifications,
+  }),
   wikiPages,
 ];
 
@@ -374,7 +411,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     if (!route.url.startsWith('/api/v1/')) route.schema = { ...(route.schema ?? {}), hide: true };
   });
   guardSlowBodies(app.server, docsUrl, options.bodyTimeouts ?? BODY_TIMEOUTS);
-  countRequests(app, ctx);
+  countRequests(app, { metrics: ctx.metrics });
 
   await app.register(swagger, {
     openapi: {
@@ -412,15 +449,19 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
 
   await app.register(
     async (api) => {
-      registerAuth(api, ctx.auth, ctx.users);
+      registerAuth(api, { auth: ctx.auth, users: ctx.users });
       registerBodyParsing(api);
       for (const routes of apiRoutes) routes(api as unknown as Api, ctx);
     },
     { prefix: '/api/v1' },
   );
-  await app.register(async (scope) => wellKnownRoutes(scope as unknown as Api, ctx));
+  await app.register(async (scope) =>
+    wellKnownRoutes(scope as unknown as Api, { rootUrl: ctx.config.server.rootUrl }),
+  );
   // Health and metrics, outside /api/v1 (monitoring asks without credentials of a user).
-  await app.register(async (scope) => opsRoutes(scope, ctx));
+  await app.register(async (scope) =>
+    opsRoutes(scope, { ops: ctx.ops, metrics: ctx.metrics, metricsToken: ctx.config.metrics.token }),
+  );
   // Attachment downloads (browser_download_url), outside /api/v1: they authenticate on their own.
   await app.register(async (files) =>
     attachmentDownloadRoutes(files, {
@@ -460,8 +501,15 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   // The web interface: pages for browsers, on sessions (never accepted by the API above).
   await app.register(cookie);
   await app.register(async (scope) => avatarFileRoutes(scope, ctx));
-  const web = new Web(ctx);
-  await registerWeb(app, web, webPages);
+  const web = withLegacyContext(
+    new Web({
+      sessions: ctx.sessions,
+      session: ctx.config.session,
+      uploadLimit: ctx.config.attachment.maxSize,
+    }),
+    ctx,
+  );
+  await registerWeb(app, web, webPages(ctx));
   setNotFoundPage(app, (request, reply) => web.notFoundPage(request, reply));
   return app;
 }

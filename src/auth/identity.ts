@@ -50,6 +50,13 @@ export interface ProxySettings {
   trusted: string[];
 }
 
+export interface AuthenticatorDeps {
+  users: Pick<UserService, 'getByName' | 'verifyCredentials'>;
+  tokens: Pick<TokenService, 'resolve'>;
+  /** The reverse proxy's user header ([service] and [security] REVERSE_PROXY_*). */
+  proxy: ProxySettings;
+}
+
 const BAD_CREDENTIALS = 'invalid username, password or token';
 
 export class Authenticator {
@@ -58,11 +65,15 @@ export class Authenticator {
 
   readonly proxyHeader: string;
 
-  constructor(
-    private readonly users: UserService,
-    private readonly tokens: TokenService,
-    private readonly proxy: ProxySettings,
-  ) {
+  private readonly users: AuthenticatorDeps['users'];
+  private readonly tokens: AuthenticatorDeps['tokens'];
+  private readonly proxy: ProxySettings;
+
+  constructor(deps: AuthenticatorDeps) {
+    const { proxy } = deps;
+    this.users = deps.users;
+    this.tokens = deps.tokens;
+    this.proxy = proxy;
     this.proxyHeader = proxy.header.toLowerCase();
     for (const cidr of proxy.trusted) {
       const [addr, bits] = cidr.split('/');

@@ -141,6 +141,20 @@ export class IssuePresenter {
     return rows.map((r) => toCommentJson(r, issues.get(r.issue_id)!, c));
   }
 
+  /** Comments of issues (`issues` holds theirs) of any of `repos` (which hold theirs), as JSON. */
+  async commentsOf(
+    rows: PlainCommentRow[],
+    issues: Map<number, IssueRow>,
+    viewer: Viewer | null,
+    repos: Iterable<RepoRow>,
+  ): Promise<CommentJson[]> {
+    const c = await this.context(viewer, repos, {
+      userIds: rows.map((r) => r.poster_id),
+      commentIds: rows.map((r) => r.id),
+    });
+    return rows.map((r) => toCommentJson(r, issues.get(r.issue_id)!, c));
+  }
+
   async timeline(
     issue: IssueRow,
     rows: CommentRow[],

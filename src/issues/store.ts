@@ -534,6 +534,17 @@ export function getComment(q: Q, id: number): Promise<CommentRow | undefined> {
   return q.selectFrom('comment').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** The plain comments among `ids` (a page of activities names them), in one query. */
+export function plainCommentsByIds(q: Q, ids: number[]): Promise<PlainCommentRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return q
+    .selectFrom('comment')
+    .select(PLAIN_COMMENT_COLUMNS)
+    .where('id', 'in', ids)
+    .where('type', '=', CommentType.comment)
+    .execute();
+}
+
 export interface CommentFilter {
   since?: number | undefined;
   before?: number | undefined;

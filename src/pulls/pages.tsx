@@ -438,11 +438,8 @@ export function pullPages(deps: PullPagesDeps): PageRoutes {
           mergeCommitId: formText(b['merge_commit_id']) || undefined,
           force: formText(b['force_merge']) === 'true',
         };
-        if (
-          formText(b['merge_when_checks_succeed']) === 'true' &&
-          (await autoMerge.schedule(t.view, t.pull!, user, input)) === 'scheduled'
-        )
-          return;
+        if (formText(b['merge_when_checks_succeed']) === 'true')
+          return autoMerge.schedule(t.view, t.pull!, user, input);
         await merging.merge(t.view, t.pull!, user, input);
       });
     });

@@ -23,18 +23,29 @@ export interface SessionUser {
   key: string;
 }
 
+export interface SessionServiceDeps {
+  db: Db;
+  /** Sign-in checks the password; a new session records the sign-in. */
+  users: Pick<UserService, 'verifyCredentials' | 'touchLastLogin'>;
+  /** [security] SECRET_KEY, from which the CSRF key is derived (a random one when empty). */
+  secretKey: string;
+  /** Seconds a session lives without use ([session] SESSION_LIFE_TIME). */
+  lifetime: number;
+}
+
 export class SessionService {
   private readonly csrfKey: Buffer;
+  private readonly db: Db;
+  private readonly users: SessionServiceDeps['users'];
+  /** Seconds a session lives without use. */
+  readonly lifetime: number;
 
-  constructor(
-    private readonly db: Db,
-    private readonly users: UserService,
-    secretKey: string,
-    /** Seconds a session lives without use. */
-    readonly lifetime: number,
-  ) {
+  constructor(deps: SessionServiceDeps) {
+    this.db = deps.db;
+    this.users = deps.users;
+    this.lifetime = deps.lifetime;
     this.csrfKey = Buffer.from(
-      crypto.hkdfSync('sha256', secretKey || crypto.randomBytes(32), 'anvil-csrf', 'anvil:csrf', 32),
+      crypto.hkdfSync('sha256', deps.secretKey || crypto.randomBytes(32), 'anvil-csrf', 'anvil:csrf', 32),
     );
   }
 

@@ -55,19 +55,36 @@ export interface SweepOptions {
   now?: number;
 }
 
+export interface SweeperDeps {
+  storage: Storage;
+  /** [repository] ROOT: the bare repositories whose git quarantines are swept. */
+  repoRoot: string;
+  /** What each domain's rows reference (the registry domains add to). */
+  blobReferences: readonly BlobReferences[];
+  log: Logger;
+  /** The grace period of every sweep that names none (default `SWEEP_GRACE_MS`; tests shorten it). */
+  graceMs?: number | undefined;
+}
+
 export class Sweeper {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<SweepReport> | undefined;
   private stopped = false;
 
-  constructor(
-    private readonly storage: Storage,
-    private readonly repoRoot: string,
-    private readonly references: readonly BlobReferences[],
-    private readonly log: Logger,
-    /** The grace period of every sweep that names none (tests shorten it). */
-    readonly graceMs = SWEEP_GRACE_MS,
-  ) {}
+  private readonly storage: Storage;
+  private readonly repoRoot: string;
+  private readonly references: readonly BlobReferences[];
+  private readonly log: Logger;
+  /** The grace period of every sweep that names none (tests shorten it). */
+  readonly graceMs: number;
+
+  constructor(deps: SweeperDeps) {
+    this.storage = deps.storage;
+    this.repoRoot = deps.repoRoot;
+    this.references = deps.blobReferences;
+    this.log = deps.log;
+    this.graceMs = deps.graceMs ?? SWEEP_GRACE_MS;
+  }
 
   /** Sweeps now (in the background) and every `SWEEP_INTERVAL_MS` after, until `stop()`. */
   start(): void {

@@ -4,11 +4,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { AppError } from '../errors.js';
 import { CsrfField, Field, Layout, type PageContext } from '../web/layout.js';
-import { localTarget, type Web } from '../web/plugin.js';
+import { localTarget, type PageRoutes, type Web } from '../web/plugin.js';
 import { Pager, When, pageNumber } from '../web/components.js';
 import type { UserRow } from './tables.js';
 import { UserType, Visibility } from './tables.js';
 import { avatarPath } from './avatars.js';
+import type { OrgService } from '../orgs/service.js';
+import type { SessionService } from '../sessions/service.js';
+import type { UserService } from './service.js';
 
 const MIN_PASSWORD_LENGTH = 8;
 
@@ -220,9 +223,22 @@ export function ExploreTabs(props: { active: 'repos' | 'users' | 'organizations'
   );
 }
 
-export function userPages(app: FastifyInstance, web: Web): void {
-  const { ctx } = web;
-  const { users, orgs, sessions } = ctx;
+export interface UserPagesDeps {
+  users: Pick<UserService, 'create' | 'edit' | 'search'>;
+  orgs: Pick<OrgService, 'listOrgs'>;
+  sessions: Pick<SessionService, 'signIn' | 'destroyOthers'>;
+  /** [service] DISABLE_REGISTRATION: the sign-up page is closed. */
+  disableRegistration: boolean;
+  /** Accounts per page of the explore lists ([api] DEFAULT_PAGING_NUM). */
+  pageSize: number;
+}
+
+export function userPages(deps: UserPagesDeps): PageRoutes {
+  return (app, web) => registerUserPages(app, web, deps);
+}
+
+function registerUserPages(app: FastifyInstance, web: Web, deps: UserPagesDeps): void {
+  const { users, orgs, sessions } = deps;
 
   app.get('/user/login', async (request, reply) => {
     const q = request.query as Form;
@@ -271,13 +287,13 @@ export function userPages(app: FastifyInstance, web: Web): void {
     );
 
   app.get('/user/sign_up', async (request, reply) => {
-    if (ctx.config.service.disableRegistration) return registrationClosed(request, reply);
+    if (deps.disableRegistration) return registrationClosed(request, reply);
     if (request.web.user) return web.redirect(reply, '/');
     return web.send(reply, <SignUpPage page={web.page(request)} values={{}} errors={{}} />);
   });
 
   app.post('/user/sign_up', async (request, reply) => {
-    if (ctx.config.service.disableRegistration) return registrationClosed(request, reply);
+    if (deps.disableRegistration) return registrationClosed(request, reply);
     const values: Form = {
       user_name: field(request.body, 'user_name').trim(),
       email: field(request.body, 'email').trim(),
@@ -322,7 +338,7 @@ export function userPages(app: FastifyInstance, web: Web): void {
     return web.redirect(reply, '/', { kind: 'info', text: 'Your password has been updated.' });
   });
 
-  const pageSize = ctx.config.api.defaultPagingNum;
+  const { pageSize } = deps;
 
   app.get('/explore/users', async (request, reply) => {
     const q = request.query as Form;

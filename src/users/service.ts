@@ -98,12 +98,23 @@ function checkLoginSource(id: number | undefined): void {
 
 const b = (v: boolean | undefined) => (v === undefined ? undefined : v ? 1 : 0);
 
+export interface UserServiceDeps {
+  db: Db;
+  /** What other domains report an account owns (checked before deletion, removed by a purge). */
+  owned: readonly OwnedResources[];
+  log: Logger;
+}
+
 export class UserService {
-  constructor(
-    private readonly db: Db,
-    private readonly owned: readonly OwnedResources[],
-    private readonly log: Logger,
-  ) {}
+  private readonly db: Db;
+  private readonly owned: readonly OwnedResources[];
+  private readonly log: Logger;
+
+  constructor(deps: UserServiceDeps) {
+    this.db = deps.db;
+    this.owned = deps.owned;
+    this.log = deps.log;
+  }
 
   getByName(name: string): Promise<UserRow | undefined> {
     return store.getByName(this.db, name);

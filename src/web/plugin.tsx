@@ -11,9 +11,10 @@ import multipart, { type MultipartFile } from '@fastify/multipart';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { VNode } from 'preact';
-import type { AppContext } from '../app/context.js';
+import type { Config } from '../config/config.js';
 import { AppError, MovedError } from '../errors.js';
 import { movedTo, statusOf } from '../http/errors.js';
+import type { SessionService } from '../sessions/service.js';
 import type { Viewer } from '../users/tables.js';
 import type { UserRow } from '../users/tables.js';
 import { Assets } from './assets.js';
@@ -70,26 +71,44 @@ const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Where a user who must change the password may still go. */
 const MUST_CHANGE_ALLOWED = ['/user/settings/change_password', '/user/logout', '/assets/'];
 
+/** What the pages' plumbing asks of web sessions (sessions/service.ts). */
+export type WebSessions = Pick<SessionService, 'resolve' | 'csrfToken' | 'checkCsrf' | 'create' | 'destroy'>;
+
+export interface WebDeps {
+  sessions: WebSessions;
+  /** [session]: the session cookie's name, and whether cookies are `Secure`. */
+  session: Pick<Config['session'], 'cookieName' | 'cookieSecure'>;
+  /** Largest file a form may post, in bytes ([attachment] MAX_SIZE). */
+  uploadLimit: number;
+}
+
 export class Web {
   readonly assets = new Assets();
   readonly siteName = 'Anvil';
+  readonly sessions: WebSessions;
+  readonly uploadLimit: number;
+  private readonly session: WebDeps['session'];
 
-  constructor(readonly ctx: AppContext) {}
+  constructor(deps: WebDeps) {
+    this.sessions = deps.sessions;
+    this.session = deps.session;
+    this.uploadLimit = deps.uploadLimit;
+  }
 
   private cookieOptions(maxAge?: number) {
     return {
       path: '/',
       httpOnly: true,
       sameSite: 'lax' as const,
-      secure: this.ctx.config.session.cookieSecure,
+      secure: this.session.cookieSecure,
       ...(maxAge !== undefined ? { maxAge } : {}),
     };
   }
 
   /** Resolves the browser's session and CSRF cookie (setting one when missing). */
   async resolve(request: FastifyRequest, reply: FastifyReply): Promise<WebState> {
-    const { sessions, config } = this.ctx;
-    const found = await sessions.resolve(request.cookies[config.session.cookieName]);
+    const { sessions, session } = this;
+    const found = await sessions.resolve(request.cookies[session.cookieName]);
     let browserId = request.cookies[CSRF_COOKIE];
     if (!browserId || !/^[A-Za-z0-9_-]{20,64}$/.test(browserId)) {
       browserId = crypto.randomBytes(18).toString('base64url');
@@ -142,16 +161,16 @@ export class Web {
 
   /** Starts a fresh session for `user` (the old one, if any, ends). */
   async signIn(request: FastifyRequest, reply: FastifyReply, user: UserRow): Promise<void> {
-    const { sessions, config } = this.ctx;
-    await sessions.destroy(request.cookies[config.session.cookieName]);
+    const { sessions, session } = this;
+    await sessions.destroy(request.cookies[session.cookieName]);
     const value = await sessions.create(user);
-    reply.setCookie(config.session.cookieName, value, this.cookieOptions());
+    reply.setCookie(session.cookieName, value, this.cookieOptions());
   }
 
   async signOut(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const { sessions, config } = this.ctx;
-    await sessions.destroy(request.cookies[config.session.cookieName]);
-    reply.clearCookie(config.session.cookieName, { path: '/' });
+    const { sessions, session } = this;
+    await sessions.destroy(request.cookies[session.cookieName]);
+    reply.clearCookie(session.cookieName, { path: '/' });
   }
 
   errorPage(request: FastifyRequest, reply: FastifyReply, status: number, message: string) {
@@ -187,7 +206,7 @@ export async function registerWeb(app: FastifyInstance, web: Web, pages: PageRou
     // the other fields are plain values, so the CSRF check reads them as for any form.
     await scope.register(multipart, {
       attachFieldsToBody: 'keyValues',
-      limits: { fileSize: web.ctx.config.attachment.maxSize, files: 20, fields: 100 },
+      limits: { fileSize: web.uploadLimit, files: 20, fields: 100 },
       async onFile(this: FastifyRequest, part: MultipartFile) {
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-upload-'));
         const file = path.join(dir, 'file');
@@ -219,7 +238,7 @@ export async function registerWeb(app: FastifyInstance, web: Web, pages: PageRou
       if (!UNSAFE.has(request.method)) return;
       const body = request.body as Record<string, unknown> | undefined;
       const presented = request.headers['x-csrf-token'] ?? body?.['_csrf'];
-      if (!web.ctx.sessions.checkCsrf(request.web.browserId, request.web.user?.id ?? null, presented)) {
+      if (!web.sessions.checkCsrf(request.web.browserId, request.web.user?.id ?? null, presented)) {
         return web.errorPage(
           request,
           reply,

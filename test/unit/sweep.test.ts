@@ -46,7 +46,7 @@ beforeEach(() => {
 });
 
 function sweeper(references: BlobReferences[] = []): Sweeper {
-  return new Sweeper(storage, repos, references, silent);
+  return new Sweeper({ storage, repoRoot: repos, blobReferences: references, log: silent });
 }
 
 /** A contribution for `store` under `prefix` whose rows reference `keys`, counting its calls. */
@@ -272,7 +272,13 @@ describe('Sweeper', () => {
     age(path.join(tmp, 'ten-minutes'), 10 * 60_000);
     assert.equal((await sweeper().sweep()).temporary.length, 0);
     assert.equal((await sweeper().sweep({ graceMs: 20 * 60_000 })).temporary.length, 0);
-    const short = new Sweeper(storage, repos, [], silent, 5 * 60_000);
+    const short = new Sweeper({
+      storage,
+      repoRoot: repos,
+      blobReferences: [],
+      log: silent,
+      graceMs: 5 * 60_000,
+    });
     assert.deepEqual(
       (await short.sweep()).temporary.map((t) => t.name),
       ['.tmp/ten-minutes'],

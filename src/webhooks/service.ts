@@ -3,8 +3,7 @@
 // their management (checked settings, secrets stored encrypted), their delivery history and test
 // deliveries. What happens is turned into deliveries by ./dispatch.ts (payloads: ./payloads.ts)
 // and delivered by the durable queue of ./queue.ts.
-import { nowUnix } from '../db/database.js';
-import type { Db } from '../db/database.js';
+import { nowUnix, type Db } from '../db/database.js';
 import { badRequest, invalid, invalidField, notFound } from '../errors.js';
 import { isValidRefName, resolveRef } from '../git/data.js';
 import { ZERO_OID } from '../git/git.js';

@@ -56,6 +56,8 @@ import { UnadoptedService } from '../repos/unadopted.js';
 import { testSweepGraceMs } from '../faults.js';
 import { PackageService } from '../packages/service.js';
 import { SessionService } from '../sessions/service.js';
+import { SignInThrottle } from '../sessions/throttle.js';
+import { uploadsTempDir } from '../web/uploads.js';
 import { SocialService } from '../social/service.js';
 import { ActivityService } from '../activities/service.js';
 import { PackageCleanup } from '../packages/cleanup/service.js';
@@ -198,6 +200,8 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     usageSources: contributions.usageSources,
     quotaItems: contributions.quotaItems,
   });
+  // One limiter of password sign-in for the web's form and Basic authentication.
+  const signInThrottle = new SignInThrottle({ db, users, settings: config.security.signInThrottle });
   const auth = new Authenticator({
     users,
     tokens,
@@ -206,6 +210,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
       header: config.security.reverseProxyAuthenticationUser,
       trusted: config.security.reverseProxyTrustedProxies,
     },
+    passwords: signInThrottle,
   });
   const ctx = {
     config,
@@ -399,6 +404,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     blobReferences: contributions.blobReferences,
     log,
     graceMs: testSweepGraceMs(),
+    temporaryDirs: { uploads: uploadsTempDir(config.server.appDataPath) },
   });
   ctx.packages = new PackageService(ctx);
   ctx.packageCleanup = new PackageCleanup(ctx, log);
@@ -407,6 +413,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     users,
     secretKey: config.security.secretKey,
     lifetime: config.session.lifetime,
+    throttle: signInThrottle,
   });
   ctx.ops = new OpsService({ db, storage, log });
   ctx.metrics = new Metrics({ enabled: config.metrics.enabled, gauges: ctx.ops });

@@ -87,6 +87,7 @@ import { containerRoutes } from '../packages/container/routes.js';
 import { signingRoutes } from '../signing/routes.js';
 import { wikiRoutes } from '../wiki/routes.js';
 import { wikiPages } from '../wiki/pages.js';
+import { uploadsTempDir } from '../web/uploads.js';
 
 /** The issue presenter of the issue routes. */
 const issuePresenter = (ctx: AppContext) =>
@@ -506,6 +507,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
       sessions: ctx.sessions,
       session: ctx.config.session,
       uploadLimit: ctx.config.attachment.maxSize,
+      rootUrl: ctx.config.server.rootUrl,
+      uploadsDir: uploadsTempDir(ctx.config.server.appDataPath),
     }),
     ctx,
   );

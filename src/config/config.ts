@@ -152,6 +152,11 @@ export function loadConfig(opts: LoadOptions = {}): Config {
         : ['127.0.0.0/8', '::1/128'],
       internalToken: r.string('security', 'INTERNAL_TOKEN', ''),
       passwordHash: readPasswordHash(r, (w) => passwordWarnings.push(w)),
+      signInThrottle: {
+        window: r.duration('security', 'LOGIN_THROTTLE_WINDOW', 15 * 60),
+        maxPerAccount: r.int('security', 'LOGIN_MAX_FAILURES', 5, 1, 1_000_000),
+        maxPerAddress: r.int('security', 'LOGIN_MAX_FAILURES_PER_ADDRESS', 20, 1, 1_000_000),
+      },
     },
     service: {
       enableReverseProxyAuthenticationApi: r.bool(

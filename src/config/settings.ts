@@ -52,6 +52,11 @@ export interface Config {
     internalToken: string;
     /** argon2id's parameters for new password hashes ([security] PASSWORD_HASH_ALGO). */
     passwordHash: PasswordHashParams;
+    /**
+     * Password sign-in throttling (web form and Basic auth): failures counted over
+     * LOGIN_THROTTLE_WINDOW, LOGIN_MAX_FAILURES per account, LOGIN_MAX_FAILURES_PER_ADDRESS per address.
+     */
+    signInThrottle: { window: number; maxPerAccount: number; maxPerAddress: number };
   };
   service: {
     enableReverseProxyAuthenticationApi: boolean;
@@ -210,7 +215,7 @@ export interface SigningConfig {
   name: string;
   email: string;
   format: 'openpgp' | 'ssh';
-  /** Forgejo's MERGES rules; Anvil evaluates never, always and pubkey (see README). */
+  /** Forgejo's MERGES rules; Anvil evaluates never, always and pubkey (see docs/configuration.md). */
   merges: string[];
   /** GNUPGHOME for gpg (openpgp format); '' for the process's own. */
   gnupgHome: string;

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { AppError } from '../errors.js';
 import { CsrfField, Field, Layout, type PageContext } from '../web/layout.js';
-import { localTarget, type PageRoutes, type Web } from '../web/plugin.js';
+import type { PageRoutes, Web } from '../web/plugin.js';
 import { Pager, When, pageNumber } from '../web/components.js';
 import type { UserRow } from './tables.js';
 import { UserType, Visibility } from './tables.js';
@@ -226,7 +226,7 @@ export function ExploreTabs(props: { active: 'repos' | 'users' | 'organizations'
 export interface UserPagesDeps {
   users: Pick<UserService, 'create' | 'edit' | 'search'>;
   orgs: Pick<OrgService, 'listOrgs'>;
-  sessions: Pick<SessionService, 'signIn' | 'destroyOthers'>;
+  sessions: Pick<SessionService, 'signIn'>;
   /** [service] DISABLE_REGISTRATION: the sign-up page is closed. */
   disableRegistration: boolean;
   /** Accounts per page of the explore lists ([api] DEFAULT_PAGING_NUM). */
@@ -242,14 +242,15 @@ function registerUserPages(app: FastifyInstance, web: Web, deps: UserPagesDeps):
 
   app.get('/user/login', async (request, reply) => {
     const q = request.query as Form;
-    if (request.web.user) return web.redirect(reply, localTarget(q['redirect_to']));
-    return web.send(reply, <LoginPage page={web.page(request)} redirectTo={localTarget(q['redirect_to'])} />);
+    const redirectTo = web.localTarget(q['redirect_to']);
+    if (request.web.user) return web.redirect(reply, redirectTo);
+    return web.send(reply, <LoginPage page={web.page(request)} redirectTo={redirectTo} />);
   });
 
   app.post('/user/login', async (request, reply) => {
     const login = field(request.body, 'user_name');
     const password = field(request.body, 'password');
-    const redirectTo = localTarget(field(request.body, 'redirect_to'));
+    const redirectTo = web.localTarget(field(request.body, 'redirect_to'));
     const again = (error: string, status: number) =>
       web.send(
         reply,
@@ -331,9 +332,8 @@ function registerUserPages(app: FastifyInstance, web: Web, deps: UserPagesDeps):
     if (Object.keys(errors).length) {
       return web.send(reply, <ChangePasswordPage page={web.page(request)} errors={errors} />, 422);
     }
+    // Every session of the account ends with the change (users.edit); this browser gets a fresh one.
     const edited = await users.edit(user, { password, mustChangePassword: false });
-    // Every other session of the account ends; this browser gets a fresh one.
-    await sessions.destroyOthers(user.id);
     await web.signIn(request, reply, edited);
     return web.redirect(reply, '/', { kind: 'info', text: 'Your password has been updated.' });
   });

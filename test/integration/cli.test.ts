@@ -15,6 +15,7 @@ import { loadConfig, type Config } from '../../src/config/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { freePort, freshDatabase } from '../helpers/server.js';
 import { GitClient, repoUrl } from '../helpers/git.js';
+import { WebClient } from '../helpers/web.js';
 
 const CLI = fileURLToPath(new URL('../../bundle/cli.js', import.meta.url));
 
@@ -475,6 +476,11 @@ describe('anvil CLI', () => {
         signal: AbortSignal.timeout(10_000),
       }).then((res) => res.status);
     assert.equal(await basic('carol-pass-1'), 200);
+    // A browser signed in before the change is signed out by it.
+    const browser = new WebClient(w.url);
+    await browser.signIn('carol', 'carol-pass-1');
+    const signedIn = async () => (await browser.get('/user/settings/change_password')).status === 200;
+    assert.ok(await signedIn(), 'signed in on the web');
     const r = await cli(
       'admin',
       'user',
@@ -487,6 +493,7 @@ describe('anvil CLI', () => {
     );
     assertOk(r, 'change-password');
     assert.match(r.stdout, /carol's password has been successfully updated!/);
+    assert.equal(await signedIn(), false, 'the web session ended with the new password');
     assert.equal(await mustChangePassword('carol'), 1);
     assert.equal(await basic('carol-pass-1'), 401, 'the old password no longer signs in');
     assert.notEqual(await basic('carol-pass-2'), 401, 'the new password does (the account may not act yet)');
@@ -718,7 +725,7 @@ describe('npm start contract: `anvil web` in a fresh directory without configura
     );
     const version = await api<{ version: string }>(w.url, 'GET', '/version');
     assert.equal(version.status, 200);
-    assert.match(version.body.version, /\+anvil-/);
+    assert.match(version.body.version, /\+gitea-[0-9.]+-anvil-/);
     assert.ok(fs.existsSync(path.join(cwd, 'data', 'anvil.db')), './data/anvil.db');
     const ini = fs.readFileSync(path.join(cwd, 'data', 'app.ini'), 'utf8');
     const key = /^SECRET_KEY = (\S+)$/m.exec(ini)?.[1];

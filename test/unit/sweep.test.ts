@@ -264,6 +264,27 @@ describe('Sweeper', () => {
     assert.deepEqual(fs.readdirSync(path.join(objects, 'pack')), ['pack-real.pack']);
   });
 
+  it('empties the temporary folders named to it (the web’s uploads) of what is past the grace period', async () => {
+    const uploads = path.join(dir, 'tmp', 'uploads');
+    fs.mkdirSync(uploads, { recursive: true });
+    fs.writeFileSync(path.join(uploads, 'upload-old'), 'abandoned');
+    age(path.join(uploads, 'upload-old'), 2 * HOUR);
+    fs.writeFileSync(path.join(uploads, 'upload-busy'), 'still arriving');
+    const s = new Sweeper({
+      storage,
+      repoRoot: repos,
+      blobReferences: [],
+      log: silent,
+      temporaryDirs: { uploads, missing: path.join(dir, 'not-there') },
+    });
+    const report = await s.sweep();
+    assert.deepEqual(
+      report.temporary.map((t) => [t.store, t.name, t.size]),
+      [['uploads', 'upload-old', 9]],
+    );
+    assert.deepEqual(fs.readdirSync(uploads), ['upload-busy']);
+  });
+
   it('takes its grace period from the sweep, the sweeper, or one hour by default', async () => {
     assert.equal(SWEEP_GRACE_MS, HOUR);
     const tmp = path.join(dir, 'lfs', '.tmp');

@@ -37,6 +37,7 @@ import type { Cluster } from '../cluster/service.js';
 import type { Config } from '../config/config.js';
 import type { CronService } from '../cron/service.js';
 import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
+import { uniqueViolation } from '../db/retry.js';
 import { badRequest, conflict, forbidden, notFound, unauthorized } from '../errors.js';
 import type { QuotaUsedArtifactJson } from '../quota/schemas.js';
 import type { ItemSources, QuotaService } from '../quota/service.js';
@@ -245,7 +246,7 @@ export class ArtifactService {
         return (await store.getById(tx, id))!;
       });
     } catch (err) {
-      if (isUniqueViolation(err))
+      if (uniqueViolation(err))
         throw conflict(`an artifact named "${name}" already exists in run ${job.runId}`);
       throw err;
     }
@@ -568,9 +569,4 @@ function hashMatches(given: string | undefined, sha256: string): boolean {
   const m = /^sha256:([0-9a-fA-F]{64})$/.exec(given.trim());
   if (!m || !sha256) return false;
   return crypto.timingSafeEqual(Buffer.from(m[1]!.toLowerCase()), Buffer.from(sha256));
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }

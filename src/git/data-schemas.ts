@@ -5,7 +5,9 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { User, toUserJson } from '../users/schemas.js';
 import type { Viewer } from '../users/store.js';
 import type { UserRow } from '../users/tables.js';
-import type { AnnotatedTagData, CommitData, RefEntry, Signature, TagData, TreeEntry } from './data.js';
+import type { CommitData, Signature } from './data.js';
+import type { AnnotatedTagData, RefEntry, TagData } from './ref-lists.js';
+import type { TreeEntry } from './trees.js';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const DateTime = Type.String({ format: 'date-time' });

@@ -14,7 +14,12 @@ import { AccessMode } from '../orgs/store.js';
 import type { Viewer } from '../users/store.js';
 import type { UserRow } from '../users/tables.js';
 import * as data from './data.js';
-import type { CommitData, Ident, ResolvedRef, TreeChange } from './data.js';
+import * as notes from './notes.js';
+import * as refLists from './ref-lists.js';
+import * as trees from './trees.js';
+import * as write from './write.js';
+import type { CommitData, ResolvedRef } from './data.js';
+import type { Ident, TreeChange } from './write.js';
 import { usersByEmails } from './data-store.js';
 import { mergeBase } from './git.js';
 import { resolveRevision } from './revision.js';
@@ -146,7 +151,7 @@ export class GitDataService {
 
   /** Whether the repository has no branch (what git says, whatever the stored flag). */
   private async isEmpty(t: Target): Promise<boolean> {
-    return !(await data.hasBranches(t.dir));
+    return !(await refLists.hasBranches(t.dir));
   }
 
   /** The commit `name` (branch, tag or commit id) names; the default branch when absent; 404 else. */
@@ -191,13 +196,13 @@ export class GitDataService {
 
   // Branches
 
-  async listBranches(t: Target, page: Page): Promise<[data.RefCommit[], number]> {
-    const all = await data.branches(t.dir);
+  async listBranches(t: Target, page: Page): Promise<[refLists.RefCommit[], number]> {
+    const all = await refLists.branches(t.dir);
     return [all.slice(page.offset, page.offset + page.limit), all.length];
   }
 
-  async getBranch(t: Target, name: string): Promise<data.RefCommit> {
-    const [b] = data.isValidRefName(name) ? await data.branches(t.dir, name) : [];
+  async getBranch(t: Target, name: string): Promise<refLists.RefCommit> {
+    const [b] = data.isValidRefName(name) ? await refLists.branches(t.dir, name) : [];
     if (!b) throw notFound(`branch does not exist [name: ${name}]`);
     return b;
   }
@@ -206,7 +211,7 @@ export class GitDataService {
     t: Target,
     doer: UserRow,
     input: { name: string; oldBranch?: string | undefined; oldRef?: string | undefined },
-  ): Promise<data.RefCommit> {
+  ): Promise<refLists.RefCommit> {
     if (await this.isEmpty(t)) throw notFound(EMPTY);
     checkBranchName(input.name, 'new_branch_name');
     let from: ResolvedRef;
@@ -223,7 +228,7 @@ export class GitDataService {
       );
     }
     const ref = `refs/heads/${input.name}`;
-    const names = await data.branchAndTagNames(t.dir);
+    const names = await refLists.branchAndTagNames(t.dir);
     if (names.has(ref)) throw conflict('The branch already exists.');
     if (names.has(`refs/tags/${input.name}`)) throw conflict('The branch with the same tag already exists.');
     const parts = input.name.split('/');
@@ -256,7 +261,7 @@ export class GitDataService {
   async renameBranch(t: Target, doer: UserRow, from: string, name: string): Promise<void> {
     if (await this.isEmpty(t)) throw notFound(EMPTY);
     checkBranchName(name, 'name');
-    const names = await data.branchAndTagNames(t.dir);
+    const names = await refLists.branchAndTagNames(t.dir);
     const taken = 'Cannot rename a branch using the same name or rename to a branch that already exists.';
     if (from === name || names.has(`refs/heads/${name}`)) throw invalidField('name', taken);
     const b = await this.getBranch(t, from);
@@ -288,13 +293,13 @@ export class GitDataService {
 
   // Tags
 
-  async listTags(t: Target, page: Page): Promise<[data.TagData[], number]> {
-    const all = await data.tags(t.dir);
+  async listTags(t: Target, page: Page): Promise<[refLists.TagData[], number]> {
+    const all = await refLists.tags(t.dir);
     return [all.slice(page.offset, page.offset + page.limit), all.length];
   }
 
-  async getTag(t: Target, name: string): Promise<data.TagData> {
-    const [tag] = data.isValidRefName(name) ? await data.tags(t.dir, name) : [];
+  async getTag(t: Target, name: string): Promise<refLists.TagData> {
+    const [tag] = data.isValidRefName(name) ? await refLists.tags(t.dir, name) : [];
     if (!tag) throw notFound(`tag does not exist [name: ${name}]`);
     return tag;
   }
@@ -303,7 +308,7 @@ export class GitDataService {
     t: Target,
     doer: UserRow,
     input: { name: string; target?: string | undefined; message?: string | undefined },
-  ): Promise<data.TagData> {
+  ): Promise<refLists.TagData> {
     if (!data.isValidRefName(input.name))
       throw invalidField('tag_name', `invalid tag name [name: ${input.name}]`);
     const target = input.target || t.repo.default_branch;
@@ -311,12 +316,12 @@ export class GitDataService {
     const commit = await data.resolveRef(t.dir, target);
     if (!commit) throw notFound(`target not found [ref: ${target}]`);
     const ref = `refs/tags/${input.name}`;
-    const names = await data.branchAndTagNames(t.dir);
+    const names = await refLists.branchAndTagNames(t.dir);
     if (names.has(ref)) throw conflict(`tag already exists [name: ${input.name}]`);
     await this.assertQuota(t);
     const message = input.message?.trim();
     const oid = message
-      ? await data.makeTag(t.dir, input.name, commit.oid, message, this.doerIdent(doer))
+      ? await write.makeTag(t.dir, input.name, commit.oid, message, this.doerIdent(doer))
       : commit.oid;
     const update = { ref, oldOid: data.ZERO_OID, newOid: oid };
     await this.allow(t, doer, [update], invalid);
@@ -331,11 +336,11 @@ export class GitDataService {
     await this.apply(t, doer, update, 'the tag was changed meanwhile; try again');
   }
 
-  async annotatedTag(t: Target, sha: string): Promise<data.AnnotatedTagData> {
+  async annotatedTag(t: Target, sha: string): Promise<refLists.AnnotatedTagData> {
     if (!data.isHexOid(sha)) throw invalidField('sha', `not a valid object id [sha: ${sha}]`);
     const info = await data.objectInfo(t.dir, sha);
     if (!info) throw notFound(`tag does not exist [sha: ${sha}]`);
-    const tag = await data.annotatedTag(t.dir, info.oid);
+    const tag = await refLists.annotatedTag(t.dir, info.oid);
     if (!tag) throw badRequest(`object is not an annotated tag [sha: ${sha}]`);
     return tag;
   }
@@ -345,7 +350,7 @@ export class GitDataService {
   /** The note of the commit `sha` names, with the notes commit that wrote it; 404 when none. */
   async getNote(t: Target, sha: string, diff: boolean): Promise<{ message: string; commit: CommitData }> {
     const c = await this.resolve(t, sha, 'sha');
-    const note = await data.readNote(t.dir, c.oid);
+    const note = await notes.readNote(t.dir, c.oid);
     if (!note) throw notFound(`note does not exist [commit: ${c.oid}]`);
     const commit = (await data.getCommit(t.dir, note.commit, diff))!;
     return { message: note.message.toString('utf8'), commit };
@@ -355,13 +360,13 @@ export class GitDataService {
   async setNote(t: Target, doer: UserRow, sha: string, message: string): Promise<void> {
     const c = await this.resolve(t, sha, 'sha');
     await this.assertQuota(t);
-    await data.setNote(t.dir, c.oid, message, this.doerIdent(doer));
+    await notes.setNote(t.dir, c.oid, message, this.doerIdent(doer));
     await this.ctx.repos.refreshSize(t.repo.id);
   }
 
   async removeNote(t: Target, doer: UserRow, sha: string): Promise<void> {
     const c = await this.resolve(t, sha, 'sha');
-    if (!(await data.removeNote(t.dir, c.oid, this.doerIdent(doer))))
+    if (!(await notes.removeNote(t.dir, c.oid, this.doerIdent(doer))))
       throw notFound(`note does not exist [commit: ${c.oid}]`);
   }
 
@@ -375,7 +380,7 @@ export class GitDataService {
     if (await this.isEmpty(t)) throw notFound(EMPTY);
     const c = await this.resolve(t, ref);
     const p = data.cleanTreePath(filePath);
-    const entry = await data.entryAt(t.dir, c.oid, '.editorconfig');
+    const entry = await trees.entryAt(t.dir, c.oid, '.editorconfig');
     if (!entry || entry.type !== 'blob' || entry.size > MAX_EDITORCONFIG) {
       throw notFound(`.editorconfig does not exist [ref: ${c.name}]`);
     }
@@ -472,13 +477,13 @@ export class GitDataService {
     if (await this.isEmpty(t)) return [];
     const origRef = ref || t.repo.default_branch;
     const r = await this.resolve(t, origRef);
-    const entry = await data.entryAt(t.dir, r.oid, p);
+    const entry = await trees.entryAt(t.dir, r.oid, p);
     if (!entry) throw notFound(`file does not exist [path: ${p}]`);
     const base = { origRef, refKind: r.kind, refName: r.name };
     if (entry.type !== 'tree') {
       const name = path.posix.basename(p);
       const type = contentsType(entry.mode);
-      const last = (await data.lastCommitOf(t.dir, r.oid, p)) ?? (await this.stamp(t, r.oid));
+      const last = (await trees.lastCommitOf(t.dir, r.oid, p)) ?? (await this.stamp(t, r.oid));
       const e: ContentsEntry = {
         ...base,
         name,
@@ -492,20 +497,20 @@ export class GitDataService {
         e.content = entry.size <= MAX_BLOB_SIZE ? await data.readBlob(t.dir, entry.oid) : null;
       if (type === 'symlink') e.target = (await data.readBlob(t.dir, entry.oid)).toString('utf8');
       if (type === 'submodule') {
-        const url = (await data.submoduleUrls(t.dir, r.oid)).get(p);
+        const url = (await trees.submoduleUrls(t.dir, r.oid)).get(p);
         if (url) e.submoduleUrl = url;
       }
       return e;
     }
-    const children = await data.listTree(t.dir, r.oid, p);
+    const children = await trees.listTree(t.dir, r.oid, p);
     const prefix = p ? `${p}/` : '';
     const names = children.map((c) => c.path.slice(prefix.length));
     const symlinks = children.filter((c) => c.mode === '120000').map((c) => c.oid);
     const [last, targets, submodules] = await Promise.all([
-      data.lastCommits(t.dir, r.oid, p, names),
+      trees.lastCommits(t.dir, r.oid, p, names),
       data.readBlobs(t.dir, symlinks),
       children.some((c) => c.type === 'commit')
-        ? data.submoduleUrls(t.dir, r.oid)
+        ? trees.submoduleUrls(t.dir, r.oid)
         : new Map<string, string>(),
     ]);
     const fallback = names.every((n) => last.has(n)) ? undefined : await this.stamp(t, r.oid);
@@ -531,7 +536,11 @@ export class GitDataService {
   }
 
   /** The blob at `rawPath` of `ref`, or (without a ref) of the ref the path starts with. */
-  async rawEntry(t: Target, rawPath: string, ref?: string): Promise<{ entry: data.TreeEntry; name: string }> {
+  async rawEntry(
+    t: Target,
+    rawPath: string,
+    ref?: string,
+  ): Promise<{ entry: trees.TreeEntry; name: string }> {
     let p = data.cleanTreePath(rawPath);
     if (await this.isEmpty(t)) throw notFound(EMPTY);
     let commit: string;
@@ -546,7 +555,7 @@ export class GitDataService {
         commit = (await this.resolve(t, undefined)).oid;
       }
     }
-    const entry = p ? await data.entryAt(t.dir, commit, p) : undefined;
+    const entry = p ? await trees.entryAt(t.dir, commit, p) : undefined;
     if (!entry || entry.type !== 'blob') throw notFound(`file does not exist [path: ${p}]`);
     return { entry, name: path.posix.basename(p) };
   }
@@ -568,7 +577,7 @@ export class GitDataService {
 
   /** The names of the branches and tags (for the pages' ref switcher), in one git process. */
   async refNames(t: Target): Promise<{ branches: string[]; tags: string[] }> {
-    const all = await data.refs(t.dir, 'refs/');
+    const all = await refLists.refs(t.dir, 'refs/');
     const of = (prefix: string) =>
       all
         .filter((r) => r.ref.startsWith(prefix))
@@ -579,21 +588,21 @@ export class GitDataService {
 
   /** `git blame` of a file at a commit: runs of lines with the commit that last changed them. */
   blame(t: Target, oid: string, p: string) {
-    return data.blame(t.dir, oid, p);
+    return trees.blame(t.dir, oid, p);
   }
 
   /** What is at `p` in commit `oid` (undefined: nothing). */
   entry(t: Target, oid: string, p: string) {
-    return data.entryAt(t.dir, oid, p);
+    return trees.entryAt(t.dir, oid, p);
   }
 
   /** A directory's entries, directories first, each with the last commit that changed it. */
   async directory(t: Target, ref: string, p: string) {
     // A commit id (not a ref name) keys the cache of last commits.
     const oid = /^[0-9a-f]{40,64}$/.test(ref) ? ref : ((await data.resolveRef(t.dir, ref))?.oid ?? ref);
-    const entries = await data.listTree(t.dir, oid, p);
+    const entries = await trees.listTree(t.dir, oid, p);
     const names = entries.map((e) => e.path.slice(p ? p.length + 1 : 0));
-    const last = await data.lastCommits(t.dir, oid, p, names);
+    const last = await trees.lastCommits(t.dir, oid, p, names);
     const commits = await data.commitsByOids(
       t.dir,
       [...last.values()].map((l) => l.oid),
@@ -606,7 +615,7 @@ export class GitDataService {
   }
 
   /** The bytes of a blob no larger than `max` (undefined when larger). */
-  async readSmall(t: Target, entry: data.TreeEntry, max: number): Promise<Buffer | undefined> {
+  async readSmall(t: Target, entry: trees.TreeEntry, max: number): Promise<Buffer | undefined> {
     if (entry.size > max) return undefined;
     return data.readBlob(t.dir, entry.oid);
   }
@@ -620,7 +629,7 @@ export class GitDataService {
    * For /media: the LFS object a small pointer blob stands for, when this repository holds it;
    * undefined when the blob is not such a pointer (it is then served as it is).
    */
-  async lfsObjectFor(t: Target, entry: data.TreeEntry): Promise<LfsObject | undefined> {
+  async lfsObjectFor(t: Target, entry: trees.TreeEntry): Promise<LfsObject | undefined> {
     if (entry.size > 1024 || entry.type !== 'blob') return undefined;
     const m = LFS_POINTER.exec((await data.readBlob(t.dir, entry.oid)).toString('utf8'));
     if (!m) return undefined;
@@ -640,8 +649,8 @@ export class GitDataService {
   async archive(
     t: Target,
     archive: string,
-  ): Promise<{ oid: string; format: data.ArchiveFormat; filename: string; prefix: string }> {
-    const format: data.ArchiveFormat | undefined = archive.endsWith('.zip')
+  ): Promise<{ oid: string; format: trees.ArchiveFormat; filename: string; prefix: string }> {
+    const format: trees.ArchiveFormat | undefined = archive.endsWith('.zip')
       ? 'zip'
       : archive.endsWith('.tar.gz')
         ? 'tar.gz'
@@ -662,9 +671,9 @@ export class GitDataService {
 
   // Git objects
 
-  async refs(t: Target, filter?: string): Promise<{ refs: data.RefEntry[]; exact: boolean }> {
+  async refs(t: Target, filter?: string): Promise<{ refs: refLists.RefEntry[]; exact: boolean }> {
     const prefix = filter ? `refs/${filter}` : '';
-    const list = await data.refs(t.dir, prefix);
+    const list = await refLists.refs(t.dir, prefix);
     if (filter && list.length === 0) throw notFound(`reference does not exist [ref: ${prefix}]`);
     return { refs: list, exact: list.length === 1 && list[0]!.ref === prefix };
   }
@@ -673,16 +682,16 @@ export class GitDataService {
     t: Target,
     sha: string,
     o: { recursive: boolean; page: number; perPage: number },
-  ): Promise<{ sha: string; entries: data.TreeEntry[]; total: number; truncated: boolean; page: number }> {
+  ): Promise<{ sha: string; entries: trees.TreeEntry[]; total: number; truncated: boolean; page: number }> {
     data.checkRefName(sha, 'sha');
     let oid: string | undefined;
-    if (data.isHexOid(sha)) oid = await data.resolveTree(t.dir, sha);
+    if (data.isHexOid(sha)) oid = await trees.resolveTree(t.dir, sha);
     if (!oid) {
       const r = await data.resolveRef(t.dir, sha);
-      if (r) oid = await data.resolveTree(t.dir, r.oid);
+      if (r) oid = await trees.resolveTree(t.dir, r.oid);
     }
     if (!oid) throw notFound(`sha not found [sha: ${sha}]`);
-    const all = await data.listTree(t.dir, oid, '', o.recursive);
+    const all = await trees.listTree(t.dir, oid, '', o.recursive);
     const perPage = o.perPage > 0 && o.perPage <= MAX_TREE_PAGE ? o.perPage : MAX_TREE_PAGE;
     const page = o.page > 0 ? o.page : 1;
     const start = perPage * (page - 1);
@@ -789,7 +798,7 @@ export class GitDataService {
       for (const { op, sha, treePath, fromPath, content } of ops) {
         let mode = '100644';
         if (base && op !== 'create') {
-          const from = await data.entryAt(t.dir, base.oid, fromPath);
+          const from = await trees.entryAt(t.dir, base.oid, fromPath);
           if (!from || from.type !== 'blob') throw notFound(`file does not exist [path: ${fromPath}]`);
           if (sha !== from.oid) {
             const message = `sha does not match [given: ${sha}, expected: ${from.oid}]`;
@@ -806,7 +815,7 @@ export class GitDataService {
             claim(fromPath);
             changes.push({ path: fromPath, remove: true });
           }
-          changes.push({ path: treePath, mode, oid: await data.hashBlob(t.dir, content!) });
+          changes.push({ path: treePath, mode, oid: await write.hashBlob(t.dir, content!) });
         }
       }
       const verbs = { create: 'Add', update: 'Update', delete: 'Delete' } as const;
@@ -815,7 +824,7 @@ export class GitDataService {
         .map((paths, i) => (paths.length ? `${Object.values(verbs)[i]} ${paths.join(', ')}` : ''))
         .filter(Boolean)
         .join('\n');
-      return { tree: await data.writeTree(t.dir, base?.oid ?? null, changes), message };
+      return { tree: await write.writeTree(t.dir, base?.oid ?? null, changes), message };
     });
 
     const { oid, commit, branch } = done;
@@ -825,7 +834,7 @@ export class GitDataService {
         entries.push(null);
         continue;
       }
-      const written = (await data.entryAt(t.dir, oid, o.treePath))!;
+      const written = (await trees.entryAt(t.dir, oid, o.treePath))!;
       entries.push({
         name: path.posix.basename(o.treePath),
         path: o.treePath,
@@ -854,7 +863,7 @@ export class GitDataService {
     if (!input.patch.trim()) throw invalidField('content', 'patch is empty');
     const done = await this.commitChange(t, doer, input, async (base, branch) => {
       if (!base) throw notFound(`branch does not exist [name: ${branch}]`);
-      const r = await data.applyPatch(t.dir, base.oid, input.patch);
+      const r = await write.applyPatch(t.dir, base.oid, input.patch);
       if ('error' in r) throw invalidField('content', `patch does not apply: ${r.error}`);
       return { tree: r.tree, message: 'apply-patch' };
     });
@@ -889,7 +898,7 @@ export class GitDataService {
     await this.assertQuota(t);
     let message = input.message?.trim() || built.message;
     if (input.signoff) message += `\n\nSigned-off-by: ${committer.name} <${committer.email}>`;
-    const oid = await data.commitTree(t.dir, built.tree, base ? [base.oid] : [], message, author, committer);
+    const oid = await write.commitTree(t.dir, built.tree, base ? [base.oid] : [], message, author, committer);
 
     const update = {
       ref: `refs/heads/${newBranch}`,
@@ -903,7 +912,7 @@ export class GitDataService {
 
   /** Forgejo's checks of the path a file is written to, against the tree it is written into. */
   private async checkTarget(t: Target, base: string, treePath: string, fromPath: string, op: string) {
-    const along = await data.entriesAlong(t.dir, base, treePath);
+    const along = await trees.entriesAlong(t.dir, base, treePath);
     const parts = treePath.split('/');
     for (let i = 0; i < parts.length; i++) {
       const prefix = parts.slice(0, i + 1).join('/');

@@ -5,7 +5,7 @@ import contentDisposition from 'content-disposition';
 import { fileTypeFromBuffer } from 'file-type';
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import * as data from './data.js';
+import * as trees from './trees.js';
 import type { GitDataService, Target } from './data-service.js';
 
 /** Content types of raw files as Forgejo serves them: sniffed, never HTML. */
@@ -29,7 +29,7 @@ export async function contentTypeOf(head: Buffer): Promise<{ type: string; csp?:
 export async function sendEntry(
   svc: GitDataService,
   t: Target,
-  entry: data.TreeEntry,
+  entry: trees.TreeEntry,
   name: string,
   media: boolean,
   request: FastifyRequest,
@@ -49,11 +49,11 @@ export async function sendEntry(
     body = await svc.openLfs(lfs);
     reply.raw.once('close', () => body.destroy());
   } else {
-    const blob = data.streamBlob(t.dir, entry.oid);
+    const blob = trees.streamBlob(t.dir, entry.oid);
     reply.raw.once('close', blob.kill);
     body = blob.stdout;
   }
-  const { head, whole } = await data.peek(body, 4100);
+  const { head, whole } = await trees.peek(body, 4100);
   const ct = await contentTypeOf(head);
   if (ct.csp) reply.header('Content-Security-Policy', ct.csp);
   return reply
@@ -76,7 +76,7 @@ export async function sendArchive(
   const etag = `"${a.oid}-${a.format}"`;
   reply.header('ETag', etag);
   if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-  const archive = data.streamArchive(t.dir, a.oid, a.format, a.prefix);
+  const archive = trees.streamArchive(t.dir, a.oid, a.format, a.prefix);
   reply.raw.once('close', archive.kill);
   return reply
     .header('Content-Type', a.format === 'zip' ? 'application/zip' : 'application/gzip')

@@ -19,6 +19,9 @@ import type { UserRow } from '../users/tables.js';
 import { git } from '../git/git.js';
 import { scratchDir } from '../repos/forks.js';
 import * as data from '../git/data.js';
+import * as refLists from '../git/ref-lists.js';
+import * as trees from '../git/trees.js';
+import * as write from '../git/write.js';
 import { KeyedLock } from '../locks.js';
 import {
   gitPathToWebPath,
@@ -156,7 +159,7 @@ export class WikiService {
     if (!this.exists(repo)) return;
     const { oid } = await this.head(dir);
     if (oid) return;
-    const heads = await data.refs(dir, 'refs/heads/');
+    const heads = await refLists.refs(dir, 'refs/heads/');
     if (heads.length === 1) await git(['symbolic-ref', 'HEAD', heads[0]!.ref], { gitDir: dir });
   }
 
@@ -183,7 +186,7 @@ export class WikiService {
       (f, i, all): f is string => f !== undefined && isSafeGitPath(f) && all.indexOf(f) === i,
     );
     for (const file of candidates) {
-      const e = await data.entryAt(dir, commit, file);
+      const e = await trees.entryAt(dir, commit, file);
       if (e && e.type === 'blob') return { file, oid: e.oid, size: e.size };
     }
     return undefined;
@@ -198,12 +201,12 @@ export class WikiService {
     const proper = webPathToGitPath(web);
     const literal = `${web}.md`;
     if (!commit) return { file: proper, exists: false };
-    if (isSafeGitPath(literal) && (await data.entryAt(dir, commit, literal))?.type === 'blob') {
+    if (isSafeGitPath(literal) && (await trees.entryAt(dir, commit, literal))?.type === 'blob') {
       return { file: literal, exists: true };
     }
     return {
       file: proper,
-      exists: isSafeGitPath(proper) && (await data.entryAt(dir, commit, proper))?.type === 'blob',
+      exists: isSafeGitPath(proper) && (await trees.entryAt(dir, commit, proper))?.type === 'blob',
     };
   }
 
@@ -246,14 +249,14 @@ export class WikiService {
   ): Promise<[Array<WikiPageFile & { lastCommit: data.CommitData | undefined }>, number]> {
     const { dir, oid } = await this.requireHead(repo);
     const all: WikiPageFile[] = [];
-    for (const e of await data.listTree(dir, oid)) {
+    for (const e of await trees.listTree(dir, oid)) {
       if (e.type !== 'blob' || e.mode !== '100644') continue;
       const web = gitPathToWebPath(e.path);
       if (web === undefined) continue;
       all.push({ webPath: web, title: webPathToTitle(web), file: e.path, oid: e.oid, size: e.size });
     }
     const slice = all.slice(offset, offset + limit);
-    const last = await data.lastCommits(
+    const last = await trees.lastCommits(
       dir,
       oid,
       '',
@@ -332,7 +335,7 @@ export class WikiService {
       await this.commitChange(doer, dir, message, async (parent) => {
         const target = await this.fileFor(dir, parent, web);
         if (!isSafeGitPath(target.file)) throw badRequest('[Title]: invalid wiki page name');
-        const changes: data.TreeChange[] = [];
+        const changes: write.TreeChange[] = [];
         if (oldWeb === undefined) {
           if (target.exists) {
             throw badRequest(`wiki page already exists [title: ${webPathToTitle(web)}]`);
@@ -341,7 +344,7 @@ export class WikiService {
           const old = await this.fileFor(dir, parent, oldWeb);
           if (old.exists) changes.push({ path: old.file, remove: true });
         }
-        const oid = await data.hashBlob(dir, content);
+        const oid = await write.hashBlob(dir, content);
         changes.push({ path: target.file, mode: '100644', oid });
         return changes;
       });
@@ -358,13 +361,13 @@ export class WikiService {
     doer: UserRow,
     dir: string,
     message: string,
-    changes: (parent: string | undefined) => Promise<data.TreeChange[]>,
+    changes: (parent: string | undefined) => Promise<write.TreeChange[]>,
   ): Promise<string> {
     const who = this.identOf(doer);
     for (let attempt = 0; attempt < 5; attempt++) {
       const { branch, oid: parent } = await this.head(dir);
-      const tree = await data.writeTree(dir, parent ?? null, await changes(parent));
-      const commit = await data.commitTree(dir, tree, parent ? [parent] : [], message, who, who);
+      const tree = await write.writeTree(dir, parent ?? null, await changes(parent));
+      const commit = await write.commitTree(dir, tree, parent ? [parent] : [], message, who, who);
       if (await data.updateRef(dir, `refs/heads/${branch}`, parent ?? data.ZERO_OID, commit)) return commit;
     }
     throw conflict('the wiki changed while the page was written: try again');
@@ -376,7 +379,7 @@ export class WikiService {
   }
 
   /** The doer as author and committer (the no-reply address when they keep theirs private). */
-  private identOf(doer: UserRow): data.Ident {
+  private identOf(doer: UserRow): write.Ident {
     const host = new URL(this.ctx.config.server.rootUrl).hostname || os.hostname();
     return {
       name: doer.full_name || doer.name,

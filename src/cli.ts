@@ -74,6 +74,7 @@ function doctorContext(ctx: AppContext): DoctorContext {
     storage: ctx.storage,
     repoRoot: ctx.config.repository.root,
     repos: ctx.repos,
+    refChanges: ctx.refChanges,
     wiki: ctx.wiki,
     recovery: ctx.recovery,
     sweeper: ctx.sweeper,
@@ -436,7 +437,7 @@ admin
   });
 
 program.addCommand(runnerCommand());
-program.addCommand(keysCommand());
+program.addCommand(keysCommand(createContext));
 program.addCommand(servCommand());
 
 program.parseAsync(process.argv).catch((err: unknown) => {

@@ -52,6 +52,14 @@ import { RunnerService } from '../actions/runners.js';
 import { ArtifactService } from '../artifacts/service.js';
 import { ArtifactContent } from '../artifacts/content.js';
 import { ForkService } from '../repos/forks.js';
+import { RefChanges } from '../repos/ref-changes.js';
+import { RepoTransfers } from '../repos/transfers.js';
+import { Collaborators } from '../repos/collaborators.js';
+import { RepoPresenter } from '../repos/present.js';
+import { GitDataService } from '../git/data-service.js';
+import { GitRefService } from '../git/data-refs.js';
+import { GitFileService } from '../git/data-files.js';
+import { SshCommands } from '../ssh/command.js';
 import { CHECK_MS as RECOVERY_CHECK_MS, RefRecovery, STALE_INTENT_SECONDS } from '../repos/recovery.js';
 import { GenerateService } from '../repos/generate.js';
 import { UnadoptedService } from '../repos/unadopted.js';
@@ -81,7 +89,6 @@ import { RepoMetaService } from '../repometa/service.js';
 import { WikiService } from '../wiki/service.js';
 import { nextRunIn } from '../config/config.js';
 import { SshKeyService } from '../ssh/service.js';
-import { setSshCloneAddress } from '../repos/schemas.js';
 import { SigningService } from '../signing/service.js';
 import { Cluster } from '../cluster/service.js';
 import { configurePasswordHashing } from '../auth/password.js';
@@ -109,6 +116,20 @@ export interface AppContext {
   orgs: OrgService;
   quota: QuotaService;
   repos: RepoService;
+  /** Ref changes recorded and announced (intents, push records, the `push` event). */
+  refChanges: RefChanges;
+  /** Pending and immediate repository transfers. */
+  repoTransfers: RepoTransfers;
+  /** Repositories' collaborators and team access. */
+  collaborators: Collaborators;
+  /** Repositories as the API's Repository JSON. */
+  repoPresenter: RepoPresenter;
+  /** The git data API: reading, writing refs, writing files. */
+  gitData: GitDataService;
+  gitRefs: GitRefService;
+  gitFiles: GitFileService;
+  /** What SSH sessions run (the built-in server and `anvil serv`). */
+  sshCommands: SshCommands;
   events: EventBus;
   pushes: PushRegistry;
   auth: Authenticator;
@@ -207,8 +228,8 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   const cluster = new Cluster({ db, log, cluster: config.cluster, database: config.database });
   // Events with every-node listeners (caches) reach the other processes too.
   const events = new EventBus({ log, cluster });
-  const repos = new RepoService(db, config.repository.root, events, log);
-  repos.node = config.cluster.nodeName;
+  const repos = new RepoService({ db, root: config.repository.root, events, log });
+  const refChanges = new RefChanges({ db, events, repos, node: config.cluster.nodeName });
   const contributions: Contributions = {
     owned: [repos.ownedResources()],
     usageSources: [repos.usageSource()],
@@ -247,17 +268,17 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     orgs,
     quota,
     repos,
+    refChanges,
     events,
-    pushes: new PushRegistry(),
-    recovery: new RefRecovery(db, repos, log),
+    // A push the checks allowed is written down before git moves a ref (see repos/recovery.ts).
+    pushes: new PushRegistry({ intents: refChanges }),
+    recovery: new RefRecovery({ db, repos, refChanges, log }),
     auth,
     storage,
     contributions,
     cluster,
     close: () => database.close(),
   } as AppContext;
-  // A push the checks allowed is written down before git moves a ref (see repos/recovery.ts).
-  ctx.pushes.onAllowed = (p) => repos.beginIntent(p.repo.id, p.pusher.id, p.updates);
   // Domains built on the core: each registers its contributions, push checks and event listeners.
   ctx.lfs = new LfsService({
     db,
@@ -271,10 +292,29 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   });
   ctx.protection = new ProtectionService({ db, log, pushes: ctx.pushes, repos, users });
   ctx.statuses = new StatusService({ db, events, repos });
-  ctx.forks = new ForkService(ctx);
-  ctx.generator = new GenerateService(ctx);
-  ctx.unadopted = new UnadoptedService(ctx);
-  ctx.mirrors = new MirrorService(ctx);
+  const rootUrl = config.server.rootUrl;
+  ctx.forks = new ForkService({
+    db,
+    events,
+    log,
+    repos,
+    refChanges,
+    orgs,
+    quota,
+    protection: ctx.protection,
+    repository: config.repository,
+  });
+  ctx.repoTransfers = new RepoTransfers({ db, events, repos });
+  ctx.collaborators = new Collaborators({ db });
+  ctx.generator = new GenerateService({
+    db,
+    repos,
+    orgs,
+    root: config.repository.root,
+    rootUrl,
+    ssh: config.ssh,
+  });
+  ctx.unadopted = new UnadoptedService({ db, repos, root: config.repository.root });
   ctx.labels = new LabelService({ db, repos });
   ctx.milestones = new MilestoneService({ db });
   ctx.social = new SocialService({ db });
@@ -303,7 +343,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.issueTriage = new IssueTriageService({ db, events, labels: ctx.labels });
   ctx.issueComments = new CommentService({ db, events, log, social: ctx.social, issues: ctx.issues });
   ctx.dependencies = new DependencyService({ db, users, repos, issues: ctx.issues });
-  ctx.releases = new ReleaseService({ db, events, log, repos, protection: ctx.protection });
+  ctx.releases = new ReleaseService({ db, events, log, repos, refChanges, protection: ctx.protection });
   ctx.attachments = new AttachmentService({
     db,
     log,
@@ -331,12 +371,23 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   });
   ctx.topics = new TopicService({ db, repos });
   ctx.markup = new MarkupService({ users, rootUrl: config.server.rootUrl });
-  ctx.avatars = new AvatarService(ctx);
+  ctx.avatars = new AvatarService({
+    db,
+    blobs: storage.avatars,
+    blobReferences: contributions.blobReferences,
+    picture: config.picture,
+  });
   ctx.oauth2 = new OAuth2Service({ db });
-  ctx.repoMeta = new RepoMetaService(ctx);
-  ctx.sshKeys = new SshKeyService(ctx);
-  setSshCloneAddress({ user: config.ssh.user, domain: config.ssh.domain, port: config.ssh.port });
-  ctx.wiki = new WikiService(ctx);
+  ctx.repoMeta = new RepoMetaService({ db, events, log, repos });
+  ctx.sshKeys = new SshKeyService({
+    db,
+    auth,
+    users,
+    repos,
+    minimumKeySizes: config.ssh.minimumKeySizes,
+    secretKey: config.security.secretKey,
+  });
+  ctx.wiki = new WikiService({ events, repos, rootUrl });
   ctx.activities = new ActivityService({ db, events, cluster, repos, users, issues: ctx.issues });
   // SSH signatures are checked against users' SSH keys (the ssh domain).
   ctx.signing = new SigningService({
@@ -353,6 +404,21 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
       },
     },
   });
+  // Verifications of commits signed with SSH keys are forgotten when users' keys change.
+  ctx.sshKeys.onKeysChanged(() => ctx.signing.keysChanged());
+  ctx.repoPresenter = new RepoPresenter({
+    rootUrl,
+    ssh: config.ssh,
+    users,
+    orgs,
+    repos,
+    transfers: ctx.repoTransfers,
+    issues: ctx.issues,
+    topics: ctx.topics,
+    languages: ctx.repoMeta,
+    releases: ctx.releases,
+  });
+  ctx.gitData = new GitDataService({ db, repos, users, signing: ctx.signing, lfs: ctx.lfs, rootUrl });
   ctx.pullReviews = new PullReviewService({ db, events, repos, users, protection: ctx.protection });
   ctx.pullMergeability = new MergeabilityService({
     db,
@@ -377,11 +443,21 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     signing: ctx.signing,
     background: ctx.pullMergeability,
   });
+  ctx.gitRefs = new GitRefService({
+    reader: ctx.gitData,
+    repos: refChanges,
+    protection: ctx.protection,
+    quota,
+    pulls: ctx.pulls,
+    rootUrl,
+  });
+  ctx.gitFiles = new GitFileService({ reader: ctx.gitData, refs: ctx.gitRefs });
   ctx.pullMerges = new MergeService({
     db,
     events,
     log,
     repos,
+    refChanges,
     users,
     issues: ctx.issues,
     labels: ctx.labels,
@@ -414,7 +490,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     issues: issuePresenter,
     repos,
     users,
-    forks: ctx.forks,
+    repoPresenter: ctx.repoPresenter,
     pulls: ctx.pulls,
     reviews: ctx.pullReviews,
     rootUrl: config.server.rootUrl,
@@ -451,11 +527,12 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     db,
     repos,
     users,
-    forks: ctx.forks,
+    repoPresenter: ctx.repoPresenter,
     attachments: ctx.attachments,
     issues: issuePresenter,
     pulls: ctx.pullPresenter,
     rootUrl: config.server.rootUrl,
+    ssh: config.ssh,
   });
   ctx.webhookDispatcher = new WebhookDispatcher({
     db,
@@ -477,6 +554,34 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   });
   // The scheduled tasks administrators list and start (/admin/cron), by Forgejo's names.
   ctx.cron = new CronService({ log, metrics: ctx.metrics });
+  ctx.sshCommands = new SshCommands({
+    sshKeys: ctx.sshKeys,
+    repos,
+    users,
+    pushes: ctx.pushes,
+    refChanges,
+    wiki: ctx.wiki,
+    metrics: ctx.metrics,
+    log,
+    rootUrl,
+    localRootUrl: config.server.localRootUrl,
+  });
+  ctx.mirrors = new MirrorService({
+    db,
+    events,
+    log,
+    repos,
+    refChanges,
+    orgs,
+    forks: ctx.forks,
+    cron: ctx.cron,
+    leases: cluster.leases,
+    mirror: config.mirror,
+    migrations: config.migrations,
+    root: config.repository.root,
+    leaseSeconds: config.cluster.leaseSeconds,
+    secretKey: config.security.secretKey,
+  });
   // Actions, artifacts and packages (after the cron service: their background jobs report to it).
   ctx.actions = new ActionsService({
     db,

@@ -27,6 +27,8 @@ import { tokenRoutes } from '../tokens/routes.js';
 import { orgRoutes } from '../orgs/routes.js';
 import { quotaRoutes } from '../quota/routes.js';
 import { repoRoutes } from '../repos/routes.js';
+import { repoListRoutes } from '../repos/list-routes.js';
+import { repoAccessRoutes } from '../repos/access-routes.js';
 import { gitHttpRoutes } from '../git/http.js';
 import { gitDataRoutes } from '../git/data-routes.js';
 import { forkRoutes } from '../repos/fork-routes.js';
@@ -74,8 +76,6 @@ import { labelPages } from '../labels/pages.js';
 import { milestonePages } from '../milestones/pages.js';
 import { socialPages } from '../social/pages.js';
 import { pullPages } from '../pulls/pages.js';
-import { GitDataService } from '../git/data-service.js';
-import { reposJsonOf } from '../repos/present.js';
 import { mavenRoutes } from '../packages/maven/routes.js';
 import { pypiRoutes } from '../packages/pypi/routes.js';
 import { countRequests, opsRoutes } from '../ops/routes.js';
@@ -87,6 +87,8 @@ import { containerRoutes } from '../packages/container/routes.js';
 import { signingRoutes } from '../signing/routes.js';
 import { wikiRoutes } from '../wiki/routes.js';
 import { wikiPages } from '../wiki/pages.js';
+import { feedFor } from '../activities/pages.js';
+import { actionState } from '../social/pages.js';
 import { uploadsTempDir } from '../web/uploads.js';
 
 /** The issue presenter of the issue routes. */
@@ -150,10 +152,56 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
       paging: ctx.paging,
       rootUrl: ctx.config.server.rootUrl,
     }),
-  repoRoutes,
-  forkRoutes,
-  unadoptedRoutes,
-  gitDataRoutes,
+  (api, ctx) =>
+    repoRoutes(api, {
+      repos: ctx.repos,
+      transfers: ctx.repoTransfers,
+      generator: ctx.generator,
+      presenter: ctx.repoPresenter,
+      users: ctx.users,
+      orgs: ctx.orgs,
+    }),
+  (api, ctx) =>
+    repoListRoutes(api, {
+      repos: ctx.repos,
+      presenter: ctx.repoPresenter,
+      users: ctx.users,
+      orgs: ctx.orgs,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    repoAccessRoutes(api, {
+      repos: ctx.repos,
+      collaborators: ctx.collaborators,
+      presenter: ctx.repoPresenter,
+      users: ctx.users,
+      orgs: ctx.orgs,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    forkRoutes(api, {
+      repos: ctx.repos,
+      forks: ctx.forks,
+      presenter: ctx.repoPresenter,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    unadoptedRoutes(api, {
+      unadopted: ctx.unadopted,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    gitDataRoutes(api, {
+      gitData: ctx.gitData,
+      gitRefs: ctx.gitRefs,
+      gitFiles: ctx.gitFiles,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
   (api, ctx) => protectionRoutes(api, { protection: ctx.protection, repos: ctx.repos }),
   (api, ctx) =>
     statusesRoutes(api, {
@@ -162,8 +210,16 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
       users: ctx.users,
       paging: ctx.paging,
       rootUrl: ctx.config.server.rootUrl,
+      ssh: ctx.config.ssh,
     }),
-  mirrorsRoutes,
+  (api, ctx) =>
+    mirrorsRoutes(api, {
+      repos: ctx.repos,
+      mirrors: ctx.mirrors,
+      presenter: ctx.repoPresenter,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
   (api, ctx) =>
     issuesRoutes(api, {
       repos: ctx.repos,
@@ -250,6 +306,7 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
       notifications: ctx.notifications,
       paging: ctx.paging,
       rootUrl: ctx.config.server.rootUrl,
+      ssh: ctx.config.ssh,
     }),
   (api, ctx) =>
     pullsRoutes(api, {
@@ -296,6 +353,7 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
       repos: ctx.repos,
       paging: ctx.paging,
       rootUrl: ctx.config.server.rootUrl,
+      ssh: ctx.config.ssh,
     }),
   (api, ctx) =>
     packageCleanupRoutes(api, {
@@ -310,7 +368,7 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
       users: ctx.users,
       orgs: ctx.orgs,
       social: ctx.social,
-      reposJson: (rows, viewer) => reposJsonOf(ctx, rows, viewer),
+      reposJson: (rows, viewer) => ctx.repoPresenter.reposJson(rows, viewer),
       paging: ctx.paging,
       rootUrl: ctx.config.server.rootUrl,
     }),
@@ -320,17 +378,31 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
       users: ctx.users,
       orgs: ctx.orgs,
       repos: ctx.repos,
-      reposJson: (rows, viewer) => reposJsonOf(ctx, rows, viewer),
+      reposJson: (rows, viewer) => ctx.repoPresenter.reposJson(rows, viewer),
       commentsJson: (rows, issues, viewer, repos) =>
         issuePresenter(ctx).commentsOf(rows, issues, viewer, repos),
       paging: ctx.paging,
       rootUrl: ctx.config.server.rootUrl,
     }),
-  avatarsRoutes,
+  (api, ctx) =>
+    avatarsRoutes(api, {
+      avatars: ctx.avatars,
+      orgs: ctx.orgs,
+      repos: ctx.repos,
+      picture: ctx.config.picture,
+    }),
   (api, ctx) =>
     oauth2Routes(api, { oauth2: ctx.oauth2, paging: ctx.paging, rootUrl: ctx.config.server.rootUrl }),
-  repoMetaRoutes,
-  sshKeyRoutes,
+  (api, ctx) => repoMetaRoutes(api, { repos: ctx.repos, repoMeta: ctx.repoMeta }),
+  (api, ctx) =>
+    sshKeyRoutes(api, {
+      sshKeys: ctx.sshKeys,
+      users: ctx.users,
+      repos: ctx.repos,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+      ssh: ctx.config.ssh,
+    }),
   (api, ctx) =>
     signingRoutes(api, {
       signing: ctx.signing,
@@ -340,7 +412,13 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
       paging: ctx.paging,
       rootUrl: ctx.config.server.rootUrl,
     }),
-  wikiRoutes,
+  (api, ctx) =>
+    wikiRoutes(api, {
+      wiki: ctx.wiki,
+      users: ctx.users,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
 ];
 
 /** Each domain's web pages (server-rendered HTML at Forgejo's URL layout). */
@@ -352,8 +430,20 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
     disableRegistration: ctx.config.service.disableRegistration,
     pageSize: ctx.config.api.defaultPagingNum,
   }),
-  repoListPages,
-  codePages,
+  repoListPages({
+    repos: ctx.repos,
+    forks: ctx.forks,
+    users: ctx.users,
+    orgs: ctx.orgs,
+    feed: (user, viewer) => feedFor(ctx, user, viewer),
+    pageSize: ctx.config.api.defaultPagingNum,
+  }),
+  codePages({
+    gitData: ctx.gitData,
+    actionState: (repo, user) => actionState(ctx, repo, user),
+    rootUrl: ctx.config.server.rootUrl,
+    pageSize: ctx.config.api.defaultPagingNum,
+  }),
   releasePages({
     repos: ctx.repos,
     users: ctx.users,
@@ -389,7 +479,7 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
     merging: ctx.pullMerges,
     autoMerge: ctx.autoMerge,
     statuses: ctx.statuses,
-    git: new GitDataService(ctx),
+    git: ctx.gitData,
     issues: ctx.issues,
     issueComments: ctx.issueComments,
     repos: ctx.repos,
@@ -407,7 +497,7 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
     social: ctx.social,
     notifications: ctx.notifications,
   }),
-  wikiPages,
+  wikiPages({ wiki: ctx.wiki, users: ctx.users, rootUrl: ctx.config.server.rootUrl }),
 ];
 
 export interface ServerOptions {
@@ -503,7 +593,15 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   );
   // Git over HTTP, outside /api/v1 and its authentication hook (git has its own 401 handshake).
   await app.register(async (gitScope) => {
-    gitHttpRoutes(gitScope, ctx);
+    gitHttpRoutes(gitScope, {
+      auth: ctx.auth,
+      users: ctx.users,
+      repos: ctx.repos,
+      pushes: ctx.pushes,
+      refChanges: ctx.refChanges,
+      wiki: ctx.wiki,
+      metrics: ctx.metrics,
+    });
     lfsRoutes(gitScope, {
       lfs: ctx.lfs,
       auth: ctx.auth,
@@ -514,8 +612,12 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   });
   // `anvil serv` (OpenSSH mode) asks the running server through these; /{username}.keys.
   await app.register(async (scope) => {
-    sshInternalRoutes(scope, ctx);
-    authorizedKeysRoute(scope, ctx);
+    sshInternalRoutes(scope, {
+      sshKeys: ctx.sshKeys,
+      sshCommands: ctx.sshCommands,
+      internalToken: ctx.config.security.internalToken,
+    });
+    authorizedKeysRoute(scope, { sshKeys: ctx.sshKeys, users: ctx.users });
   });
   // Runner-facing actions endpoints and the artifact service, each in a scope of its own.
   await app.register(async (scope) =>
@@ -549,7 +651,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   );
   // The web interface: pages for browsers, on sessions (never accepted by the API above).
   await app.register(cookie);
-  await app.register(async (scope) => avatarFileRoutes(scope, ctx));
+  await app.register(async (scope) => avatarFileRoutes(scope, { avatars: ctx.avatars }));
   const web = withLegacyContext(
     new Web({
       sessions: ctx.sessions,

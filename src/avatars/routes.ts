@@ -3,14 +3,16 @@
 // /repo-avatars/{hash} (uploaded, immutable) and /avatars/{id} (an account's identicon).
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../app/context.js';
+import type { Config } from '../config/config.js';
 import type { Api } from '../http/types.js';
 import { signedIn, signedViewer } from '../http/auth.js';
 import { RepoParams } from '../http/params.js';
 import { BODY_LIMIT } from '../http/limits.js';
 import { notFound } from '../errors.js';
+import type { OrgService } from '../orgs/service.js';
+import type { RepoService } from '../repos/service.js';
 import { identicon } from '../users/avatars.js';
-import { AVATAR_HASH } from './service.js';
+import { AVATAR_HASH, type AvatarService } from './service.js';
 
 const UpdateUserAvatarOption = Type.Object(
   { image: Type.String({ description: 'image must be base64 encoded' }) },
@@ -23,10 +25,17 @@ const UpdateRepoAvatarOption = Type.Object(
 const OrgParams = Type.Object({ org: Type.String() });
 const NoContent = { 204: Type.Null() };
 
-export function avatarsRoutes(app: Api, ctx: AppContext): void {
-  const { avatars, orgs, repos } = ctx;
+export interface AvatarsRoutesDeps {
+  avatars: AvatarService;
+  orgs: Pick<OrgService, 'requireVisibleOrg' | 'requireOwner'>;
+  repos: Pick<RepoService, 'requireRepo'>;
+  picture: Config['picture'];
+}
+
+export function avatarsRoutes(app: Api, deps: AvatarsRoutesDeps): void {
+  const { avatars, orgs, repos } = deps;
   // Room for the base64 of the largest image accepted, so a larger one gets the 413 naming `image`.
-  const bodyLimit = Math.max(BODY_LIMIT, Math.ceil(ctx.config.picture.avatarMaxFileSize / 3) * 4 + 64 * 1024);
+  const bodyLimit = Math.max(BODY_LIMIT, Math.ceil(deps.picture.avatarMaxFileSize / 3) * 4 + 64 * 1024);
 
   app.post(
     '/user/avatar',
@@ -144,7 +153,7 @@ export function avatarsRoutes(app: Api, ctx: AppContext): void {
 }
 
 /** The images: uploaded ones by content hash (immutable), identicons by account id. */
-export function avatarFileRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function avatarFileRoutes(app: FastifyInstance, deps: { avatars: Pick<AvatarService, 'open'> }): void {
   for (const prefix of ['/avatars', '/repo-avatars']) {
     app.get<{ Params: { id: string } }>(
       `${prefix}/:id`,
@@ -160,7 +169,7 @@ export function avatarFileRoutes(app: FastifyInstance, ctx: AppContext): void {
             .send(identicon(id));
         }
         if (!AVATAR_HASH.test(id)) throw notFound('no such avatar');
-        const image = await ctx.avatars.open(id);
+        const image = await deps.avatars.open(id);
         return reply
           .type(image.info.mime)
           .header('Cache-Control', 'public, max-age=31536000, immutable')

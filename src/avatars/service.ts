@@ -5,10 +5,12 @@
 // orphaned blobs (storage/sweep.ts), so an image two owners share is never removed under one.
 import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { AppContext } from '../app/context.js';
-import { nowUnix } from '../db/database.js';
+import type { Config } from '../config/config.js';
+import { nowUnix, type Db } from '../db/database.js';
 import { AppError, fieldLabel, invalidField, notFound } from '../errors.js';
 import type { RepoRow } from '../repos/tables.js';
+import type { BlobStore } from '../storage/storage.js';
+import type { BlobReferences } from '../storage/sweep.js';
 import type { UserRow } from '../users/tables.js';
 import { imageInfo, type ImageInfo } from './image.js';
 import * as store from './store.js';
@@ -18,13 +20,26 @@ export const AVATAR_HASH = /^[0-9a-f]{64}$/;
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
+export interface AvatarServiceDeps {
+  db: Db;
+  /** The avatars' blob store (keys are content hashes). */
+  blobs: BlobStore;
+  /** The sweep of orphaned blobs: the avatars rows reference are added here. */
+  blobReferences: BlobReferences[];
+  /** [picture] AVATAR_MAX_FILE_SIZE, AVATAR_MAX_WIDTH, AVATAR_MAX_HEIGHT */
+  picture: Config['picture'];
+}
+
 export class AvatarService {
-  constructor(private readonly ctx: AppContext) {
-    ctx.contributions.blobReferences.push({
+  private readonly db: Db;
+
+  constructor(private readonly deps: AvatarServiceDeps) {
+    const db = (this.db = deps.db);
+    deps.blobReferences.push({
       label: 'avatars',
       store: 'avatars',
       prefix: '',
-      referenced: (keys) => store.referenced(ctx.db, keys),
+      referenced: (keys) => store.referenced(db, keys),
     });
   }
 
@@ -33,7 +48,7 @@ export class AvatarService {
     const text = image.replace(/\s+/g, '');
     if (text === '' || !BASE64.test(text)) throw invalidField('image', 'is not valid base64');
     const data = Buffer.from(text, 'base64');
-    const max = this.ctx.config.picture;
+    const max = this.deps.picture;
     if (data.length > max.avatarMaxFileSize) {
       throw new AppError(
         'payload_too_large',
@@ -50,33 +65,33 @@ export class AvatarService {
     }
     const hash = crypto.createHash('sha256').update(data).digest('hex');
     // Written again even when present: that renews it for the sweep, which spares recent blobs.
-    await this.ctx.storage.avatars.put(hash, Readable.from([data]));
+    await this.deps.blobs.put(hash, Readable.from([data]));
     return hash;
   }
 
   async setUser(user: UserRow, image: string): Promise<void> {
     const hash = await this.save(image);
-    await store.setUserAvatar(this.ctx.db, user.id, hash, nowUnix());
+    await store.setUserAvatar(this.db, user.id, hash, nowUnix());
   }
 
   async deleteUser(user: UserRow): Promise<void> {
-    await store.setUserAvatar(this.ctx.db, user.id, '', nowUnix());
+    await store.setUserAvatar(this.db, user.id, '', nowUnix());
   }
 
   async setRepo(repo: RepoRow, image: string): Promise<void> {
     const hash = await this.save(image);
-    await store.setRepoAvatar(this.ctx.db, repo.id, hash);
+    await store.setRepoAvatar(this.db, repo.id, hash);
   }
 
   async deleteRepo(repo: RepoRow): Promise<void> {
-    await store.setRepoAvatar(this.ctx.db, repo.id, '');
+    await store.setRepoAvatar(this.db, repo.id, '');
   }
 
   /** A stored avatar's bytes and what it is; 404 when there is none by that hash. */
   async open(hash: string): Promise<{ data: Buffer; info: ImageInfo }> {
     if (!AVATAR_HASH.test(hash)) throw notFound('no such avatar');
     const chunks: Buffer[] = [];
-    for await (const chunk of await this.ctx.storage.avatars.open(hash)) chunks.push(chunk as Buffer);
+    for await (const chunk of await this.deps.blobs.open(hash)) chunks.push(chunk as Buffer);
     const data = Buffer.concat(chunks);
     const info = imageInfo(data);
     if (!info) throw notFound('no such avatar');

@@ -3,8 +3,7 @@
 // what the git layer reads to that JSON.
 import { Type, type Static, type TSchema } from 'typebox';
 import { User, toUserJson } from '../users/schemas.js';
-import type { Viewer } from '../users/store.js';
-import type { UserRow } from '../users/tables.js';
+import type { Viewer, UserRow } from '../users/tables.js';
 import type { CommitData, Signature } from './data.js';
 import type { AnnotatedTagData, RefEntry, TagData } from './ref-lists.js';
 import type { TreeEntry } from './trees.js';

@@ -1,25 +1,23 @@
-// The rules of the git data API: who may read and write, how refs, paths and bodies are checked,
-// what an empty repository answers, and how a write becomes a commit and a ref update that branch
-// protection may refuse and that is recorded like a push (branch records, size, quota, events).
-import os from 'node:os';
+// The rules of the git data API for reading: who may read (opening a repository for a request), how
+// refs and paths are checked, what an empty repository answers, and what branches, tags, commits,
+// contents, trees, blobs, notes and archives are shown. Writing refs is data-refs.ts, writing files
+// data-files.ts.
 import path from 'node:path';
-import type { AppContext } from '../app/context.js';
+import type { Readable } from 'node:stream';
+import type { Db } from '../db/database.js';
 import { AppError, badRequest, conflict, forbidden, invalid, invalidField, notFound } from '../errors.js';
-import type { RefUpdate } from '../events/bus.js';
 import type { Page } from '../http/pagination.js';
-import type { RepoAccess } from '../repos/service.js';
-import { checkBranchName } from '../repos/service.js';
+import type { MetaRow as LfsMetaRow } from '../lfs/tables.js';
+import { AccessMode } from '../orgs/tables.js';
+import type { RepoService, RepoAccess } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
-import { AccessMode } from '../orgs/store.js';
-import type { Viewer } from '../users/store.js';
-import type { UserRow } from '../users/tables.js';
+import type { UserService } from '../users/service.js';
+import type { Viewer, UserRow } from '../users/tables.js';
 import * as data from './data.js';
 import * as notes from './notes.js';
 import * as refLists from './ref-lists.js';
 import * as trees from './trees.js';
-import * as write from './write.js';
 import type { CommitData, ResolvedRef } from './data.js';
-import type { Ident, TreeChange } from './write.js';
 import { usersByEmails } from './data-store.js';
 import { mergeBase } from './git.js';
 import { resolveRevision } from './revision.js';
@@ -44,50 +42,6 @@ export interface Target {
   links: Omit<RepoLinks, 'users'>;
 }
 
-export interface IdentityInput {
-  name?: string | undefined;
-  email?: string | undefined;
-}
-
-/** One file operation of a commit made through the contents API. */
-export interface FileOperation {
-  op: 'create' | 'update' | 'delete';
-  path: string;
-  /** Base64 content (create, update). */
-  content?: string | undefined;
-  sha?: string | undefined;
-  fromPath?: string | undefined;
-}
-
-/** Where and how a commit made through the API is written: branch, message, identities. */
-export interface CommitInput {
-  message?: string | undefined;
-  branch?: string | undefined;
-  newBranch?: string | undefined;
-  author?: IdentityInput | undefined;
-  committer?: IdentityInput | undefined;
-  dates?: { author?: string | undefined; committer?: string | undefined } | undefined;
-  signoff?: boolean | undefined;
-}
-
-export type FileChangeInput = FileOperation & CommitInput;
-
-export interface FilesChangeInput extends CommitInput {
-  files: FileOperation[];
-}
-
-export interface FilesChangeResult {
-  commit: CommitData;
-  /** Each file as it now is, in the order of the operations (null for a deletion). */
-  entries: (ContentsEntry | null)[];
-}
-
-export interface FileChangeResult {
-  commit: CommitData;
-  /** The file as it now is (create, update). */
-  entry: ContentsEntry | null;
-}
-
 export interface CommitListQuery {
   sha?: string | undefined;
   path?: string | undefined;
@@ -100,11 +54,30 @@ const EMPTY = 'Git Repository is empty.';
 const LFS_POINTER =
   /^version https:\/\/git-lfs\.github\.com\/spec\/v1\noid sha256:([0-9a-f]{64})\nsize \d+\n?$/;
 
-export type LfsObject = Awaited<ReturnType<AppContext['lfs']['object']>>;
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+export type LfsObject = LfsMetaRow;
+
+/** LFS objects a repository holds (the lfs domain), for /media. */
+export interface LfsObjects {
+  object(repo: RepoRow, oid: string): Promise<LfsMetaRow>;
+  open(meta: LfsMetaRow): Promise<Readable>;
+}
+
+/** The signature verification of commits (the signing domain). */
+export interface CommitVerifier {
+  verifyCommits(dir: string, oids: string[]): Promise<NonNullable<RepoLinks['verifications']>>;
+}
+
+export interface GitDataServiceDeps {
+  db: Db;
+  repos: Pick<RepoService, 'requireRepo' | 'pathOf'>;
+  users: Pick<UserService, 'getById'>;
+  signing: CommitVerifier;
+  lfs: LfsObjects;
+  rootUrl: string;
+}
 
 export class GitDataService {
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly deps: GitDataServiceDeps) {}
 
   // Opening a repository
 
@@ -118,19 +91,19 @@ export class GitDataService {
     viewer: Viewer | null,
     need: 'read' | 'write',
   ): Promise<Target> {
-    const { repo, access } = await this.ctx.repos.requireRepo(ownerName, name, viewer, need, 'repo.code');
+    const { repo, access } = await this.deps.repos.requireRepo(ownerName, name, viewer, need, 'repo.code');
     if (need === 'write') {
       if (repo.is_archived) throw forbidden('repo is archived');
       if (repo.is_mirror) throw forbidden('Git Repository is a mirror.');
     }
-    const owner = (await this.ctx.users.getById(repo.owner_id))!;
-    const rootUrl = this.ctx.config.server.rootUrl;
+    const owner = (await this.deps.users.getById(repo.owner_id))!;
+    const rootUrl = this.deps.rootUrl;
     const full = `${owner.name}/${repo.name}`;
     return {
       repo,
       owner,
       access,
-      dir: this.ctx.repos.pathOf(repo),
+      dir: this.deps.repos.pathOf(repo),
       links: { rootUrl, api: `${rootUrl}api/v1/repos/${full}`, html: `${rootUrl}${full}`, viewer },
     };
   }
@@ -143,19 +116,19 @@ export class GitDataService {
   /** Links, the accounts behind `emails`, and the signature verification of the commits `verify`. */
   async linksFor(t: Target, emails: string[], verify: string[] = []): Promise<RepoLinks> {
     const [users, verifications] = await Promise.all([
-      usersByEmails(this.ctx.db, emails),
-      verify.length ? this.ctx.signing.verifyCommits(t.dir, verify) : undefined,
+      usersByEmails(this.deps.db, emails),
+      verify.length ? this.deps.signing.verifyCommits(t.dir, verify) : undefined,
     ]);
     return { ...t.links, users, ...(verifications ? { verifications } : {}) };
   }
 
   /** Whether the repository has no branch (what git says, whatever the stored flag). */
-  private async isEmpty(t: Target): Promise<boolean> {
+  async isEmpty(t: Target): Promise<boolean> {
     return !(await refLists.hasBranches(t.dir));
   }
 
   /** The commit `name` (branch, tag or commit id) names; the default branch when absent; 404 else. */
-  private async resolve(t: Target, name: string | undefined, field = 'ref'): Promise<ResolvedRef> {
+  async resolve(t: Target, name: string | undefined, field = 'ref'): Promise<ResolvedRef> {
     const ref = name || t.repo.default_branch;
     data.checkRefName(ref, field);
     const r = await data.resolveRef(t.dir, ref);
@@ -163,35 +136,10 @@ export class GitDataService {
     return r;
   }
 
-  private async resolveBranch(t: Target, branch: string, message?: string): Promise<ResolvedRef> {
+  async resolveBranch(t: Target, branch: string, message?: string): Promise<ResolvedRef> {
     const r = data.isValidRefName(branch) ? await data.resolveRef(t.dir, `refs/heads/${branch}`) : undefined;
     if (!r) throw notFound(message ?? `branch does not exist [name: ${branch}]`);
     return r;
-  }
-
-  private async assertQuota(t: Target): Promise<void> {
-    if (!(await this.ctx.quota.check(t.repo.owner_id, 'size:git:all'))) {
-      throw new AppError('payload_too_large', 'quota exceeded');
-    }
-  }
-
-  /** Asks branch protection (and any other push rule) about `updates`; a refusal is `refuse(message)`. */
-  private async allow(
-    t: Target,
-    doer: UserRow,
-    updates: RefUpdate[],
-    refuse: (message: string) => AppError = forbidden,
-  ): Promise<void> {
-    const refusal = await this.ctx.protection.refusalFor(t.repo, doer, updates);
-    if (refusal) throw refuse(refusal);
-  }
-
-  /** Applies one ref update like a push: atomically from its old value, then recorded. */
-  private async apply(t: Target, doer: UserRow, u: RefUpdate, lost: string): Promise<void> {
-    const moved = await this.ctx.repos.changeRefs(t.repo.id, doer.id, [u], () =>
-      data.updateRef(t.dir, u.ref, u.oldOid, u.newOid),
-    );
-    if (!moved) throw conflict(lost);
   }
 
   // Branches
@@ -207,90 +155,6 @@ export class GitDataService {
     return b;
   }
 
-  async createBranch(
-    t: Target,
-    doer: UserRow,
-    input: { name: string; oldBranch?: string | undefined; oldRef?: string | undefined },
-  ): Promise<refLists.RefCommit> {
-    if (await this.isEmpty(t)) throw notFound(EMPTY);
-    checkBranchName(input.name, 'new_branch_name');
-    let from: ResolvedRef;
-    if (input.oldRef) {
-      data.checkRefName(input.oldRef, 'old_ref_name');
-      const r = await data.resolveRef(t.dir, input.oldRef);
-      if (!r) throw notFound(`The old ref does not exist [ref: ${input.oldRef}]`);
-      from = r;
-    } else {
-      from = await this.resolveBranch(
-        t,
-        input.oldBranch || t.repo.default_branch,
-        'The old branch does not exist',
-      );
-    }
-    const ref = `refs/heads/${input.name}`;
-    const names = await refLists.branchAndTagNames(t.dir);
-    if (names.has(ref)) throw conflict('The branch already exists.');
-    if (names.has(`refs/tags/${input.name}`)) throw conflict('The branch with the same tag already exists.');
-    const parts = input.name.split('/');
-    const clash =
-      parts.slice(0, -1).some((_, i) => names.has(`refs/heads/${parts.slice(0, i + 1).join('/')}`)) ||
-      [...names].some((n) => n.startsWith(`${ref}/`));
-    if (clash) throw conflict('The branch with the same name already exists.');
-    await this.assertQuota(t);
-    const update = { ref, oldOid: data.ZERO_OID, newOid: from.oid };
-    await this.allow(t, doer, [update]);
-    await this.apply(t, doer, update, 'The branch already exists.');
-    return this.getBranch(t, input.name);
-  }
-
-  async deleteBranch(t: Target, doer: UserRow, name: string): Promise<void> {
-    if (await this.isEmpty(t)) throw notFound(EMPTY);
-    const b = await this.getBranch(t, name);
-    if (name === t.repo.default_branch) throw forbidden('can not delete default branch');
-    const update = { ref: b.ref, oldOid: b.commit.oid, newOid: data.ZERO_OID };
-    await this.allow(t, doer, [update]);
-    await this.apply(t, doer, update, 'the branch was changed meanwhile; try again');
-  }
-
-  /**
-   * Renames branch `from` to `name` as Forgejo does: recorded like a push deleting one and creating
-   * the other; the default branch, a protection rule named after it and open pull requests follow.
-   * 404 when it does not exist (or the repository is empty), 422 when `name` is taken or the same,
-   * 403 when a glob protection rule covers it, 409 when it moved meanwhile.
-   */
-  async renameBranch(t: Target, doer: UserRow, from: string, name: string): Promise<void> {
-    if (await this.isEmpty(t)) throw notFound(EMPTY);
-    checkBranchName(name, 'name');
-    const names = await refLists.branchAndTagNames(t.dir);
-    const taken = 'Cannot rename a branch using the same name or rename to a branch that already exists.';
-    if (from === name || names.has(`refs/heads/${name}`)) throw invalidField('name', taken);
-    const b = await this.getBranch(t, from);
-    const to = `refs/heads/${name}`;
-    if (names.has(`refs/tags/${name}`)) throw conflict('The branch with the same tag already exists.');
-    const others = new Set([...names].filter((n) => n !== b.ref));
-    const parts = name.split('/');
-    const clash =
-      parts.slice(0, -1).some((_, i) => others.has(`refs/heads/${parts.slice(0, i + 1).join('/')}`)) ||
-      [...others].some((n) => n.startsWith(`${to}/`));
-    if (clash) throw conflict('The branch with the same name already exists.');
-    await this.assertQuota(t);
-    const updates = [
-      { ref: b.ref, oldOid: b.commit.oid, newOid: data.ZERO_OID },
-      { ref: to, oldOid: data.ZERO_OID, newOid: b.commit.oid },
-    ];
-    const moved = await this.ctx.repos.changeRefs(t.repo.id, doer.id, updates, async () => {
-      const ruleRenamed = await this.ctx.protection.followRename(t.repo, from, name);
-      const ok = await data.renameBranchRef(t.dir, from, name, b.commit.oid);
-      if (!ok) {
-        if (ruleRenamed) await this.ctx.protection.followRename(t.repo, name, from);
-        return false;
-      }
-      await this.ctx.pulls.followBranchRename(t.repo.id, from, name);
-      return true;
-    });
-    if (!moved) throw conflict('the branch was changed meanwhile; try again');
-  }
-
   // Tags
 
   async listTags(t: Target, page: Page): Promise<[refLists.TagData[], number]> {
@@ -302,38 +166,6 @@ export class GitDataService {
     const [tag] = data.isValidRefName(name) ? await refLists.tags(t.dir, name) : [];
     if (!tag) throw notFound(`tag does not exist [name: ${name}]`);
     return tag;
-  }
-
-  async createTag(
-    t: Target,
-    doer: UserRow,
-    input: { name: string; target?: string | undefined; message?: string | undefined },
-  ): Promise<refLists.TagData> {
-    if (!data.isValidRefName(input.name))
-      throw invalidField('tag_name', `invalid tag name [name: ${input.name}]`);
-    const target = input.target || t.repo.default_branch;
-    data.checkRefName(target, 'target');
-    const commit = await data.resolveRef(t.dir, target);
-    if (!commit) throw notFound(`target not found [ref: ${target}]`);
-    const ref = `refs/tags/${input.name}`;
-    const names = await refLists.branchAndTagNames(t.dir);
-    if (names.has(ref)) throw conflict(`tag already exists [name: ${input.name}]`);
-    await this.assertQuota(t);
-    const message = input.message?.trim();
-    const oid = message
-      ? await write.makeTag(t.dir, input.name, commit.oid, message, this.doerIdent(doer))
-      : commit.oid;
-    const update = { ref, oldOid: data.ZERO_OID, newOid: oid };
-    await this.allow(t, doer, [update], invalid);
-    await this.apply(t, doer, update, `tag already exists [name: ${input.name}]`);
-    return this.getTag(t, input.name);
-  }
-
-  async deleteTag(t: Target, doer: UserRow, name: string): Promise<void> {
-    const tag = await this.getTag(t, name);
-    const update = { ref: `refs/tags/${name}`, oldOid: tag.id, newOid: data.ZERO_OID };
-    await this.allow(t, doer, [update], invalid);
-    await this.apply(t, doer, update, 'the tag was changed meanwhile; try again');
   }
 
   async annotatedTag(t: Target, sha: string): Promise<refLists.AnnotatedTagData> {
@@ -354,20 +186,6 @@ export class GitDataService {
     if (!note) throw notFound(`note does not exist [commit: ${c.oid}]`);
     const commit = (await data.getCommit(t.dir, note.commit, diff))!;
     return { message: note.message.toString('utf8'), commit };
-  }
-
-  /** Sets the note of the commit `sha` names (Forgejo's SetNote: the doer writes it); counts its size. */
-  async setNote(t: Target, doer: UserRow, sha: string, message: string): Promise<void> {
-    const c = await this.resolve(t, sha, 'sha');
-    await this.assertQuota(t);
-    await notes.setNote(t.dir, c.oid, message, this.doerIdent(doer));
-    await this.ctx.repos.refreshSize(t.repo.id);
-  }
-
-  async removeNote(t: Target, doer: UserRow, sha: string): Promise<void> {
-    const c = await this.resolve(t, sha, 'sha');
-    if (!(await notes.removeNote(t.dir, c.oid, this.doerIdent(doer))))
-      throw notFound(`note does not exist [commit: ${c.oid}]`);
   }
 
   // EditorConfig
@@ -634,7 +452,7 @@ export class GitDataService {
     const m = LFS_POINTER.exec((await data.readBlob(t.dir, entry.oid)).toString('utf8'));
     if (!m) return undefined;
     try {
-      return await this.ctx.lfs.object(t.repo, m[1]!);
+      return await this.deps.lfs.object(t.repo, m[1]!);
     } catch (err) {
       if (err instanceof AppError && err.kind === 'not_found') return undefined;
       throw err;
@@ -642,7 +460,7 @@ export class GitDataService {
   }
 
   openLfs(o: LfsObject) {
-    return this.ctx.lfs.open(o);
+    return this.deps.lfs.open(o);
   }
 
   /** `<ref>.zip` or `<ref>.tar.gz`: the commit, the format and the download's file name. */
@@ -714,240 +532,4 @@ export class GitDataService {
       content: info.size <= MAX_BLOB_SIZE ? await data.readBlob(t.dir, info.oid) : null,
     };
   }
-
-  // Writing files
-
-  private doerIdent(doer: UserRow): Ident {
-    const host = new URL(this.ctx.config.server.rootUrl).hostname || os.hostname();
-    return {
-      name: doer.full_name || doer.name,
-      email: doer.keep_email_private ? `${doer.lower_name}@noreply.${host}` : doer.email,
-    };
-  }
-
-  /**
-   * Author and committer as Forgejo picks them: each given one (its e-mail set) is used; when only
-   * one is given it is both; when none, both are the doer.
-   */
-  private identities(doer: UserRow, input: CommitInput): { author: Ident; committer: Ident } {
-    const me = this.doerIdent(doer);
-    const make = (o: IdentityInput | undefined, field: string): Ident | undefined => {
-      if (!o?.email) return undefined;
-      for (const v of [o.name ?? '', o.email]) {
-        if (/[<>\n\r\0]/.test(v)) throw invalidField(field, `invalid identity [${v}]`);
-      }
-      if (o.email.toLowerCase() === doer.email.toLowerCase())
-        return { name: o.name || me.name, email: me.email };
-      return { name: o.name || o.email.split('@')[0] || o.email, email: o.email };
-    };
-    const committer0 = make(input.committer, 'committer');
-    const author = make(input.author, 'author') ?? committer0 ?? me;
-    const committer = committer0 ?? author;
-    return {
-      author: { ...author, date: gitDate(input.dates?.author, 'dates') },
-      committer: { ...committer, date: gitDate(input.dates?.committer, 'dates') },
-    };
-  }
-
-  /**
-   * Creates, updates (and moves, with `fromPath`) or deletes one file as a commit on `branch` (or
-   * on `newBranch`, created from `branch`), without a work tree; the ref moves only if nobody moved
-   * it meanwhile. An empty repository gets its first commit.
-   */
-  async changeFile(t: Target, doer: UserRow, input: FileChangeInput): Promise<FileChangeResult> {
-    const { op, path: p, content, sha, fromPath, ...commit } = input;
-    const r = await this.changeFiles(t, doer, {
-      ...commit,
-      files: [{ op, path: p, content, sha, fromPath }],
-    });
-    return { commit: r.commit, entry: r.entries[0] ?? null };
-  }
-
-  /**
-   * Several file operations as one commit, like `changeFile`: each is checked against the tree of
-   * the branch; a path is written at most once.
-   */
-  async changeFiles(t: Target, doer: UserRow, input: FilesChangeInput): Promise<FilesChangeResult> {
-    if (input.files.length === 0) throw invalidField('files', 'no file operations given');
-    const ops = input.files.map((f) => {
-      const treePath = data.cleanTreePath(f.path);
-      if (!treePath) throw invalidField('filepath', 'path is required');
-      const fromPath = f.fromPath ? data.cleanTreePath(f.fromPath, 'from_path') : treePath;
-      if (!fromPath) throw invalidField('from_path', 'path is required');
-      let content: Buffer | undefined;
-      if (f.op !== 'delete') {
-        const b64 = (f.content ?? '').replace(/[\r\n]/g, '');
-        if (!BASE64.test(b64) || b64.length % 4 !== 0)
-          throw invalidField('content', 'Invalid base64 content');
-        content = Buffer.from(b64, 'base64');
-      }
-      return { op: f.op, sha: f.sha, treePath, fromPath, content };
-    });
-
-    const done = await this.commitChange(t, doer, input, async (base, branch) => {
-      if (!base) {
-        if (ops.some((o) => o.op === 'update')) throw invalid('repo is empty');
-        if (ops.some((o) => o.op === 'delete')) throw notFound(`branch does not exist [name: ${branch}]`);
-      }
-      const changes: TreeChange[] = [];
-      const written = new Set<string>();
-      const claim = (p: string) => {
-        if (written.has(p)) throw invalidField('filepath', `repository file already exists [path: ${p}]`);
-        written.add(p);
-      };
-      for (const { op, sha, treePath, fromPath, content } of ops) {
-        let mode = '100644';
-        if (base && op !== 'create') {
-          const from = await trees.entryAt(t.dir, base.oid, fromPath);
-          if (!from || from.type !== 'blob') throw notFound(`file does not exist [path: ${fromPath}]`);
-          if (sha !== from.oid) {
-            const message = `sha does not match [given: ${sha}, expected: ${from.oid}]`;
-            throw op === 'delete' ? badRequest(message) : conflict(message);
-          }
-          if (from.mode === '100755') mode = '100755';
-        }
-        if (base && op !== 'delete') await this.checkTarget(t, base.oid, treePath, fromPath, op);
-        claim(treePath);
-        if (op === 'delete') {
-          changes.push({ path: treePath, remove: true });
-        } else {
-          if (fromPath !== treePath) {
-            claim(fromPath);
-            changes.push({ path: fromPath, remove: true });
-          }
-          changes.push({ path: treePath, mode, oid: await write.hashBlob(t.dir, content!) });
-        }
-      }
-      const verbs = { create: 'Add', update: 'Update', delete: 'Delete' } as const;
-      const message = (['create', 'update', 'delete'] as const)
-        .map((op) => ops.filter((o) => o.op === op).map((o) => o.treePath))
-        .map((paths, i) => (paths.length ? `${Object.values(verbs)[i]} ${paths.join(', ')}` : ''))
-        .filter(Boolean)
-        .join('\n');
-      return { tree: await write.writeTree(t.dir, base?.oid ?? null, changes), message };
-    });
-
-    const { oid, commit, branch } = done;
-    const entries: (ContentsEntry | null)[] = [];
-    for (const o of ops) {
-      if (o.op === 'delete') {
-        entries.push(null);
-        continue;
-      }
-      const written = (await trees.entryAt(t.dir, oid, o.treePath))!;
-      entries.push({
-        name: path.posix.basename(o.treePath),
-        path: o.treePath,
-        oid: written.oid,
-        type: contentsType(written.mode),
-        size: written.size,
-        lastCommit: { oid, date: commit.committer.date },
-        content: written.size <= MAX_BLOB_SIZE ? o.content! : null,
-        origRef: branch,
-        refKind: 'branch',
-        refName: branch,
-      });
-    }
-    return { commit, entries };
-  }
-
-  /**
-   * Applies the unified diff `patch` to `branch` as one commit (on `newBranch` when given), without
-   * a work tree; 422 when it does not apply. Forgejo's default message is "apply-patch".
-   */
-  async applyDiffPatch(
-    t: Target,
-    doer: UserRow,
-    input: CommitInput & { patch: string },
-  ): Promise<CommitData> {
-    if (!input.patch.trim()) throw invalidField('content', 'patch is empty');
-    const done = await this.commitChange(t, doer, input, async (base, branch) => {
-      if (!base) throw notFound(`branch does not exist [name: ${branch}]`);
-      const r = await write.applyPatch(t.dir, base.oid, input.patch);
-      if ('error' in r) throw invalidField('content', `patch does not apply: ${r.error}`);
-      return { tree: r.tree, message: 'apply-patch' };
-    });
-    return done.commit;
-  }
-
-  /**
-   * Writes a commit on `input.branch` (or on `input.newBranch`, created from it) without a work
-   * tree: `build` makes its tree from the branch's head (none in an empty repository) and the
-   * default message; the ref moves like a push, only if nobody moved it meanwhile.
-   */
-  private async commitChange(
-    t: Target,
-    doer: UserRow,
-    input: CommitInput,
-    build: (base: ResolvedRef | undefined, branch: string) => Promise<{ tree: string; message: string }>,
-  ): Promise<{ oid: string; commit: CommitData; branch: string }> {
-    const branch = input.branch || t.repo.default_branch;
-    checkBranchName(branch, 'branch');
-    const newBranch = input.newBranch || branch;
-    checkBranchName(newBranch, 'new_branch');
-    const { author, committer } = this.identities(doer, input);
-
-    let base: ResolvedRef | undefined;
-    if (!(await this.isEmpty(t))) {
-      base = await this.resolveBranch(t, branch);
-      if (newBranch !== branch && (await data.resolveRef(t.dir, `refs/heads/${newBranch}`))) {
-        throw invalidField('new_branch', `branch already exists [name: ${newBranch}]`);
-      }
-    }
-    const built = await build(base, branch);
-    await this.assertQuota(t);
-    let message = input.message?.trim() || built.message;
-    if (input.signoff) message += `\n\nSigned-off-by: ${committer.name} <${committer.email}>`;
-    const oid = await write.commitTree(t.dir, built.tree, base ? [base.oid] : [], message, author, committer);
-
-    const update = {
-      ref: `refs/heads/${newBranch}`,
-      oldOid: base && newBranch === branch ? base.oid : data.ZERO_OID,
-      newOid: oid,
-    };
-    await this.allow(t, doer, [update]);
-    await this.apply(t, doer, update, `branch ${newBranch} was changed meanwhile; try again`);
-    return { oid, commit: (await data.getCommit(t.dir, oid, false))!, branch: newBranch };
-  }
-
-  /** Forgejo's checks of the path a file is written to, against the tree it is written into. */
-  private async checkTarget(t: Target, base: string, treePath: string, fromPath: string, op: string) {
-    const along = await trees.entriesAlong(t.dir, base, treePath);
-    const parts = treePath.split('/');
-    for (let i = 0; i < parts.length; i++) {
-      const prefix = parts.slice(0, i + 1).join('/');
-      const e = along.get(prefix);
-      if (!e) return;
-      if (i < parts.length - 1) {
-        if (e.type !== 'tree') {
-          throw invalidField(
-            'filepath',
-            `a file exists where you're trying to create a subdirectory [path: ${prefix}]`,
-          );
-        }
-      } else if (e.mode === '120000') {
-        throw invalidField(
-          'filepath',
-          `a symbolic link exists where you're trying to create a file [path: ${treePath}]`,
-        );
-      } else if (e.type === 'tree') {
-        throw invalidField(
-          'filepath',
-          `a directory exists where you're trying to create a file [path: ${treePath}]`,
-        );
-      } else if (fromPath !== treePath || op === 'create') {
-        throw invalidField('filepath', `repository file already exists [path: ${treePath}]`);
-      }
-    }
-  }
-}
-
-/** An RFC 3339 date as git takes it ("<unix seconds> <zone>"); undefined keeps "now". */
-function gitDate(iso: string | undefined, field: string): string | undefined {
-  if (!iso) return undefined;
-  const ms = Date.parse(iso);
-  if (Number.isNaN(ms)) throw invalidField(field, `invalid date [${iso}]`);
-  const m = /([+-])(\d\d):?(\d\d)$/.exec(iso);
-  const zone = m ? `${m[1]}${m[2]}${m[3]}` : '+0000';
-  return `${Math.floor(ms / 1000)} ${zone}`;
 }

@@ -8,16 +8,18 @@ import { spawn } from 'node:child_process';
 import zlib from 'node:zlib';
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../app/context.js';
 import { AppError, MovedError, forbidden, notFound, unauthorized } from '../errors.js';
 import { movedTo, statusOf } from '../http/errors.js';
-import { viewerOf, type Identity } from '../auth/identity.js';
+import { viewerOf, type Authenticator, type Identity } from '../auth/identity.js';
 import { hasScope } from '../tokens/scopes.js';
-import { AccessMode } from '../orgs/store.js';
+import { AccessMode } from '../orgs/tables.js';
+import type { RefChanges } from '../repos/ref-changes.js';
 import type { RepoRow } from '../repos/tables.js';
-import type { RepoAccess } from '../repos/service.js';
+import type { RepoAccess, RepoService } from '../repos/service.js';
+import type { UserService } from '../users/service.js';
+import type { WikiService } from '../wiki/service.js';
 import { gitEnv, installHooks } from './git.js';
-import { completePush } from './pushes.js';
+import { completePush, type PushRegistry } from './pushes.js';
 import type { RefUpdate } from '../events/bus.js';
 import { parseGitRepoName } from './repo-name.js';
 
@@ -28,8 +30,22 @@ function pktLine(s: string): string {
   return (s.length + 4).toString(16).padStart(4, '0') + s;
 }
 
-export function gitHttpRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const { repos, pushes } = ctx;
+/** Counts git operations by service and transport (ops/metrics.ts). */
+export interface GitMetrics {
+  gitOperation(service: string, transport: 'http' | 'ssh'): void;
+}
+
+export interface GitHttpRoutesDeps extends GitAuthDeps {
+  repos: Pick<RepoService, 'requireRepo' | 'pathOf'>;
+  pushes: PushRegistry;
+  refChanges: Pick<RefChanges, 'recordPush' | 'announcePush' | 'dropIntent'>;
+  wiki: Pick<WikiService, 'ensure' | 'exists' | 'pathOf' | 'afterPush'>;
+  metrics: GitMetrics;
+}
+
+export function gitHttpRoutes(app: FastifyInstance, deps: GitHttpRoutesDeps): void {
+  const { repos, pushes, refChanges, metrics } = deps;
+  const wikis = deps.wiki;
 
   // Request bodies of the pack services reach the handler as the raw stream.
   app.addContentTypeParser(
@@ -51,16 +67,16 @@ export function gitHttpRoutes(app: FastifyInstance, ctx: AppContext): void {
   const authorize = async (request: FastifyRequest, owner: string, segment: string, service: Service) => {
     const { name, wiki } = parseGitRepoName(segment);
     const write = service === 'git-receive-pack';
-    const target = await authorizeGit(ctx, request, owner, name, write, wiki ? 'repo.wiki' : 'repo.code');
+    const target = await authorizeGit(deps, request, owner, name, write, wiki ? 'repo.wiki' : 'repo.code');
     if (!wiki) return { ...target, wiki, dir: repos.pathOf(target.repo) };
     // As Forgejo: a wiki turned off is refused, not hidden (the repository is visible anyway).
     if (!target.repo.has_wiki) throw forbidden('repository wiki is disabled');
     // The first push creates the wiki; reading one that does not exist yet finds nothing.
-    if (write) await ctx.wiki.ensure(target.repo);
-    else if (!ctx.wiki.exists(target.repo)) {
+    if (write) await wikis.ensure(target.repo);
+    else if (!wikis.exists(target.repo)) {
       throw notFound('the wiki does not exist yet: create its first page');
     }
-    return { ...target, wiki, dir: ctx.wiki.pathOf(target.repo) };
+    return { ...target, wiki, dir: wikis.pathOf(target.repo) };
   };
 
   const guarded =
@@ -116,7 +132,7 @@ export function gitHttpRoutes(app: FastifyInstance, ctx: AppContext): void {
       guarded(async (request, reply) => {
         const { owner, repo: name } = request.params as Params;
         const { repo, identity, wiki, dir } = await authorize(request, owner, name, service);
-        ctx.metrics.gitOperation(service, 'http');
+        metrics.gitOperation(service, 'http');
         let env: NodeJS.ProcessEnv = protocolEnv(request);
         let pushId: string | undefined;
         if (service === 'git-receive-pack' && !wiki) {
@@ -196,13 +212,13 @@ export function gitHttpRoutes(app: FastifyInstance, ctx: AppContext): void {
         if (code !== 0 && !inputFailed)
           request.log.warn({ code, stderr: stderr.slice(0, 2000), service }, 'git service failed');
         if (wiki && service === 'git-receive-pack') {
-          await ctx.wiki.afterPush(repo).catch((err: unknown) => {
+          await wikis.afterPush(repo).catch((err: unknown) => {
             request.log.error({ err, repoId: repo.id }, 'after a wiki push');
           });
           if (!reply.raw.writableEnded) reply.raw.end();
         }
         if (pushId) {
-          await completePush(pushes, repos, pushId, request.log, () => {
+          await completePush(pushes, refChanges, pushId, request.log, () => {
             if (!reply.raw.writableEnded) reply.raw.end();
           });
         }
@@ -233,6 +249,13 @@ export interface GitTarget {
   access: RepoAccess;
 }
 
+/** Who the caller is and what they may do with a repository (shared with LFS). */
+export interface GitAuthDeps {
+  auth: Pick<Authenticator, 'authenticate'>;
+  users: Pick<UserService, 'assertMayAct'>;
+  repos: Pick<RepoService, 'requireRepo'>;
+}
+
 /**
  * Who may read (fetch, LFS download) or write (push, LFS upload and locks) the repository
  * `owner/name` over HTTP: basic auth with a password or a token as password, or a token header;
@@ -240,31 +263,28 @@ export interface GitTarget {
  * repository an anonymous caller cannot see), 404 for an unknown repository, 403 for a missing
  * scope or access, an archived repository or a mirror when writing. Shared by smart HTTP and LFS.
  */
+
 export async function authorizeGit(
-  ctx: {
-    auth: Pick<AppContext['auth'], 'authenticate'>;
-    users: Pick<AppContext['users'], 'assertMayAct'>;
-    repos: Pick<AppContext['repos'], 'requireRepo'>;
-  },
+  deps: GitAuthDeps,
   request: FastifyRequest,
   owner: string,
   name: string,
   write: boolean,
   unit: 'repo.code' | 'repo.wiki' = 'repo.code',
 ): Promise<GitTarget> {
-  const identity = await ctx.auth.authenticate({ authorization: request.headers.authorization });
-  if (identity) ctx.users.assertMayAct(identity.user);
+  const identity = await deps.auth.authenticate({ authorization: request.headers.authorization });
+  if (identity) deps.users.assertMayAct(identity.user);
   const repoName = name.replace(/\.git$/i, '');
   // As in Forgejo, pulling a repository anyone may read needs no permission and no token scope,
   // whoever the credentials belong to (a restricted user, a token for something else).
   const publicPull = async (): Promise<GitTarget | undefined> => {
     if (write) return undefined;
-    const open = await ctx.repos.requireRepo(owner, repoName, null, 'read', unit).catch(() => undefined);
+    const open = await deps.repos.requireRepo(owner, repoName, null, 'read', unit).catch(() => undefined);
     return open && { repo: open.repo, identity, access: open.access };
   };
   let found;
   try {
-    found = await ctx.repos.requireRepo(owner, repoName, viewerOf(identity), 'read', unit);
+    found = await deps.repos.requireRepo(owner, repoName, viewerOf(identity), 'read', unit);
   } catch (err) {
     if (err instanceof AppError && err.kind === 'not_found') {
       // Anonymous callers are asked to sign in rather than told the repository does not exist.

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { RefUpdate } from '../events/bus.js';
 import type { RepoRow } from '../repos/tables.js';
 import type { UserRow } from '../users/tables.js';
-import type { RepoService } from '../repos/service.js';
+import type { RefChanges } from '../repos/ref-changes.js';
 import { faultPoint } from '../faults.js';
 
 export interface PushContext {
@@ -24,19 +24,24 @@ interface Pending {
   repo: RepoRow;
   pusher: UserRow;
   updates: RefUpdate[];
-  /** The intent written once the checks allowed the push (see RepoService.beginIntent). */
+  /** The intent written once the checks allowed the push (see RefChanges.beginIntent). */
   intent?: number;
 }
 
 const HOOK_SCRIPT = fileURLToPath(new URL('./hook.js', import.meta.url));
+
+export interface PushRegistryDeps {
+  /** Writes the intent of an allowed push before git moves any ref; returns its id. */
+  intents: Pick<RefChanges, 'beginIntent'>;
+}
 
 export class PushRegistry {
   /** Shared with the hook through the environment of the git processes Anvil starts. */
   private readonly token = crypto.randomBytes(32).toString('hex');
   private readonly pending = new Map<string, Pending>();
   private readonly checks: PushCheck[] = [];
-  /** Writes the intent of an allowed push before git moves any ref; returns its id. */
-  onAllowed: ((push: PushContext) => Promise<number>) | undefined;
+
+  constructor(private readonly deps: PushRegistryDeps) {}
 
   addCheck(check: PushCheck): void {
     this.checks.push(check);
@@ -79,7 +84,7 @@ export class PushRegistry {
       if (refusal) return refusal;
     }
     p.updates = updates;
-    if (this.onAllowed) p.intent = await this.onAllowed({ repo: p.repo, pusher: p.pusher, updates, gitEnv });
+    p.intent = await this.deps.intents.beginIntent(p.repo.id, p.pusher.id, updates);
     faultPoint('push:allowed');
     return null;
   }
@@ -93,7 +98,7 @@ export class PushRegistry {
  */
 export async function completePush(
   pushes: PushRegistry,
-  repos: Pick<RepoService, 'recordPush' | 'announcePush' | 'dropIntent'>,
+  refChanges: Pick<RefChanges, 'recordPush' | 'announcePush' | 'dropIntent'>,
   pushId: string,
   log: { error(obj: object, msg: string): void },
   recorded: () => void,
@@ -103,7 +108,7 @@ export async function completePush(
   let updates: RefUpdate[] | undefined;
   try {
     if (done?.updates.length) {
-      updates = await repos
+      updates = await refChanges
         .recordPush(done.repo.id, done.pusher.id, done.updates, done.intent)
         .catch((err: unknown) => {
           log.error({ err, repoId: done.repo.id }, 'post-push processing failed');
@@ -115,7 +120,7 @@ export async function completePush(
   }
   if (done && updates) {
     faultPoint('push:recorded');
-    if (updates.length) await repos.announcePush(done.repo.id, done.pusher.id, updates);
-    if (done.intent !== undefined) await repos.dropIntent(done.intent);
+    if (updates.length) await refChanges.announcePush(done.repo.id, done.pusher.id, updates);
+    if (done.intent !== undefined) await refChanges.dropIntent(done.intent);
   }
 }

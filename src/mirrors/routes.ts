@@ -1,19 +1,29 @@
 // HTTP routes for migration and mirrors: POST /repos/migrate, POST /repos/{owner}/{repo}/mirror-sync
 // and the push mirrors of a repository.
 import { Type } from 'typebox';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import type { RouteAuth } from '../http/auth.js';
 import { signedIn } from '../http/auth.js';
-import { PageFields, pageOf, sendPage } from '../http/pagination.js';
-import { Repository } from '../repos/schemas.js';
-import { CreatePushMirrorOption, MigrateRepoOptions, PushMirror, toPushMirrorJson } from './schemas.js';
-
+import { PageFields, pageOf, sendPage, type PagingSettings } from '../http/pagination.js';
 import { RepoParams } from '../http/params.js';
+import type { RepoPresenter } from '../repos/present.js';
+import { Repository } from '../repos/schemas.js';
+import type { RepoService } from '../repos/service.js';
+import { CreatePushMirrorOption, MigrateRepoOptions, PushMirror, toPushMirrorJson } from './schemas.js';
+import type { MirrorService } from './service.js';
+
 const MirrorParams = Type.Object({ owner: Type.String(), repo: Type.String(), name: Type.String() });
 
-export function mirrorsRoutes(app: Api, ctx: AppContext): void {
-  const { repos, mirrors } = ctx;
+export interface MirrorsRoutesDeps {
+  repos: Pick<RepoService, 'requireRepo'>;
+  mirrors: MirrorService;
+  presenter: Pick<RepoPresenter, 'repoJson'>;
+  paging: PagingSettings;
+  rootUrl: string;
+}
+
+export function mirrorsRoutes(app: Api, deps: MirrorsRoutesDeps): void {
+  const { repos, mirrors, presenter, paging, rootUrl } = deps;
   const signed: RouteAuth = { scope: 'repository', require: 'signed' };
   const tags = ['repository'];
 
@@ -49,7 +59,7 @@ export function mirrorsRoutes(app: Api, ctx: AppContext): void {
         private: b.private,
         description: b.description,
       });
-      return reply.code(201).send(await ctx.forks.repoJson(repo, request.viewer));
+      return reply.code(201).send(await presenter.repoJson(repo, request.viewer));
     },
   );
 
@@ -116,7 +126,7 @@ export function mirrorsRoutes(app: Api, ctx: AppContext): void {
       config: { auth: signed },
     },
     async (request, reply) => {
-      const page = pageOf(request.query, ctx.paging);
+      const page = pageOf(request.query, paging);
       const { repo } = await repos.requireRepo(
         request.params.owner,
         request.params.repo,
@@ -124,9 +134,7 @@ export function mirrorsRoutes(app: Api, ctx: AppContext): void {
         'admin',
       );
       const result = await mirrors.listPushMirrors(repo, page.limit, page.offset);
-      return sendPage(request, reply, result, page, ctx.config.server.rootUrl, (m) =>
-        toPushMirrorJson(m, repo.name),
-      );
+      return sendPage(request, reply, result, page, rootUrl, (m) => toPushMirrorJson(m, repo.name));
     },
   );
 

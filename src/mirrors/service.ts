@@ -5,14 +5,19 @@
 // the one process that needs them. Every failed update is recorded on its mirror and logged.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import type { AppContext } from '../app/context.js';
+import type { Logger } from 'pino';
 import { SecretBox } from '../auth/secrets.js';
-import { nowUnix, transaction } from '../db/database.js';
+import type { Config } from '../config/config.js';
+import { nowUnix, transaction, type Db } from '../db/database.js';
 import { AppError, badRequest, conflict, forbidden, invalid, invalidField, notFound } from '../errors.js';
-import type { RefUpdate } from '../events/bus.js';
+import type { EventBus, RefUpdate } from '../events/bus.js';
 import { gitText, listRefs, ZERO_OID } from '../git/git.js';
-import { adoptBareRepository, scratchDir } from '../repos/forks.js';
-import { checkBranchName, checkRepoName } from '../repos/service.js';
+import type { OrgService } from '../orgs/service.js';
+import type { ForkService } from '../repos/forks.js';
+import { checkBranchName, checkRepoName } from '../repos/names.js';
+import type { RefChanges } from '../repos/ref-changes.js';
+import { adoptBareRepository, scratchDir } from '../repos/scratch.js';
+import type { RepoService } from '../repos/service.js';
 import * as repoStore from '../repos/store.js';
 import type { RepoRow } from '../repos/tables.js';
 import * as userStore from '../users/store.js';
@@ -105,6 +110,36 @@ function randomName(): string {
   return [...crypto.randomBytes(10)].map((b) => alphabet[b % alphabet.length]).join('');
 }
 
+/** Reports each run of a scheduled task (cron/service.ts). */
+export interface TaskTracker {
+  track<T>(name: string, work: Promise<T>): Promise<T>;
+}
+
+/** Work one process of the cluster does at a time, by name (cluster/leases.ts). */
+export interface ExclusiveLeases {
+  exclusive<T>(name: string, fn: () => Promise<T>): Promise<T>;
+}
+
+export interface MirrorServiceDeps {
+  db: Db;
+  events: EventBus;
+  log: Logger;
+  repos: Pick<RepoService, 'create' | 'delete' | 'getById' | 'pathOf'>;
+  refChanges: Pick<RefChanges, 'afterPush' | 'beginIntent' | 'reconcile' | 'dropIntent'>;
+  orgs: Pick<OrgService, 'isOwner'>;
+  forks: Pick<ForkService, 'assertCanCreate'>;
+  cron: TaskTracker;
+  leases: ExclusiveLeases;
+  mirror: Config['mirror'];
+  migrations: Config['migrations'];
+  /** [repository] ROOT (migrations are cloned into a scratch directory under it). */
+  root: string;
+  /** [cluster] LEASE_TIME in seconds: how long a claimed mirror update stays claimed. */
+  leaseSeconds: number;
+  /** [security] SECRET_KEY, which seals the mirrors' credentials. */
+  secretKey: string;
+}
+
 export class MirrorService {
   private secretBox: SecretBox | undefined;
   private readonly runner = new KeyedRunner();
@@ -113,9 +148,14 @@ export class MirrorService {
   private ticking = false;
   private stopped = false;
 
-  constructor(private readonly ctx: AppContext) {
+  private readonly db: Db;
+  private readonly log: Logger;
+
+  constructor(private readonly deps: MirrorServiceDeps) {
+    this.db = deps.db;
+    this.log = deps.log;
     // Never slows a push down: the listener only starts background work.
-    ctx.events.on('push', ({ repoId }) => {
+    deps.events.on('push', ({ repoId }) => {
       this.inBackground(this.pushOnCommit(repoId));
     });
   }
@@ -124,9 +164,9 @@ export class MirrorService {
 
   /** Starts the scheduler (anvil web only): due pull and push mirrors are updated every minute. */
   start(): void {
-    if (this.timers.length || !this.ctx.config.mirror.enabled) return;
+    if (this.timers.length || !this.deps.mirror.enabled) return;
     this.stopped = false;
-    const tick = () => this.inBackground(this.ctx.cron.track('update_mirrors', this.tick()));
+    const tick = () => this.inBackground(this.deps.cron.track('update_mirrors', this.tick()));
     this.timers = [setInterval(tick, TICK_MS), setTimeout(tick, 5_000)];
     for (const t of this.timers) t.unref();
   }
@@ -153,9 +193,9 @@ export class MirrorService {
       // Each due mirror is claimed before its update (its next update moved past the update's
       // timeout and [cluster] LEASE_TIME), so of several processes one updates it; one that dies
       // meanwhile leaves it due again for the others once the claim has run out.
-      const { db } = this.ctx;
+      const { db } = this;
       const now = nowUnix();
-      const until = now + MIRROR_TIMEOUT_MS / 1000 + this.ctx.config.cluster.leaseSeconds;
+      const until = now + MIRROR_TIMEOUT_MS / 1000 + this.deps.leaseSeconds;
       for (const m of await store.duePullMirrors(db, now, BATCH)) {
         if (await store.claimPullMirror(db, m.repo_id, m.next_update_unix, until))
           await this.syncPull(m.repo_id);
@@ -170,7 +210,7 @@ export class MirrorService {
 
   private inBackground(work: Promise<unknown>): void {
     const p = work
-      .catch((err: unknown) => this.ctx.log.error({ err }, 'mirror background work failed'))
+      .catch((err: unknown) => this.log.error({ err }, 'mirror background work failed'))
       .finally(() => this.background.delete(p));
     this.background.add(p);
   }
@@ -178,7 +218,7 @@ export class MirrorService {
   // Shared pieces
 
   private box(): SecretBox {
-    this.secretBox ??= new SecretBox(this.ctx.config.security.secretKey, 'mirror-credentials');
+    this.secretBox ??= new SecretBox(this.deps.secretKey, 'mirror-credentials');
     return this.secretBox;
   }
 
@@ -199,29 +239,30 @@ export class MirrorService {
   }
 
   private checker(): HostChecker {
-    return new HostChecker(this.ctx.config.migrations);
+    return new HostChecker(this.deps.migrations);
   }
 
   /** A mirror interval in seconds: 0 (never) or at least [mirror] MIN_INTERVAL; null when invalid. */
   private interval(text: string | undefined): number | null {
-    if (text === undefined || text.trim() === '') return this.ctx.config.mirror.defaultInterval;
+    if (text === undefined || text.trim() === '') return this.deps.mirror.defaultInterval;
     const seconds = parseGoDuration(text);
     if (seconds === null) return null;
-    if (seconds !== 0 && seconds < this.ctx.config.mirror.minInterval) return null;
+    if (seconds !== 0 && seconds < this.deps.mirror.minInterval) return null;
     return seconds;
   }
 
   private intervalProblem(text: string): string {
     return parseGoDuration(text) === null
       ? `invalid duration "${text}": use a Go duration such as 10m or 8h0m0s`
-      : `interval ${text} is set below the minimum interval of ${formatGoDuration(this.ctx.config.mirror.minInterval)}`;
+      : `interval ${text} is set below the minimum interval of ${formatGoDuration(this.deps.mirror.minInterval)}`;
   }
 
   // Migration
 
   /** POST /repos/migrate: clones a remote repository (only its git data) into a new repository. */
   async migrate(doer: UserRow, input: MigrateInput): Promise<RepoRow> {
-    const { db, repos } = this.ctx;
+    const { db } = this;
+    const { repos, refChanges } = this.deps;
     let owner: UserRow | undefined = doer;
     if (input.repoOwner) owner = await userStore.getByName(db, input.repoOwner);
     else if (input.uid) owner = await userStore.getById(db, input.uid);
@@ -237,12 +278,12 @@ export class MirrorService {
       }
       if (
         owner.type === UserType.Organization &&
-        !(await this.ctx.orgs.isOwner(owner, { id: doer.id, isAdmin: false }))
+        !(await this.deps.orgs.isOwner(owner, { id: doer.id, isAdmin: false }))
       ) {
         throw forbidden('Given user is not owner of organization.');
       }
     }
-    if (input.mirror && !this.ctx.config.mirror.enabled) {
+    if (input.mirror && !this.deps.mirror.enabled) {
       throw forbidden('the site administrator has disabled the creation of new pull mirrors');
     }
     checkRepoName(input.repoName, 'repo_name');
@@ -266,9 +307,9 @@ export class MirrorService {
     if (await repoStore.getByOwnerAndName(db, owner.name, input.repoName)) {
       throw conflict('The repository with the same name already exists.');
     }
-    await this.ctx.forks.assertCanCreate(db, doer, owner);
+    await this.deps.forks.assertCanCreate(db, doer, owner);
 
-    const scratch = scratchDir(this.ctx.config.repository.root, 'migrate');
+    const scratch = scratchDir(this.deps.root, 'migrate');
     let repo: RepoRow | undefined;
     try {
       try {
@@ -331,7 +372,7 @@ export class MirrorService {
         oldOid: ZERO_OID,
         newOid: r.oid,
       }));
-      await repos.afterPush(repo.id, doer.id, updates);
+      await refChanges.afterPush(repo.id, doer.id, updates);
       return (await repos.getById(repo.id))!;
     } catch (err) {
       fs.rmSync(scratch, { recursive: true, force: true });
@@ -339,11 +380,11 @@ export class MirrorService {
         await repos
           .delete(repo, doer.id)
           .catch((e: unknown) =>
-            this.ctx.log.error({ err: e, repoId: repo!.id }, 'removing a failed migration failed'),
+            this.log.error({ err: e, repoId: repo!.id }, 'removing a failed migration failed'),
           );
       }
       if (err instanceof AppError) throw err;
-      this.ctx.log.error({ err: scrub(String(err), remote.credentials) }, 'migration failed');
+      this.log.error({ err: scrub(String(err), remote.credentials) }, 'migration failed');
       throw new AppError('internal', 'the migration failed');
     }
   }
@@ -378,13 +419,13 @@ export class MirrorService {
   // Pull mirrors
 
   mirrorOf(repoId: number) {
-    return store.mirrorOf(this.ctx.db, repoId);
+    return store.mirrorOf(this.db, repoId);
   }
 
   /** POST /repos/{owner}/{repo}/mirror-sync: queues an update of a pull mirror. */
   async requestPullSync(repo: RepoRow): Promise<void> {
-    if (!this.ctx.config.mirror.enabled) throw badRequest('Mirror feature is disabled');
-    if (!repo.is_mirror || !(await store.mirrorOf(this.ctx.db, repo.id))) {
+    if (!this.deps.mirror.enabled) throw badRequest('Mirror feature is disabled');
+    if (!repo.is_mirror || !(await store.mirrorOf(this.db, repo.id))) {
       throw badRequest('Repository is not a mirror');
     }
     this.inBackground(this.syncPull(repo.id));
@@ -393,12 +434,13 @@ export class MirrorService {
   /** Fetches a pull mirror's remote; the outcome is recorded on the mirror. */
   syncPull(repoId: number): Promise<void> {
     return this.runner.run(`pull:${repoId}`, () =>
-      this.ctx.cluster.leases.exclusive(`mirror:pull:${repoId}`, () => this.runPullSync(repoId)),
+      this.deps.leases.exclusive(`mirror:pull:${repoId}`, () => this.runPullSync(repoId)),
     );
   }
 
   private async runPullSync(repoId: number): Promise<void> {
-    const { db, repos } = this.ctx;
+    const { db } = this;
+    const { repos, refChanges } = this.deps;
     const m = await store.mirrorOf(db, repoId);
     const repo = await repos.getById(repoId);
     if (!m || !repo) return;
@@ -414,7 +456,7 @@ export class MirrorService {
       const before = new Map((await listRefs(dir)).map((r) => [r.name, r.oid]));
       // Which refs a fetch moves is known only afterwards: an intent without updates makes
       // recovery compare every ref with the database.
-      intent = await repos.beginIntent(repoId, repo.owner_id, []);
+      intent = await refChanges.beginIntent(repoId, repo.owner_id, []);
       await runRemoteGit({
         gitDir: dir,
         args: [
@@ -439,7 +481,7 @@ export class MirrorService {
       }
       for (const [ref, oid] of before)
         if (!after.has(ref)) updates.push({ ref, oldOid: oid, newOid: ZERO_OID });
-      await repos.afterPush(repoId, repo.owner_id, updates, intent);
+      await refChanges.afterPush(repoId, repo.owner_id, updates, intent);
       intent = undefined;
       await store.updateMirror(db, repoId, {
         updated_unix: nowUnix(),
@@ -449,11 +491,11 @@ export class MirrorService {
     } catch (err) {
       if (intent !== undefined) {
         // A fetch that failed half-way may still have moved refs.
-        await repos.reconcile(repoId).catch(() => []);
-        await repos.dropIntent(intent);
+        await refChanges.reconcile(repoId).catch(() => []);
+        await refChanges.dropIntent(intent);
       }
       const message = scrub(err instanceof Error ? err.message : String(err), credentials);
-      this.ctx.log.warn({ repoId, error: message }, 'pull mirror update failed');
+      this.log.warn({ repoId, error: message }, 'pull mirror update failed');
       await store.updateMirror(db, repoId, { next_update_unix: next, last_error: message });
     }
   }
@@ -461,17 +503,17 @@ export class MirrorService {
   // Push mirrors
 
   private assertEnabled(): void {
-    if (!this.ctx.config.mirror.enabled) throw badRequest('Mirror feature is disabled');
+    if (!this.deps.mirror.enabled) throw badRequest('Mirror feature is disabled');
   }
 
   listPushMirrors(repo: RepoRow, limit: number, offset: number) {
     this.assertEnabled();
-    return store.listPushMirrors(this.ctx.db, repo.id, limit, offset);
+    return store.listPushMirrors(this.db, repo.id, limit, offset);
   }
 
   async getPushMirror(repo: RepoRow, name: string): Promise<PushMirrorRow> {
     this.assertEnabled();
-    const m = await store.pushMirrorByName(this.ctx.db, repo.id, name);
+    const m = await store.pushMirrorByName(this.db, repo.id, name);
     if (!m) throw notFound(`push mirror does not exist [name: ${name}]`);
     return m;
   }
@@ -491,7 +533,7 @@ export class MirrorService {
     );
     await this.checkHost(remote, (e) => badRequest(e.message));
     const now = nowUnix();
-    const id = await store.insertPushMirror(this.ctx.db, {
+    const id = await store.insertPushMirror(this.db, {
       repo_id: repo.id,
       remote_name: `remote_mirror_${randomName()}`,
       remote_address: remote.safe,
@@ -501,12 +543,12 @@ export class MirrorService {
       created_unix: now,
       next_update_unix: interval ? now + interval : 0,
     });
-    return (await store.pushMirrorById(this.ctx.db, id))!;
+    return (await store.pushMirrorById(this.db, id))!;
   }
 
   async deletePushMirror(repo: RepoRow, name: string): Promise<void> {
     this.assertEnabled();
-    if (!(await store.deletePushMirror(this.ctx.db, repo.id, name))) {
+    if (!(await store.deletePushMirror(this.db, repo.id, name))) {
       throw notFound(`push mirror does not exist [name: ${name}]`);
     }
   }
@@ -514,25 +556,26 @@ export class MirrorService {
   /** POST /repos/{owner}/{repo}/push_mirrors-sync: pushes to every push mirror now and waits. */
   async syncAllPushMirrors(repo: RepoRow): Promise<void> {
     this.assertEnabled();
-    const mirrors = await store.pushMirrorsOf(this.ctx.db, repo.id);
+    const mirrors = await store.pushMirrorsOf(this.db, repo.id);
     await Promise.all(mirrors.map((m) => this.syncPush(m.id)));
   }
 
   /** Pushes a repository to one push mirror; the outcome is recorded on the mirror. */
   syncPush(mirrorId: number): Promise<void> {
     return this.runner.run(`push:${mirrorId}`, () =>
-      this.ctx.cluster.leases.exclusive(`mirror:push:${mirrorId}`, () => this.runPushSync(mirrorId)),
+      this.deps.leases.exclusive(`mirror:push:${mirrorId}`, () => this.runPushSync(mirrorId)),
     );
   }
 
   private async pushOnCommit(repoId: number): Promise<void> {
-    if (this.stopped || !this.ctx.config.mirror.enabled) return;
-    const mirrors = await store.pushMirrorsOf(this.ctx.db, repoId, true);
+    if (this.stopped || !this.deps.mirror.enabled) return;
+    const mirrors = await store.pushMirrorsOf(this.db, repoId, true);
     await Promise.all(mirrors.map((m) => this.syncPush(m.id)));
   }
 
   private async runPushSync(mirrorId: number): Promise<void> {
-    const { db, repos } = this.ctx;
+    const { db } = this;
+    const { repos } = this.deps;
     const m = await store.pushMirrorById(db, mirrorId);
     if (!m) return;
     const repo = await repos.getById(m.repo_id);
@@ -553,7 +596,7 @@ export class MirrorService {
       });
     } catch (err) {
       lastError = scrub(err instanceof Error ? err.message : String(err), credentials) || 'push failed';
-      this.ctx.log.warn(
+      this.log.warn(
         { repoId: repo.id, mirror: m.remote_name, error: lastError },
         'push mirror update failed',
       );

@@ -5,7 +5,7 @@ import { Type, type Static } from 'typebox';
 import { isoTime } from '../http/format.js';
 import { AccessMode } from '../orgs/store.js';
 import { unitOf, type IssueService } from '../issues/service.js';
-import { Repository, toRepoJson } from '../repos/schemas.js';
+import { Repository, toRepoJson, type SshCloneAddress } from '../repos/schemas.js';
 import type { RepoService } from '../repos/service.js';
 import type { UserService } from '../users/service.js';
 import type { NotificationService } from './service.js';
@@ -51,6 +51,8 @@ const SUBJECT_TYPES: Record<number, string> = {
 
 export interface ThreadsJsonDeps {
   rootUrl: string;
+  /** Where SSH clone URLs point (the threads' repositories). */
+  ssh: SshCloneAddress;
   repos: Pick<RepoService, 'getByIds' | 'accessMany'>;
   users: Pick<UserService, 'getByIds'>;
   issues: Pick<IssueService, 'getByIds'>;
@@ -63,7 +65,7 @@ export async function threadsJson(
   viewer: Viewer,
 ): Promise<NotificationThreadJson[]> {
   if (rows.length === 0) return [];
-  const { rootUrl } = deps;
+  const { rootUrl, ssh } = deps;
   const issueIds = [...new Set(rows.map((r) => r.issue_id).filter((id): id is number => id !== null))];
   const [repos, issues, mergedIds] = await Promise.all([
     deps.repos.getByIds([...new Set(rows.map((r) => r.repo_id))]),
@@ -114,7 +116,7 @@ export async function threadsJson(
     }
     out.push({
       id: n.id,
-      repository: toRepoJson(repo, owner, a, { rootUrl, viewer }),
+      repository: toRepoJson(repo, owner, a, { rootUrl, ssh, viewer }),
       subject,
       unread: n.status === NotificationStatus.unread,
       pinned: n.status === NotificationStatus.pinned,

@@ -25,6 +25,7 @@ import type { ListedBlob, Storage } from '../storage/storage.js';
 import type { BlobReferences, Sweeper } from '../storage/sweep.js';
 import type { QuotaService } from '../quota/service.js';
 import type { RefRecovery } from '../repos/recovery.js';
+import type { RefChanges } from '../repos/ref-changes.js';
 import type { RepoService } from '../repos/service.js';
 import type { UserService } from '../users/service.js';
 import type { WikiService } from '../wiki/service.js';
@@ -50,7 +51,8 @@ export interface DoctorContext {
   storage: Storage;
   /** [repository] ROOT. */
   repoRoot: string;
-  repos: Pick<RepoService, 'reconcile' | 'pathOf'>;
+  repos: Pick<RepoService, 'pathOf'>;
+  refChanges: Pick<RefChanges, 'reconcile'>;
   wiki: Pick<WikiService, 'pathOf'>;
   recovery: Pick<RefRecovery, 'recover'>;
   sweeper: Pick<Sweeper, 'sweep' | 'graceMs'>;
@@ -118,7 +120,7 @@ const repoHeads: DoctorCheck = {
   async run(ctx, opts, report) {
     for await (const ids of repositoryIds(ctx)) {
       for (const id of ids) {
-        const lines = await ctx.repos.reconcile(id, opts.fix);
+        const lines = await ctx.refChanges.reconcile(id, opts.fix);
         for (const line of lines) {
           const text = `repository ${id}: ${line}`;
           // A missing directory is reported by reconcile and cannot be repaired from the rows.

@@ -13,7 +13,7 @@ import { declares } from '../quota/schemas.js';
 import type { RepoService } from '../repos/service.js';
 import type { UserService } from '../users/service.js';
 import type { UserRow } from '../users/tables.js';
-import type { RepositoryJson } from '../repos/schemas.js';
+import type { RepositoryJson, SshCloneAddress } from '../repos/schemas.js';
 import {
   LinkParams,
   OwnerParams,
@@ -35,10 +35,12 @@ export interface PackagesRoutesDeps {
   repos: Pick<RepoService, 'accessMany'>;
   paging: PagingSettings;
   rootUrl: string;
+  /** Where SSH clone URLs point (the packages' repositories). */
+  ssh: SshCloneAddress;
 }
 
 export function packagesRoutes(app: Api, deps: PackagesRoutesDeps): void {
-  const { packages, users, paging, rootUrl } = deps;
+  const { packages, users, paging, rootUrl, ssh } = deps;
   const tags = ['package'];
   const read: RouteAuth = { scope: 'package' };
   const write: RouteAuth = { scope: 'package', require: 'signed' };
@@ -59,7 +61,8 @@ export function packagesRoutes(app: Api, deps: PackagesRoutesDeps): void {
     const repos = new Map<number, RepositoryJson>();
     for (const repo of repoRows.values()) {
       const a = access.get(repo.id)!;
-      if (a.mode > 0) repos.set(repo.id, repoJsonOf(repo, owner, a, { rootUrl, viewer: request.viewer }));
+      if (a.mode > 0)
+        repos.set(repo.id, repoJsonOf(repo, owner, a, { rootUrl, ssh, viewer: request.viewer }));
     }
     // A version linked to a repository the viewer cannot read is not shown.
     const visible = rows.filter(

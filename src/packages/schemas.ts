@@ -3,7 +3,7 @@
 import { Type, type Static } from 'typebox';
 import { isoTime } from '../http/format.js';
 import { PageFields } from '../http/pagination.js';
-import { Repository, toRepoJson, type RepositoryJson } from '../repos/schemas.js';
+import { Repository, toRepoJson, type RepositoryJson, type SshCloneAddress } from '../repos/schemas.js';
 import type { RepoAccess } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
 import { User, toUserJson, type UserJson } from '../users/schemas.js';
@@ -105,7 +105,7 @@ export function repoJsonOf(
   repo: RepoRow,
   owner: UserRow,
   access: RepoAccess,
-  ctx: { rootUrl: string; viewer: Viewer | null },
+  ctx: { rootUrl: string; ssh: SshCloneAddress; viewer: Viewer | null },
 ): RepositoryJson {
   return toRepoJson(repo, owner, access, ctx);
 }

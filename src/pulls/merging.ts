@@ -20,6 +20,7 @@ import type { MilestoneService } from '../milestones/service.js';
 import { AccessMode } from '../orgs/tables.js';
 import type { ProtectionService } from '../protection/service.js';
 import type { RefRecovery } from '../repos/recovery.js';
+import type { RefChanges } from '../repos/ref-changes.js';
 import type { RepoService } from '../repos/service.js';
 import type { RefIntentRow, RepoRow } from '../repos/tables.js';
 import type { SigningService } from '../signing/service.js';
@@ -67,12 +68,9 @@ export interface MergeServiceDeps {
   db: Db;
   events: EventBus;
   log: Logger;
-  repos: Pick<
-    RepoService,
-    | 'pathOf'
-    | 'getById'
-    | 'access'
-    | 'requireRepo'
+  repos: Pick<RepoService, 'pathOf' | 'getById' | 'access' | 'requireRepo'>;
+  refChanges: Pick<
+    RefChanges,
     | 'beginIntent'
     | 'dropIntent'
     | 'markIntentRecorded'
@@ -114,7 +112,7 @@ export class MergeService {
 
   async merge(view: RepoView, pull: Pull, doer: UserRow, input: MergeInput): Promise<Pull> {
     const { repo } = view;
-    const { mergeability, repos } = this.deps;
+    const { mergeability, refChanges } = this.deps;
     if ((view.access.units.get('repo.code') ?? 0) < AccessMode.write)
       throw forbidden('you need write access to the code of this repository to merge');
     if (repo.is_archived) throw forbidden(`repository is archived [id: ${repo.id}]`);
@@ -189,11 +187,11 @@ export class MergeService {
       // The base branch moves: the intent is written first, so that a crash at any point ends
       // merged (recovery completes it, events included) or not merged and mergeable.
       const update: RefUpdate = { ref: baseRef, oldOid: baseSha, newOid: newSha };
-      const intent = await repos.beginIntent(repo.id, doer.id, [update], 'merge', { ...merge });
+      const intent = await refChanges.beginIntent(repo.id, doer.id, [update], 'merge', { ...merge });
       faultPoint('merge:intent');
       if (!(await data.updateRef(dir, baseRef, baseSha, newSha))) {
-        await repos.dropIntent(intent);
-        await repos.refreshSize(repo.id);
+        await refChanges.dropIntent(intent);
+        await refChanges.refreshSize(repo.id);
         throw conflict('the base branch moved while merging: try again');
       }
       faultPoint('merge:ref-moved');
@@ -212,7 +210,7 @@ export class MergeService {
    */
   async updateHead(view: RepoView, pull: Pull, doer: UserRow, style: 'merge' | 'rebase'): Promise<void> {
     const { pr } = pull;
-    const { repos, protection } = this.deps;
+    const { repos, protection, refChanges } = this.deps;
     if (pr.has_merged) throw invalidField('index', 'the pull request is already merged');
     if (pull.issue.is_closed) throw invalidField('index', 'the pull request is closed');
     const headRepo = pr.head_repo_id ? await repos.getById(pr.head_repo_id) : undefined;
@@ -263,7 +261,7 @@ export class MergeService {
     const update: RefUpdate = { ref: `refs/heads/${pr.head_branch}`, oldOid: headSha, newOid: newSha };
     const refusal = await protection.refusalFor(headRepo, doer, [update]);
     if (refusal) throw forbidden(refusal);
-    const moved = await repos.changeRefs(headRepo.id, doer.id, [update], () =>
+    const moved = await refChanges.changeRefs(headRepo.id, doer.id, [update], () =>
       data.updateRef(headDir, update.ref, headSha, newSha),
     );
     if (!moved) throw conflict('the head branch moved while updating: try again');
@@ -281,13 +279,13 @@ export class MergeService {
     merge: MergeIntent,
     commits: CommitData[],
   ): Promise<Pull> {
-    const { repos } = this.deps;
-    await repos.recordPush(repo.id, doer.id, [update]);
+    const { refChanges } = this.deps;
+    await refChanges.recordPush(repo.id, doer.id, [update]);
     const merged = await this.recordMerge(merge, doer.id, intent);
     faultPoint('merge:recorded');
-    await repos.announcePush(repo.id, doer.id, [update]);
+    await refChanges.announcePush(repo.id, doer.id, [update]);
     await this.announceMerge(repo, doer, merged, merge, commits);
-    await repos.dropIntent(intent);
+    await refChanges.dropIntent(intent);
     return merged;
   }
 
@@ -331,7 +329,7 @@ export class MergeService {
         updated_unix: now,
       });
       await this.deps.milestones.recount(tx, [issue.milestone_id]);
-      if (intent !== undefined) await this.deps.repos.markIntentRecorded(tx, intent);
+      if (intent !== undefined) await this.deps.refChanges.markIntentRecorded(tx, intent);
       return { issue, pr: row };
     });
   }
@@ -357,14 +355,14 @@ export class MergeService {
    * request stays open and its mergeability is computed again.
    */
   async recoverMerge(intent: RefIntentRow): Promise<string> {
-    const { repos } = this.deps;
+    const { repos, refChanges } = this.deps;
     const merge = JSON.parse(intent.data) as MergeIntent;
     const update = (JSON.parse(intent.updates) as RefUpdate[])[0]!;
     const repo = await repos.getById(intent.repo_id);
     const doer = await this.deps.users.getById(intent.doer_id);
     const pr = await store.getByIssueId(this.db, merge.issueId);
     if (!repo || !doer || !pr) {
-      await repos.dropIntent(intent.id);
+      await refChanges.dropIntent(intent.id);
       return 'merge of a deleted pull request dropped';
     }
     const dir = this.dirOf(repo);
@@ -374,13 +372,13 @@ export class MergeService {
         tip !== undefined && (tip === update.newOid || (await isAncestor(dir, update.newOid, tip)));
       if (!landed) {
         // The merge commit may have been written: the size is measured again.
-        await repos.reconcile(repo.id);
-        await repos.dropIntent(intent.id);
+        await refChanges.reconcile(repo.id);
+        await refChanges.dropIntent(intent.id);
         await this.deps.mergeability.refresh(pr.id, doer.id).catch(() => undefined);
         return `merge of pull request ${pr.index} had not happened: left open`;
       }
       // The branch may have moved on since: bring every row in line with the refs first.
-      if (tip !== update.newOid) await repos.reconcile(repo.id);
+      if (tip !== update.newOid) await refChanges.reconcile(repo.id);
       const commits = await data.log(dir, { from: merge.headSha, not: update.oldOid });
       await this.completeMerge(repo, doer, intent.id, update, merge, commits);
       return `merge of pull request ${pr.index} completed`;
@@ -388,9 +386,9 @@ export class MergeService {
     // Recorded before the crash: only the listeners are left to tell.
     const merged: Pull = { issue: (await issueStore.getById(this.db, merge.issueId))!, pr };
     const commits = await data.log(dir, { from: merge.headSha, not: update.oldOid });
-    await repos.announcePush(repo.id, doer.id, [update]);
+    await refChanges.announcePush(repo.id, doer.id, [update]);
     await this.announceMerge(repo, doer, merged, merge, commits);
-    await repos.dropIntent(intent.id);
+    await refChanges.dropIntent(intent.id);
     return `merge of pull request ${pr.index} announced`;
   }
 
@@ -471,7 +469,7 @@ export class MergeService {
   }
 
   private async deleteHeadBranch(pull: Pull, doer: UserRow): Promise<void> {
-    const { repos, protection } = this.deps;
+    const { repos, protection, refChanges } = this.deps;
     const headRepo = pull.pr.head_repo_id ? await repos.getById(pull.pr.head_repo_id) : undefined;
     if (!headRepo || headRepo.default_branch === pull.pr.head_branch) return;
     const access = await repos.access(headRepo, { id: doer.id, isAdmin: doer.is_admin === 1 });
@@ -482,6 +480,6 @@ export class MergeService {
     const ref = `refs/heads/${pull.pr.head_branch}`;
     const u = { ref, oldOid: sha, newOid: ZERO_OID };
     if (await protection.refusalFor(headRepo, doer, [u])) return;
-    await repos.changeRefs(headRepo.id, doer.id, [u], () => data.updateRef(dir, ref, sha, ZERO_OID));
+    await refChanges.changeRefs(headRepo.id, doer.id, [u], () => data.updateRef(dir, ref, sha, ZERO_OID));
   }
 }

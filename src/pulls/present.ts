@@ -5,7 +5,7 @@
 import { gitText } from '../git/git.js';
 import { isoTime } from '../http/format.js';
 import type { IssuePresenter } from '../issues/present.js';
-import type { ForkService } from '../repos/forks.js';
+import type { RepoPresenter } from '../repos/present.js';
 import type { RepositoryJson } from '../repos/schemas.js';
 import type { RepoService } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
@@ -22,7 +22,8 @@ export interface PullPresenterDeps {
   issues: Pick<IssuePresenter, 'issues'>;
   repos: Pick<RepoService, 'getById' | 'pathOf'>;
   users: Pick<UserService, 'getById' | 'getByIds'>;
-  forks: Pick<ForkService, 'reposJson'>;
+  /** Repositories as the API shows them (the base and head repositories). */
+  repoPresenter: Pick<RepoPresenter, 'reposJson'>;
   pulls: Pick<PullService, 'diffStat'>;
   reviews: Pick<PullReviewService, 'requestedReviewerIds' | 'reviewCommentCounts'>;
   rootUrl: string;
@@ -50,7 +51,7 @@ export class PullPresenter {
     );
     const repoJson = new Map<number, RepositoryJson>();
     const all = [repo, ...headRows];
-    const jsons = await this.deps.forks.reposJson(all, viewer);
+    const jsons = await this.deps.repoPresenter.reposJson(all, viewer);
     all.forEach((r, i) => repoJson.set(r.id, jsons[i]!));
     const requested = await reviews.requestedReviewerIds(list.map((p) => p.issue.id));
     const userIds = new Set<number>([repo.owner_id]);

@@ -11,6 +11,7 @@ import { isValidRefName, resolveRef, updateRef } from '../git/data.js';
 import { ZERO_OID } from '../git/git.js';
 import type { Page } from '../http/pagination.js';
 import { AccessMode } from '../orgs/store.js';
+import type { RefChanges } from '../repos/ref-changes.js';
 import type { RepoAccess, RepoService } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
 import { hasScope } from '../tokens/scopes.js';
@@ -68,7 +69,8 @@ export interface ReleaseServiceDeps {
   db: Db;
   events: EventBus;
   log: Logger;
-  repos: Pick<RepoService, 'pathOf' | 'beginIntent' | 'dropIntent' | 'afterPush'>;
+  repos: Pick<RepoService, 'pathOf'>;
+  refChanges: Pick<RefChanges, 'beginIntent' | 'dropIntent' | 'afterPush'>;
   protection: TagRules;
 }
 
@@ -193,7 +195,7 @@ export class ReleaseService {
       throw err;
     }
     if (published?.update)
-      await this.deps.repos.afterPush(repo.id, doer.id, [published.update], published.intent);
+      await this.deps.refChanges.afterPush(repo.id, doer.id, [published.update], published.intent);
     if (!release.is_draft) {
       await this.deps.events.emit('release.published', { repoId: repo.id, doerId: doer.id, release });
     }
@@ -250,7 +252,7 @@ export class ReleaseService {
       throw err;
     }
     if (published?.update)
-      await this.deps.repos.afterPush(repo.id, doer.id, [published.update], published.intent);
+      await this.deps.refChanges.afterPush(repo.id, doer.id, [published.update], published.intent);
     if (!updated.is_draft) {
       await this.deps.events.emit(release.is_draft ? 'release.published' : 'release.updated', {
         repoId: repo.id,
@@ -305,9 +307,9 @@ export class ReleaseService {
     const refusal = await this.deps.protection.refusalFor(repo, doer, [update]);
     if (refusal) throw invalid(refusal);
     // Written down first: a crash before the release is recorded still records the tag.
-    const intent = await this.deps.repos.beginIntent(repo.id, doer.id, [update]);
+    const intent = await this.deps.refChanges.beginIntent(repo.id, doer.id, [update]);
     if (!(await updateRef(dir, ref, ZERO_OID, commit.oid))) {
-      await this.deps.repos.dropIntent(intent);
+      await this.deps.refChanges.dropIntent(intent);
       throw conflict(`tag already exists [name: ${tag}]`);
     }
     return { sha: commit.oid, update, intent };
@@ -317,7 +319,7 @@ export class ReleaseService {
   private async undoTag(repo: RepoRow, update: RefUpdate, intent: number | undefined): Promise<void> {
     try {
       await updateRef(this.deps.repos.pathOf(repo), update.ref, update.newOid, ZERO_OID);
-      if (intent !== undefined) await this.deps.repos.dropIntent(intent);
+      if (intent !== undefined) await this.deps.refChanges.dropIntent(intent);
     } catch (err) {
       this.deps.log.error(
         { err, repoId: repo.id, ref: update.ref },

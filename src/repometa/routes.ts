@@ -3,11 +3,12 @@
 // repository is found) and /hooks/git[/{id}] (repository administrators, then 403 while git
 // hooks are disabled, as Forgejo's default).
 import { Type } from 'typebox';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import { signedViewer } from '../http/auth.js';
 import { forbidden, notFound } from '../errors.js';
 import { RepoParams } from '../http/params.js';
+import type { RepoService } from '../repos/service.js';
+import type { RepoMetaService } from './service.js';
 
 const IssueFormField = Type.Object(
   {
@@ -64,8 +65,13 @@ const FlagParams = Type.Object({ owner: Type.String(), repo: Type.String(), flag
 const HookParams = Type.Object({ owner: Type.String(), repo: Type.String(), id: Type.String() });
 const NoContent = { 204: Type.Null() };
 
-export function repoMetaRoutes(app: Api, ctx: AppContext): void {
-  const { repos, repoMeta } = ctx;
+export interface RepoMetaRoutesDeps {
+  repos: Pick<RepoService, 'requireRepo'>;
+  repoMeta: RepoMetaService;
+}
+
+export function repoMetaRoutes(app: Api, deps: RepoMetaRoutesDeps): void {
+  const { repos, repoMeta } = deps;
   const tags = ['repository'];
   const read = { scope: 'repository' } as const;
   const signed = { scope: 'repository', require: 'signed' } as const;

@@ -8,11 +8,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { LRUCache } from 'lru-cache';
-import type { AppContext } from '../app/context.js';
+import type { Logger } from 'pino';
 import { forbidden, invalidField, notFound } from '../errors.js';
-import { transaction } from '../db/database.js';
+import { transaction, type Db } from '../db/database.js';
+import type { EventBus } from '../events/bus.js';
 import { git } from '../git/git.js';
 import * as data from '../git/data.js';
+import type { RepoService } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
 import {
   CONFIG_CANDIDATES,
@@ -60,6 +62,13 @@ export interface TemplatesResult {
   errors: Map<string, string>;
 }
 
+export interface RepoMetaServiceDeps {
+  db: Db;
+  events: EventBus;
+  log: Logger;
+  repos: Pick<RepoService, 'getById' | 'pathOf'>;
+}
+
 export class RepoMetaService {
   /** Language statistics by `repoId:commit`. */
   private readonly stats = new LRUCache<string, Record<string, number>>({ max: 2000 });
@@ -67,23 +76,31 @@ export class RepoMetaService {
   /** The default branch's commit as last seen, per repository; forgotten at every push. */
   private readonly heads = new Map<number, { branch: string; oid: string | null }>();
 
-  constructor(private readonly ctx: AppContext) {
+  private readonly db: Db;
+  private readonly log: Logger;
+  private readonly repos: RepoMetaServiceDeps['repos'];
+
+  constructor(deps: RepoMetaServiceDeps) {
+    this.db = deps.db;
+    this.log = deps.log;
+    this.repos = deps.repos;
+    const { events, repos, log } = deps;
     // A push or deletion on any process makes the head remembered here stale.
-    ctx.events.onAnyNode('push', (e) => {
+    events.onAnyNode('push', (e) => {
       this.heads.delete(e.repoId);
     });
-    ctx.events.on('push', async (e) => {
+    events.on('push', async (e) => {
       // The statistics of the default branch's new commit are computed after the push, in the
       // background, so that pages and lists find them ready rather than computing them then.
-      const repo = await ctx.repos.getById(e.repoId);
+      const repo = await repos.getById(e.repoId);
       const update = repo && e.updates.find((u) => u.ref === `refs/heads/${repo.default_branch}`);
       if (repo && update && !/^0+$/.test(update.newOid)) {
         void this.statsOf(repo, update.newOid).catch((err: unknown) =>
-          ctx.log.warn({ err, repoId: repo.id }, 'language statistics failed'),
+          log.warn({ err, repoId: repo.id }, 'language statistics failed'),
         );
       }
     });
-    ctx.events.onAnyNode('repository.deleted', (e) => {
+    events.onAnyNode('repository.deleted', (e) => {
       this.heads.delete(e.repoId);
     });
   }
@@ -94,7 +111,7 @@ export class RepoMetaService {
     if (repo.is_empty) return null;
     const known = this.heads.get(repo.id);
     if (!fresh && known && known.branch === repo.default_branch) return known.oid;
-    const ref = await data.resolveRef(this.ctx.repos.pathOf(repo), `refs/heads/${repo.default_branch}`);
+    const ref = await data.resolveRef(this.repos.pathOf(repo), `refs/heads/${repo.default_branch}`);
     const oid = ref?.oid ?? null;
     if (this.heads.size > 10_000) this.heads.clear();
     this.heads.set(repo.id, { branch: repo.default_branch, oid });
@@ -120,7 +137,7 @@ export class RepoMetaService {
           const oid = await this.head(r, false);
           out.set(r.id, oid ? primaryLanguage(await this.statsOf(r, oid)) : '');
         } catch (err) {
-          this.ctx.log.warn({ err, repoId: r.id }, 'language statistics failed');
+          this.log.warn({ err, repoId: r.id }, 'language statistics failed');
           out.set(r.id, '');
         }
       }
@@ -144,7 +161,7 @@ export class RepoMetaService {
   private async compute(repo: RepoRow, oid: string): Promise<Record<string, number>> {
     await loadLanguages();
     const out = await git(['ls-tree', '-r', '-l', '-z', '--end-of-options', oid], {
-      gitDir: this.ctx.repos.pathOf(repo),
+      gitDir: this.repos.pathOf(repo),
     });
     const files = [...regularFiles(out.stdout)];
     const hasAttributes = files.some(
@@ -165,7 +182,7 @@ export class RepoMetaService {
     oid: string,
     files: Array<{ path: string }>,
   ): Promise<Map<string, LinguistAttributes>> {
-    const gitDir = this.ctx.repos.pathOf(repo);
+    const gitDir = this.repos.pathOf(repo);
     const index = path.join(os.tmpdir(), `anvil-attr-${crypto.randomUUID()}`);
     const env = { GIT_INDEX_FILE: index };
     try {
@@ -226,7 +243,7 @@ export class RepoMetaService {
   ): Promise<Array<{ dir: string; path: string; size: number; content: string | null }>> {
     const oid = await this.head(repo, true);
     if (!oid) return [];
-    const dir = this.ctx.repos.pathOf(repo);
+    const dir = this.repos.pathOf(repo);
     const out = await git(
       ['ls-tree', '-l', '-z', '--end-of-options', oid, '--', ...TEMPLATE_DIRS.map((d) => `${d}/`)],
       { gitDir: dir, env: { GIT_LITERAL_PATHSPECS: '1' } },
@@ -250,24 +267,24 @@ export class RepoMetaService {
   // Flags
 
   listFlags(repo: RepoRow): Promise<string[]> {
-    return store.flags(this.ctx.db, repo.id);
+    return store.flags(this.db, repo.id);
   }
 
   async hasFlag(repo: RepoRow, name: string): Promise<boolean> {
-    return store.hasFlag(this.ctx.db, repo.id, name);
+    return store.hasFlag(this.db, repo.id, name);
   }
 
   async addFlag(repo: RepoRow, name: string): Promise<void> {
-    await store.addFlag(this.ctx.db, repo.id, checkFlag(name, 'flag'));
+    await store.addFlag(this.db, repo.id, checkFlag(name, 'flag'));
   }
 
   async deleteFlag(repo: RepoRow, name: string): Promise<void> {
-    await store.deleteFlag(this.ctx.db, repo.id, name);
+    await store.deleteFlag(this.db, repo.id, name);
   }
 
   async replaceFlags(repo: RepoRow, names: string[]): Promise<void> {
     const distinct = [...new Set(names.map((n) => checkFlag(n, 'flags')))];
-    await transaction(this.ctx.db, (tx) => store.replaceFlags(tx, repo.id, distinct));
+    await transaction(this.db, (tx) => store.replaceFlags(tx, repo.id, distinct));
   }
 
   // Git hooks

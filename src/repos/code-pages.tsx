@@ -4,19 +4,21 @@
 // (/commits/...), a commit with its diff (/commit/{sha}, .diff, .patch), branches and tags.
 // Everything goes through GitDataService, whose `open` applies the API's permission checks.
 import path from 'node:path';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
-import { GitDataService, type Target } from '../git/data-service.js';
+import type { GitDataService, Target } from '../git/data-service.js';
 import type { CommitData } from '../git/data.js';
 import type { TreeEntry } from '../git/trees.js';
 import { sendArchive, sendEntry } from '../git/serve.js';
 import { highlightLines, renderMarkdown } from '../markup/render.js';
 import { Layout, type PageContext } from '../web/layout.js';
 import { DiffModeSwitch, DiffView, diffMode, parseDiff } from '../web/diff.js';
-import type { Web } from '../web/plugin.js';
+import type { PageRoutes } from '../web/plugin.js';
 import { Pager, When, pageNumber } from '../web/components.js';
 import { notFound } from '../errors.js';
-import { RepoActions, actionState } from '../social/pages.js';
+import { RepoActions } from '../social/pages.js';
+import type { UserRow } from '../users/tables.js';
+import type { RepoRow } from './tables.js';
 
 type Params = Record<string, string>;
 /** Files larger than this are not shown inline (a link to the raw file instead). */
@@ -270,35 +272,71 @@ function CommitList(props: { base: string; commits: CommitData[] }): VNode {
   );
 }
 
-export function codePages(app: FastifyInstance, web: Web): void {
-  const { ctx } = web;
-  const svc = new GitDataService(ctx);
-  const open = (request: FastifyRequest) => {
-    const p = request.params as Params;
-    return svc.open(p['owner'] ?? '', p['repo'] ?? '', request.web.viewer, 'read');
-  };
-  const baseOf = (t: Target) => `/${t.owner.name}/${t.repo.name}`;
-  const page = (
-    request: FastifyRequest,
-    t: Target,
-    title: string,
-    active: Parameters<typeof RepoHeader>[0]['active'],
-    body: VNode,
-    wide = false,
-  ): VNode => (
-    <Layout page={web.page(request) as PageContext} title={title} wide={wide}>
-      <RepoHeader t={t} active={active} />
-      {body}
-    </Layout>
-  );
+/** Whether the signed-in user stars and watches the repository (null when signed out). */
+export type RepoActionState = Parameters<typeof RepoActions>[0]['state'];
 
-  app.get('/:owner/:repo', async (request, reply) => {
-    const t = await open(request);
-    const base = baseOf(t);
-    const cloneUrl = `${ctx.config.server.rootUrl}${t.owner.name}/${t.repo.name}.git`;
-    const branch = t.repo.default_branch;
-    const head = await svc.entry(t, `refs/heads/${branch}`, '').catch(() => undefined);
-    if (!head) {
+export interface CodePagesDeps {
+  gitData: GitDataService;
+  /** The star and watch buttons' state (the social and notifications domains). */
+  actionState(repo: RepoRow, user: UserRow | null): Promise<RepoActionState>;
+  rootUrl: string;
+  /** Commits per page ([api] DEFAULT_PAGING_NUM). */
+  pageSize: number;
+}
+
+export function codePages(deps: CodePagesDeps): PageRoutes {
+  return (app, web) => {
+    const { rootUrl, pageSize } = deps;
+    const svc = deps.gitData;
+    const open = (request: FastifyRequest) => {
+      const p = request.params as Params;
+      return svc.open(p['owner'] ?? '', p['repo'] ?? '', request.web.viewer, 'read');
+    };
+    const baseOf = (t: Target) => `/${t.owner.name}/${t.repo.name}`;
+    const page = (
+      request: FastifyRequest,
+      t: Target,
+      title: string,
+      active: Parameters<typeof RepoHeader>[0]['active'],
+      body: VNode,
+      wide = false,
+    ): VNode => (
+      <Layout page={web.page(request) as PageContext} title={title} wide={wide}>
+        <RepoHeader t={t} active={active} />
+        {body}
+      </Layout>
+    );
+
+    app.get('/:owner/:repo', async (request, reply) => {
+      const t = await open(request);
+      const base = baseOf(t);
+      const cloneUrl = `${rootUrl}${t.owner.name}/${t.repo.name}.git`;
+      const branch = t.repo.default_branch;
+      const head = await svc.entry(t, `refs/heads/${branch}`, '').catch(() => undefined);
+      if (!head) {
+        return web.send(
+          reply,
+          page(
+            request,
+            t,
+            `${t.owner.name}/${t.repo.name}`,
+            'code',
+            <section class="card">
+              <h2>This repository is empty</h2>
+              <CloneBox url={cloneUrl} />
+              <p>Push an existing repository from the command line:</p>
+              <pre>{`git remote add origin ${cloneUrl}\ngit push -u origin ${branch}`}</pre>
+            </section>,
+          ),
+        );
+      }
+      const [rows, names, state] = await Promise.all([
+        svc.directory(t, `refs/heads/${branch}`, ''),
+        svc.refNames(t),
+        deps.actionState(t.repo, request.web.user),
+      ]);
+      const readme = rows.find((r) => r.entry.type === 'blob' && README.test(r.name));
+      const readmeBytes = readme ? await svc.readSmall(t, readme.entry, VIEW_MAX) : undefined;
       return web.send(
         reply,
         page(
@@ -306,82 +344,76 @@ export function codePages(app: FastifyInstance, web: Web): void {
           t,
           `${t.owner.name}/${t.repo.name}`,
           'code',
-          <section class="card">
-            <h2>This repository is empty</h2>
-            <CloneBox url={cloneUrl} />
-            <p>Push an existing repository from the command line:</p>
-            <pre>{`git remote add origin ${cloneUrl}\ngit push -u origin ${branch}`}</pre>
-          </section>,
+          <>
+            <RepoActions page={web.page(request)} base={base} repo={t.repo} state={state} />
+            <div class="repo-bar">
+              <RefSwitcher base={base} current={branch} kind="branch" path="" names={names} />
+              <p>
+                <a href={`${base}/branches`}>Branches</a> · <a href={`${base}/tags`}>Tags</a> ·{' '}
+                <a href={`${base}/archive/${enc(branch)}.zip`}>ZIP</a> ·{' '}
+                <a href={`${base}/archive/${enc(branch)}.tar.gz`}>TAR.GZ</a>
+              </p>
+              <CloneBox url={cloneUrl} />
+            </div>
+            <DirTable base={base} kind="branch" refName={branch} dir="" rows={rows} />
+            {readme && readmeBytes ? (
+              <section class="card readme">
+                <h2>{readme.name}</h2>
+                {/\.(md|markdown)$/i.test(readme.name) ? (
+                  <article
+                    class="markdown"
+                    dangerouslySetInnerHTML={{ __html: renderMarkdown(readmeBytes.toString('utf8')) }}
+                  />
+                ) : (
+                  <pre>{readmeBytes.toString('utf8')}</pre>
+                )}
+              </section>
+            ) : null}
+          </>,
         ),
       );
-    }
-    const [rows, names, state] = await Promise.all([
-      svc.directory(t, `refs/heads/${branch}`, ''),
-      svc.refNames(t),
-      actionState(ctx, t.repo, request.web.user),
-    ]);
-    const readme = rows.find((r) => r.entry.type === 'blob' && README.test(r.name));
-    const readmeBytes = readme ? await svc.readSmall(t, readme.entry, VIEW_MAX) : undefined;
-    return web.send(
-      reply,
-      page(
-        request,
-        t,
-        `${t.owner.name}/${t.repo.name}`,
-        'code',
-        <>
-          <RepoActions page={web.page(request)} base={base} repo={t.repo} state={state} />
-          <div class="repo-bar">
-            <RefSwitcher base={base} current={branch} kind="branch" path="" names={names} />
-            <p>
-              <a href={`${base}/branches`}>Branches</a> · <a href={`${base}/tags`}>Tags</a> ·{' '}
-              <a href={`${base}/archive/${enc(branch)}.zip`}>ZIP</a> ·{' '}
-              <a href={`${base}/archive/${enc(branch)}.tar.gz`}>TAR.GZ</a>
-            </p>
-            <CloneBox url={cloneUrl} />
-          </div>
-          <DirTable base={base} kind="branch" refName={branch} dir="" rows={rows} />
-          {readme && readmeBytes ? (
-            <section class="card readme">
-              <h2>{readme.name}</h2>
-              {/\.(md|markdown)$/i.test(readme.name) ? (
-                <article
-                  class="markdown"
-                  dangerouslySetInnerHTML={{ __html: renderMarkdown(readmeBytes.toString('utf8')) }}
-                />
-              ) : (
-                <pre>{readmeBytes.toString('utf8')}</pre>
-              )}
-            </section>
-          ) : null}
-        </>,
-      ),
-    );
-  });
+    });
 
-  app.get('/:owner/:repo/src/:kind/*', async (request, reply) => {
-    const t = await open(request);
-    const p = request.params as Params;
-    const kind = p['kind'] ?? '';
-    const { ref, path: filePath } = await svc.locate(t, kind, p['*'] ?? '');
-    const base = baseOf(t);
-    const entry = await svc.entry(t, ref.oid, filePath);
-    if (!entry) throw notFound(`file does not exist [path: ${filePath}]`);
-    const title = `${filePath || t.repo.name} at ${ref.kind === 'commit' ? short(ref.name) : ref.name}`;
-    const crumbs = (
-      <div class="repo-bar">
-        <RefSwitcher
-          base={base}
-          current={ref.name}
-          kind={kind}
-          path={filePath}
-          names={await svc.refNames(t)}
-        />
-        <Breadcrumbs base={base} kind={kind} refName={ref.name} path={filePath} />
-      </div>
-    );
-    if (entry.type === 'tree') {
-      const rows = await svc.directory(t, ref.oid, filePath);
+    app.get('/:owner/:repo/src/:kind/*', async (request, reply) => {
+      const t = await open(request);
+      const p = request.params as Params;
+      const kind = p['kind'] ?? '';
+      const { ref, path: filePath } = await svc.locate(t, kind, p['*'] ?? '');
+      const base = baseOf(t);
+      const entry = await svc.entry(t, ref.oid, filePath);
+      if (!entry) throw notFound(`file does not exist [path: ${filePath}]`);
+      const title = `${filePath || t.repo.name} at ${ref.kind === 'commit' ? short(ref.name) : ref.name}`;
+      const crumbs = (
+        <div class="repo-bar">
+          <RefSwitcher
+            base={base}
+            current={ref.name}
+            kind={kind}
+            path={filePath}
+            names={await svc.refNames(t)}
+          />
+          <Breadcrumbs base={base} kind={kind} refName={ref.name} path={filePath} />
+        </div>
+      );
+      if (entry.type === 'tree') {
+        const rows = await svc.directory(t, ref.oid, filePath);
+        return web.send(
+          reply,
+          page(
+            request,
+            t,
+            title,
+            'code',
+            <>
+              {crumbs}
+              <DirTable base={base} kind={kind} refName={ref.name} dir={filePath} rows={rows} />
+            </>,
+          ),
+        );
+      }
+      if (entry.type !== 'blob') throw notFound(`not a file [path: ${filePath}]`);
+      const rawUrl = `${base}/raw/${kind}/${enc(ref.name)}/${enc(filePath)}`;
+      const content = await svc.readSmall(t, entry, VIEW_MAX);
       return web.send(
         reply,
         page(
@@ -391,260 +423,244 @@ export function codePages(app: FastifyInstance, web: Web): void {
           'code',
           <>
             {crumbs}
-            <DirTable base={base} kind={kind} refName={ref.name} dir={filePath} rows={rows} />
+            <p class="file-bar muted">
+              {entry.size} bytes · <a href={rawUrl}>Raw</a> ·{' '}
+              <a href={`${base}/commits/${kind}/${enc(ref.name)}/${enc(filePath)}`}>History</a> ·{' '}
+              <a href={`${base}/blame/${kind}/${enc(ref.name)}/${enc(filePath)}`}>Blame</a>
+            </p>
+            <FileView
+              rawUrl={rawUrl}
+              name={path.posix.basename(filePath)}
+              content={content}
+              size={entry.size}
+              oid={entry.oid}
+            />
+          </>,
+          true,
+        ),
+      );
+    });
+
+    app.get('/:owner/:repo/blame/:kind/*', async (request, reply) => {
+      const t = await open(request);
+      const p = request.params as Params;
+      const kind = p['kind'] ?? '';
+      const { ref, path: filePath } = await svc.locate(t, kind, p['*'] ?? '');
+      const entry = filePath ? await svc.entry(t, ref.oid, filePath) : undefined;
+      if (!entry || entry.type !== 'blob') throw notFound(`file does not exist [path: ${filePath}]`);
+      const base = baseOf(t);
+      const content = await svc.readSmall(t, entry, VIEW_MAX);
+      const runs = content && !content.includes(0) ? await svc.blame(t, ref.oid, filePath) : [];
+      const lines = content
+        ? highlightLines(content.toString('utf8'), path.posix.basename(filePath), entry.oid)
+        : [];
+      const rows: VNode[] = [];
+      for (const r of runs) {
+        for (let k = 0; k < r.count; k++) {
+          const n = r.start + k;
+          rows.push(
+            <tr id={`L${n}`} class={k === 0 ? 'run' : undefined}>
+              <td class="blame muted">
+                {k === 0 ? (
+                  <>
+                    <a href={`${base}/commit/${r.oid}`}>{r.summary || short(r.oid)}</a>
+                    <br />
+                    {r.author} · <When unix={r.time} />
+                  </>
+                ) : null}
+              </td>
+              <td class="ln">
+                <a href={`#L${n}`}>{n}</a>
+              </td>
+              <td class="line">
+                <code dangerouslySetInnerHTML={{ __html: lines[n - 1] || ' ' }} />
+              </td>
+            </tr>,
+          );
+        }
+      }
+      return web.send(
+        reply,
+        page(
+          request,
+          t,
+          `Blame ${filePath} at ${ref.kind === 'commit' ? short(ref.name) : ref.name}`,
+          'code',
+          <>
+            <Breadcrumbs base={base} kind={kind} refName={ref.name} path={filePath} />
+            <p class="file-bar muted">
+              <a href={`${base}/src/${kind}/${enc(ref.name)}/${enc(filePath)}`}>Normal view</a> ·{' '}
+              <a href={`${base}/raw/${kind}/${enc(ref.name)}/${enc(filePath)}`}>Raw</a>
+            </p>
+            {rows.length ? (
+              <div class="code blame-view">
+                <table>
+                  <tbody>{rows}</tbody>
+                </table>
+              </div>
+            ) : (
+              <p class="empty">Nothing to blame: the file is empty, binary or too large to show.</p>
+            )}
+          </>,
+          true,
+        ),
+      );
+    });
+
+    const raw = (media: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
+      const t = await open(request);
+      const p = request.params as Params;
+      const { ref, path: filePath } = await svc.locate(t, p['kind'] ?? '', p['*'] ?? '');
+      const entry = filePath ? await svc.entry(t, ref.oid, filePath) : undefined;
+      if (!entry || entry.type !== 'blob') throw notFound(`file does not exist [path: ${filePath}]`);
+      return sendEntry(svc, t, entry, path.posix.basename(filePath), media, request, reply);
+    };
+    app.get('/:owner/:repo/raw/:kind/*', raw(false));
+    app.get('/:owner/:repo/media/:kind/*', raw(true));
+
+    app.get('/:owner/:repo/archive/*', async (request, reply) =>
+      sendArchive(svc, await open(request), (request.params as Params)['*'] ?? '', request, reply),
+    );
+
+    app.get('/:owner/:repo/commits/:kind/*', async (request, reply) => {
+      const t = await open(request);
+      const p = request.params as Params;
+      const kind = p['kind'] ?? '';
+      const { ref, path: filePath } = await svc.locate(t, kind, p['*'] ?? '');
+      const pageNo = pageNumber((request.query as Params)['page']);
+      const size = pageSize;
+      const [commits, total] = await svc.listCommits(t, {
+        sha: ref.oid,
+        path: filePath || undefined,
+        page: { page: pageNo, limit: size, offset: (pageNo - 1) * size },
+        diff: false,
+      });
+      const base = baseOf(t);
+      return web.send(
+        reply,
+        page(
+          request,
+          t,
+          `Commits of ${ref.name}${filePath ? ` (${filePath})` : ''}`,
+          'commits',
+          <>
+            <h2>
+              Commits <span class="count">{total}</span>
+            </h2>
+            <CommitList base={base} commits={commits} />
+            <Pager
+              path={`${base}/commits/${kind}/${enc(ref.name)}${filePath ? `/${enc(filePath)}` : ''}`}
+              page={pageNo}
+              pageSize={size}
+              total={total}
+            />
           </>,
         ),
       );
-    }
-    if (entry.type !== 'blob') throw notFound(`not a file [path: ${filePath}]`);
-    const rawUrl = `${base}/raw/${kind}/${enc(ref.name)}/${enc(filePath)}`;
-    const content = await svc.readSmall(t, entry, VIEW_MAX);
-    return web.send(
-      reply,
-      page(
-        request,
-        t,
-        title,
-        'code',
-        <>
-          {crumbs}
-          <p class="file-bar muted">
-            {entry.size} bytes · <a href={rawUrl}>Raw</a> ·{' '}
-            <a href={`${base}/commits/${kind}/${enc(ref.name)}/${enc(filePath)}`}>History</a> ·{' '}
-            <a href={`${base}/blame/${kind}/${enc(ref.name)}/${enc(filePath)}`}>Blame</a>
-          </p>
-          <FileView
-            rawUrl={rawUrl}
-            name={path.posix.basename(filePath)}
-            content={content}
-            size={entry.size}
-            oid={entry.oid}
-          />
-        </>,
-        true,
-      ),
-    );
-  });
-
-  app.get('/:owner/:repo/blame/:kind/*', async (request, reply) => {
-    const t = await open(request);
-    const p = request.params as Params;
-    const kind = p['kind'] ?? '';
-    const { ref, path: filePath } = await svc.locate(t, kind, p['*'] ?? '');
-    const entry = filePath ? await svc.entry(t, ref.oid, filePath) : undefined;
-    if (!entry || entry.type !== 'blob') throw notFound(`file does not exist [path: ${filePath}]`);
-    const base = baseOf(t);
-    const content = await svc.readSmall(t, entry, VIEW_MAX);
-    const runs = content && !content.includes(0) ? await svc.blame(t, ref.oid, filePath) : [];
-    const lines = content
-      ? highlightLines(content.toString('utf8'), path.posix.basename(filePath), entry.oid)
-      : [];
-    const rows: VNode[] = [];
-    for (const r of runs) {
-      for (let k = 0; k < r.count; k++) {
-        const n = r.start + k;
-        rows.push(
-          <tr id={`L${n}`} class={k === 0 ? 'run' : undefined}>
-            <td class="blame muted">
-              {k === 0 ? (
-                <>
-                  <a href={`${base}/commit/${r.oid}`}>{r.summary || short(r.oid)}</a>
-                  <br />
-                  {r.author} · <When unix={r.time} />
-                </>
-              ) : null}
-            </td>
-            <td class="ln">
-              <a href={`#L${n}`}>{n}</a>
-            </td>
-            <td class="line">
-              <code dangerouslySetInnerHTML={{ __html: lines[n - 1] || ' ' }} />
-            </td>
-          </tr>,
-        );
-      }
-    }
-    return web.send(
-      reply,
-      page(
-        request,
-        t,
-        `Blame ${filePath} at ${ref.kind === 'commit' ? short(ref.name) : ref.name}`,
-        'code',
-        <>
-          <Breadcrumbs base={base} kind={kind} refName={ref.name} path={filePath} />
-          <p class="file-bar muted">
-            <a href={`${base}/src/${kind}/${enc(ref.name)}/${enc(filePath)}`}>Normal view</a> ·{' '}
-            <a href={`${base}/raw/${kind}/${enc(ref.name)}/${enc(filePath)}`}>Raw</a>
-          </p>
-          {rows.length ? (
-            <div class="code blame-view">
-              <table>
-                <tbody>{rows}</tbody>
-              </table>
-            </div>
-          ) : (
-            <p class="empty">Nothing to blame: the file is empty, binary or too large to show.</p>
-          )}
-        </>,
-        true,
-      ),
-    );
-  });
-
-  const raw = (media: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
-    const t = await open(request);
-    const p = request.params as Params;
-    const { ref, path: filePath } = await svc.locate(t, p['kind'] ?? '', p['*'] ?? '');
-    const entry = filePath ? await svc.entry(t, ref.oid, filePath) : undefined;
-    if (!entry || entry.type !== 'blob') throw notFound(`file does not exist [path: ${filePath}]`);
-    return sendEntry(svc, t, entry, path.posix.basename(filePath), media, request, reply);
-  };
-  app.get('/:owner/:repo/raw/:kind/*', raw(false));
-  app.get('/:owner/:repo/media/:kind/*', raw(true));
-
-  app.get('/:owner/:repo/archive/*', async (request, reply) =>
-    sendArchive(svc, await open(request), (request.params as Params)['*'] ?? '', request, reply),
-  );
-
-  app.get('/:owner/:repo/commits/:kind/*', async (request, reply) => {
-    const t = await open(request);
-    const p = request.params as Params;
-    const kind = p['kind'] ?? '';
-    const { ref, path: filePath } = await svc.locate(t, kind, p['*'] ?? '');
-    const pageNo = pageNumber((request.query as Params)['page']);
-    const size = ctx.config.api.defaultPagingNum;
-    const [commits, total] = await svc.listCommits(t, {
-      sha: ref.oid,
-      path: filePath || undefined,
-      page: { page: pageNo, limit: size, offset: (pageNo - 1) * size },
-      diff: false,
     });
-    const base = baseOf(t);
-    return web.send(
-      reply,
-      page(
-        request,
-        t,
-        `Commits of ${ref.name}${filePath ? ` (${filePath})` : ''}`,
-        'commits',
-        <>
-          <h2>
-            Commits <span class="count">{total}</span>
-          </h2>
-          <CommitList base={base} commits={commits} />
-          <Pager
-            path={`${base}/commits/${kind}/${enc(ref.name)}${filePath ? `/${enc(filePath)}` : ''}`}
-            page={pageNo}
-            pageSize={size}
-            total={total}
-          />
-        </>,
-      ),
-    );
-  });
 
-  app.get('/:owner/:repo/commit/:sha', async (request, reply) => {
-    const t = await open(request);
-    let sha = (request.params as Params)['sha'] ?? '';
-    const format = sha.endsWith('.diff') ? 'diff' : sha.endsWith('.patch') ? 'patch' : undefined;
-    if (format) sha = sha.slice(0, -(format.length + 1));
-    const c = await svc.getCommit(t, sha, false);
-    const text = await svc.diffText(t, c.oid, format === 'patch');
-    if (format)
-      return reply.type('text/plain; charset=utf-8').header('X-Content-Type-Options', 'nosniff').send(text);
-    const base = baseOf(t);
-    return web.send(
-      reply,
-      page(
-        request,
-        t,
-        firstLine(c.message),
-        'commits',
-        <>
-          <section class="card commit">
-            <h2>{firstLine(c.message)}</h2>
-            {body(c.message) ? <pre class="commit-body">{body(c.message)}</pre> : null}
-            <p class="muted">
-              {c.author.name} committed {c.committer.date.slice(0, 10)} · <code>{c.oid}</code>
-              {c.parents.map((p) => (
-                <>
-                  {' '}
-                  · parent <a href={`${base}/commit/${p}`}>{short(p)}</a>
-                </>
+    app.get('/:owner/:repo/commit/:sha', async (request, reply) => {
+      const t = await open(request);
+      let sha = (request.params as Params)['sha'] ?? '';
+      const format = sha.endsWith('.diff') ? 'diff' : sha.endsWith('.patch') ? 'patch' : undefined;
+      if (format) sha = sha.slice(0, -(format.length + 1));
+      const c = await svc.getCommit(t, sha, false);
+      const text = await svc.diffText(t, c.oid, format === 'patch');
+      if (format)
+        return reply.type('text/plain; charset=utf-8').header('X-Content-Type-Options', 'nosniff').send(text);
+      const base = baseOf(t);
+      return web.send(
+        reply,
+        page(
+          request,
+          t,
+          firstLine(c.message),
+          'commits',
+          <>
+            <section class="card commit">
+              <h2>{firstLine(c.message)}</h2>
+              {body(c.message) ? <pre class="commit-body">{body(c.message)}</pre> : null}
+              <p class="muted">
+                {c.author.name} committed {c.committer.date.slice(0, 10)} · <code>{c.oid}</code>
+                {c.parents.map((p) => (
+                  <>
+                    {' '}
+                    · parent <a href={`${base}/commit/${p}`}>{short(p)}</a>
+                  </>
+                ))}
+              </p>
+              <p>
+                <a href={`${base}/src/commit/${c.oid}`}>Browse files</a> ·{' '}
+                <a href={`${base}/commit/${c.oid}.diff`}>.diff</a> ·{' '}
+                <a href={`${base}/commit/${c.oid}.patch`}>.patch</a>
+              </p>
+            </section>
+            <DiffModeSwitch path={`${base}/commit/${c.oid}`} mode={diffMode(request.query)} />
+            <DiffView files={parseDiff(text)} opts={{ mode: diffMode(request.query) }} />
+          </>,
+          true,
+        ),
+      );
+    });
+
+    app.get('/:owner/:repo/branches', async (request, reply) => {
+      const t = await open(request);
+      const [branches] = await svc.listBranches(t, { page: 1, limit: 1000, offset: 0 });
+      const base = baseOf(t);
+      return web.send(
+        reply,
+        page(
+          request,
+          t,
+          'Branches',
+          'code',
+          <ul class="list">
+            {branches
+              .map(({ ref, commit }) => ({ name: ref.replace(/^refs\/heads\//, ''), commit }))
+              .map((b) => (
+                <li>
+                  <div>
+                    <a class="title" href={`${base}/src/branch/${enc(b.name)}`}>
+                      {b.name}
+                    </a>
+                    {b.name === t.repo.default_branch ? <span class="pill">default</span> : null}
+                    <p class="muted">{firstLine(b.commit.message)}</p>
+                  </div>
+                </li>
               ))}
-            </p>
-            <p>
-              <a href={`${base}/src/commit/${c.oid}`}>Browse files</a> ·{' '}
-              <a href={`${base}/commit/${c.oid}.diff`}>.diff</a> ·{' '}
-              <a href={`${base}/commit/${c.oid}.patch`}>.patch</a>
-            </p>
-          </section>
-          <DiffModeSwitch path={`${base}/commit/${c.oid}`} mode={diffMode(request.query)} />
-          <DiffView files={parseDiff(text)} opts={{ mode: diffMode(request.query) }} />
-        </>,
-        true,
-      ),
-    );
-  });
+          </ul>,
+        ),
+      );
+    });
 
-  app.get('/:owner/:repo/branches', async (request, reply) => {
-    const t = await open(request);
-    const [branches] = await svc.listBranches(t, { page: 1, limit: 1000, offset: 0 });
-    const base = baseOf(t);
-    return web.send(
-      reply,
-      page(
-        request,
-        t,
-        'Branches',
-        'code',
-        <ul class="list">
-          {branches
-            .map(({ ref, commit }) => ({ name: ref.replace(/^refs\/heads\//, ''), commit }))
-            .map((b) => (
+    app.get('/:owner/:repo/tags', async (request, reply) => {
+      const t = await open(request);
+      const [tags] = await svc.listTags(t, { page: 1, limit: 1000, offset: 0 });
+      const base = baseOf(t);
+      return web.send(
+        reply,
+        page(
+          request,
+          t,
+          'Tags',
+          'code',
+          <ul class="list">
+            {tags.map((tag) => (
               <li>
                 <div>
-                  <a class="title" href={`${base}/src/branch/${enc(b.name)}`}>
-                    {b.name}
+                  <a class="title" href={`${base}/src/tag/${enc(tag.name)}`}>
+                    {tag.name}
                   </a>
-                  {b.name === t.repo.default_branch ? <span class="pill">default</span> : null}
-                  <p class="muted">{firstLine(b.commit.message)}</p>
+                  <p class="muted">
+                    <a href={`${base}/archive/${enc(tag.name)}.zip`}>ZIP</a> ·{' '}
+                    <a href={`${base}/archive/${enc(tag.name)}.tar.gz`}>TAR.GZ</a>
+                  </p>
                 </div>
               </li>
             ))}
-        </ul>,
-      ),
-    );
-  });
-
-  app.get('/:owner/:repo/tags', async (request, reply) => {
-    const t = await open(request);
-    const [tags] = await svc.listTags(t, { page: 1, limit: 1000, offset: 0 });
-    const base = baseOf(t);
-    return web.send(
-      reply,
-      page(
-        request,
-        t,
-        'Tags',
-        'code',
-        <ul class="list">
-          {tags.map((tag) => (
-            <li>
-              <div>
-                <a class="title" href={`${base}/src/tag/${enc(tag.name)}`}>
-                  {tag.name}
-                </a>
-                <p class="muted">
-                  <a href={`${base}/archive/${enc(tag.name)}.zip`}>ZIP</a> ·{' '}
-                  <a href={`${base}/archive/${enc(tag.name)}.tar.gz`}>TAR.GZ</a>
-                </p>
-              </div>
-            </li>
-          ))}
-        </ul>,
-      ),
-    );
-  });
+          </ul>,
+        ),
+      );
+    });
+  };
 }

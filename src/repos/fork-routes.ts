@@ -1,12 +1,13 @@
 // Forks: POST/GET /repos/{owner}/{repo}/forks.
 import { Type } from 'typebox';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import { signedIn } from '../http/auth.js';
-import { PageFields, pageOf, sendPage } from '../http/pagination.js';
-import { Repository, SyncForkInfo } from './schemas.js';
-
+import { PageFields, pageOf, sendPage, type PagingSettings } from '../http/pagination.js';
 import { RepoParams } from '../http/params.js';
+import type { ForkService } from './forks.js';
+import type { RepoPresenter } from './present.js';
+import { Repository, SyncForkInfo } from './schemas.js';
+import type { RepoService } from './service.js';
 
 export const CreateForkOption = Type.Object(
   {
@@ -18,7 +19,16 @@ export const CreateForkOption = Type.Object(
   { title: 'CreateForkOption' },
 );
 
-export function forkRoutes(app: Api, ctx: AppContext): void {
+export interface ForkRoutesDeps {
+  repos: Pick<RepoService, 'requireRepo'>;
+  forks: ForkService;
+  presenter: Pick<RepoPresenter, 'repoJson' | 'reposJson'>;
+  paging: PagingSettings;
+  rootUrl: string;
+}
+
+export function forkRoutes(app: Api, deps: ForkRoutesDeps): void {
+  const { repos, forks, presenter, paging, rootUrl } = deps;
   const tags = ['repository'];
 
   app.post(
@@ -43,13 +53,13 @@ export function forkRoutes(app: Api, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const { repo } = await ctx.repos.requireRepo(request.params.owner, request.params.repo, request.viewer);
+      const { repo } = await repos.requireRepo(request.params.owner, request.params.repo, request.viewer);
       const body = request.body;
-      const fork = await ctx.forks.fork(signedIn(request).user, request.viewer!, repo, {
+      const fork = await forks.fork(signedIn(request).user, request.viewer!, repo, {
         organization: body.organization,
         name: body.name,
       });
-      return reply.code(202).send(await ctx.forks.repoJson(fork, request.viewer));
+      return reply.code(202).send(await presenter.repoJson(fork, request.viewer));
     },
   );
 
@@ -66,11 +76,11 @@ export function forkRoutes(app: Api, ctx: AppContext): void {
       config: { auth: { scope: 'repository' } },
     },
     async (request, reply) => {
-      const page = pageOf(request.query, ctx.paging);
-      const { repo } = await ctx.repos.requireRepo(request.params.owner, request.params.repo, request.viewer);
-      const [rows, total] = await ctx.forks.listForks(repo, request.viewer, page.limit, page.offset);
-      const body = await ctx.forks.reposJson(rows, request.viewer);
-      return sendPage(request, reply, [body, total], page, ctx.config.server.rootUrl, (r) => r);
+      const page = pageOf(request.query, paging);
+      const { repo } = await repos.requireRepo(request.params.owner, request.params.repo, request.viewer);
+      const [rows, total] = await forks.listForks(repo, request.viewer, page.limit, page.offset);
+      const body = await presenter.reposJson(rows, request.viewer);
+      return sendPage(request, reply, [body, total], page, rootUrl, (r) => r);
     },
   );
 
@@ -99,8 +109,8 @@ export function forkRoutes(app: Api, ctx: AppContext): void {
       },
       async (request) => {
         const params = request.params as Record<string, string>;
-        const { repo } = await ctx.repos.requireRepo(params['owner']!, params['repo']!, request.viewer);
-        return ctx.forks.syncForkInfo(repo, branchOf(repo, params));
+        const { repo } = await repos.requireRepo(params['owner']!, params['repo']!, request.viewer);
+        return forks.syncForkInfo(repo, branchOf(repo, params));
       },
     );
     app.post(
@@ -120,13 +130,8 @@ export function forkRoutes(app: Api, ctx: AppContext): void {
       },
       async (request, reply) => {
         const params = request.params as Record<string, string>;
-        const { repo } = await ctx.repos.requireRepo(
-          params['owner']!,
-          params['repo']!,
-          request.viewer,
-          'write',
-        );
-        await ctx.forks.syncFork(repo, signedIn(request).user, branchOf(repo, params));
+        const { repo } = await repos.requireRepo(params['owner']!, params['repo']!, request.viewer, 'write');
+        await forks.syncFork(repo, signedIn(request).user, branchOf(repo, params));
         return reply.code(204).send(null);
       },
     );

@@ -3,29 +3,51 @@
 // parent's num_forks counted in the same transaction. The creation limit ([repository]
 // MAX_CREATION_LIMIT, overridden per account by max_repo_creation) is checked here for every
 // creation path: RepoService.create calls it through its beforeCreate hook, forks directly.
-import crypto from 'node:crypto';
 import fs from 'node:fs';
-import path from 'node:path';
-import type { AppContext } from '../app/context.js';
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.js';
 import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
 import { AppError, badRequest, conflict, forbidden, invalidField, notFound } from '../errors.js';
-import { git, gitText, installHooks, isAncestor, objectsSize } from '../git/git.js';
+import { git, gitText, isAncestor, objectsSize } from '../git/git.js';
 import * as data from '../git/data.js';
-import type { RefUpdate } from '../events/bus.js';
+import type { EventBus, RefUpdate } from '../events/bus.js';
+import type { OrgService } from '../orgs/service.js';
 import { recordUsage } from '../quota/usage.js';
 import * as userStore from '../users/store.js';
-import type { Viewer } from '../users/store.js';
-import type { UserRow } from '../users/tables.js';
+import type { Viewer, UserRow } from '../users/tables.js';
 import { UserType } from '../users/tables.js';
 import * as forkStore from './fork-store.js';
-import { toRepoJson, type RepositoryJson, type SyncForkInfo } from './schemas.js';
-import { reposJsonOf } from './present.js';
-import { checkRepoName } from './service.js';
+import { checkRepoName } from './names.js';
+import type { RefChanges } from './ref-changes.js';
+import type { SyncForkInfo } from './schemas.js';
+import { adoptBareRepository, scratchDir } from './scratch.js';
+import type { RepoService } from './service.js';
 import * as store from './store.js';
 import type { RepoRow } from './tables.js';
 
 type Q = Db | Tx;
-export type ParentJson = Omit<RepositoryJson, 'parent'>;
+
+/** Branch protection's verdict on ref updates (the protection domain). */
+export interface RefUpdateRules {
+  refusalFor(repo: RepoRow, doer: UserRow, updates: RefUpdate[]): Promise<string | null>;
+}
+
+/** Whether an owner's quota allows more of `subject` (the quota domain). */
+export interface QuotaCheck {
+  check(ownerId: number, subject: string): Promise<boolean>;
+}
+
+export interface ForkServiceDeps {
+  db: Db;
+  events: EventBus;
+  log: Logger;
+  repos: Pick<RepoService, 'addHooks' | 'assertCanCreateIn' | 'pathOf'>;
+  refChanges: Pick<RefChanges, 'changeRefs'>;
+  orgs: Pick<OrgService, 'canSee'>;
+  quota: QuotaCheck;
+  protection: RefUpdateRules;
+  repository: Pick<Config['repository'], 'root' | 'maxCreationLimit' | 'allowForkWithoutMaximumLimit'>;
+}
 
 export interface ForkInput {
   /** Organization to fork into; the doer's own account when absent. */
@@ -37,22 +59,6 @@ export interface ForkInput {
 /** Forgejo's message (ErrReachLimitOfRepo). */
 const limitMessage = (limit: number) =>
   `user has already reached maximum limit of repositories [limit: ${limit}]`;
-
-/** Makes a bare repository that git created (clone) behave like one Anvil created (initBare). */
-export async function adoptBareRepository(dir: string): Promise<void> {
-  await git(['config', '--remove-section', 'remote.origin'], { gitDir: dir, okCodes: [128, 1] });
-  await git(['config', 'uploadpack.allowFilter', 'true'], { gitDir: dir });
-  await git(['config', 'uploadpack.allowAnySHA1InWant', 'true'], { gitDir: dir });
-  await git(['config', 'receive.denyNonFastForwards', 'false'], { gitDir: dir });
-  installHooks(dir);
-}
-
-/** A scratch directory for a repository being prepared, on the same file system as its final place. */
-export function scratchDir(root: string, kind: string): string {
-  const tmp = path.join(root, '.tmp');
-  fs.mkdirSync(tmp, { recursive: true });
-  return path.join(tmp, `${kind}-${crypto.randomBytes(8).toString('hex')}.git`);
-}
 
 interface BranchHead {
   name: string;
@@ -88,8 +94,11 @@ async function readBranches(dir: string): Promise<BranchHead[]> {
 }
 
 export class ForkService {
-  constructor(private readonly ctx: AppContext) {
-    ctx.repos.addHooks({
+  private readonly db: Db;
+
+  constructor(private readonly deps: ForkServiceDeps) {
+    this.db = deps.db;
+    deps.repos.addHooks({
       beforeCreate: (tx, doer, owner) => this.assertCanCreate(tx, doer, owner),
       beforeDelete: async (tx, repo) => {
         if (repo.is_fork && repo.fork_id !== null) await forkStore.addFork(tx, repo.fork_id, -1);
@@ -102,9 +111,7 @@ export class ForkService {
 
   /** Forgejo's MaxCreationLimit: the account's own max_repo_creation, else the global setting. */
   creationLimitOf(owner: UserRow): number {
-    return owner.max_repo_creation <= -1
-      ? this.ctx.config.repository.maxCreationLimit
-      : owner.max_repo_creation;
+    return owner.max_repo_creation <= -1 ? this.deps.repository.maxCreationLimit : owner.max_repo_creation;
   }
 
   /** Whether `owner` may own one more repository (site administrators always may). */
@@ -123,7 +130,7 @@ export class ForkService {
 
   /** Forgejo's CanForkRepo: at the limit only when ALLOW_FORK_WITHOUT_MAXIMUM_LIMIT is false. */
   async canFork(q: Q, owner: UserRow): Promise<boolean> {
-    if (this.ctx.config.repository.allowForkWithoutMaximumLimit) return true;
+    if (this.deps.repository.allowForkWithoutMaximumLimit) return true;
     return this.canCreate(q, owner);
   }
 
@@ -131,11 +138,11 @@ export class ForkService {
 
   /** Forks `base` for `doer` (into an organization when asked); the caller checked read access. */
   async fork(doer: UserRow, viewer: Viewer, base: RepoRow, input: ForkInput): Promise<RepoRow> {
-    const { db, repos } = this.ctx;
+    const { db, repos } = this.deps;
     let owner = doer;
     if (input.organization) {
       const org = await userStore.getByName(db, input.organization);
-      if (!org || org.type !== UserType.Organization || !(await this.ctx.orgs.canSee(viewer, org))) {
+      if (!org || org.type !== UserType.Organization || !(await this.deps.orgs.canSee(viewer, org))) {
         throw invalidField('organization', `organization does not exist [name: ${input.organization}]`);
       }
       await repos.assertCanCreateIn(doer, org);
@@ -151,7 +158,7 @@ export class ForkService {
     await this.assertForkable(db, base, baseOwner, owner, name);
 
     // The clone happens before the transaction: it may take a while and needs no database.
-    const scratch = scratchDir(this.ctx.config.repository.root, 'fork');
+    const scratch = scratchDir(this.deps.repository.root, 'fork');
     let dir: string | undefined;
     try {
       await git(['clone', '--bare', '--local', '--quiet', '--', repos.pathOf(base), scratch]);
@@ -205,13 +212,13 @@ export class ForkService {
         fs.renameSync(scratch, dir);
         return (await store.getById(tx, id))!;
       });
-      await this.ctx.events.emit('repository.created', { repoId: fork.id, doerId: doer.id });
+      await this.deps.events.emit('repository.created', { repoId: fork.id, doerId: doer.id });
       return fork;
     } catch (err) {
       fs.rmSync(scratch, { recursive: true, force: true });
       if (dir) fs.rmSync(dir, { recursive: true, force: true });
       if (err instanceof AppError) throw err;
-      this.ctx.log.error({ err, repoId: base.id }, 'forking a repository failed');
+      this.deps.log.error({ err, repoId: base.id }, 'forking a repository failed');
       throw new AppError('internal', 'forking the repository failed');
     }
   }
@@ -240,7 +247,7 @@ export class ForkService {
    */
   async syncForkInfo(fork: RepoRow, branch: string): Promise<SyncForkInfo> {
     const { base } = await this.syncTarget(fork);
-    const forkDir = this.ctx.repos.pathOf(fork);
+    const forkDir = this.deps.repos.pathOf(fork);
     const forkHead = data.isValidRefName(branch)
       ? await data.resolveRef(forkDir, `refs/heads/${branch}`)
       : undefined;
@@ -251,7 +258,7 @@ export class ForkService {
       base_commit: '',
       commits_behind: 0,
     };
-    const baseDir = this.ctx.repos.pathOf(base);
+    const baseDir = this.deps.repos.pathOf(base);
     const baseHead = await data.resolveRef(baseDir, `refs/heads/${branch}`);
     if (!baseHead) return info;
     info.base_commit = baseHead.oid;
@@ -279,14 +286,14 @@ export class ForkService {
     const info = await this.syncForkInfo(fork, branch);
     if (!info.allowed) throw badRequest("You can't sync this branch");
     const { base } = await this.syncTarget(fork);
-    if (!(await this.ctx.quota.check(fork.owner_id, 'size:git:all'))) {
+    if (!(await this.deps.quota.check(fork.owner_id, 'size:git:all'))) {
       throw new AppError('payload_too_large', 'quota exceeded');
     }
     const ref = `refs/heads/${branch}`;
     const update: RefUpdate = { ref, oldOid: info.fork_commit, newOid: info.base_commit };
-    const refusal = await this.ctx.protection.refusalFor(fork, doer, [update]);
+    const refusal = await this.deps.protection.refusalFor(fork, doer, [update]);
     if (refusal) throw forbidden(refusal);
-    const dir = this.ctx.repos.pathOf(fork);
+    const dir = this.deps.repos.pathOf(fork);
     // The objects first (no ref changes, harmless if interrupted), then the branch, like a push.
     await git(
       [
@@ -294,14 +301,14 @@ export class ForkService {
         '--quiet',
         '--no-tags',
         '--no-write-fetch-head',
-        this.ctx.repos.pathOf(base),
+        this.deps.repos.pathOf(base),
         info.base_commit,
       ],
       {
         gitDir: dir,
       },
     );
-    const moved = await this.ctx.repos.changeRefs(fork.id, doer.id, [update], () =>
+    const moved = await this.deps.refChanges.changeRefs(fork.id, doer.id, [update], () =>
       data.updateRef(dir, ref, update.oldOid, update.newOid),
     );
     if (!moved) throw conflict(`branch ${branch} changed while it was being synced`);
@@ -309,7 +316,7 @@ export class ForkService {
 
   private async syncTarget(fork: RepoRow): Promise<{ base: RepoRow }> {
     if (!fork.is_fork) throw badRequest('The Repo must be a fork');
-    const base = fork.fork_id !== null ? await store.getById(this.ctx.db, fork.fork_id) : undefined;
+    const base = fork.fork_id !== null ? await store.getById(this.db, fork.fork_id) : undefined;
     if (!base) throw badRequest('the base repository of this fork no longer exists');
     return { base };
   }
@@ -317,7 +324,7 @@ export class ForkService {
   /** The forks of `base` that `viewer` may see, oldest first. */
   listForks(base: RepoRow, viewer: Viewer | null, limit: number, offset: number) {
     return store.list(
-      this.ctx.db,
+      this.db,
       {
         forkOf: base.id,
         viewerId: viewer?.isAdmin && !viewer.publicOnly ? undefined : (viewer?.id ?? null),
@@ -327,45 +334,5 @@ export class ForkService {
       limit,
       offset,
     );
-  }
-
-  // JSON
-
-  /**
-   * The `parent` of each fork among `rows` that `viewer` may read, by fork id. Parents, their
-   * owners and the viewer's access to them are fetched in a fixed number of queries.
-   */
-  async parentsJson(rows: RepoRow[], viewer: Viewer | null): Promise<Map<number, ParentJson>> {
-    const out = new Map<number, ParentJson>();
-    const forks = rows.filter((r) => r.is_fork && r.fork_id !== null);
-    if (forks.length === 0) return out;
-    const parents = await store.getByIds(this.ctx.db, [...new Set(forks.map((r) => r.fork_id!))]);
-    const owners = await this.ctx.users.getByIds([...new Set([...parents.values()].map((p) => p.owner_id))]);
-    const rootUrl = this.ctx.config.server.rootUrl;
-    const access = await this.ctx.repos.accessMany([...parents.values()], viewer, owners);
-    const json = new Map<number, ParentJson | null>();
-    for (const p of parents.values()) {
-      const a = access.get(p.id)!;
-      if (a.mode < 1) {
-        json.set(p.id, null);
-        continue;
-      }
-      const { parent: _, ...fields } = toRepoJson(p, owners.get(p.owner_id)!, a, { rootUrl, viewer });
-      json.set(p.id, fields);
-    }
-    for (const f of forks) {
-      const p = json.get(f.fork_id!);
-      if (p) out.set(f.id, p);
-    }
-    return out;
-  }
-
-  async repoJson(repo: RepoRow, viewer: Viewer | null): Promise<RepositoryJson> {
-    return (await this.reposJson([repo], viewer))[0]!;
-  }
-
-  /** Repositories as Forgejo's Repository JSON, as every repository list shows them (repos/present.ts). */
-  reposJson(rows: RepoRow[], viewer: Viewer | null): Promise<RepositoryJson[]> {
-    return reposJsonOf(this.ctx, rows, viewer);
   }
 }

@@ -7,8 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { AppContext } from '../app/context.js';
-import { nowUnix } from '../db/database.js';
+import { nowUnix, type Db } from '../db/database.js';
 import { forbidden, invalid, notFound } from '../errors.js';
 import { git, gitText, initBare } from '../git/git.js';
 import * as labelStore from '../labels/store.js';
@@ -16,13 +15,14 @@ import * as protectionStore from '../protection/store.js';
 import * as topicStore from '../topics/store.js';
 import * as webhookStore from '../webhooks/store.js';
 import * as userStore from '../users/store.js';
-import type { Viewer } from '../users/store.js';
-import type { UserRow } from '../users/tables.js';
+import type { Viewer, UserRow } from '../users/tables.js';
 import { UserType } from '../users/tables.js';
-import { scratchDir } from './forks.js';
-import { checkBranchName, checkRepoName } from './service.js';
+import type { OrgService } from '../orgs/service.js';
+import { checkBranchName, checkRepoName } from './names.js';
+import { scratchDir } from './scratch.js';
+import type { RepoService } from './service.js';
 import type { RepoRow } from './tables.js';
-import { sshCloneUrl } from './schemas.js';
+import { sshCloneUrl, type SshCloneAddress } from './schemas.js';
 import {
   TEMPLATE_FILES,
   expand,
@@ -53,8 +53,19 @@ interface TreeEntry {
   path: string;
 }
 
+export interface GenerateServiceDeps {
+  db: Db;
+  repos: Pick<RepoService, 'canCreateIn' | 'createPrepared' | 'pathOf'>;
+  orgs: Pick<OrgService, 'canSee'>;
+  /** [repository] ROOT (scratch directories are made under it). */
+  root: string;
+  rootUrl: string;
+  /** Where SSH clone URLs point (for the templates' variables). */
+  ssh: SshCloneAddress;
+}
+
 export class GenerateService {
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly deps: GenerateServiceDeps) {}
 
   /**
    * Generates `input.name` for `input.owner` from `template` (which the caller may read): 404 when
@@ -63,7 +74,7 @@ export class GenerateService {
    * the name is taken.
    */
   async generate(doer: UserRow, viewer: Viewer, template: RepoRow, input: GenerateInput): Promise<RepoRow> {
-    const { ctx } = this;
+    const { deps } = this;
     if (!template.is_template) throw notFound('repository is not a template');
     const asked =
       input.gitContent ||
@@ -80,14 +91,14 @@ export class GenerateService {
 
     let owner = doer;
     if (input.owner !== doer.name) {
-      const found = await userStore.getByName(ctx.db, input.owner);
-      if (!found || (found.type === UserType.Organization && !(await ctx.orgs.canSee(viewer, found)))) {
+      const found = await userStore.getByName(deps.db, input.owner);
+      if (!found || (found.type === UserType.Organization && !(await deps.orgs.canSee(viewer, found)))) {
         throw notFound(`request owner \`${input.owner}\` does not exist`);
       }
       if (!doer.is_admin && found.type !== UserType.Organization) {
         throw forbidden('Only admin can generate repository for other user.');
       }
-      if (!doer.is_admin && !(await ctx.repos.canCreateIn(doer, found))) {
+      if (!doer.is_admin && !(await deps.repos.canCreateIn(doer, found))) {
         throw forbidden('Given user is not allowed to create repository in organization.');
       }
       owner = found;
@@ -95,12 +106,12 @@ export class GenerateService {
     if (owner.type !== UserType.Individual && owner.type !== UserType.Organization) {
       throw forbidden(`${owner.name} cannot own repositories`);
     }
-    const templateOwner = (await userStore.getById(ctx.db, template.owner_id))!;
+    const templateOwner = (await userStore.getById(deps.db, template.owner_id))!;
     const description = input.description ?? '';
 
     let scratch: string | undefined;
     if (input.gitContent && !template.is_empty) {
-      scratch = scratchDir(ctx.config.repository.root, 'generate');
+      scratch = scratchDir(deps.root, 'generate');
       try {
         await this.prepareContent(
           template,
@@ -117,7 +128,7 @@ export class GenerateService {
       }
     }
     const now = nowUnix();
-    return ctx.repos.createPrepared(
+    return deps.repos.createPrepared(
       doer,
       owner,
       { name: input.name, description, private: input.private ?? false, defaultBranch: branch },
@@ -138,14 +149,14 @@ export class GenerateService {
   }
 
   private expansionRepo(owner: string, name: string, description: string): ExpansionRepo {
-    const rootUrl = this.ctx.config.server.rootUrl;
+    const rootUrl = this.deps.rootUrl;
     return {
       owner,
       name,
       description,
       link: `${new URL(rootUrl).pathname.replace(/\/$/, '')}/${owner}/${name}`,
       httpsUrl: `${rootUrl}${owner}/${name}.git`,
-      sshUrl: sshCloneUrl(`${owner}/${name}`, rootUrl),
+      sshUrl: sshCloneUrl(`${owner}/${name}`, this.deps.ssh),
     };
   }
 
@@ -161,7 +172,7 @@ export class GenerateService {
     owner: UserRow,
     vars: Map<string, string>,
   ): Promise<void> {
-    const templateDir = this.ctx.repos.pathOf(template);
+    const templateDir = this.deps.repos.pathOf(template);
     const head = await gitText(
       ['rev-parse', '--verify', '--quiet', `refs/heads/${template.default_branch}^{commit}`],
       {

@@ -1,19 +1,22 @@
 // The web pages of repositories as lists and forms: the home page (explore for visitors, a
 // dashboard for the signed-in), /explore/repos, creating a repository, and owner profiles with
 // their repositories. The pages inside a repository are in repos/code-pages.tsx.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { AppError } from '../errors.js';
 import { CsrfField, Field, Layout, type PageContext } from '../web/layout.js';
-import type { Web } from '../web/plugin.js';
+import type { PageRoutes } from '../web/plugin.js';
 import { Pager, When, pageNumber } from '../web/components.js';
 import { ExploreTabs, ProfileHeader } from '../users/pages.js';
+import type { OrgService } from '../orgs/service.js';
+import type { UserService } from '../users/service.js';
 import { UserType } from '../users/tables.js';
-import type { Viewer } from '../users/store.js';
-import type { UserRow } from '../users/tables.js';
+import type { Viewer, UserRow } from '../users/tables.js';
+import type { ForkService } from './forks.js';
+import type { ListFilter } from './list-filter.js';
+import type { RepoService } from './service.js';
 import type { RepoRow } from './tables.js';
-import type { ListFilter } from './store.js';
-import { ActivityFeed, feedFor, type FeedItem } from '../activities/pages.js';
+import { ActivityFeed, type FeedItem } from '../activities/pages.js';
 
 type Form = Record<string, string | undefined>;
 
@@ -206,251 +209,267 @@ function ProfilePage(props: {
   );
 }
 
-export function repoListPages(app: FastifyInstance, web: Web): void {
-  const { ctx } = web;
-  const { repos, users, orgs } = ctx;
-  const pageSize = ctx.config.api.defaultPagingNum;
+export interface RepoListPagesDeps {
+  repos: Pick<RepoService, 'list' | 'assertCanCreateIn' | 'create' | 'requireRepo'>;
+  forks: Pick<ForkService, 'fork'>;
+  users: Pick<UserService, 'getByIds' | 'requireAccount' | 'canSee'>;
+  orgs: Pick<OrgService, 'listOrgsOfUser' | 'canSee'>;
+  /** The signed-in user's activity feed on the dashboard (the activities domain). */
+  feed(user: UserRow, viewer: Viewer | null): Promise<FeedItem[]>;
+  /** Repositories per page ([api] DEFAULT_PAGING_NUM). */
+  pageSize: number;
+}
 
-  /** Repositories the viewer may read, as the API's search filters them. */
-  const visibleTo = (viewer: Viewer | null): Pick<ListFilter, 'viewerId'> => ({
-    viewerId: viewer === null ? null : viewer.isAdmin ? undefined : viewer.id,
-  });
+export function repoListPages(deps: RepoListPagesDeps): PageRoutes {
+  return (app, web) => {
+    const { repos, forks, users, orgs, pageSize } = deps;
 
-  async function withOwners(rows: RepoRow[]): Promise<Listed[]> {
-    const owners = await users.getByIds([...new Set(rows.map((r) => r.owner_id))]);
-    return rows.flatMap((repo) => {
-      const owner = owners.get(repo.owner_id);
-      return owner ? [{ repo, owner }] : [];
+    /** Repositories the viewer may read, as the API's search filters them. */
+    const visibleTo = (viewer: Viewer | null): Pick<ListFilter, 'viewerId'> => ({
+      viewerId: viewer === null ? null : viewer.isAdmin ? undefined : viewer.id,
     });
-  }
 
-  async function explore(request: FastifyRequest) {
-    const q = request.query as Form;
-    const pageNo = pageNumber(q['page']);
-    const keyword = (q['q'] ?? '').trim();
-    const [rows, total] = await repos.list(
-      {
-        ...visibleTo(request.web.viewer),
-        keywords: keyword ? keyword.split(/[\s,]+/).filter(Boolean) : undefined,
-        includeDescription: true,
-        orderBy: 'recentupdate',
-      },
-      pageSize,
-      (pageNo - 1) * pageSize,
-    );
-    return { items: await withOwners(rows), total, pageNo, keyword };
-  }
+    async function withOwners(rows: RepoRow[]): Promise<Listed[]> {
+      const owners = await users.getByIds([...new Set(rows.map((r) => r.owner_id))]);
+      return rows.flatMap((repo) => {
+        const owner = owners.get(repo.owner_id);
+        return owner ? [{ repo, owner }] : [];
+      });
+    }
 
-  async function explorePage(request: FastifyRequest, reply: FastifyReply) {
-    const r = await explore(request);
-    return web.send(
-      reply,
-      <ExplorePage
-        page={web.page(request)}
-        items={r.items}
-        total={r.total}
-        pageNo={r.pageNo}
-        pageSize={pageSize}
-        q={r.keyword}
-      />,
-    );
-  }
-
-  app.get('/', async (request, reply) => {
-    const user = request.web.user;
-    if (user) {
+    async function explore(request: FastifyRequest) {
+      const q = request.query as Form;
+      const pageNo = pageNumber(q['page']);
+      const keyword = (q['q'] ?? '').trim();
       const [rows, total] = await repos.list(
-        { ...visibleTo(request.web.viewer), memberOf: user.id, orderBy: 'recentupdate' },
+        {
+          ...visibleTo(request.web.viewer),
+          keywords: keyword ? keyword.split(/[\s,]+/).filter(Boolean) : undefined,
+          includeDescription: true,
+          orderBy: 'recentupdate',
+        },
         pageSize,
-        0,
+        (pageNo - 1) * pageSize,
       );
+      return { items: await withOwners(rows), total, pageNo, keyword };
+    }
+
+    async function explorePage(request: FastifyRequest, reply: FastifyReply) {
+      const r = await explore(request);
       return web.send(
         reply,
-        <Dashboard
+        <ExplorePage
           page={web.page(request)}
-          user={user}
-          items={await withOwners(rows)}
-          total={total}
-          feed={await feedFor(web.ctx, user, request.web.viewer)}
+          items={r.items}
+          total={r.total}
+          pageNo={r.pageNo}
+          pageSize={pageSize}
+          q={r.keyword}
         />,
       );
     }
-    return explorePage(request, reply);
-  });
 
-  app.get('/explore/repos', async (request, reply) => {
-    return explorePage(request, reply);
-  });
+    app.get('/', async (request, reply) => {
+      const user = request.web.user;
+      if (user) {
+        const [rows, total] = await repos.list(
+          { ...visibleTo(request.web.viewer), memberOf: user.id, orderBy: 'recentupdate' },
+          pageSize,
+          0,
+        );
+        return web.send(
+          reply,
+          <Dashboard
+            page={web.page(request)}
+            user={user}
+            items={await withOwners(rows)}
+            total={total}
+            feed={await deps.feed(user, request.web.viewer)}
+          />,
+        );
+      }
+      return explorePage(request, reply);
+    });
 
-  /** The accounts a user may create repositories for: themself and organizations that allow it. */
-  async function ownersFor(user: UserRow): Promise<UserRow[]> {
-    const [memberOf] = await orgs.listOrgsOfUser(user, { id: user.id, isAdmin: user.is_admin === 1 }, 100, 0);
-    const out = [user];
-    for (const org of memberOf) {
+    app.get('/explore/repos', async (request, reply) => {
+      return explorePage(request, reply);
+    });
+
+    /** The accounts a user may create repositories for: themself and organizations that allow it. */
+    async function ownersFor(user: UserRow): Promise<UserRow[]> {
+      const [memberOf] = await orgs.listOrgsOfUser(
+        user,
+        { id: user.id, isAdmin: user.is_admin === 1 },
+        100,
+        0,
+      );
+      const out = [user];
+      for (const org of memberOf) {
+        try {
+          await repos.assertCanCreateIn(user, org);
+          out.push(org);
+        } catch {
+          // Not allowed in this organization.
+        }
+      }
+      return out;
+    }
+
+    app.get('/repo/create', async (request, reply) => {
+      const user = web.requireUser(request);
+      return web.send(
+        reply,
+        <CreateRepoPage
+          page={web.page(request)}
+          owners={await ownersFor(user)}
+          values={{ uid: String(user.id) }}
+          errors={{}}
+        />,
+      );
+    });
+
+    app.post('/repo/create', async (request, reply) => {
+      const user = web.requireUser(request);
+      const body = (request.body ?? {}) as Form;
+      const values: Form = {
+        uid: body['uid'],
+        repo_name: (body['repo_name'] ?? '').trim(),
+        description: body['description'] ?? '',
+        private: body['private'],
+        auto_init: body['auto_init'],
+        default_branch: (body['default_branch'] ?? '').trim(),
+      };
+      const owners = await ownersFor(user);
+      const owner = owners.find((o) => String(o.id) === values['uid']) ?? user;
+      const errors: Form = {};
       try {
-        await repos.assertCanCreateIn(user, org);
-        out.push(org);
-      } catch {
-        // Not allowed in this organization.
+        const repo = await repos.create(user, owner, {
+          name: values['repo_name']!,
+          description: values['description'],
+          private: values['private'] === 'on',
+          autoInit: values['auto_init'] === 'on',
+          defaultBranch: values['default_branch'] || undefined,
+        });
+        return web.redirect(reply, `/${owner.name}/${repo.name}`);
+      } catch (err) {
+        if (
+          !(err instanceof AppError) ||
+          !['invalid', 'conflict', 'forbidden', 'bad_request'].includes(err.kind)
+        ) {
+          throw err;
+        }
+        const m = /^\[(\w+)\]: (.*)$/.exec(err.message);
+        if (m?.[1] === 'DefaultBranch') errors['default_branch'] = m[2];
+        else if (m) errors['repo_name'] = m[2];
+        else if (err.kind === 'conflict') errors['repo_name'] = err.message;
+        else errors['form'] = err.message;
       }
-    }
-    return out;
-  }
+      return web.send(
+        reply,
+        <CreateRepoPage page={web.page(request)} owners={owners} values={values} errors={errors} />,
+        422,
+      );
+    });
 
-  app.get('/repo/create', async (request, reply) => {
-    const user = web.requireUser(request);
-    return web.send(
-      reply,
-      <CreateRepoPage
-        page={web.page(request)}
-        owners={await ownersFor(user)}
-        values={{ uid: String(user.id) }}
-        errors={{}}
-      />,
-    );
-  });
-
-  app.post('/repo/create', async (request, reply) => {
-    const user = web.requireUser(request);
-    const body = (request.body ?? {}) as Form;
-    const values: Form = {
-      uid: body['uid'],
-      repo_name: (body['repo_name'] ?? '').trim(),
-      description: body['description'] ?? '',
-      private: body['private'],
-      auto_init: body['auto_init'],
-      default_branch: (body['default_branch'] ?? '').trim(),
+    // Forking from the web: the owner (the user or an organization they may create in) and a name.
+    const forkPage = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      values: Form,
+      error?: string,
+    ): Promise<FastifyReply> => {
+      const user = web.requireUser(request);
+      const p = request.params as Record<string, string>;
+      const view = await repos.requireRepo(p['owner'] ?? '', p['repo'] ?? '', request.web.viewer, 'read');
+      const owners = await ownersFor(user);
+      const page = web.page(request);
+      return web.send(
+        reply,
+        <Layout page={page} title={`Fork ${p['owner']}/${view.repo.name}`}>
+          <section class="narrow card">
+            <h1>
+              Fork {p['owner']}/{view.repo.name}
+            </h1>
+            {error ? (
+              <p class="flash error" role="alert">
+                {error}
+              </p>
+            ) : null}
+            <form method="post" action={`/${p['owner']}/${view.repo.name}/fork`}>
+              <CsrfField page={page} />
+              <div class="field">
+                <label for="f-uid">Owner</label>
+                <select id="f-uid" name="uid">
+                  {owners.map((o) => (
+                    <option value={String(o.id)} selected={values['uid'] === String(o.id)}>
+                      {o.name}
+                    </option>
+                  ))}
+                </select>
+              </div>
+              <Field
+                label="Repository name"
+                name="repo_name"
+                value={values['repo_name'] ?? view.repo.name}
+                required
+              />
+              <button type="submit" class="primary">
+                Fork repository
+              </button>
+            </form>
+          </section>
+        </Layout>,
+        error ? 422 : 200,
+      );
     };
-    const owners = await ownersFor(user);
-    const owner = owners.find((o) => String(o.id) === values['uid']) ?? user;
-    const errors: Form = {};
-    try {
-      const repo = await repos.create(user, owner, {
-        name: values['repo_name']!,
-        description: values['description'],
-        private: values['private'] === 'on',
-        autoInit: values['auto_init'] === 'on',
-        defaultBranch: values['default_branch'] || undefined,
-      });
-      return web.redirect(reply, `/${owner.name}/${repo.name}`);
-    } catch (err) {
-      if (
-        !(err instanceof AppError) ||
-        !['invalid', 'conflict', 'forbidden', 'bad_request'].includes(err.kind)
-      ) {
-        throw err;
+
+    app.get('/:owner/:repo/fork', (request, reply) => forkPage(request, reply, {}));
+
+    app.post('/:owner/:repo/fork', async (request, reply) => {
+      const user = web.requireUser(request);
+      const p = request.params as Record<string, string>;
+      const body = (request.body ?? {}) as Form;
+      const values: Form = { uid: body['uid'], repo_name: (body['repo_name'] ?? '').trim() };
+      const view = await repos.requireRepo(p['owner'] ?? '', p['repo'] ?? '', request.web.viewer, 'read');
+      const owner = (await ownersFor(user)).find((o) => String(o.id) === values['uid']) ?? user;
+      try {
+        const fork = await forks.fork(user, request.web.viewer!, view.repo, {
+          organization: owner.id === user.id ? undefined : owner.name,
+          name: values['repo_name'] || undefined,
+        });
+        return web.redirect(reply, `/${owner.name}/${fork.name}`);
+      } catch (err) {
+        if (!(err instanceof AppError) || !['invalid', 'conflict', 'forbidden'].includes(err.kind)) throw err;
+        return forkPage(request, reply, values, err.message);
       }
-      const m = /^\[(\w+)\]: (.*)$/.exec(err.message);
-      if (m?.[1] === 'DefaultBranch') errors['default_branch'] = m[2];
-      else if (m) errors['repo_name'] = m[2];
-      else if (err.kind === 'conflict') errors['repo_name'] = err.message;
-      else errors['form'] = err.message;
-    }
-    return web.send(
-      reply,
-      <CreateRepoPage page={web.page(request)} owners={owners} values={values} errors={errors} />,
-      422,
-    );
-  });
+    });
 
-  // Forking from the web: the owner (the user or an organization they may create in) and a name.
-  const forkPage = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    values: Form,
-    error?: string,
-  ): Promise<FastifyReply> => {
-    const user = web.requireUser(request);
-    const p = request.params as Record<string, string>;
-    const view = await repos.requireRepo(p['owner'] ?? '', p['repo'] ?? '', request.web.viewer, 'read');
-    const owners = await ownersFor(user);
-    const page = web.page(request);
-    return web.send(
-      reply,
-      <Layout page={page} title={`Fork ${p['owner']}/${view.repo.name}`}>
-        <section class="narrow card">
-          <h1>
-            Fork {p['owner']}/{view.repo.name}
-          </h1>
-          {error ? (
-            <p class="flash error" role="alert">
-              {error}
-            </p>
-          ) : null}
-          <form method="post" action={`/${p['owner']}/${view.repo.name}/fork`}>
-            <CsrfField page={page} />
-            <div class="field">
-              <label for="f-uid">Owner</label>
-              <select id="f-uid" name="uid">
-                {owners.map((o) => (
-                  <option value={String(o.id)} selected={values['uid'] === String(o.id)}>
-                    {o.name}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <Field
-              label="Repository name"
-              name="repo_name"
-              value={values['repo_name'] ?? view.repo.name}
-              required
-            />
-            <button type="submit" class="primary">
-              Fork repository
-            </button>
-          </form>
-        </section>
-      </Layout>,
-      error ? 422 : 200,
-    );
+    app.get<{ Params: { owner: string } }>('/:owner', async (request, reply) => {
+      const viewer = request.web.viewer;
+      const name = request.params.owner;
+      const account = await users.requireAccount(name);
+      const visible =
+        account.type === UserType.Organization
+          ? await orgs.canSee(viewer, account)
+          : users.canSee(viewer, account);
+      if (!visible) throw new AppError('not_found', `The account ${name} does not exist.`);
+      const pageNo = pageNumber((request.query as Form)['page']);
+      const [rows, total] = await repos.list(
+        { ...visibleTo(viewer), ownerId: account.id, orderBy: 'recentupdate' },
+        pageSize,
+        (pageNo - 1) * pageSize,
+      );
+      return web.send(
+        reply,
+        <ProfilePage
+          page={web.page(request)}
+          account={account}
+          items={await withOwners(rows)}
+          total={total}
+          pageNo={pageNo}
+          pageSize={pageSize}
+        />,
+      );
+    });
   };
-
-  app.get('/:owner/:repo/fork', (request, reply) => forkPage(request, reply, {}));
-
-  app.post('/:owner/:repo/fork', async (request, reply) => {
-    const user = web.requireUser(request);
-    const p = request.params as Record<string, string>;
-    const body = (request.body ?? {}) as Form;
-    const values: Form = { uid: body['uid'], repo_name: (body['repo_name'] ?? '').trim() };
-    const view = await repos.requireRepo(p['owner'] ?? '', p['repo'] ?? '', request.web.viewer, 'read');
-    const owner = (await ownersFor(user)).find((o) => String(o.id) === values['uid']) ?? user;
-    try {
-      const fork = await web.ctx.forks.fork(user, request.web.viewer!, view.repo, {
-        organization: owner.id === user.id ? undefined : owner.name,
-        name: values['repo_name'] || undefined,
-      });
-      return web.redirect(reply, `/${owner.name}/${fork.name}`);
-    } catch (err) {
-      if (!(err instanceof AppError) || !['invalid', 'conflict', 'forbidden'].includes(err.kind)) throw err;
-      return forkPage(request, reply, values, err.message);
-    }
-  });
-
-  app.get<{ Params: { owner: string } }>('/:owner', async (request, reply) => {
-    const viewer = request.web.viewer;
-    const name = request.params.owner;
-    const account = await users.requireAccount(name);
-    const visible =
-      account.type === UserType.Organization
-        ? await orgs.canSee(viewer, account)
-        : users.canSee(viewer, account);
-    if (!visible) throw new AppError('not_found', `The account ${name} does not exist.`);
-    const pageNo = pageNumber((request.query as Form)['page']);
-    const [rows, total] = await repos.list(
-      { ...visibleTo(viewer), ownerId: account.id, orderBy: 'recentupdate' },
-      pageSize,
-      (pageNo - 1) * pageSize,
-    );
-    return web.send(
-      reply,
-      <ProfilePage
-        page={web.page(request)}
-        account={account}
-        items={await withOwners(rows)}
-        total={total}
-        pageNo={pageNo}
-        pageSize={pageSize}
-      />,
-    );
-  });
 }

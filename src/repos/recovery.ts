@@ -15,6 +15,7 @@ import type { RefUpdate } from '../events/bus.js';
 import { listRefs, ZERO_OID } from '../git/git.js';
 import * as store from './store.js';
 import type { RefIntentRow } from './tables.js';
+import type { RefChanges } from './ref-changes.js';
 import type { RepoService } from './service.js';
 
 /** Completes an interrupted change of one kind; returns a line saying what it did. */
@@ -26,16 +27,27 @@ export const STALE_INTENT_SECONDS = 3600;
 /** How often the running server looks for stale intents. */
 export const CHECK_MS = 10 * 60 * 1000;
 
+export interface RefRecoveryDeps {
+  db: Db;
+  repos: Pick<RepoService, 'getById' | 'pathOf'>;
+  refChanges: Pick<RefChanges, 'reconcile' | 'announcePush' | 'dropIntent'>;
+  log: Logger;
+}
+
 export class RefRecovery {
   private readonly kinds = new Map<string, IntentRecovery>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<string[]> | undefined;
+  private readonly db: Db;
+  private readonly repos: RefRecoveryDeps['repos'];
+  private readonly refChanges: RefRecoveryDeps['refChanges'];
+  private readonly log: Logger;
 
-  constructor(
-    private readonly db: Db,
-    private readonly repos: RepoService,
-    private readonly log: Logger,
-  ) {
+  constructor(deps: RefRecoveryDeps) {
+    this.db = deps.db;
+    this.repos = deps.repos;
+    this.refChanges = deps.refChanges;
+    this.log = deps.log;
     this.kinds.set('push', (intent) => this.recoverPush(intent));
   }
 
@@ -106,7 +118,7 @@ export class RefRecovery {
     const found: string[] = [];
     const ids = await store.allIds(this.db);
     for (const id of ids) {
-      for (const line of await this.repos.reconcile(id, fix)) found.push(`repository ${id}: ${line}`);
+      for (const line of await this.refChanges.reconcile(id, fix)) found.push(`repository ${id}: ${line}`);
     }
     const known = new Set(ids);
     const root = path.dirname(this.repos.pathOf({ id: 0 }));
@@ -124,7 +136,7 @@ export class RefRecovery {
 
   private async recoverPush(intent: RefIntentRow): Promise<string> {
     const updates = JSON.parse(intent.updates) as RefUpdate[];
-    const fixed = await this.repos.reconcile(intent.repo_id);
+    const fixed = await this.refChanges.reconcile(intent.repo_id);
     const repo = await this.repos.getById(intent.repo_id);
     let applied: RefUpdate[] = [];
     if (repo) {
@@ -132,9 +144,9 @@ export class RefRecovery {
       applied = updates.filter((u) =>
         u.newOid === ZERO_OID ? !refs.has(u.ref) : refs.get(u.ref) === u.newOid,
       );
-      if (applied.length) await this.repos.announcePush(intent.repo_id, intent.doer_id, applied);
+      if (applied.length) await this.refChanges.announcePush(intent.repo_id, intent.doer_id, applied);
     }
-    await this.repos.dropIntent(intent.id);
+    await this.refChanges.dropIntent(intent.id);
     const what = applied.length
       ? `${applied.length} ref update(s) announced`
       : 'no ref update had taken effect';

@@ -3,12 +3,11 @@ import { Type, type Static } from 'typebox';
 import { isoTime } from '../http/format.js';
 import { User, toUserJson } from '../users/schemas.js';
 import { Team } from '../orgs/schemas.js';
-import type { Viewer } from '../users/store.js';
-import type { UserRow } from '../users/tables.js';
-import { AccessMode } from '../orgs/store.js';
+import type { Viewer, UserRow } from '../users/tables.js';
+import { AccessMode } from '../orgs/tables.js';
 import { Visibility } from '../users/tables.js';
 import type { RepoRow } from './tables.js';
-import type { RepoAccess } from './service.js';
+import type { RepoAccess } from './access.js';
 import { repoAvatarPath } from '../users/avatars.js';
 
 export const Permission = Type.Object(
@@ -183,6 +182,8 @@ export const TransferRepoOption = Type.Object(
 
 export interface RepoJsonContext {
   rootUrl: string;
+  /** Where SSH clone URLs point. */
+  ssh: SshCloneAddress;
   viewer: Viewer | null;
   /** Open issues and pull requests of the repository, when the caller counted them. */
   counts?: { issues: number; pulls: number } | undefined;
@@ -198,16 +199,15 @@ export interface RepoJsonContext {
 
 type RepoFieldsJson = Omit<RepositoryJson, 'parent'>;
 
-/** Where SSH clone URLs point ([server] SSH_DOMAIN, SSH_PORT; set once at start-up). */
-let sshClone: { user: string; domain: string; port: number } | undefined;
-
-export function setSshCloneAddress(address: { user: string; domain: string; port: number }): void {
-  sshClone = address;
+/** Where SSH clone URLs point: [server] SSH_USER, SSH_DOMAIN (ROOT_URL's host by default), SSH_PORT. */
+export interface SshCloneAddress {
+  user: string;
+  domain: string;
+  port: number;
 }
 
 /** The SSH clone URL of `full` (owner/name): scp-like on port 22, an ssh:// URL on another port. */
-export function sshCloneUrl(full: string, rootUrl: string): string {
-  const { user, domain, port } = sshClone ?? { user: 'git', domain: new URL(rootUrl).hostname, port: 22 };
+export function sshCloneUrl(full: string, { user, domain, port }: SshCloneAddress): string {
   const host = domain.includes(':') ? `[${domain}]` : domain;
   return port === 22 ? `${user}@${host}:${full}.git` : `ssh://${user}@${host}:${port}/${full}.git`;
 }
@@ -239,7 +239,7 @@ export function toRepoJson(
     html_url: html,
     url: `${ctx.rootUrl}api/v1/repos/${full}`,
     link: '',
-    ssh_url: sshCloneUrl(full, ctx.rootUrl),
+    ssh_url: sshCloneUrl(full, ctx.ssh),
     clone_url: `${html}.git`,
     original_url: repo.original_url,
     website: repo.website,

@@ -1,46 +1,32 @@
-// Repositories: creation (with an initial commit when asked), access rules, editing, transfer,
-// deletion, collaborators, and what happens after a push.
+// Repositories: lookups and access rules, creation (with an initial commit when asked), editing,
+// deletion, and the hooks through which other domains follow them. Transfers are transfers.ts,
+// collaborators and team access collaborators.ts, ref changes after a push ref-changes.ts.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
 import { uniqueViolation } from '../db/retry.js';
-import { MovedError, badRequest, conflict, forbidden, invalid, invalidField, notFound } from '../errors.js';
+import { MovedError, badRequest, conflict, forbidden, invalidField, notFound } from '../errors.js';
 import * as userStore from '../users/store.js';
 import * as orgStore from '../orgs/store.js';
-import { AccessMode } from '../orgs/store.js';
-import { UserType, Visibility } from '../users/tables.js';
-import type { Viewer } from '../users/store.js';
-import type { UserRow } from '../users/tables.js';
+import { AccessMode } from '../orgs/tables.js';
+import { UserType } from '../users/tables.js';
+import type { Viewer, UserRow } from '../users/tables.js';
 import type { AfterCommit, OwnedResources } from '../users/owned.js';
 import { measureRows, recordUsage, type UsageSource, type OwnerTotals } from '../quota/usage.js';
-import type { EventBus, RefUpdate } from '../events/bus.js';
-import { REPO_UNITS } from '../orgs/service.js';
-import { faultPoint } from '../faults.js';
-import {
-  git,
-  initBare,
-  listRefs,
-  logCommits,
-  objectsSize,
-  ZERO_OID,
-  getCommit,
-  type CommitInfo,
-} from '../git/git.js';
+import type { EventBus } from '../events/bus.js';
+import { git, initBare, listRefs, objectsSize } from '../git/git.js';
 import * as store from './store.js';
-import * as transferStore from './transfer-store.js';
-import * as socialStore from '../social/store.js';
+import type { ListFilter } from './list-filter.js';
 import type { RepoRow } from './tables.js';
 import { GITIGNORES, LICENSES, READMES } from './templates.js';
 import type { TeamRow } from '../orgs/tables.js';
-import type { RepoTransferRow } from './tables.js';
+import { accessOf, type RepoAccess } from './access.js';
+import { checkBranchName, checkRepoName } from './names.js';
+import { commitsOf, recordBranch, recordBranches, sizeSubject } from './records.js';
 
-export interface RepoAccess {
-  /** Highest access mode over all units: 0 none, 1 read, 2 write, 3 admin, 4 owner. */
-  mode: number;
-  units: Map<string, number>;
-}
+export type { RepoAccess } from './access.js';
 
 export interface CreateRepoInput {
   name: string;
@@ -73,46 +59,6 @@ export interface EditRepoInput {
   hasActions?: boolean | undefined;
 }
 
-const REPO_NAME = /^[\w.-]+$/;
-const RESERVED_REPO_NAMES = new Set(['.', '..', '-']);
-const RESERVED_REPO_SUFFIXES = ['.git', '.wiki', '.rss', '.atom'];
-
-/** Throws a 422 naming the field when `name` cannot be a repository name. */
-export function checkRepoName(name: string, field = 'name'): void {
-  if (!name) throw invalidField(field, 'Required');
-  if (name.length > 100) throw invalidField(field, 'must be at most 100 characters');
-  const lower = name.toLowerCase();
-  if (RESERVED_REPO_NAMES.has(lower) || RESERVED_REPO_SUFFIXES.some((s) => lower.endsWith(s))) {
-    throw invalidField(field, `repository name is reserved [name: ${name}]`);
-  }
-  if (!REPO_NAME.test(name)) {
-    throw invalidField(
-      field,
-      `repository name is invalid [name: ${name}]: use letters, digits, '-', '_' and '.'`,
-    );
-  }
-}
-
-/** A branch name git accepts (checked again by git itself). */
-export function checkBranchName(name: string, field = 'default_branch'): void {
-  if (
-    !name ||
-    name.length > 255 ||
-    // eslint-disable-next-line no-control-regex -- control characters are exactly what git refuses
-    /[\s~^:?*[\\\x00-\x1f\x7f]/.test(name) ||
-    name.startsWith('-') ||
-    name.startsWith('/') ||
-    name.endsWith('/') ||
-    name.endsWith('.') ||
-    name.endsWith('.lock') ||
-    name.includes('..') ||
-    name.includes('//') ||
-    name.includes('@{')
-  ) {
-    throw invalidField(field, `invalid branch name [name: ${name}]`);
-  }
-}
-
 /**
  * What other domains keep per repository (LFS objects, statuses, mirrors, ...) and must follow
  * when a repository is deleted or changes owner, inside the same transaction.
@@ -129,21 +75,28 @@ export interface RepoHooks {
 }
 
 const b = (v: boolean | undefined) => (v === undefined ? undefined : v ? 1 : 0);
-const sizeSubject = (isPrivate: number): 'size:repos:private' | 'size:repos:public' =>
-  isPrivate ? 'size:repos:private' : 'size:repos:public';
+
+export interface RepoServiceDeps {
+  db: Db;
+  /** [repository] ROOT: bare repositories live here, named by id. */
+  root: string;
+  events: EventBus;
+  log: Logger;
+}
 
 export class RepoService {
   private readonly hooks: RepoHooks[] = [];
+  private readonly db: Db;
+  private readonly root: string;
+  private readonly events: EventBus;
+  private readonly log: Logger;
 
-  constructor(
-    private readonly db: Db,
-    private readonly root: string,
-    private readonly events: EventBus,
-    private readonly log: Logger,
-  ) {}
-
-  /** This process in ref intents ([cluster] NODE_NAME; see recovery.ts). */
-  node = '';
+  constructor(deps: RepoServiceDeps) {
+    this.db = deps.db;
+    this.root = deps.root;
+    this.events = deps.events;
+    this.log = deps.log;
+  }
 
   addHooks(hooks: RepoHooks): void {
     this.hooks.push(hooks);
@@ -363,7 +316,7 @@ export class RepoService {
           const size = objectsSize(dir);
           await store.update(tx, id, { is_empty: 0, size });
           await recordUsage(tx, owner.id, sizeSubject(input.private ? 1 : 0), size);
-          await this.recordBranches(tx, id, dir, doer.id);
+          await recordBranches(tx, id, dir, doer.id);
         }
         return (await store.getById(tx, id))!;
       });
@@ -372,7 +325,7 @@ export class RepoService {
     } catch (err) {
       if (dir) fs.rmSync(dir, { recursive: true, force: true });
       // Two creations of the same name at once: the unique index refuses the second.
-      if (isUniqueViolation(err)) throw conflict('The repository with the same name already exists.');
+      if (uniqueViolation(err)) throw conflict('The repository with the same name already exists.');
       throw err;
     }
   }
@@ -422,7 +375,7 @@ export class RepoService {
         for (const h of this.hooks) await h.onCreate?.(tx, id, { name: input.name });
         await fill(tx, id);
         for (const h of heads) {
-          await this.recordBranch(tx, id, h.name.slice(11), h.oid, doer.id, commits.get(h.oid));
+          await recordBranch(tx, id, h.name.slice(11), h.oid, doer.id, commits.get(h.oid));
         }
         await recordUsage(tx, owner.id, sizeSubject(input.private ? 1 : 0), size);
         dir = this.pathOf({ id });
@@ -436,7 +389,7 @@ export class RepoService {
     } catch (err) {
       if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
       if (dir) fs.rmSync(dir, { recursive: true, force: true });
-      if (isUniqueViolation(err)) throw conflict('The repository with the same name already exists.');
+      if (uniqueViolation(err)) throw conflict('The repository with the same name already exists.');
       throw err;
     }
   }
@@ -549,487 +502,28 @@ export class RepoService {
   }
 
   /**
-   * Forgejo's StartRepositoryTransfer: moves the repository at once when the doer is a site
-   * administrator, the new owner themself, or may create repositories in the new owner (an
-   * organization); otherwise records a pending transfer the recipient accepts or rejects (the
-   * recipient gets read access meanwhile, and is notified). `pending` tells which happened.
+   * Inside a transfer's transaction (transfers.ts): the repository, as it is now, moves to
+   * `newOwnerId` with its usage; the hooks follow; the former owner and name keep leading here.
    */
-  async startTransfer(
-    repo: RepoRow,
-    doer: UserRow,
-    newOwner: UserRow,
-    teamIds: number[] = [],
-  ): Promise<{ repo: RepoRow; pending: boolean }> {
-    await this.checkTransfer(repo, newOwner, teamIds);
-    if (await transferStore.getPending(this.db, repo.id)) {
-      throw conflict('repository is already being transferred');
-    }
-    if (doer.is_admin || doer.id === newOwner.id) {
-      return { repo: await this.transferNow(repo, newOwner, teamIds), pending: false };
-    }
-    if (await socialStore.isBlocked(this.db, newOwner.id, doer.id)) {
-      throw forbidden('the new owner has blocked you');
-    }
-    if (newOwner.type === UserType.Organization && (await this.canCreateIn(doer, newOwner))) {
-      return { repo: await this.transferNow(repo, newOwner, teamIds), pending: false };
-    }
-    if (newOwner.type !== UserType.Individual && newOwner.type !== UserType.Organization) {
-      throw forbidden(`${newOwner.name} cannot own repositories`);
-    }
-    const needsRead =
-      newOwner.type === UserType.Individual &&
-      (await this.access(repo, { id: newOwner.id, isAdmin: newOwner.is_admin === 1 })).mode < AccessMode.read;
-    const now = nowUnix();
-    try {
-      await transaction(this.db, async (tx) => {
-        if (await transferStore.getPending(tx, repo.id)) {
-          throw conflict('repository is already being transferred');
-        }
-        if (await store.getByOwnerAndName(tx, newOwner.name, repo.name)) {
-          throw invalidField('new_owner', 'The repository with the same name already exists.');
-        }
-        // The recipient must be able to see what they are asked to accept.
-        if (needsRead) await store.setCollaborator(tx, repo.id, newOwner.id, AccessMode.read);
-        await transferStore.insert(tx, {
-          doer_id: doer.id,
-          recipient_id: newOwner.id,
-          repo_id: repo.id,
-          team_ids: JSON.stringify([...new Set(teamIds)]),
-          created_unix: now,
-          updated_unix: now,
-        });
-      });
-    } catch (err) {
-      if (isUniqueViolation(err)) throw conflict('repository is already being transferred');
-      throw err;
-    }
-    await this.events.emit('repository.transfer_pending', {
-      repoId: repo.id,
-      doerId: doer.id,
-      recipientId: newOwner.id,
-    });
-    return { repo: (await store.getById(this.db, repo.id))!, pending: true };
-  }
-
-  /** The repository's pending transfer; 404 when there is none. */
-  async requirePendingTransfer(repo: RepoRow): Promise<RepoTransferRow> {
-    const t = await transferStore.getPending(this.db, repo.id);
-    if (!t) throw notFound('no pending repository transfer');
-    return t;
-  }
-
-  /** The pending transfers of `repoIds`, by repository id. */
-  pendingTransfers(repoIds: number[]) {
-    return transferStore.pendingOf(this.db, repoIds);
-  }
-
-  /**
-   * Forgejo's CanUserAcceptOrRejectTransfer: the recipient themself, or for an organization
-   * whoever may create repositories in it.
-   */
-  private async assertCanAnswer(t: RepoTransferRow, user: UserRow): Promise<UserRow> {
-    const recipient = await userStore.getById(this.db, t.recipient_id);
-    const allowed =
-      recipient !== undefined &&
-      (recipient.type === UserType.Organization
-        ? await this.canCreateIn(user, recipient)
-        : recipient.id === user.id);
-    if (!allowed) throw forbidden('you cannot accept or reject this repository transfer');
-    return recipient;
-  }
-
-  /** The recipient accepts the pending transfer: the repository moves (as asked by its doer). */
-  async acceptTransfer(repo: RepoRow, user: UserRow): Promise<RepoRow> {
-    const t = await this.requirePendingTransfer(repo);
-    const recipient = await this.assertCanAnswer(t, user);
-    const teamIds = transferStore.teamIdsOf(t).filter(Boolean);
-    // Teams deleted since the transfer was asked are left out.
-    const teams = [];
-    for (const id of teamIds) if (await orgStore.getTeam(this.db, id)) teams.push(id);
-    return this.transferNow(repo, recipient, teams, t.id);
-  }
-
-  /** The recipient rejects the pending transfer: it is forgotten, the repository stays. */
-  async rejectTransfer(repo: RepoRow, user: UserRow): Promise<RepoRow> {
-    const t = await this.requirePendingTransfer(repo);
-    await this.assertCanAnswer(t, user);
-    if (!(await transferStore.remove(this.db, repo.id))) throw notFound('no pending repository transfer');
-    return (await store.getById(this.db, repo.id))!;
-  }
-
-  /** The checks every transfer passes first: the teams (as Forgejo, before anything), the owner. */
-  private async checkTransfer(repo: RepoRow, newOwner: UserRow, teamIds: number[]): Promise<void> {
-    // The teams first, as Forgejo: only organizations have teams, and only their own.
-    if (teamIds.length && newOwner.type !== UserType.Organization) {
-      throw invalidField('team_ids', 'teams can only be added to organization-owned repositories');
-    }
-    for (const teamId of new Set(teamIds)) {
-      const team = await orgStore.getTeam(this.db, teamId);
-      if (!team) throw invalidField('team_ids', `team does not exist [id: ${teamId}]`);
-      if (team.org_id !== newOwner.id) throw forbidden(`team ${teamId} does not belong to ${newOwner.name}`);
-    }
-    if (newOwner.id === repo.owner_id)
-      throw invalidField('new_owner', 'the repository already belongs to this owner');
-  }
-
-  /**
-   * Moves a repository to another owner; its usage moves with it. `pendingId`: the pending
-   * transfer being accepted, which must still be there (and goes in the same transaction).
-   */
-  private async transferNow(
-    repo: RepoRow,
-    newOwner: UserRow,
-    teamIds: number[],
-    pendingId?: number,
-  ): Promise<RepoRow> {
-    return transaction(this.db, async (tx) => {
-      if (pendingId !== undefined) {
-        const t = await transferStore.getPending(tx, repo.id);
-        if (!t || t.id !== pendingId) throw notFound('no pending repository transfer');
-      }
-      if (await store.getByOwnerAndName(tx, newOwner.name, repo.name)) {
-        throw invalidField('new_owner', 'The repository with the same name already exists.');
-      }
-      await transferStore.remove(tx, repo.id);
-      // The row as it is now: a push may have changed the size since the request began.
-      const current = (await store.getById(tx, repo.id))!;
-      if (current.owner_id === newOwner.id)
-        throw invalidField('new_owner', 'the repository already belongs to this owner');
-      await recordUsage(tx, current.owner_id, sizeSubject(current.is_private), -current.size);
-      await recordUsage(tx, newOwner.id, sizeSubject(current.is_private), current.size);
-      for (const h of this.hooks) await h.onTransfer?.(tx, current, newOwner.id);
-      await store.update(tx, repo.id, { owner_id: newOwner.id, updated_unix: nowUnix() });
-      // The former owner and name keep leading here.
-      await store.deleteRedirect(tx, newOwner.id, current.name);
-      await store.setRedirect(tx, current.owner_id, current.name, repo.id);
-      // The new owner needs no collaboration on its own repository.
-      await tx
-        .deleteFrom('collaboration')
-        .where('repo_id', '=', repo.id)
-        .where('user_id', '=', newOwner.id)
-        .execute();
-      await tx.deleteFrom('team_repo').where('repo_id', '=', repo.id).execute();
-      for (const teamId of new Set(teamIds)) await store.addTeamRepo(tx, newOwner.id, teamId, repo.id);
-      return (await store.getById(tx, repo.id))!;
-    });
+  async moveOwner(tx: Tx, current: RepoRow, newOwnerId: number): Promise<void> {
+    await recordUsage(tx, current.owner_id, sizeSubject(current.is_private), -current.size);
+    await recordUsage(tx, newOwnerId, sizeSubject(current.is_private), current.size);
+    for (const h of this.hooks) await h.onTransfer?.(tx, current, newOwnerId);
+    await store.update(tx, current.id, { owner_id: newOwnerId, updated_unix: nowUnix() });
+    await store.deleteRedirect(tx, newOwnerId, current.name);
+    await store.setRedirect(tx, current.owner_id, current.name, current.id);
   }
 
   // Lists
 
-  list(filter: store.ListFilter, limit: number, offset: number) {
+  list(filter: ListFilter, limit: number, offset: number) {
     return store.list(this.db, filter, limit, offset);
-  }
-
-  // Collaborators
-
-  listCollaborators(repo: RepoRow, limit: number, offset: number) {
-    return store.listCollaborators(this.db, repo.id, limit, offset);
-  }
-
-  async setCollaborator(
-    repo: RepoRow,
-    user: UserRow,
-    permission: 'read' | 'write' | 'admin' = 'write',
-  ): Promise<void> {
-    if (user.type !== UserType.Individual) throw invalid('only individual users can be collaborators');
-    if (user.id === repo.owner_id)
-      throw invalid('the owner cannot be a collaborator of their own repository');
-    await store.setCollaborator(this.db, repo.id, user.id, AccessMode[permission]);
-  }
-
-  /** Removes a collaboration; removing someone who is not a collaborator is a no-op, as in Forgejo. */
-  async removeCollaborator(repo: RepoRow, user: UserRow): Promise<void> {
-    await store.removeCollaborator(this.db, repo.id, user.id);
-  }
-
-  isCollaborator(repo: RepoRow, user: UserRow) {
-    return store.collaboratorMode(this.db, repo.id, user.id).then((m) => m > 0);
-  }
-
-  // Teams
-
-  addTeamRepo(team: TeamRow, repo: RepoRow) {
-    if (repo.owner_id !== team.org_id)
-      throw invalid("the repository does not belong to the team's organization");
-    return store.addTeamRepo(this.db, team.org_id, team.id, repo.id);
-  }
-
-  removeTeamRepo(team: TeamRow, repo: RepoRow) {
-    return store.removeTeamRepo(this.db, team.id, repo.id);
-  }
-
-  /**
-   * Gives a team access to its organization's repository or takes it away (Forgejo's AddTeam and
-   * DeleteTeam of a repository): 422 when the team already has it, or has not; a team that
-   * includes all repositories keeps every one of them.
-   */
-  async changeTeamAccess(team: TeamRow, repo: RepoRow, add: boolean): Promise<void> {
-    const has = await this.teamHasRepo(team, repo);
-    if (add) {
-      if (has) throw invalid(`team '${team.name}' is already added to repo`);
-      await this.addTeamRepo(team, repo);
-      return;
-    }
-    if (!has) throw invalid(`team '${team.name}' was not added to repo`);
-    if (team.includes_all_repositories) {
-      throw invalid(`team '${team.name}' includes all repositories of the organization`);
-    }
-    await this.removeTeamRepo(team, repo);
   }
 
   /** The team's repositories: all of its organization's when it includes all repositories. */
   listTeamRepos(team: TeamRow, limit: number, offset: number) {
     if (team.includes_all_repositories) return store.list(this.db, { ownerId: team.org_id }, limit, offset);
     return store.listTeamRepos(this.db, team.id, limit, offset);
-  }
-
-  async teamHasRepo(team: TeamRow, repo: RepoRow): Promise<boolean> {
-    if (repo.owner_id !== team.org_id) return false;
-    if (team.includes_all_repositories) return true;
-    return store.teamHasRepo(this.db, team.id, repo.id);
-  }
-
-  // After a push
-
-  /**
-   * Writes down a ref change before it is made. Every path that moves refs (a push, a merge, a
-   * branch or tag made through the API, a mirror sync) does this first, and removes the intent
-   * once the database and the listeners know what happened (`afterPush`), so a crash at any
-   * point is completed at the next start (src/repos/recovery.ts). Returns the intent's id.
-   */
-  async beginIntent(
-    repoId: number,
-    doerId: number,
-    updates: RefUpdate[],
-    kind = 'push',
-    data: Record<string, unknown> = {},
-  ): Promise<number> {
-    return store.insertIntent(this.db, {
-      repo_id: repoId,
-      kind,
-      doer_id: doerId,
-      updates: JSON.stringify(updates),
-      data: JSON.stringify(data),
-      created_unix: nowUnix(),
-      node: this.node,
-    });
-  }
-
-  /** Marks an intent recorded inside the transaction that recorded its change. */
-  markIntentRecorded(tx: Tx, id: number): Promise<void> {
-    return store.markIntentRecorded(tx, id);
-  }
-
-  /** Forgets an intent whose change was not made (or is complete). */
-  async dropIntent(id: number): Promise<void> {
-    await store.deleteIntent(this.db, id);
-  }
-
-  /**
-   * Moves refs with `move` (true when it moved them) under an intent, then records and announces
-   * the change; false when `move` changed nothing.
-   */
-  async changeRefs(
-    repoId: number,
-    doerId: number,
-    updates: RefUpdate[],
-    move: () => Promise<boolean>,
-  ): Promise<boolean> {
-    const intent = await this.beginIntent(repoId, doerId, updates);
-    let moved = false;
-    try {
-      moved = await move();
-    } finally {
-      if (!moved) await this.dropIntent(intent);
-    }
-    if (moved) await this.afterPush(repoId, doerId, updates, intent);
-    return moved;
-  }
-
-  /**
-   * Brings the database up to date with what a push did: branch records, the first branch
-   * becoming the default on a first push, the repository's size (and its quota usage); then
-   * announces the push and removes its intent. `updates` come from the pre-receive hook; each is
-   * checked against the refs as they are now, so an update git refused is not recorded.
-   */
-  async afterPush(repoId: number, pusherId: number, updates: RefUpdate[], intent?: number): Promise<void> {
-    const applied = await this.recordPush(repoId, pusherId, updates, intent);
-    faultPoint('push:recorded');
-    if (applied.length) await this.announcePush(repoId, pusherId, applied);
-    if (intent !== undefined) await this.dropIntent(intent);
-  }
-
-  /**
-   * The database part of `afterPush` (branches, default branch, size and usage); returns the
-   * updates that took effect, for `announcePush`, and marks the intent (if any) recorded in the
-   * same transaction. Smart HTTP records a push before answering git and announces it
-   * afterwards, so slow listeners never hold up the pushing client.
-   */
-  async recordPush(
-    repoId: number,
-    pusherId: number,
-    updates: RefUpdate[],
-    intent?: number,
-  ): Promise<RefUpdate[]> {
-    const repo = await store.getById(this.db, repoId);
-    if (!repo) return [];
-    const dir = this.pathOf(repo);
-    const refs = new Map((await listRefs(dir)).map((r) => [r.name, r.oid]));
-    const applied = updates.filter((u) =>
-      u.newOid === ZERO_OID ? !refs.has(u.ref) : refs.get(u.ref) === u.newOid,
-    );
-    if (applied.length === 0) {
-      if (intent !== undefined) await store.markIntentRecorded(this.db, intent);
-      return [];
-    }
-    const branches = [...refs.keys()].filter((r) => r.startsWith('refs/heads/')).map((r) => r.slice(11));
-    const defaultBranch = await this.settleDefaultBranch(dir, repo.default_branch, branches, applied);
-    const size = objectsSize(dir);
-    // One git process for the commits of all pushed branches, before the transaction starts.
-    const pushedHeads = applied.filter((u) => u.ref.startsWith('refs/heads/') && u.newOid !== ZERO_OID);
-    const commits = await commitsOf(
-      dir,
-      pushedHeads.map((u) => u.newOid),
-    );
-    await transaction(this.db, async (tx) => {
-      const current = (await store.getById(tx, repoId))!;
-      for (const u of applied) {
-        if (!u.ref.startsWith('refs/heads/')) continue;
-        const name = u.ref.slice(11);
-        if (u.newOid === ZERO_OID) await store.deleteBranch(tx, repoId, name);
-        else await this.recordBranch(tx, repoId, name, u.newOid, pusherId, commits.get(u.newOid));
-      }
-      await recordUsage(tx, current.owner_id, sizeSubject(current.is_private), size - current.size);
-      await store.update(tx, repoId, {
-        size,
-        is_empty: branches.length ? 0 : 1,
-        default_branch: defaultBranch,
-        updated_unix: nowUnix(),
-      });
-      if (intent !== undefined) await store.markIntentRecorded(tx, intent);
-    });
-    return applied;
-  }
-
-  /**
-   * The default branch after refs changed: kept while it exists; otherwise the branch a push
-   * just made, else `main`, else the first by name (and HEAD is pointed at it).
-   */
-  private async settleDefaultBranch(
-    dir: string,
-    current: string,
-    branches: string[],
-    applied: RefUpdate[],
-  ): Promise<string> {
-    if (!branches.length || branches.includes(current)) return current;
-    const pushed = applied.find((u) => u.ref.startsWith('refs/heads/') && u.newOid !== ZERO_OID);
-    const chosen = pushed
-      ? pushed.ref.slice(11)
-      : branches.includes('main')
-        ? 'main'
-        : [...branches].sort()[0]!;
-    await git(['symbolic-ref', 'HEAD', `refs/heads/${chosen}`], { gitDir: dir });
-    return chosen;
-  }
-
-  /**
-   * Brings a repository's rows in line with its refs on disk: branch rows (added, moved or
-   * removed), the default branch, `is_empty` and the size with its quota usage. Returns what it
-   * corrected (empty when everything agreed). Used by start-up recovery and `anvil doctor`.
-   */
-  async reconcile(repoId: number, fix = true): Promise<string[]> {
-    const repo = await store.getById(this.db, repoId);
-    if (!repo) return [];
-    const dir = this.pathOf(repo);
-    if (!fs.existsSync(dir)) return [`repository directory is missing: ${dir}`];
-    const heads = new Map(
-      (await listRefs(dir, 'refs/heads/')).map((r) => [r.name.slice(11), r.oid] as const),
-    );
-    const rows = new Map((await store.allBranches(this.db, repoId)).map((b) => [b.name, b]));
-    const found: string[] = [];
-    const stale = [...heads].filter(([name, oid]) => rows.get(name)?.commit_id !== oid);
-    const gone = [...rows.keys()].filter((name) => !heads.has(name));
-    for (const [name] of stale)
-      found.push(rows.has(name) ? `branch ${name} moved` : `branch ${name} unrecorded`);
-    for (const name of gone) found.push(`branch ${name} no longer exists`);
-    const branches = [...heads.keys()];
-    const defaultBranch = fix
-      ? await this.settleDefaultBranch(dir, repo.default_branch, branches, [])
-      : repo.default_branch;
-    if (defaultBranch !== repo.default_branch || (branches.length && !heads.has(repo.default_branch)))
-      found.push(`default branch ${repo.default_branch} is not a branch`);
-    const isEmpty = branches.length ? 0 : 1;
-    if (isEmpty !== repo.is_empty) found.push(`is_empty was ${repo.is_empty}`);
-    const size = objectsSize(dir);
-    if (size !== repo.size) found.push(`size was ${repo.size}, is ${size}`);
-    if (!found.length || !fix) return found;
-    const commits = await commitsOf(
-      dir,
-      stale.map(([, oid]) => oid),
-    );
-    await transaction(this.db, async (tx) => {
-      const current = (await store.getById(tx, repoId))!;
-      for (const [name, oid] of stale)
-        await this.recordBranch(
-          tx,
-          repoId,
-          name,
-          oid,
-          rows.get(name)?.pusher_id ?? current.owner_id,
-          commits.get(oid),
-        );
-      for (const name of gone) await store.deleteBranch(tx, repoId, name);
-      await recordUsage(tx, current.owner_id, sizeSubject(current.is_private), size - current.size);
-      await store.update(tx, repoId, { size, is_empty: isEmpty, default_branch: defaultBranch });
-    });
-    return found;
-  }
-
-  /** Tells the listeners of the `push` event what a push changed. */
-  announcePush(repoId: number, pusherId: number, updates: RefUpdate[]): Promise<void> {
-    return this.events.emit('push', { repoId, pusherId, updates });
-  }
-
-  private async recordBranch(
-    tx: Tx,
-    repoId: number,
-    name: string,
-    oid: string,
-    pusherId: number,
-    c: CommitInfo | undefined,
-  ) {
-    await store.upsertBranch(tx, {
-      repo_id: repoId,
-      name,
-      commit_id: oid,
-      commit_message: c?.message.split('\n')[0] ?? '',
-      commit_time: c?.committerTime ?? 0,
-      pusher_id: pusherId,
-      updated_unix: nowUnix(),
-    });
-  }
-
-  private async recordBranches(tx: Tx, repoId: number, dir: string, pusherId: number) {
-    const heads = await listRefs(dir, 'refs/heads/');
-    const commits = await commitsOf(
-      dir,
-      heads.map((r) => r.oid),
-    );
-    for (const r of heads) {
-      await this.recordBranch(tx, repoId, r.name.slice(11), r.oid, pusherId, commits.get(r.oid));
-    }
-  }
-
-  /** Recomputes the stored size of a repository from disk (for example after LFS or a mirror sync). */
-  async refreshSize(repoId: number): Promise<void> {
-    const repo = await store.getById(this.db, repoId);
-    if (!repo) return;
-    const size = objectsSize(this.pathOf(repo));
-    await transaction(this.db, async (tx) => {
-      const current = (await store.getById(tx, repoId))!;
-      await recordUsage(tx, current.owner_id, sizeSubject(current.is_private), size - current.size);
-      await store.update(tx, repoId, { size });
-    });
   }
 
   // What other domains need from repositories
@@ -1080,78 +574,6 @@ export class RepoService {
     };
   }
 }
-
-/**
- * Forgejo's permission rules for one repository: public repositories of visible owners are
- * readable by all but restricted users; owners and site administrators have everything; organization owners too;
- * teams give their units (admin teams all units) on their repositories; members of an
- * organization read its public repositories; collaborators get their mode on every unit.
- */
-function accessOf(
-  repo: RepoRow,
-  owner: UserRow,
-  viewer: Viewer | null,
-  grants: store.Grants | undefined,
-  restricted = false,
-): RepoAccess {
-  const all = (mode: number): RepoAccess => ({ mode, units: new Map(REPO_UNITS.map((u) => [u, mode])) });
-  const signed = viewer !== null && !viewer.publicOnly;
-  const ownerVisible =
-    owner.visibility === Visibility.public || (owner.visibility === Visibility.limited && signed);
-  // Restricted users read only what they were given, not every public repository.
-  const publicRead = !repo.is_private && ownerVisible && !restricted ? AccessMode.read : AccessMode.none;
-  if (!viewer || !signed) return all(publicRead);
-  // An actions job token: write to its own repository, only what anyone may read elsewhere.
-  if (viewer.repoId !== undefined) return all(viewer.repoId === repo.id ? AccessMode.write : publicRead);
-  if (viewer.isAdmin || viewer.id === repo.owner_id) return all(AccessMode.owner);
-  const units = new Map<string, number>(REPO_UNITS.map((u) => [u, publicRead]));
-  const raise = (unit: string, mode: number) => {
-    if ((units.get(unit) ?? 0) < mode) units.set(unit, mode);
-  };
-  if (grants && owner.type === UserType.Organization) {
-    const orgTeams = grants.teams.filter((t) => t.org_id === owner.id);
-    if (orgTeams.some((t) => t.authorize >= AccessMode.owner)) return all(AccessMode.owner);
-    for (const t of orgTeams) {
-      const holds =
-        t.includes_all_repositories === 1 ||
-        grants.teamRepos.some((tr) => tr.team_id === t.id && tr.repo_id === repo.id);
-      if (!holds) continue;
-      if (t.authorize >= AccessMode.admin) {
-        for (const u of REPO_UNITS) raise(u, t.authorize);
-      } else if (t.unit && t.mode !== null) {
-        raise(t.unit, t.mode);
-      }
-    }
-    // A private organization's members see its public repositories.
-    if (!repo.is_private && !restricted && grants.memberOf.includes(owner.id)) {
-      for (const u of REPO_UNITS) raise(u, AccessMode.read);
-    }
-  }
-  const collab = grants?.collaborations.find((c) => c.repo_id === repo.id);
-  if (collab) for (const u of REPO_UNITS) raise(u, collab.mode);
-  return { mode: Math.max(AccessMode.none, ...units.values()), units };
-}
-
-/** The commits `oids` (branch tips) by id, read by one git process. */
-async function commitsOf(dir: string, oids: string[]): Promise<Map<string, CommitInfo>> {
-  const unique = [...new Set(oids)];
-  if (unique.length === 0) return new Map();
-  try {
-    const list = await logCommits(dir, ['--no-walk=unsorted', ...unique]);
-    return new Map(list.map((c) => [c.oid, c]));
-  } catch {
-    // Something that is not a commit among them: one by one, skipping what git cannot read.
-    const out = new Map<string, CommitInfo>();
-    for (const oid of unique) {
-      const c = await getCommit(dir, oid);
-      if (c) out.set(oid, c);
-    }
-    return out;
-  }
-}
-
-/** A unique index refused a row (on any database). */
-const isUniqueViolation = uniqueViolation;
 
 /** Writes `files` as one commit on `branch` of a bare repository, without a work tree. */
 export async function commitFiles(

@@ -1,13 +1,20 @@
 // Unadopted repositories (site administrators): GET /admin/unadopted, POST (adopt) and DELETE
 // /admin/unadopted/{owner}/{repo}. See unadopted.ts.
 import { Type } from 'typebox';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import { signedIn } from '../http/auth.js';
-import { PageFields, pageOf, sendPage } from '../http/pagination.js';
+import { PageFields, pageOf, sendPage, type PagingSettings } from '../http/pagination.js';
 import { RepoParams } from '../http/params.js';
+import type { UnadoptedService } from './unadopted.js';
 
-export function unadoptedRoutes(app: Api, ctx: AppContext): void {
+export interface UnadoptedRoutesDeps {
+  unadopted: UnadoptedService;
+  paging: PagingSettings;
+  rootUrl: string;
+}
+
+export function unadoptedRoutes(app: Api, deps: UnadoptedRoutesDeps): void {
+  const { unadopted, paging, rootUrl } = deps;
   const tags = ['admin'];
   const auth = { auth: { scope: 'admin', admin: true } } as const;
 
@@ -27,9 +34,9 @@ export function unadoptedRoutes(app: Api, ctx: AppContext): void {
       config: auth,
     },
     async (request, reply) => {
-      const page = pageOf(request.query, ctx.paging);
-      const result = await ctx.unadopted.list(request.query.pattern ?? '', page.limit, page.offset);
-      return sendPage(request, reply, result, page, ctx.config.server.rootUrl, (r) => r);
+      const page = pageOf(request.query, paging);
+      const result = await unadopted.list(request.query.pattern ?? '', page.limit, page.offset);
+      return sendPage(request, reply, result, page, rootUrl, (r) => r);
     },
   );
 
@@ -48,7 +55,7 @@ export function unadoptedRoutes(app: Api, ctx: AppContext): void {
       config: auth,
     },
     async (request, reply) => {
-      await ctx.unadopted.adopt(signedIn(request).user, request.params.owner, request.params.repo);
+      await unadopted.adopt(signedIn(request).user, request.params.owner, request.params.repo);
       return reply.code(204).send(null);
     },
   );
@@ -66,7 +73,7 @@ export function unadoptedRoutes(app: Api, ctx: AppContext): void {
       config: auth,
     },
     async (request, reply) => {
-      await ctx.unadopted.delete(request.params.owner, request.params.repo);
+      await unadopted.delete(request.params.owner, request.params.repo);
       return reply.code(204).send(null);
     },
   );

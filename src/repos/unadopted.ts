@@ -9,15 +9,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
-import type { AppContext } from '../app/context.js';
+import type { Db } from '../db/database.js';
 import { conflict, notFound } from '../errors.js';
 import { git, gitText } from '../git/git.js';
 import { checkOwnerName } from '../users/names.js';
 import * as userStore from '../users/store.js';
 import type { UserRow } from '../users/tables.js';
 import { UserType } from '../users/tables.js';
-import { adoptBareRepository, scratchDir } from './forks.js';
-import { checkRepoName } from './service.js';
+import { checkRepoName } from './names.js';
+import { adoptBareRepository, scratchDir } from './scratch.js';
+import type { RepoService } from './service.js';
 import * as store from './store.js';
 import type { RepoRow } from './tables.js';
 
@@ -44,11 +45,18 @@ function isBareRepo(dir: string): boolean {
   }
 }
 
+export interface UnadoptedServiceDeps {
+  db: Db;
+  repos: Pick<RepoService, 'createPrepared'>;
+  /** [repository] ROOT, where unadopted repositories are looked for. */
+  root: string;
+}
+
 export class UnadoptedService {
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly deps: UnadoptedServiceDeps) {}
 
   private get root(): string {
-    return path.resolve(this.ctx.config.repository.root);
+    return path.resolve(this.deps.root);
   }
 
   /**
@@ -63,7 +71,7 @@ export class UnadoptedService {
       if (!e.isDirectory() || e.name.startsWith('.')) continue;
       if (!valid(() => checkOwnerName(e.name))) continue;
       // As Forgejo: the directories of accounts that do not exist are not listed.
-      const owner = await userStore.getByName(this.ctx.db, e.name);
+      const owner = await userStore.getByName(this.deps.db, e.name);
       if (!owner) continue;
       const ownerDir = path.join(this.root, e.name);
       for (const r of fs.readdirSync(ownerDir, { withFileTypes: true })) {
@@ -71,7 +79,7 @@ export class UnadoptedService {
         const name = r.name.slice(0, -4);
         if (!valid(() => checkRepoName(name)) || !match(e.name, name)) continue;
         if (!isBareRepo(path.join(ownerDir, r.name))) continue;
-        if (await store.getByOwnerAndName(this.ctx.db, owner.name, name)) continue;
+        if (await store.getByOwnerAndName(this.deps.db, owner.name, name)) continue;
         found.push(`${e.name}/${name}`);
       }
     }
@@ -96,7 +104,7 @@ export class UnadoptedService {
     ];
     // Names are checked above; this only makes sure, once more, that nothing leaves the root.
     const dir = candidates.find((d) => path.dirname(path.dirname(d)) === this.root && isBareRepo(d));
-    return { owner: userStore.getByName(this.ctx.db, ownerName), dir };
+    return { owner: userStore.getByName(this.deps.db, ownerName), dir };
   }
 
   private async require(ownerName: string, name: string): Promise<{ owner: UserRow; dir: string }> {
@@ -112,10 +120,10 @@ export class UnadoptedService {
   /** Adopts `owner/name`: 409 when the owner already has a repository of that name. */
   async adopt(doer: UserRow, ownerName: string, name: string): Promise<RepoRow> {
     const { owner, dir } = await this.require(ownerName, name);
-    if (await store.getByOwnerAndName(this.ctx.db, owner.name, name)) {
+    if (await store.getByOwnerAndName(this.deps.db, owner.name, name)) {
       throw conflict('The repository with the same name already exists.');
     }
-    const scratch = scratchDir(this.ctx.config.repository.root, 'adopt');
+    const scratch = scratchDir(this.deps.root, 'adopt');
     let branch: string;
     try {
       await git(['clone', '--mirror', '--quiet', '--', dir, scratch]);
@@ -142,7 +150,7 @@ export class UnadoptedService {
       throw err;
     }
     // As Forgejo's API, an adopted repository starts private.
-    const repo = await this.ctx.repos.createPrepared(
+    const repo = await this.deps.repos.createPrepared(
       doer,
       owner,
       { name, description: '', private: true, defaultBranch: branch },

@@ -2,11 +2,16 @@
 // repository (upload-pack, receive-pack, upload-archive), `git-lfs-authenticate`, or nothing (a
 // greeting). `prepare` checks the principal may do it and returns what to run; a push registers
 // with the push pipeline, and `finishPush` records and announces it afterwards, as over HTTP.
-import type { AppContext } from '../app/context.js';
+import type { Logger } from 'pino';
 import { AppError, invalid } from '../errors.js';
 import { installHooks } from '../git/git.js';
-import { completePush } from '../git/pushes.js';
-import type { SshPrincipal } from './service.js';
+import type { GitMetrics } from '../git/http.js';
+import { completePush, type PushRegistry } from '../git/pushes.js';
+import type { RefChanges } from '../repos/ref-changes.js';
+import type { RepoService } from '../repos/service.js';
+import type { UserService } from '../users/service.js';
+import type { WikiService } from '../wiki/service.js';
+import type { SshKeyService, SshPrincipal } from './service.js';
 import { LFS_TOKEN_SECONDS } from './service.js';
 import { parseGitRepoName } from '../git/repo-name.js';
 
@@ -61,8 +66,22 @@ export type Prepared =
 /** A refusal git shows the user (on standard error), with the exit code 1. */
 export class Refusal extends Error {}
 
+export interface SshCommandsDeps {
+  sshKeys: Pick<SshKeyService, 'authorize' | 'lfsToken'>;
+  repos: Pick<RepoService, 'pathOf' | 'getById'>;
+  users: Pick<UserService, 'getById'>;
+  pushes: PushRegistry;
+  refChanges: Pick<RefChanges, 'recordPush' | 'announcePush' | 'dropIntent'>;
+  wiki: Pick<WikiService, 'ensure' | 'exists' | 'pathOf' | 'afterPush'>;
+  metrics: GitMetrics;
+  log: Logger;
+  rootUrl: string;
+  /** Where git's pre-receive hook reaches this server ([server] LOCAL_ROOT_URL). */
+  localRootUrl: string;
+}
+
 export class SshCommands {
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly deps: SshCommandsDeps) {}
 
   /**
    * Checks and prepares `line` for `principal`. `protocol` is the client's GIT_PROTOCOL;
@@ -73,7 +92,7 @@ export class SshCommands {
     line: string | undefined,
     protocol: string | undefined,
   ): Promise<Prepared> {
-    const { sshKeys, repos, pushes, config } = this.ctx;
+    const { sshKeys, repos, pushes, rootUrl, localRootUrl } = this.deps;
     try {
       const cmd = parseCommand(line);
       if (cmd.kind === 'greet') {
@@ -88,14 +107,14 @@ export class SshCommands {
       }
       if (cmd.kind === 'lfs') {
         const target = await sshKeys.authorize(principal, cmd.owner, cmd.name, cmd.operation === 'upload');
-        const owner = await this.ctx.users.getById(target.repo.owner_id);
+        const owner = await this.deps.users.getById(target.repo.owner_id);
         const token = sshKeys.lfsToken(target.pusher, target.repo, cmd.operation === 'upload');
         return {
           kind: 'text',
           text:
             JSON.stringify({
               header: { Authorization: `Bearer ${token}` },
-              href: `${config.server.rootUrl}${owner!.name}/${target.repo.name}.git/info/lfs`,
+              href: `${rootUrl}${owner!.name}/${target.repo.name}.git/info/lfs`,
               expires_in: LFS_TOKEN_SECONDS,
             }) + '\n',
         };
@@ -103,12 +122,12 @@ export class SshCommands {
       const write = cmd.service === 'receive-pack';
       const unit = cmd.wiki ? 'repo.wiki' : 'repo.code';
       const target = await sshKeys.authorize(principal, cmd.owner, cmd.name, write, unit);
-      this.ctx.metrics.gitOperation(cmd.service, 'ssh');
+      this.deps.metrics.gitOperation(cmd.service, 'ssh');
       const env: Record<string, string> = {};
       if (protocol && /^[\w=:.,-]{1,200}$/.test(protocol)) env['GIT_PROTOCOL'] = protocol;
       if (cmd.wiki) {
         // As over HTTP: a wiki turned off is refused; the first push creates it; no push pipeline.
-        const { wiki } = this.ctx;
+        const { wiki } = this.deps;
         if (!target.repo.has_wiki) throw new Refusal('repository wiki is disabled');
         if (write) await wiki.ensure(target.repo);
         else if (!wiki.exists(target.repo))
@@ -119,11 +138,7 @@ export class SshCommands {
       const dir = repos.pathOf(target.repo);
       if (!write) return { kind: 'git', service: cmd.service, dir, env };
       installHooks(dir);
-      const begun = pushes.begin(
-        target.repo,
-        target.pusher,
-        `${config.server.localRootUrl}api/internal/hook`,
-      );
+      const begun = pushes.begin(target.repo, target.pusher, `${localRootUrl}api/internal/hook`);
       for (const [k, v] of Object.entries(begun.env)) if (v !== undefined) env[k] = v;
       return { kind: 'git', service: cmd.service, dir, env, pushId: begun.id };
     } catch (err) {
@@ -134,8 +149,8 @@ export class SshCommands {
 
   /** After a push to a wiki: its HEAD names a branch that exists (as after an HTTP push). */
   async finishWikiPush(repoId: number): Promise<void> {
-    const repo = await this.ctx.repos.getById(repoId);
-    if (repo) await this.ctx.wiki.afterPush(repo);
+    const repo = await this.deps.repos.getById(repoId);
+    if (repo) await this.deps.wiki.afterPush(repo);
   }
 
   /**
@@ -143,6 +158,7 @@ export class SshCommands {
    * `recorded` (the session may end: the API shows the push), then fires events and webhooks.
    */
   finishPush(pushId: string, recorded: () => void): Promise<void> {
-    return completePush(this.ctx.pushes, this.ctx.repos, pushId, this.ctx.log, recorded);
+    const { pushes, refChanges, log } = this.deps;
+    return completePush(pushes, refChanges, pushId, log, recorded);
   }
 }

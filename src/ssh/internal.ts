@@ -4,8 +4,8 @@
 // [security] INTERNAL_TOKEN, shared through the configuration or the data directory.
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AppContext } from '../app/context.js';
-import { Refusal, SshCommands } from './command.js';
+import { Refusal, type SshCommands } from './command.js';
+import type { SshKeyService } from './service.js';
 
 export interface ServRequest {
   /** `key-<id>` (a user key) or `deploy-<id>` (a deploy key), as `anvil keys` wrote it. */
@@ -27,28 +27,36 @@ export type ServAnswer =
       wikiOf?: number;
     };
 
-export function internalTokenValid(ctx: AppContext, request: FastifyRequest): boolean {
-  const expected = ctx.config.security.internalToken;
+/** Whether the request carries [security] INTERNAL_TOKEN (`expected`; none set: never). */
+export function internalTokenValid(expected: string, request: FastifyRequest): boolean {
   if (!expected) return false;
   const presented = Buffer.from((request.headers.authorization ?? '').replace(/^Bearer /, ''));
   const want = Buffer.from(expected);
   return presented.length === want.length && crypto.timingSafeEqual(presented, want);
 }
 
-export function sshInternalRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const commands = new SshCommands(ctx);
+export interface SshInternalRoutesDeps {
+  sshKeys: Pick<SshKeyService, 'principalOf'>;
+  sshCommands: SshCommands;
+  /** [security] INTERNAL_TOKEN */
+  internalToken: string;
+}
+
+export function sshInternalRoutes(app: FastifyInstance, deps: SshInternalRoutesDeps): void {
+  const { sshKeys, internalToken } = deps;
+  const commands = deps.sshCommands;
 
   app.post<{ Body: ServRequest }>(
     '/api/internal/ssh/serv',
     { schema: { hide: true } },
     async (request, reply) => {
-      if (!internalTokenValid(ctx, request))
+      if (!internalTokenValid(internalToken, request))
         return reply.code(401).send({ ok: false, message: 'invalid internal token' });
       const b = (request.body ?? {}) as Partial<ServRequest>;
       if (typeof b.key !== 'string' || typeof b.command !== 'string') {
         return reply.code(400).send({ ok: false, message: 'key and command are required' });
       }
-      const principal = await ctx.sshKeys.principalOf(b.key);
+      const principal = await sshKeys.principalOf(b.key);
       if (!principal)
         return reply.send({ ok: false, message: 'the key is not known to Anvil' } satisfies ServAnswer);
       try {
@@ -70,7 +78,7 @@ export function sshInternalRoutes(app: FastifyInstance, ctx: AppContext): void {
     '/api/internal/ssh/push-done',
     { schema: { hide: true } },
     async (request, reply) => {
-      if (!internalTokenValid(ctx, request))
+      if (!internalTokenValid(internalToken, request))
         return reply.code(401).send({ ok: false, message: 'invalid internal token' });
       const { pushId, wikiOf } = request.body ?? {};
       if (typeof wikiOf === 'number') {

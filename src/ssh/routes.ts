@@ -3,11 +3,14 @@
 // (/repos/{o}/{r}/keys, repository administrators), and /{username}.keys in authorized_keys form.
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import { signedIn } from '../http/auth.js';
-import { pageOf, sendPage } from '../http/pagination.js';
+import { pageOf, sendPage, type PagingSettings } from '../http/pagination.js';
 import { declares } from '../quota/schemas.js';
+import type { SshCloneAddress } from '../repos/schemas.js';
+import type { RepoService } from '../repos/service.js';
+import type { UserService } from '../users/service.js';
+import type { SshKeyService } from './service.js';
 import {
   CreateKeyOption,
   DeployKey,
@@ -24,9 +27,18 @@ const UserIdParams = Type.Object({ username: Type.String(), id: Type.Integer() }
 const RepoParams = Type.Object({ owner: Type.String(), repo: Type.String() });
 const RepoIdParams = Type.Object({ owner: Type.String(), repo: Type.String(), id: Type.Integer() });
 
-export function sshKeyRoutes(app: Api, ctx: AppContext): void {
-  const { sshKeys, users, repos } = ctx;
-  const rootUrl = ctx.config.server.rootUrl;
+export interface SshKeyRoutesDeps {
+  sshKeys: SshKeyService;
+  users: Pick<UserService, 'requireVisibleUser' | 'requireUser' | 'getById'>;
+  repos: Pick<RepoService, 'requireRepo'>;
+  paging: PagingSettings;
+  rootUrl: string;
+  /** Where SSH clone URLs point (the deploy keys' repositories). */
+  ssh: SshCloneAddress;
+}
+
+export function sshKeyRoutes(app: Api, deps: SshKeyRoutesDeps): void {
+  const { sshKeys, users, repos, paging, rootUrl, ssh } = deps;
   const userAuth = { auth: { scope: 'user', require: 'signed' } } as const;
   const repoAuth = { auth: { scope: 'repository', require: 'signed' } } as const;
   const adminAuth = { auth: { scope: 'admin', admin: true } } as const;
@@ -44,7 +56,7 @@ export function sshKeyRoutes(app: Api, ctx: AppContext): void {
     },
     async (request, reply) => {
       const me = signedIn(request).user;
-      const page = pageOf(request.query, ctx.paging);
+      const page = pageOf(request.query, paging);
       const result = await sshKeys.listUserKeys(me, page, request.query.fingerprint);
       return sendPage(request, reply, result, page, rootUrl, (k) =>
         toPublicKeyJson(k, me, { rootUrl, viewer: request.viewer }),
@@ -122,7 +134,7 @@ export function sshKeyRoutes(app: Api, ctx: AppContext): void {
     },
     async (request, reply) => {
       const u = await users.requireVisibleUser(request.params.username, request.viewer);
-      const page = pageOf(request.query, ctx.paging);
+      const page = pageOf(request.query, paging);
       const result = await sshKeys.listUserKeys(u, page, request.query.fingerprint);
       return sendPage(request, reply, result, page, rootUrl, (k) =>
         toPublicKeyJson(k, u, { rootUrl, viewer: request.viewer }),
@@ -186,13 +198,13 @@ export function sshKeyRoutes(app: Api, ctx: AppContext): void {
     async (request, reply) => {
       const { repo, access } = await repoAdmin(request as never);
       const owner = (await users.getById(repo.owner_id))!;
-      const page = pageOf(request.query, ctx.paging);
+      const page = pageOf(request.query, paging);
       const result = await sshKeys.listDeployKeys(repo, page, {
         id: request.query.key_id,
         fingerprint: request.query.fingerprint,
       });
       return sendPage(request, reply, result, page, rootUrl, (k) =>
-        toDeployKeyJson(k, repo, owner, access, { rootUrl, viewer: request.viewer }),
+        toDeployKeyJson(k, repo, owner, access, { rootUrl, ssh, viewer: request.viewer }),
       );
     },
   );
@@ -219,7 +231,7 @@ export function sshKeyRoutes(app: Api, ctx: AppContext): void {
       const key = await sshKeys.addDeployKey(repo, b.title, b.key, b.read_only ?? false);
       return reply
         .code(201)
-        .send(toDeployKeyJson(key, repo, owner, access, { rootUrl, viewer: request.viewer }));
+        .send(toDeployKeyJson(key, repo, owner, access, { rootUrl, ssh, viewer: request.viewer }));
     },
   );
 
@@ -238,7 +250,7 @@ export function sshKeyRoutes(app: Api, ctx: AppContext): void {
       const { repo, access } = await repoAdmin(request as never);
       const owner = (await users.getById(repo.owner_id))!;
       const key = await sshKeys.requireDeployKey(repo, request.params.id);
-      return toDeployKeyJson(key, repo, owner, access, { rootUrl, viewer: request.viewer });
+      return toDeployKeyJson(key, repo, owner, access, { rootUrl, ssh, viewer: request.viewer });
     },
   );
 
@@ -262,17 +274,22 @@ export function sshKeyRoutes(app: Api, ctx: AppContext): void {
 }
 
 /** `/{username}.keys`: the user's public keys, one authorized_keys line each, as plain text. */
-export function authorizedKeysRoute(app: FastifyInstance, ctx: AppContext): void {
+export interface AuthorizedKeysRouteDeps {
+  sshKeys: Pick<SshKeyService, 'allUserKeys'>;
+  users: Pick<UserService, 'requireVisibleUser'>;
+}
+
+export function authorizedKeysRoute(app: FastifyInstance, deps: AuthorizedKeysRouteDeps): void {
   app.get<{ Params: { username: string } }>(
     '/:username.keys',
     { schema: { hide: true } },
     async (request, reply) => {
       // As Forgejo: keys of users anyone may see; other names are 404.
-      const u = await ctx.users.requireVisibleUser(request.params.username, null).catch(() => undefined);
+      const u = await deps.users.requireVisibleUser(request.params.username, null).catch(() => undefined);
       if (!u || u.type !== 0) {
         return reply.code(404).type('text/plain; charset=utf-8').send('Not found.\n');
       }
-      const keys = await ctx.sshKeys.allUserKeys(u);
+      const keys = await deps.sshKeys.allUserKeys(u);
       return reply.type('text/plain; charset=utf-8').send(keys.map((k) => `${k.content}\n`).join(''));
     },
   );

@@ -2,11 +2,10 @@
 import { Type, type Static } from 'typebox';
 import { isoTime } from '../http/format.js';
 import { User, toUserJson } from '../users/schemas.js';
-import type { Viewer } from '../users/store.js';
-import type { UserRow } from '../users/tables.js';
-import { Repository, toRepoJson } from '../repos/schemas.js';
+import type { Viewer, UserRow } from '../users/tables.js';
+import { Repository, toRepoJson, type RepoJsonContext } from '../repos/schemas.js';
 import type { RepoRow } from '../repos/tables.js';
-import type { RepoAccess } from '../repos/service.js';
+import type { RepoAccess } from '../repos/access.js';
 import type { DeployKeyRow, PublicKeyRow } from './tables.js';
 
 export const PublicKey = Type.Object(
@@ -86,7 +85,7 @@ export function toDeployKeyJson(
   repo: RepoRow,
   owner: UserRow,
   access: RepoAccess,
-  ctx: { rootUrl: string; viewer: Viewer | null },
+  ctx: Pick<RepoJsonContext, 'rootUrl' | 'ssh' | 'viewer'>,
 ): Static<typeof DeployKey> {
   return {
     id: k.id,

@@ -4,12 +4,18 @@
 // the key may do with $SSH_ORIGINAL_COMMAND, runs git itself, and reports a push when git is done.
 import { spawn } from 'node:child_process';
 import { Command } from 'commander';
-import { pino, destination } from 'pino';
+import { pino, destination, type Logger } from 'pino';
 import { loadConfig, type Config } from '../config/config.js';
-import { createContext } from '../app/context.js';
 import { gitEnv } from '../git/git.js';
 import { fingerprintOf } from './keyparse.js';
 import type { ServAnswer } from './internal.js';
+import type { SshKeyService } from './service.js';
+
+/** Opens the keys of the database `cfg` names (cli.ts passes the composition root's createContext). */
+export type OpenSshKeys = (
+  cfg: Config,
+  log: Logger,
+) => Promise<{ sshKeys: Pick<SshKeyService, 'byFingerprint'>; close(): Promise<void> }>;
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
@@ -24,7 +30,7 @@ function servCommandLine(cfg: Config, keyId: string): string {
   return [`ANVIL__SERVER__APP_DATA_PATH=${shellQuote(cfg.server.appDataPath)}`, ...parts].join(' ');
 }
 
-export function keysCommand(): Command {
+export function keysCommand(open: OpenSshKeys): Command {
   return new Command('keys')
     .description("sshd's AuthorizedKeysCommand: print the authorized_keys line of a key Anvil knows")
     .option('-c, --config <path>', 'configuration file (default: ./data/app.ini if present)')
@@ -45,7 +51,7 @@ export function keysCommand(): Command {
         const blob = Buffer.from(opts.content, 'base64');
         if (!blob.length) return;
         const cfg = configOf(opts);
-        const ctx = await createContext(cfg, pino({ level: 'warn' }, destination(2)));
+        const ctx = await open(cfg, pino({ level: 'warn' }, destination(2)));
         try {
           const found = await ctx.sshKeys.byFingerprint(fingerprintOf(blob));
           const options =

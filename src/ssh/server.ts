@@ -7,12 +7,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { AuthContext, Connection, ServerChannel, Session } from 'ssh2';
-import type { AppContext } from '../app/context.js';
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.js';
 import { gitEnv } from '../git/git.js';
 import { fingerprintOf } from './keyparse.js';
 import { ssh2 } from './lib.js';
-import type { SshPrincipal } from './service.js';
-import { Refusal, SshCommands } from './command.js';
+import type { SshKeyService, SshPrincipal } from './service.js';
+import { Refusal, type SshCommands } from './command.js';
 
 /** Seconds a connection may take to sign in. */
 const AUTH_TIMEOUT_MS = 60_000;
@@ -62,13 +63,21 @@ function blobType(blob: Buffer): string {
   return blob.subarray(4, 4 + n).toString('latin1');
 }
 
+export interface SshServerDeps {
+  /** [server] SSH_* (the user, where to listen) and APP_DATA_PATH (the host keys). */
+  config: { ssh: Config['ssh']; server: Pick<Config['server'], 'appDataPath'> };
+  sshKeys: Pick<SshKeyService, 'principal'>;
+  sshCommands: SshCommands;
+  log: Logger;
+}
+
 export async function startSshServer(
-  ctx: AppContext,
+  deps: SshServerDeps,
   opts: { host?: string; port?: number } = {},
 ): Promise<RunningSshServer> {
-  const { config, sshKeys, log } = ctx;
+  const { config, sshKeys, log } = deps;
   const { Server, utils } = ssh2();
-  const commands = new SshCommands(ctx);
+  const commands = deps.sshCommands;
   const keys = await hostKeys(path.join(config.server.appDataPath, 'ssh'));
   const clients = new Set<Connection>();
 

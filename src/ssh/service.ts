@@ -3,17 +3,18 @@
 // SSH, and whether that principal may fetch from or push to a repository, with the same rules as
 // git over HTTP. Also the short-lived tokens `git-lfs-authenticate` hands out.
 import crypto from 'node:crypto';
-import type { AppContext } from '../app/context.js';
-import { nowUnix, transaction } from '../db/database.js';
+import type { Config } from '../config/config.js';
+import { nowUnix, transaction, type Db } from '../db/database.js';
 import { AppError, forbidden, invalid, notFound } from '../errors.js';
 import type { Page } from '../http/pagination.js';
-import { AccessMode } from '../orgs/store.js';
-import type { RepoAccess } from '../repos/service.js';
+import { AccessMode } from '../orgs/tables.js';
+import type { RepoAccess, RepoService } from '../repos/service.js';
 import * as repoStore from '../repos/store.js';
 import type { RepoRow } from '../repos/tables.js';
 import { parseScopes } from '../tokens/scopes.js';
+import type { UserService } from '../users/service.js';
 import type { UserRow } from '../users/tables.js';
-import type { Identity } from '../auth/identity.js';
+import type { Authenticator, Identity } from '../auth/identity.js';
 import { KeyError, checkKeySize, parsePublicKey, type ParsedKey } from './keyparse.js';
 import * as store from './store.js';
 import type { DeployKeyRow, PublicKeyRow } from './tables.js';
@@ -35,19 +36,40 @@ const LFS_TOKEN_PREFIX = 'anvil-lfs.';
 /** Seconds a `git-lfs-authenticate` token is valid. */
 export const LFS_TOKEN_SECONDS = 600;
 
+export interface SshKeyServiceDeps {
+  db: Db;
+  /** Takes the `git-lfs-authenticate` tokens this service signs. */
+  auth: Pick<Authenticator, 'addTokenResolver'>;
+  users: Pick<UserService, 'getById' | 'assertMayAct'>;
+  repos: Pick<RepoService, 'requireRepo'>;
+  /** [ssh.minimum_key_sizes] */
+  minimumKeySizes: Config['ssh']['minimumKeySizes'];
+  /** [security] SECRET_KEY, which signs the LFS tokens. */
+  secretKey: string;
+}
+
 export class SshKeyService {
-  constructor(private readonly ctx: AppContext) {
-    ctx.auth.addTokenResolver((token) => this.resolveLfsToken(token));
+  private readonly db: Db;
+  private readonly keysChangedListeners: Array<() => void> = [];
+
+  constructor(private readonly deps: SshKeyServiceDeps) {
+    this.db = deps.db;
+    deps.auth.addTokenResolver((token) => this.resolveLfsToken(token));
   }
 
-  private get db() {
-    return this.ctx.db;
+  /** Registers `listener` for changes of users' keys (signature verification forgets what it knew). */
+  onKeysChanged(listener: () => void): void {
+    this.keysChangedListeners.push(listener);
+  }
+
+  private keysChanged(): void {
+    for (const listener of this.keysChangedListeners) listener();
   }
 
   /** Parses and size-checks a key; 422 naming the problem. */
   parse(text: string): ParsedKey {
     try {
-      return checkKeySize(parsePublicKey(text), this.ctx.config.ssh.minimumKeySizes);
+      return checkKeySize(parsePublicKey(text), this.deps.minimumKeySizes);
     } catch (err) {
       if (err instanceof KeyError) throw invalid(`key: ${err.message}`);
       throw err;
@@ -98,14 +120,14 @@ export class SshKeyService {
       return (await store.userKeyById(tx, id))!;
     });
     // Commits signed with this key verify from now on.
-    this.ctx.signing.keysChanged();
+    this.keysChanged();
     return added;
   }
 
   async deleteUserKey(owner: UserRow, id: number): Promise<void> {
     const key = await this.requireUserKey(owner, id);
     await store.deleteUserKey(this.db, key.id);
-    this.ctx.signing.keysChanged();
+    this.keysChanged();
   }
 
   // ---- deploy keys ----
@@ -175,7 +197,7 @@ export class SshKeyService {
   async principal(fingerprint: string): Promise<SshPrincipal | undefined> {
     const found = await this.byFingerprint(fingerprint);
     if (found.user) {
-      const user = await this.ctx.users.getById(found.user.owner_id);
+      const user = await this.deps.users.getById(found.user.owner_id);
       if (!user) return undefined;
       return { kind: 'user', user, key: found.user };
     }
@@ -218,10 +240,10 @@ export class SshKeyService {
     let repo: RepoRow;
     let pusher: UserRow;
     if (principal.kind === 'user') {
-      this.ctx.users.assertMayAct(principal.user);
+      this.deps.users.assertMayAct(principal.user);
       let found: { repo: RepoRow; access: RepoAccess };
       try {
-        found = await this.ctx.repos.requireRepo(owner, repoName, {
+        found = await this.deps.repos.requireRepo(owner, repoName, {
           id: principal.user.id,
           isAdmin: principal.user.is_admin === 1,
           publicOnly: false,
@@ -250,7 +272,7 @@ export class SshKeyService {
       if (write && key.read_only) {
         throw forbidden(`the deploy key of ${owner}/${repoName} is read-only: pushing is not possible`);
       }
-      const owned = await this.ctx.users.getById(repo.owner_id);
+      const owned = await this.deps.users.getById(repo.owner_id);
       if (!owned) throw missing();
       pusher = owned;
     }
@@ -273,13 +295,13 @@ export class SshKeyService {
 
   private sign(payload: string): string {
     return crypto
-      .createHmac('sha256', `anvil-lfs-ssh:${this.ctx.config.security.secretKey}`)
+      .createHmac('sha256', `anvil-lfs-ssh:${this.deps.secretKey}`)
       .update(payload)
       .digest('base64url');
   }
 
   private async resolveLfsToken(token: string): Promise<Identity | undefined> {
-    if (!token.startsWith(LFS_TOKEN_PREFIX) || !this.ctx.config.security.secretKey) return undefined;
+    if (!token.startsWith(LFS_TOKEN_PREFIX) || !this.deps.secretKey) return undefined;
     const [payload, mac] = token.slice(LFS_TOKEN_PREFIX.length).split('.');
     if (!payload || !mac) return undefined;
     const want = Buffer.from(this.sign(payload));
@@ -293,7 +315,7 @@ export class SshKeyService {
     }
     if (typeof claims.e !== 'number' || claims.e < nowUnix()) return undefined;
     if (typeof claims.u !== 'number' || typeof claims.r !== 'number') return undefined;
-    const user = await this.ctx.users.getById(claims.u);
+    const user = await this.deps.users.getById(claims.u);
     if (!user) return undefined;
     return {
       user,

@@ -12,7 +12,7 @@ import type { RouteAuth } from '../http/auth.js';
 import { signedIn } from '../http/auth.js';
 import { PageFields, pageOf, sendPage, setPageHeaders, type PagingSettings } from '../http/pagination.js';
 import type { RepoRow } from '../repos/tables.js';
-import { toRepoJson } from '../repos/schemas.js';
+import { toRepoJson, type SshCloneAddress } from '../repos/schemas.js';
 import type { StatusRow } from './tables.js';
 import {
   CombinedStatus,
@@ -39,10 +39,12 @@ export interface StatusesRoutesDeps {
   users: Pick<UserService, 'getById' | 'getByIds'>;
   paging: PagingSettings;
   rootUrl: string;
+  /** Where SSH clone URLs point (the combined status's repository). */
+  ssh: SshCloneAddress;
 }
 
 export function statusesRoutes(app: Api, deps: StatusesRoutesDeps): void {
-  const { repos, statuses, users, paging, rootUrl } = deps;
+  const { repos, statuses, users, paging, rootUrl, ssh } = deps;
   const tags = ['repository'];
   const read: RouteAuth = { scope: 'repository' };
   const write: RouteAuth = { scope: 'repository', require: 'signed' };
@@ -169,7 +171,11 @@ export function statusesRoutes(app: Api, deps: StatusesRoutesDeps): void {
       const page = pageOf(request.query, paging);
       const { rows, total, state } = await statuses.combined(repo, sha, page);
       const ownerRow = (await users.getById(repo.owner_id))!;
-      const repository = toRepoJson(repo, ownerRow, access, { rootUrl, viewer: request.viewer });
+      const repository = toRepoJson(repo, ownerRow, access, {
+        rootUrl,
+        ssh,
+        viewer: request.viewer,
+      });
       setPageHeaders(request, reply, total, page, rootUrl);
       return toCombinedStatusJson(sha, state, await statusesJson(request, repo, rows), total, repository);
     },

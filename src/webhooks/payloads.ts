@@ -13,8 +13,8 @@ import type { Pull } from '../pulls/tables.js';
 import { AccessMode } from '../orgs/tables.js';
 import { REPO_UNITS } from '../orgs/service.js';
 import type { RepoAccess, RepoService } from '../repos/service.js';
-import type { ForkService } from '../repos/forks.js';
-import { toRepoJson, type RepositoryJson } from '../repos/schemas.js';
+import type { RepoPresenter } from '../repos/present.js';
+import { toRepoJson, type RepositoryJson, type SshCloneAddress } from '../repos/schemas.js';
 import type { RepoRow } from '../repos/tables.js';
 import { toReleaseJson } from '../releases/schemas.js';
 import type { ReleaseRow } from '../releases/tables.js';
@@ -151,12 +151,15 @@ export interface PayloadsDeps {
   db: Db;
   repos: Pick<RepoService, 'pathOf'>;
   users: Pick<UserService, 'getById'>;
-  forks: Pick<ForkService, 'parentsJson'>;
+  /** The parents of forks as the API shows them. */
+  repoPresenter: Pick<RepoPresenter, 'parentsJson'>;
   attachments: Pick<AttachmentService, 'ofReleases'>;
   /** Issues and comments as the API shows them to an anonymous caller. */
   issues: Pick<IssuePresenter, 'issue' | 'comments'>;
   pulls: Pick<PullPresenter, 'pull'>;
   rootUrl: string;
+  /** Where SSH clone URLs point. */
+  ssh: SshCloneAddress;
 }
 
 export class Payloads {
@@ -180,9 +183,15 @@ export class Payloads {
     const o = owner ?? (await this.deps.users.getById(repo.owner_id));
     if (!o) return undefined;
     const parent = repo.is_fork
-      ? ((await this.deps.forks.parentsJson([repo], null)).get(repo.id) ?? null)
+      ? ((await this.deps.repoPresenter.parentsJson([repo], null)).get(repo.id) ?? null)
       : null;
-    const json = toRepoJson(repo, o, OWNER_ACCESS, { rootUrl: this.rootUrl, viewer: null }, parent);
+    const json = toRepoJson(
+      repo,
+      o,
+      OWNER_ACCESS,
+      { rootUrl: this.rootUrl, ssh: this.deps.ssh, viewer: null },
+      parent,
+    );
     return { repo, owner: o, json };
   }
 

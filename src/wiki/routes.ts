@@ -3,14 +3,15 @@
 // write access to it (403), and everything is 404 when the wiki is turned off (has_wiki false).
 import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import type { RouteAuth } from '../http/auth.js';
 import { signedIn } from '../http/auth.js';
-import { pageOf, setPageHeaders } from '../http/pagination.js';
+import { pageOf, setPageHeaders, type PagingSettings } from '../http/pagination.js';
 import { declares } from '../quota/schemas.js';
 import { badRequest } from '../errors.js';
 import type { RepoRow } from '../repos/tables.js';
+import type { UserService } from '../users/service.js';
+import type { WikiService } from './service.js';
 import {
   CreateWikiPageOptions,
   WikiCommitList,
@@ -38,9 +39,15 @@ function rawPageName(request: FastifyRequest): string {
   return pathOnly.slice(pathOnly.lastIndexOf('/') + 1);
 }
 
-export function wikiRoutes(app: Api, ctx: AppContext): void {
-  const { wiki, users } = ctx;
-  const rootUrl = ctx.config.server.rootUrl;
+export interface WikiRoutesDeps {
+  wiki: WikiService;
+  users: Pick<UserService, 'getById'>;
+  paging: PagingSettings;
+  rootUrl: string;
+}
+
+export function wikiRoutes(app: Api, deps: WikiRoutesDeps): void {
+  const { wiki, users, paging, rootUrl } = deps;
   const tags = ['repository'];
   const read: RouteAuth = { scope: 'repository' };
   const write: RouteAuth = { scope: 'repository', require: 'signed' };
@@ -170,7 +177,7 @@ export function wikiRoutes(app: Api, ctx: AppContext): void {
     },
     async (request, reply) => {
       const { repo } = await wiki.requireWiki(request.params.owner, request.params.repo, request.viewer);
-      const page = pageOf(request.query, ctx.paging);
+      const page = pageOf(request.query, paging);
       const [rows, total] = await wiki.pages(repo, page.limit, page.offset);
       setPageHeaders(request, reply, total, page, rootUrl);
       const fullName = await fullNameOf(repo);

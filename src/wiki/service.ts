@@ -9,15 +9,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { AppContext } from '../app/context.js';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.js';
-import { AccessMode } from '../orgs/store.js';
+import type { EventBus } from '../events/bus.js';
+import { AccessMode } from '../orgs/tables.js';
 import type { RepoRow } from '../repos/tables.js';
-import type { RepoAccess } from '../repos/service.js';
-import type { Viewer } from '../users/store.js';
-import type { UserRow } from '../users/tables.js';
+import type { RepoAccess, RepoService } from '../repos/service.js';
+import type { Viewer, UserRow } from '../users/tables.js';
 import { git } from '../git/git.js';
-import { scratchDir } from '../repos/forks.js';
+import { scratchDir } from '../repos/scratch.js';
 import * as data from '../git/data.js';
 import * as refLists from '../git/ref-lists.js';
 import * as trees from '../git/trees.js';
@@ -68,12 +67,18 @@ export interface WikiWrite {
 
 export type WikiAction = 'created' | 'edited' | 'deleted';
 
+export interface WikiServiceDeps {
+  events: EventBus;
+  repos: Pick<RepoService, 'addHooks' | 'pathOf' | 'requireRepo'>;
+  rootUrl: string;
+}
+
 export class WikiService {
   /** The write in progress per wiki (repository id): the next waits for it. */
   private readonly writes = new KeyedLock<number>();
 
-  constructor(private readonly ctx: AppContext) {
-    ctx.repos.addHooks({
+  constructor(private readonly deps: WikiServiceDeps) {
+    deps.repos.addHooks({
       beforeDelete: async (_tx, repo) => async () => {
         fs.rmSync(this.pathOf(repo), { recursive: true, force: true });
       },
@@ -82,7 +87,7 @@ export class WikiService {
 
   /** The wiki's bare repository: by id, beside the repository's own. */
   pathOf(repo: { id: number }): string {
-    return path.join(path.dirname(this.ctx.repos.pathOf(repo)), `${repo.id}.wiki.git`);
+    return path.join(path.dirname(this.deps.repos.pathOf(repo)), `${repo.id}.wiki.git`);
   }
 
   exists(repo: { id: number }): boolean {
@@ -102,7 +107,7 @@ export class WikiService {
   ): Promise<{ repo: RepoRow; access: RepoAccess }> {
     let found;
     try {
-      found = await this.ctx.repos.requireRepo(ownerName, name, viewer, 'read', 'repo.wiki');
+      found = await this.deps.repos.requireRepo(ownerName, name, viewer, 'read', 'repo.wiki');
     } catch (err) {
       if (err instanceof AppError && err.kind === 'forbidden') throw notFound();
       throw err;
@@ -380,7 +385,7 @@ export class WikiService {
 
   /** The doer as author and committer (the no-reply address when they keep theirs private). */
   private identOf(doer: UserRow): write.Ident {
-    const host = new URL(this.ctx.config.server.rootUrl).hostname || os.hostname();
+    const host = new URL(this.deps.rootUrl).hostname || os.hostname();
     return {
       name: doer.full_name || doer.name,
       email: doer.keep_email_private ? `${doer.lower_name}@noreply.${host}` : doer.email,
@@ -394,6 +399,6 @@ export class WikiService {
     page: string,
     comment: string,
   ): Promise<void> {
-    await this.ctx.events.emit('wiki.changed', { repoId: repo.id, doerId: doer.id, action, page, comment });
+    await this.deps.events.emit('wiki.changed', { repoId: repo.id, doerId: doer.id, action, page, comment });
   }
 }

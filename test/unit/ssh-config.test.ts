@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ensureInternalToken, loadConfig } from '../../src/config/config.js';
-import { setSshCloneAddress, sshCloneUrl } from '../../src/repos/schemas.js';
+import { sshCloneUrl } from '../../src/repos/schemas.js';
 import { KeyError, checkKeySize, parsePublicKey } from '../../src/ssh/keyparse.js';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-ssh-config-'));
@@ -45,10 +45,11 @@ describe('SSH settings', () => {
     });
     assert.equal(c.ssh.listenPort, 0);
     assert.equal(c.ssh.minimumKeySizes.rsa, 2048);
-    setSshCloneAddress({ user: c.ssh.user, domain: c.ssh.domain, port: c.ssh.port });
-    assert.equal(sshCloneUrl('alice/proj', 'http://x/'), 'git@git.example.com:alice/proj.git');
-    setSshCloneAddress({ user: 'git', domain: 'h', port: 2222 });
-    assert.equal(sshCloneUrl('alice/proj', 'http://x/'), 'ssh://git@h:2222/alice/proj.git');
+    assert.equal(sshCloneUrl('alice/proj', c.ssh), 'git@git.example.com:alice/proj.git');
+    assert.equal(
+      sshCloneUrl('alice/proj', { user: 'git', domain: 'h', port: 2222 }),
+      'ssh://git@h:2222/alice/proj.git',
+    );
   });
 
   it('the internal token: configured, or made once by the server in the data directory (0600)', () => {

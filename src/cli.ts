@@ -6,6 +6,8 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { pino, destination, type Logger } from 'pino';
 import { loadConfig, ConfigError, ensureInternalToken, type Config } from './config/config.js';
 import { createContext, type AppContext } from './app/context.js';
+import { armDeadline } from './app/deadline.js';
+import { LogOutput } from './app/log-output.js';
 import { buildServer } from './app/server.js';
 import { AppError } from './errors.js';
 import { VERSION } from './version.js';
@@ -53,14 +55,18 @@ async function withContext(opts: { config?: string }, fn: (ctx: AppContext) => P
   }
 }
 
-export function startLogger(cfg: Config): Logger {
-  return pino({ level: cfg.log.level });
+/** How long a stopping server waits for its last log lines to be taken by a slow reader. */
+const LOG_DRAIN_MS = 500;
+
+export function startLogger(cfg: Config, output: LogOutput): Logger {
+  return pino({ level: cfg.log.level }, output);
 }
 
 async function web(opts: { config?: string; port?: string }): Promise<void> {
   // --port is [server] HTTP_PORT, set before loading so that a default ROOT_URL follows it.
   const cfg = config(opts, true, opts.port === undefined ? {} : { ANVIL__SERVER__HTTP_PORT: opts.port });
-  const log = startLogger(cfg);
+  const output = new LogOutput();
+  const log = startLogger(cfg, output);
   for (const warning of cfg.warnings) log.warn(warning);
   // Shared with `anvil serv` (OpenSSH mode) through the data directory unless configured.
   ensureInternalToken(cfg);
@@ -110,34 +116,41 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
     `Anvil ${VERSION.anvil} listening on ${address}${ssh ? ` (SSH on ${cfg.ssh.listenHost}:${ssh.port})` : ''}, serving ${cfg.server.rootUrl} (database: ${cfg.database.type})`,
   );
   // Graceful shutdown: stop accepting, let requests and pushes under way finish, stop the
-  // background work, close the database. A request still running after [server]
-  // GRACEFUL_HAMMER_TIME is cut off (what it changed is whole or absent: see repos/recovery.ts);
-  // a second signal exits at once.
+  // background work, close the database. [server] GRACEFUL_HAMMER_TIME is a hard deadline, armed
+  // before anything else is done: a request still running then is cut off (what it changed is
+  // whole or absent: see repos/recovery.ts) and the process exits whatever else is under way; a
+  // second signal exits at once. The log output never holds the process up (app/log-output.ts).
   let stopping = false;
-  const stop = async (signal: NodeJS.Signals) => {
+  const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
       announce.warn(`${signal} again: exiting now`);
       process.exit(1);
     }
     stopping = true;
     const hammer = cfg.server.gracefulHammerTime;
+    armDeadline(
+      hammer * 1000,
+      () =>
+        announce.warn(`requests still under way after ${hammer} s ([server] GRACEFUL_HAMMER_TIME): exiting`),
+      () => output.drained(LOG_DRAIN_MS),
+    );
     announce.info(`${signal}: finishing the requests under way (for up to ${hammer} s), then exiting`);
-    setTimeout(() => {
-      announce.warn(`requests still under way after ${hammer} s ([server] GRACEFUL_HAMMER_TIME): exiting`);
-      process.exit(1);
-    }, hammer * 1000).unref();
-    try {
-      await ssh?.close();
-      await app.close();
-      await ctx.close();
-    } catch (err) {
-      log.error({ err }, 'stopping failed');
-      process.exit(1);
-    }
-    process.exit(0);
+    void (async () => {
+      let code = 0;
+      try {
+        await ssh?.close();
+        await app.close();
+        await ctx.close();
+      } catch (err) {
+        log.error({ err }, 'stopping failed');
+        code = 1;
+      }
+      await output.drained(LOG_DRAIN_MS);
+      process.exit(code);
+    })();
   };
-  process.on('SIGINT', (s) => void stop(s));
-  process.on('SIGTERM', (s) => void stop(s));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }
 
 const program = new Command('anvil')

@@ -6,6 +6,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { pino, destination, type Logger } from 'pino';
 import { loadConfig, ConfigError, ensureInternalToken, type Config } from './config/config.js';
 import { createContext, type AppContext } from './app/context.js';
+import { DataLock } from './cluster/datalock.js';
 import { armDeadline } from './app/deadline.js';
 import { LogOutput } from './app/log-output.js';
 import { buildServer } from './app/server.js';
@@ -43,15 +44,28 @@ function config(opts: { config?: string }, forServer = false, overrides: NodeJS.
   });
 }
 
-/** Runs an admin command with a context on the configured database, closing it afterwards. */
-async function withContext(opts: { config?: string }, fn: (ctx: AppContext) => Promise<void>): Promise<void> {
+/**
+ * Runs an admin command with a context on the configured database, closing it afterwards. The
+ * command holds the data lock meanwhile (cluster/datalock.ts); `fn` is told whether no other
+ * process used the data, and since when.
+ */
+async function withContext(
+  opts: { config?: string },
+  fn: (ctx: AppContext, aloneSince: number | undefined) => Promise<void>,
+): Promise<void> {
   const cfg = config(opts);
   const log = pino({ level: 'warn' }, destination(2));
-  const ctx = await createContext(cfg, log);
+  const lock = DataLock.take(cfg.server.appDataPath);
   try {
-    await fn(ctx);
+    const ctx = await createContext(cfg, log);
+    try {
+      const alone = lock.alone && (await ctx.cluster.leases.othersAlive()).length === 0;
+      await fn(ctx, alone ? lock.at : undefined);
+    } finally {
+      await ctx.close();
+    }
   } finally {
-    await ctx.close();
+    lock.release();
   }
 }
 
@@ -70,13 +84,15 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
   for (const warning of cfg.warnings) log.warn(warning);
   // Shared with `anvil serv` (OpenSSH mode) through the data directory unless configured.
   ensureInternalToken(cfg);
+  // Held while this process runs: whether another process uses the data on this machine.
+  const lock = DataLock.take(cfg.server.appDataPath);
   const ctx = await createContext(cfg, log);
   // Other processes on this database hear this one, and it them (src/cluster).
   await ctx.cluster.start();
+  // Alone: no other process on this machine (the lock) and no other node (presence leases).
   // Changes a crash interrupted are completed before the first request is served: all of them
-  // when no other process is alive, else this process's own and stale ones (the others' may be
-  // under way).
-  const alone = (await ctx.cluster.leases.othersAlive()).length === 0;
+  // when alone, else this process's own and stale ones (the others' may be under way).
+  const alone = lock.alone && (await ctx.cluster.leases.othersAlive()).length === 0;
   const now = Math.floor(Date.now() / 1000);
   await ctx.recovery.recover(alone ? now + 1 : now - STALE_INTENT_SECONDS, cfg.cluster.nodeName);
   const app = await buildServer(ctx);
@@ -103,11 +119,19 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
   ctx.webhooks.start();
   ctx.artifacts.start();
   ctx.actions.start();
-  // Leftovers of interrupted uploads and pushes: swept now, then hourly.
-  ctx.cluster.every('sweep_leftovers', SWEEP_INTERVAL_MS, () => ctx.sweeper.sweep(), {
-    firstMs: 0,
-    track: (w) => ctx.cron.track('sweep_leftovers', w),
-  });
+  // Leftovers of interrupted uploads and pushes: swept now, then hourly. Alone, everything older
+  // than the moment that was known belonged to a process that died: swept with no grace period.
+  let startup = alone;
+  ctx.cluster.every(
+    'sweep_leftovers',
+    SWEEP_INTERVAL_MS,
+    () => {
+      const bounds = startup ? { graceMs: 0, now: lock.at } : {};
+      startup = false;
+      return ctx.sweeper.sweep(bounds);
+    },
+    { firstMs: 0, track: (w) => ctx.cron.track('sweep_leftovers', w) },
+  );
   ctx.packageCleanup.start();
   // Where it listens is said at any level but `none`.
   const announce =
@@ -380,10 +404,13 @@ program
       }
       const checks = selectChecks(opts.run, opts.all);
       let remaining = 0;
-      await withContext(opts, async (ctx) => {
-        remaining = await runDoctor(ctx, checks, { fix: opts.fix, full: opts.full }, (line) =>
-          console.log(line),
-        );
+      await withContext(opts, async (ctx, aloneSince) => {
+        const options = {
+          fix: opts.fix,
+          full: opts.full,
+          ...(aloneSince !== undefined ? { aloneSince } : {}),
+        };
+        remaining = await runDoctor(ctx, checks, options, (line) => console.log(line));
       });
       if (remaining) process.exitCode = 1;
     },

@@ -39,7 +39,6 @@ import { ForkService } from '../repos/forks.js';
 import { CHECK_MS as RECOVERY_CHECK_MS, RefRecovery, STALE_INTENT_SECONDS } from '../repos/recovery.js';
 import { GenerateService } from '../repos/generate.js';
 import { UnadoptedService } from '../repos/unadopted.js';
-import { testSweepGraceMs } from '../faults.js';
 import { PackageService } from '../packages/service.js';
 import { SessionService } from '../sessions/service.js';
 import { SocialService } from '../social/service.js';
@@ -229,13 +228,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.actions = new ActionsService(ctx);
   ctx.artifacts = new ArtifactService(ctx);
   ctx.artifacts.setRunSource(ctx.actions);
-  ctx.sweeper = new Sweeper(
-    ctx.storage,
-    config.repository.root,
-    contributions.blobReferences,
-    log,
-    testSweepGraceMs(),
-  );
+  ctx.sweeper = new Sweeper(ctx.storage, config.repository.root, contributions.blobReferences, log);
   ctx.packages = new PackageService(ctx);
   ctx.packageCleanup = new PackageCleanup(ctx, log);
   ctx.sessions = new SessionService(db, users, config.security.secretKey, config.session.lifetime);

@@ -11,6 +11,7 @@ import { readMultipart } from '../../attachments/upload.js';
 import { registryScope } from '../registry.js';
 import {
   PypiService,
+  checkDistribution,
   checkFileName,
   checkName,
   checkVersion,
@@ -75,10 +76,11 @@ export function pypiRoutes(app: FastifyInstance, ctx: AppContext): void {
             data: stream,
             newVersionOnly: false,
             metadata: JSON.stringify(metadataOf(fields)),
-            verify: (digests) => {
+            verify: async (digests, stored) => {
               if (digests.sha256 !== digest) {
                 throw badRequest(`the file's sha256 is ${digests.sha256}, not ${digest} (sha256_digest)`);
               }
+              await checkDistribution(filename, stored);
             },
           });
         });

@@ -6,7 +6,7 @@
 // takes them over. A blob is stored once whatever names it, and counted (quota) per file.
 //
 // Uploads stream: each POST/PATCH/PUT body goes through the core's hashing stream into a part
-// under tmp/container/{upload}/; finishing composes the parts into the blob named by its SHA-256.
+// (parts.ts: `tmp/container-{upload}-{n}`); finishing composes the parts into the blob named by its SHA-256.
 // The digests of a one-part upload (what skopeo and docker send) are those of its part; those of
 // several parts come from reading the stored parts again.
 //
@@ -28,6 +28,7 @@ import { hashingStream, type Digests } from '../hashing.js';
 import { blobKey, SUBJECT, type PackageRow, type VersionRow } from '../service.js';
 import * as core from '../store.js';
 import { UPLOAD_VERSION } from '../store.js';
+import { partKey } from './parts.js';
 import * as store from './store.js';
 import { KeyedLock } from '../../locks.js';
 import type { ImageFile } from './store.js';
@@ -89,7 +90,6 @@ function versionOf(reference: string): string {
   return reference.toLowerCase();
 }
 
-const partKey = (upload: string, n: number) => `tmp/container/${upload}/${String(n).padStart(8, '0')}`;
 const fileNameOf = (sha: string) => `sha256_${sha}`;
 
 type Json = Record<string, unknown>;

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `anvil` command: `anvil web` serves Anvil; `anvil admin ...` administers it from the shell.
 import path from 'node:path';
-import { dump, restore } from './ops/dump.js';
+import { dump, restore, type DumpDeps } from './ops/dump.js';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { pino, destination, type Logger } from 'pino';
 import { loadConfig, ConfigError, ensureInternalToken, type Config } from './config/config.js';
@@ -13,7 +13,7 @@ import { buildServer } from './app/server.js';
 import { AppError } from './errors.js';
 import { VERSION } from './version.js';
 import { runnerCommand } from './actions/runner-cli.js';
-import { listChecks, runDoctor, selectChecks } from './ops/doctor.js';
+import { listChecks, runDoctor, selectChecks, type DoctorContext } from './ops/doctor.js';
 import { CHECK_MS as RECOVERY_CHECK_MS, STALE_INTENT_SECONDS } from './repos/recovery.js';
 import { SWEEP_INTERVAL_MS } from './storage/sweep.js';
 import { startSshServer, type RunningSshServer } from './ssh/server.js';
@@ -69,6 +69,36 @@ async function withContext(
   }
 }
 
+/** What `anvil dump` and `anvil restore` use of the site. */
+function dumpDeps(ctx: AppContext): DumpDeps {
+  return {
+    db: ctx.db,
+    dialect: ctx.dialect,
+    storage: ctx.storage,
+    repoRoot: ctx.config.repository.root,
+    configPath: ctx.config.configPath,
+    appDataPath: ctx.config.server.appDataPath,
+    recovery: ctx.recovery,
+    quota: ctx.quota,
+  };
+}
+
+/** What the checks of `anvil doctor` use of the site. */
+function doctorContext(ctx: AppContext): DoctorContext {
+  return {
+    db: ctx.db,
+    storage: ctx.storage,
+    repoRoot: ctx.config.repository.root,
+    repos: ctx.repos,
+    wiki: ctx.wiki,
+    recovery: ctx.recovery,
+    sweeper: ctx.sweeper,
+    quota: ctx.quota,
+    users: ctx.users,
+    blobReferences: ctx.contributions.blobReferences,
+  };
+}
+
 /** How long a stopping server waits for its last log lines to be taken by a slow reader. */
 const LOG_DRAIN_MS = 500;
 
@@ -117,6 +147,8 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
   );
   ctx.mirrors.start();
   ctx.webhooks.start();
+  // Scheduled merges: those waiting when the last process stopped are checked now.
+  ctx.autoMerge.start();
   ctx.artifacts.start();
   ctx.actions.start();
   // Leftovers of interrupted uploads and pushes: swept now, then hourly. Alone, everything older
@@ -359,7 +391,7 @@ program
   )
   .action(async (opts: { config?: string; file: string }) => {
     await withContext(opts, async (ctx) => {
-      await dump(ctx, path.resolve(opts.file), (line) => console.log(line));
+      await dump(dumpDeps(ctx), path.resolve(opts.file), (line) => console.log(line));
       console.log(`Written: ${path.resolve(opts.file)}`);
     });
   });
@@ -371,7 +403,7 @@ program
   .argument('<file>', 'the archive')
   .action(async (file: string, opts: { config?: string }) => {
     await withContext(opts, async (ctx) => {
-      await restore(ctx, path.resolve(file), (line) => console.log(line));
+      await restore(dumpDeps(ctx), path.resolve(file), (line) => console.log(line));
     });
   });
 
@@ -410,7 +442,7 @@ program
           full: opts.full,
           ...(aloneSince !== undefined ? { aloneSince } : {}),
         };
-        remaining = await runDoctor(ctx, checks, options, (line) => console.log(line));
+        remaining = await runDoctor(doctorContext(ctx), checks, options, (line) => console.log(line));
       });
       if (remaining) process.exitCode = 1;
     },

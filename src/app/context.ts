@@ -23,6 +23,11 @@ import { ProtectionService } from '../protection/service.js';
 import { StatusService } from '../statuses/service.js';
 import { MirrorService } from '../mirrors/service.js';
 import { IssueService } from '../issues/service.js';
+import { IssueListService } from '../issues/lists.js';
+import { IssueTriageService } from '../issues/triage.js';
+import { CommentService } from '../issues/comments.js';
+import { CommitReferences } from '../issues/commit-refs.js';
+import { MarkupService } from '../markup/service.js';
 import { DependencyService } from '../issues/dependencies.js';
 import { TimeService } from '../issues/times.js';
 import { LabelService } from '../labels/service.js';
@@ -41,6 +46,8 @@ import { GenerateService } from '../repos/generate.js';
 import { UnadoptedService } from '../repos/unadopted.js';
 import { PackageService } from '../packages/service.js';
 import { SessionService } from '../sessions/service.js';
+import { SignInThrottle } from '../sessions/throttle.js';
+import { uploadsTempDir } from '../web/uploads.js';
 import { SocialService } from '../social/service.js';
 import { ActivityService } from '../activities/service.js';
 import { PackageCleanup } from '../packages/cleanup/service.js';
@@ -94,6 +101,14 @@ export interface AppContext {
   statuses: StatusService;
   mirrors: MirrorService;
   issues: IssueService;
+  /** Lists of issues and the search across repositories. */
+  issueLists: IssueListService;
+  /** Labels, due dates, locks and pins of issues. */
+  issueTriage: IssueTriageService;
+  /** Comments and reactions. */
+  issueComments: CommentService;
+  /** Issue references of pushed commits (closing keywords). */
+  commitReferences: CommitReferences;
   dependencies: DependencyService;
   times: TimeService;
   labels: LabelService;
@@ -118,6 +133,8 @@ export interface AppContext {
   packageCleanup: PackageCleanup;
   cron: CronService;
   topics: TopicService;
+  /** Markdown rendering for the API. */
+  markup: MarkupService;
   avatars: AvatarService;
   oauth2: OAuth2Service;
   /** Languages, issue templates, flags and git hooks of repositories. */
@@ -142,15 +159,9 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   const storage = await openStorage(config.storage);
   const database = await openDatabase(config);
   const { db } = database;
-  const events = new EventBus(log);
-  const cluster = new Cluster(db, config, log);
+  const cluster = new Cluster({ db, log, cluster: config.cluster, database: config.database });
   // Events with every-node listeners (caches) reach the other processes too.
-  events.relay = (event, payload) => cluster.publish('event', { event, payload });
-  cluster.on('event', (d) => {
-    if (!d) return; // a reset of the channel: nothing to replay
-    const { event, payload } = d as { event: Parameters<EventBus['fromOtherNode']>[0]; payload: unknown };
-    void events.fromOtherNode(event, payload);
-  });
+  const events = new EventBus({ log, cluster });
   const repos = new RepoService(db, config.repository.root, events, log);
   repos.node = config.cluster.nodeName;
   const contributions: Contributions = {
@@ -159,14 +170,26 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     quotaItems: {},
     blobReferences: [],
   };
-  const users = new UserService(db, contributions.owned, log);
-  const tokens = new TokenService(db, () => cluster.generation());
-  const orgs = new OrgService(db, contributions.owned);
-  const quota = new QuotaService(db, config.quota, contributions.usageSources, contributions.quotaItems);
-  const auth = new Authenticator(users, tokens, {
-    enabled: config.service.enableReverseProxyAuthenticationApi,
-    header: config.security.reverseProxyAuthenticationUser,
-    trusted: config.security.reverseProxyTrustedProxies,
+  const users = new UserService({ db, owned: contributions.owned, log });
+  const tokens = new TokenService({ db, cluster });
+  const orgs = new OrgService({ db, owned: contributions.owned });
+  const quota = new QuotaService({
+    db,
+    settings: config.quota,
+    usageSources: contributions.usageSources,
+    quotaItems: contributions.quotaItems,
+  });
+  // One limiter of password sign-in for the web's form and Basic authentication.
+  const signInThrottle = new SignInThrottle({ db, users, settings: config.security.signInThrottle });
+  const auth = new Authenticator({
+    users,
+    tokens,
+    proxy: {
+      enabled: config.service.enableReverseProxyAuthenticationApi,
+      header: config.security.reverseProxyAuthenticationUser,
+      trusted: config.security.reverseProxyTrustedProxies,
+    },
+    passwords: signInThrottle,
   });
   const ctx = {
     config,
@@ -198,23 +221,69 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.generator = new GenerateService(ctx);
   ctx.unadopted = new UnadoptedService(ctx);
   ctx.mirrors = new MirrorService(ctx);
-  ctx.issues = new IssueService(ctx);
-  ctx.dependencies = new DependencyService(ctx);
-  ctx.times = new TimeService(ctx);
-  ctx.labels = new LabelService(ctx);
-  ctx.milestones = new MilestoneService(ctx);
-  ctx.attachments = new AttachmentService(ctx);
-  ctx.releases = new ReleaseService(ctx);
-  ctx.notifications = new NotificationService(ctx);
-  ctx.social = new SocialService(ctx);
-  ctx.topics = new TopicService(ctx);
+  ctx.labels = new LabelService({ db, repos });
+  ctx.milestones = new MilestoneService({ db });
+  ctx.social = new SocialService({ db });
+  ctx.times = new TimeService({ db, users });
+  ctx.issues = new IssueService({
+    db,
+    events,
+    log,
+    users,
+    repos,
+    social: ctx.social,
+    labels: ctx.labels,
+    milestones: ctx.milestones,
+    times: ctx.times,
+  });
+  ctx.commitReferences = new CommitReferences({ events, log, repos, users, issues: ctx.issues });
+  ctx.issueLists = new IssueListService({
+    db,
+    users,
+    orgs,
+    repos,
+    labels: ctx.labels,
+    milestones: ctx.milestones,
+    issues: ctx.issues,
+  });
+  ctx.issueTriage = new IssueTriageService({ db, events, labels: ctx.labels });
+  ctx.issueComments = new CommentService({ db, events, log, social: ctx.social, issues: ctx.issues });
+  ctx.dependencies = new DependencyService({ db, users, repos, issues: ctx.issues });
+  ctx.releases = new ReleaseService({ db, events, log, repos, protection: ctx.protection });
+  ctx.attachments = new AttachmentService({
+    db,
+    log,
+    blobs: storage.attachments,
+    settings: config.attachment,
+    rootUrl: config.server.rootUrl,
+    quota,
+    users,
+    repos,
+    issues: ctx.issues,
+    releases: ctx.releases,
+    usageSources: contributions.usageSources,
+    quotaItems: contributions.quotaItems,
+    blobReferences: contributions.blobReferences,
+  });
+  ctx.notifications = new NotificationService({
+    db,
+    events,
+    users,
+    orgs,
+    repos,
+    issues: ctx.issues,
+    social: ctx.social,
+    autoWatchNewRepos: config.service.autoWatchNewRepos,
+  });
+  ctx.topics = new TopicService({ db, repos });
+  ctx.markup = new MarkupService({ users, rootUrl: config.server.rootUrl });
   ctx.avatars = new AvatarService(ctx);
-  ctx.oauth2 = new OAuth2Service(db);
+  ctx.oauth2 = new OAuth2Service({ db });
   ctx.repoMeta = new RepoMetaService(ctx);
   ctx.sshKeys = new SshKeyService(ctx);
   setSshCloneAddress({ user: config.ssh.user, domain: config.ssh.domain, port: config.ssh.port });
   ctx.wiki = new WikiService(ctx);
-  ctx.activities = new ActivityService(ctx);
+  ctx.activities = new ActivityService({ db, events, cluster, repos, users, issues: ctx.issues });
   // SSH signatures are checked against users' SSH keys (the ssh domain).
   ctx.signing = new SigningService(ctx, {
     byFingerprint: async (fp) => {
@@ -228,14 +297,26 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.actions = new ActionsService(ctx);
   ctx.artifacts = new ArtifactService(ctx);
   ctx.artifacts.setRunSource(ctx.actions);
-  ctx.sweeper = new Sweeper(ctx.storage, config.repository.root, contributions.blobReferences, log);
+  ctx.sweeper = new Sweeper({
+    storage,
+    repoRoot: config.repository.root,
+    blobReferences: contributions.blobReferences,
+    log,
+    temporaryDirs: { uploads: uploadsTempDir(config.server.appDataPath) },
+  });
   ctx.packages = new PackageService(ctx);
   ctx.packageCleanup = new PackageCleanup(ctx, log);
-  ctx.sessions = new SessionService(db, users, config.security.secretKey, config.session.lifetime);
-  ctx.ops = new OpsService(db, ctx.storage, log);
-  ctx.metrics = new Metrics(config.metrics.enabled, ctx.ops);
+  ctx.sessions = new SessionService({
+    db,
+    users,
+    secretKey: config.security.secretKey,
+    lifetime: config.session.lifetime,
+    throttle: signInThrottle,
+  });
+  ctx.ops = new OpsService({ db, storage, log });
+  ctx.metrics = new Metrics({ enabled: config.metrics.enabled, gauges: ctx.ops });
   // The scheduled tasks administrators list and start (/admin/cron), by Forgejo's names.
-  ctx.cron = new CronService(log, (job, ok, seconds) => ctx.metrics.jobRun(job, ok, seconds));
+  ctx.cron = new CronService({ log, metrics: ctx.metrics });
   const cleanup = config.cron.cleanupPackages;
   if (cleanup.enabled) {
     ctx.cron.register({
@@ -282,6 +363,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.close = async () => {
     ctx.cluster.stopSchedules();
     await ctx.recovery.stop();
+    await ctx.autoMerge.stop();
     await ctx.mirrors.stop();
     await ctx.webhooks.stop();
     await ctx.artifacts.stop();

@@ -10,8 +10,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AppContext } from '../app/context.js';
-import { transaction, type Tx } from '../db/database.js';
+import { transaction, type Db, type Tx } from '../db/database.js';
 import { invalid } from '../errors.js';
 import { blobKey as attachmentKey } from '../attachments/service.js';
 import { blobKey as lfsKey } from '../lfs/service.js';
@@ -23,6 +22,12 @@ import * as repoStore from '../repos/store.js';
 import * as opsStore from './store.js';
 import type { Scope } from './store.js';
 import type { ListedBlob, Storage } from '../storage/storage.js';
+import type { BlobReferences, Sweeper } from '../storage/sweep.js';
+import type { QuotaService } from '../quota/service.js';
+import type { RefRecovery } from '../repos/recovery.js';
+import type { RepoService } from '../repos/service.js';
+import type { UserService } from '../users/service.js';
+import type { WikiService } from '../wiki/service.js';
 
 export interface DoctorOptions {
   /** Correct what can be corrected. */
@@ -39,7 +44,7 @@ export interface DoctorOptions {
 }
 
 /** What a leftover must be older than to count as one (ms since the epoch). */
-function leftoverBefore(ctx: AppContext, opts: DoctorOptions): number {
+function leftoverBefore(ctx: DoctorContext, opts: DoctorOptions): number {
   return opts.aloneSince ?? Date.now() - ctx.sweeper.graceMs;
 }
 
@@ -56,6 +61,22 @@ export interface DoctorReport {
   fixed(line: string): void;
 }
 
+/** What the checks use: the domains' own parts, named by whoever runs them (`anvil doctor`). */
+export interface DoctorContext {
+  db: Db;
+  storage: Storage;
+  /** [repository] ROOT. */
+  repoRoot: string;
+  repos: Pick<RepoService, 'reconcile' | 'pathOf'>;
+  wiki: Pick<WikiService, 'pathOf'>;
+  recovery: Pick<RefRecovery, 'recover'>;
+  sweeper: Pick<Sweeper, 'sweep' | 'graceMs'>;
+  quota: Pick<QuotaService, 'reconcile' | 'drift'>;
+  users: Pick<UserService, 'getByIds'>;
+  /** What each domain's rows reference in the blob stores. */
+  blobReferences: readonly BlobReferences[];
+}
+
 export interface DoctorCheck {
   /** The name `--run` takes. */
   name: string;
@@ -65,7 +86,7 @@ export interface DoctorCheck {
   fix: string;
   /** Run without `--run` or `--all` (the expensive checks are not). */
   isDefault: boolean;
-  run(ctx: AppContext, opts: DoctorOptions, report: DoctorReport): Promise<void>;
+  run(ctx: DoctorContext, opts: DoctorOptions, report: DoctorReport): Promise<void>;
 }
 
 /** Rows read, or blob keys checked, per query. */
@@ -85,7 +106,7 @@ async function eachLimited<T>(items: readonly T[], n: number, fn: (item: T) => P
 }
 
 /** Repository ids a page at a time. */
-async function* repositoryIds(ctx: AppContext): AsyncIterable<number[]> {
+async function* repositoryIds(ctx: DoctorContext): AsyncIterable<number[]> {
   let after = 0;
   for (;;) {
     const ids = await repoStore.idPage(ctx.db, after, PAGE);
@@ -157,7 +178,7 @@ const orphanedRepoDirs: DoctorCheck = {
   fix: 'removes them',
   isDefault: true,
   async run(ctx, opts, report) {
-    const root = ctx.config.repository.root;
+    const root = ctx.repoRoot;
     const entries = (await readDir(root)).sort();
     // Looked up in pages of directory names, never the whole repository table at once.
     for (let i = 0; i < entries.length; i += PAGE) {
@@ -307,7 +328,7 @@ const storages: DoctorCheck = {
     // A blob younger than the sweep's grace period may belong to an upload whose row is coming
     // (unless no server runs).
     const graceBefore = leftoverBefore(ctx, opts);
-    for (const refs of ctx.contributions.blobReferences) {
+    for (const refs of ctx.blobReferences) {
       const store = ctx.storage[refs.store];
       const listedAt = new Date();
       const flush = async (batch: ListedBlob[]) => {
@@ -342,9 +363,9 @@ const storages: DoctorCheck = {
 /** One kind of orphaned row. */
 interface OrphanKind<R extends { id: number }> {
   /** The candidate rows of `scope` (a page by id, or the rows read again before removing them). */
-  rows(q: AppContext['db'] | Tx, scope: Scope): Promise<R[]>;
+  rows(q: Db | Tx, scope: Scope): Promise<R[]>;
   /** Of candidates, those whose blob is missing (kinds found by their blob; else every candidate is one). */
-  blobMissing?(ctx: AppContext, rows: R[]): Promise<R[]>;
+  blobMissing?(ctx: DoctorContext, rows: R[]): Promise<R[]>;
   describe(row: R): string;
   /** Removes the rows (found orphaned inside the transaction), correcting the usage they counted. */
   remove(tx: Tx, rows: R[]): Promise<void>;
@@ -358,7 +379,7 @@ const LFS: LeafSubject = 'size:git:lfs';
 
 /** The rows whose blob in `store` is missing (stat'ed a few at a time). */
 function withoutBlob<R extends { id: number }>(store: keyof Storage, key: (r: R) => string) {
-  return async (ctx: AppContext, rows: R[]): Promise<R[]> => {
+  return async (ctx: DoctorContext, rows: R[]): Promise<R[]> => {
     const missing: R[] = [];
     await eachLimited(rows, CONCURRENCY * 2, async (r) => {
       if (!(await ctx.storage[store].stat(key(r)))) missing.push(r);
@@ -520,7 +541,7 @@ export function listChecks(): string[] {
  * remain (the command exits 1 when any do).
  */
 export async function runDoctor(
-  ctx: AppContext,
+  ctx: DoctorContext,
   checks: readonly DoctorCheck[],
   opts: DoctorOptions,
   print: (line: string) => void,

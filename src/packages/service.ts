@@ -31,6 +31,7 @@ import { uploadOfPart } from './container/parts.js';
 import { existingUploads } from './container/store.js';
 import * as store from './store.js';
 import type { FileWithBlob } from './store.js';
+import type { PackageEventInfo } from '../events/bus.js';
 import type { PackageRow, VersionRow } from './tables.js';
 
 export type { FileWithBlob, VersionWithPackage } from './store.js';
@@ -41,17 +42,8 @@ export const SUBJECT = 'size:assets:packages:all';
 export const PACKAGE_TYPES = ['generic', 'npm', 'maven', 'pypi', 'cargo', 'conda', 'container'] as const;
 export type PackageType = (typeof PACKAGE_TYPES)[number];
 
-/** A version as package events carry it (the row may be gone by the time a listener runs). */
-export interface PackageEventInfo {
-  versionId: number;
-  ownerId: number;
-  repoId: number | null;
-  creatorId: number | null;
-  type: string;
-  name: string;
-  version: string;
-  createdUnix: number;
-}
+// A version as package events carry it (declared with the events, events/bus.ts).
+export type { PackageEventInfo } from '../events/bus.js';
 
 export const blobKey = (sha256: string) => `${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}`;
 

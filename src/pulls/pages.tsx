@@ -8,17 +8,9 @@ import type { VNode } from 'preact';
 import { AppError, notFound } from '../errors.js';
 import { GitDataService } from '../git/data-service.js';
 import type { CommitData } from '../git/data.js';
-import {
-  CommentForm,
-  IssueHeading,
-  LabelsBox,
-  MetaBox,
-  sidebarChoices,
-  Timeline,
-  openRepo,
-  threadData,
-  Author,
-} from '../issues/pages.js';
+import { CommentForm, IssueHeading, Timeline, threadData, Author } from '../issues/thread.js';
+import { LabelsBox, MetaBox, sidebarChoices } from '../issues/sidebar.js';
+import { openRepo } from '../issues/open-repo.js';
 import { canWriteIssues } from '../issues/service.js';
 import { labelsFor } from '../labels/pages.js';
 import { renderMarkdown } from '../markup/render.js';
@@ -142,7 +134,7 @@ export function pullPages(app: FastifyInstance, web: Web): void {
   const git = new GitDataService(ctx);
 
   const openPull = async (request: FastifyRequest) => {
-    const t = await openRepo(web, request, 'repo.pulls');
+    const t = await openRepo(web.ctx, request, 'repo.pulls');
     if (!t.view.repo.has_pull_requests) throw notFound('Pull requests are turned off in this repository');
     const index = Number((request.params as Params)['index']);
     const issue = await ctx.issues.requireVisibleIssue(t.view, index);
@@ -415,11 +407,8 @@ export function pullPages(app: FastifyInstance, web: Web): void {
         mergeCommitId: formText(b['merge_commit_id']) || undefined,
         force: formText(b['force_merge']) === 'true',
       };
-      if (
-        formText(b['merge_when_checks_succeed']) === 'true' &&
-        (await ctx.autoMerge.schedule(t.view, t.pull!, user, input)) === 'scheduled'
-      )
-        return;
+      if (formText(b['merge_when_checks_succeed']) === 'true')
+        return ctx.autoMerge.schedule(t.view, t.pull!, user, input);
       await pulls.merge(t.view, t.pull!, user, input);
     });
   });
@@ -591,7 +580,7 @@ export function pullPages(app: FastifyInstance, web: Web): void {
     values: { title: string; content: string },
     error?: string,
   ) => {
-    const t = await openRepo(web, request, 'repo.code');
+    const t = await openRepo(web.ctx, request, 'repo.code');
     const { baseRef, headRef } = compareParts(request);
     const target = await git.open(t.owner.name, t.view.repo.name, request.web.viewer, 'read');
     const cmp = await git.compare(target, baseRef, headRef);
@@ -685,7 +674,7 @@ export function pullPages(app: FastifyInstance, web: Web): void {
   };
 
   app.get('/:owner/:repo/compare', async (request, reply) => {
-    const t = await openRepo(web, request, 'repo.code');
+    const t = await openRepo(web.ctx, request, 'repo.code');
     const q = request.query as Params;
     const b = formText(q['base']) || t.view.repo.default_branch;
     const h = formText(q['head']) || b;
@@ -696,7 +685,7 @@ export function pullPages(app: FastifyInstance, web: Web): void {
   );
   app.post('/:owner/:repo/compare/*', async (request, reply) => {
     const user = web.requireUser(request);
-    const t = await openRepo(web, request, 'repo.pulls');
+    const t = await openRepo(web.ctx, request, 'repo.pulls');
     const { baseRef, headRef } = compareParts(request);
     const b = request.body as Record<string, unknown>;
     const values = { title: formText(b['title']), content: formText(b['content']) };

@@ -17,7 +17,15 @@ export class PullPresenter {
   private readonly present: IssuePresenter;
 
   constructor(private readonly ctx: AppContext) {
-    this.present = new IssuePresenter(ctx);
+    this.present = new IssuePresenter({
+      rootUrl: ctx.config.server.rootUrl,
+      users: ctx.users,
+      repos: ctx.repos,
+      issues: ctx.issues,
+      labels: ctx.labels,
+      milestones: ctx.milestones,
+      times: ctx.times,
+    });
   }
 
   /** Pull requests of `repo` as `viewer` sees them (null: an anonymous caller, as in payloads). */

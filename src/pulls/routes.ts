@@ -425,7 +425,9 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
         summary: 'Merge a pull request',
         description:
           '405 when the pull request is not mergeable or branch protection is unmet (force_merge lets ' +
-          'site and repository administrators merge anyway); 409 on conflicts; 403 without write access to the code.',
+          'site and repository administrators merge anyway); 409 on conflicts; 403 without write access to the code. ' +
+          'With merge_when_checks_succeed the merge is scheduled (201, 409 when one already is) and done in ' +
+          'the background once branch protection is satisfied (DELETE cancels it).',
         params: IndexParams,
         body: MergePullRequestOption,
       },
@@ -444,12 +446,12 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
         force: b.force_merge,
       };
       const doer = signedIn(request).user;
-      // Scheduled: 201 now, merged when the checks pass; merged at once when nothing is pending.
-      if (
-        b.merge_when_checks_succeed &&
-        (await ctx.autoMerge.schedule(view, pull, doer, input)) === 'scheduled'
-      )
+      // Scheduled (Forgejo's answer: 201, no body): the queue merges once the checks pass, at once
+      // when none is pending, never inside this request.
+      if (b.merge_when_checks_succeed) {
+        await ctx.autoMerge.schedule(view, pull, doer, input);
         return reply.code(201).send();
+      }
       await pulls.merge(view, pull, doer, input);
       return reply.code(200).send();
     },

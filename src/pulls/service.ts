@@ -214,7 +214,7 @@ export class PullService {
 
   /** The pinned pull requests of `repo`, in pin order. */
   async pinned(repo: RepoRow): Promise<Pull[]> {
-    const issues = await this.ctx.issues.pinned(repo, true);
+    const issues = await this.ctx.issueTriage.pinned(repo, true);
     const prs = await store.getByIssueIds(
       this.db,
       issues.map((i) => i.id),
@@ -411,7 +411,7 @@ export class PullService {
     };
     const sort = q.sort ? sorts[q.sort] : undefined;
     if (q.sort && !sort) throw invalidField('sort', `unknown sort: ${q.sort}`);
-    const [rows, total] = await this.ctx.issues.list(
+    const [rows, total] = await this.ctx.issueLists.list(
       repo,
       {
         state: q.state ?? 'open',
@@ -523,7 +523,7 @@ export class PullService {
     });
     if (input.labels !== undefined && writer) {
       const before = (await this.ctx.labels.ofIssue(issue.id)).map((l) => l.id).sort();
-      await this.ctx.issues.replaceLabels(view, issue, doer, input.labels);
+      await this.ctx.issueTriage.replaceLabels(view, issue, doer, input.labels);
       const after = (await this.ctx.labels.ofIssue(issue.id)).map((l) => l.id).sort();
       if (before.join() !== after.join())
         await this.ctx.events.emit('pull.labeled', this.eventOf(pull, doer));

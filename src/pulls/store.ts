@@ -313,3 +313,9 @@ export function autoMergesAtHead(q: Q, repoId: number, sha: string): Promise<Aut
     .where('pull_request.has_merged', '=', 0)
     .execute();
 }
+
+/** Every pull request with a merge scheduled (the queue's start-up and periodic sweep), oldest first. */
+export async function scheduledAutoMergeIds(q: Q): Promise<number[]> {
+  const rows = await q.selectFrom('pull_auto_merge').select('pull_id').orderBy('created_unix').execute();
+  return rows.map((r) => r.pull_id);
+}

@@ -1,5 +1,6 @@
 // HTTP routes for commit statuses: create and list by full SHA (/repos/{owner}/{repo}/statuses/{sha})
-// and list or combine by branch, tag or SHA (/repos/{owner}/{repo}/commits/{ref}/statuses|status).
+// and list or combine by branch, tag, SHA or revision (/repos/{owner}/{repo}/commits/{ref}/statuses|status;
+// a ref that names nothing has no statuses, as in Forgejo, where Renovate reads a 404 as a deleted branch).
 // Writing needs write access to the code; reading follows the repository's visibility.
 import { Type, type Static } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -16,6 +17,7 @@ import {
   CommitStatus,
   CreateStatusOption,
   StatusListQuery,
+  emptyCombinedStatus,
   toCombinedStatusJson,
   toCommitStatusJson,
 } from './schemas.js';
@@ -24,7 +26,9 @@ const ShaParams = Type.Object({ owner: Type.String(), repo: Type.String(), sha: 
 const RefParams = Type.Object({
   owner: Type.String(),
   repo: Type.String(),
-  ref: Type.String({ description: "branch, tag or full commit SHA ('/' in a branch name as %2F)" }),
+  ref: Type.String({
+    description: "branch, tag, commit SHA (full or abbreviated) or revision ('/' in a branch name as %2F)",
+  }),
 });
 
 export function statusesRoutes(app: Api, ctx: AppContext): void {
@@ -45,15 +49,17 @@ export function statusesRoutes(app: Api, ctx: AppContext): void {
     );
   }
 
+  /** A page of the statuses of commit `sha` (none when `sha` is undefined: a ref that names nothing). */
   async function listReply(
     request: FastifyRequest,
     reply: FastifyReply,
     repo: RepoRow,
-    sha: string,
+    sha: string | undefined,
     q: Static<typeof StatusListQuery>,
   ) {
     const page = pageOf(q, ctx.paging);
-    const [rows, total] = await statuses.list(repo, sha, { sort: q.sort, state: q.state }, page);
+    const [rows, total] =
+      sha === undefined ? [[], 0] : await statuses.list(repo, sha, { sort: q.sort, state: q.state }, page);
     return sendPage(
       request,
       reply,
@@ -115,6 +121,7 @@ export function statusesRoutes(app: Api, ctx: AppContext): void {
       schema: {
         tags,
         summary: "Get a commit's statuses, by branch/tag/commit reference",
+        description: 'None for a ref that names nothing (as in Forgejo: 200, not 404).',
         params: RefParams,
         querystring: StatusListQuery,
         response: { 200: Type.Array(CommitStatus) },
@@ -137,7 +144,8 @@ export function statusesRoutes(app: Api, ctx: AppContext): void {
         summary: "Get a commit's combined status, by branch/tag/commit reference",
         description:
           'The newest status of each context (paginated) and the combined state: the worst of ' +
-          'them (error, failure, warning, pending, success); empty when the commit has no status.',
+          'them (error, failure, warning, pending, success); empty when the commit has no status. ' +
+          "For a ref that names nothing, Forgejo's empty combined status (no sha, repository or URLs).",
         params: RefParams,
         querystring: Type.Object(PageFields),
         response: { 200: CombinedStatus },
@@ -148,6 +156,7 @@ export function statusesRoutes(app: Api, ctx: AppContext): void {
       const { owner, repo: name, ref } = request.params;
       const { repo, access } = await repos.requireRepo(owner, name, request.viewer);
       const sha = await statuses.resolveRef(repo, ref);
+      if (sha === undefined) return emptyCombinedStatus();
       const page = pageOf(request.query, ctx.paging);
       const { rows, total, state } = await statuses.combined(repo, sha, page);
       const ownerRow = (await users.getById(repo.owner_id))!;

@@ -7,6 +7,7 @@ import type { UserRow } from '../users/tables.js';
 import { nowUnix, transaction } from '../db/database.js';
 import { invalidField, notFound } from '../errors.js';
 import { git } from '../git/git.js';
+import { isSafeRevision, revParseCommit } from '../git/revision.js';
 import type { Page } from '../http/pagination.js';
 import * as store from './store.js';
 import type { StatusSort } from './store.js';
@@ -75,26 +76,23 @@ export class StatusService {
   }
 
   /**
-   * The commit a branch name, tag name or full SHA names (in that order, as in Forgejo). An
-   * abbreviated SHA answers 422; anything else that names nothing answers 404.
+   * The commit `ref` names, as Forgejo's ResolveRefOrSha finds it: a branch, else a tag, else any
+   * revision git reads (a full or abbreviated SHA, `main~1`); undefined when it names nothing (the
+   * routes then answer no statuses, as Forgejo does, rather than 404).
    */
-  async resolveRef(repo: RepoRow, ref: string): Promise<string> {
+  async resolveRef(repo: RepoRow, ref: string): Promise<string | undefined> {
+    if (!isSafeRevision(ref)) return undefined;
     const dir = this.ctx.repos.pathOf(repo);
-    if (ref && !ref.startsWith('-') && !/[\0\n]/.test(ref)) {
-      // Exact ref names only: show-ref --verify takes no revision syntax (no ~, ^, @{...}).
-      for (const full of [`refs/heads/${ref}`, `refs/tags/${ref}`]) {
-        const r = await git(['show-ref', '--verify', '--hash', full], { gitDir: dir, okCodes: [1, 128] });
-        const oid = r.code === 0 ? r.stdout.toString().trim() : '';
-        if (oid && HEX.test(oid)) {
-          const commit = await this.peelToCommit(repo, oid);
-          if (commit) return commit;
-        }
+    // Exact ref names first: show-ref --verify takes no revision syntax (no ~, ^, @{...}).
+    for (const full of [`refs/heads/${ref}`, `refs/tags/${ref}`]) {
+      const r = await git(['show-ref', '--verify', '--hash', full], { gitDir: dir, okCodes: [1, 128] });
+      const oid = r.code === 0 ? r.stdout.toString().trim() : '';
+      if (oid && HEX.test(oid)) {
+        const commit = await this.peelToCommit(repo, oid);
+        if (commit) return commit;
       }
     }
-    const n = this.shaLength(repo);
-    if (HEX.test(ref) && ref.length === n) return this.requireCommitSha(repo, ref);
-    if (HEX.test(ref) && ref.length >= 4 && ref.length < n) return this.requireCommitSha(repo, ref);
-    throw notFound(`ref does not exist [ref: ${ref}]`);
+    return revParseCommit(dir, ref);
   }
 
   private async isCommit(repo: RepoRow, sha: string): Promise<boolean> {

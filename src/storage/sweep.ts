@@ -1,7 +1,8 @@
 // Leftovers of interrupted work, swept at start-up (`anvil web`) and hourly after:
 //
 //   temporary   each blob store's own leftovers of writes that never finished (the local backend's
-//               `.tmp/` files and directories);
+//               `.tmp/` files and directories), and what is left in the temporary folders named
+//               in `temporaryDirs` (the web's uploads under APP_DATA_PATH/tmp/uploads);
 //   quarantine  git receive-pack's quarantine directories (`objects/tmp_objdir-incoming-*`, and
 //               `objects/incoming-*` of older git) and index-pack's `objects/pack/tmp_*` files in
 //               every bare repository under `[repository] ROOT`, and the repositories being
@@ -44,8 +45,8 @@ export interface BlobReferences {
 }
 
 export interface SweepReport {
-  /** Leftovers of interrupted blob writes, per store. */
-  temporary: Array<{ store: keyof Storage; name: string; size: number }>;
+  /** Leftovers of interrupted blob writes, per store (or temporary folder, by its name). */
+  temporary: Array<{ store: keyof Storage | string; name: string; size: number }>;
   /** Git quarantine directories and temporary pack files, relative to `[repository] ROOT`. */
   quarantine: Array<{ name: string; size: number }>;
   /** Blobs no row referenced. */
@@ -63,19 +64,45 @@ export interface SweepOptions {
   orphans?: boolean;
 }
 
+export interface SweeperDeps {
+  storage: Storage;
+  /** [repository] ROOT: the bare repositories whose git quarantines are swept. */
+  repoRoot: string;
+  /** What each domain's rows reference (the registry domains add to). */
+  blobReferences: readonly BlobReferences[];
+  log: Logger;
+  /** The grace period of every sweep that names none (default `SWEEP_GRACE_MS`; tests shorten it). */
+  graceMs?: number | undefined;
+  /**
+   * Folders, by name (for the report), whose every entry is a temporary file or directory of work
+   * under way (touched while it lasts), such as the web's uploads: what is left alone past the grace
+   * period is removed by every sweep.
+   */
+  temporaryDirs?: Readonly<Record<string, string>> | undefined;
+}
+
 export class Sweeper {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<SweepReport> | undefined;
   private stopped = false;
+  /** Folders whose every entry is temporary, by name (for the report). */
+  private readonly temporaryDirs: ReadonlyMap<string, string>;
 
-  constructor(
-    private readonly storage: Storage,
-    private readonly repoRoot: string,
-    private readonly references: readonly BlobReferences[],
-    private readonly log: Logger,
-    /** The grace period of every sweep that names none (tests shorten it). */
-    readonly graceMs = SWEEP_GRACE_MS,
-  ) {}
+  private readonly storage: Storage;
+  private readonly repoRoot: string;
+  private readonly references: readonly BlobReferences[];
+  private readonly log: Logger;
+  /** The grace period of every sweep that names none (tests shorten it). */
+  readonly graceMs: number;
+
+  constructor(deps: SweeperDeps) {
+    this.storage = deps.storage;
+    this.repoRoot = deps.repoRoot;
+    this.references = deps.blobReferences;
+    this.log = deps.log;
+    this.graceMs = deps.graceMs ?? SWEEP_GRACE_MS;
+    this.temporaryDirs = new Map(Object.entries(deps.temporaryDirs ?? {}));
+  }
 
   /** Sweeps now (in the background) and every `SWEEP_INTERVAL_MS` after, until `stop()`. */
   start(): void {
@@ -138,6 +165,19 @@ export class Sweeper {
         }
       } catch (err) {
         this.log.error({ err, store: name }, 'sweeping temporary files failed');
+      }
+    }
+    for (const [name, dir] of this.temporaryDirs) {
+      for (const entry of await readDir(dir)) {
+        const full = path.join(dir, entry);
+        const seen = newestIn(full);
+        if (!seen || seen.mtimeMs >= before) continue;
+        try {
+          if (!dryRun) fs.rmSync(full, { recursive: true, force: true });
+          out.push({ store: name, name: entry, size: seen.size });
+        } catch (err) {
+          this.log.error({ err, path: full }, 'removing a temporary file failed');
+        }
       }
     }
     return out;

@@ -148,7 +148,15 @@ export class Payloads {
   private readonly pulls: PullPresenter;
 
   constructor(private readonly ctx: AppContext) {
-    this.present = new IssuePresenter(ctx);
+    this.present = new IssuePresenter({
+      rootUrl: ctx.config.server.rootUrl,
+      users: ctx.users,
+      repos: ctx.repos,
+      issues: ctx.issues,
+      labels: ctx.labels,
+      milestones: ctx.milestones,
+      times: ctx.times,
+    });
     this.pulls = new PullPresenter(ctx);
   }
 

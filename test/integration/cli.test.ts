@@ -16,6 +16,7 @@ import { loadConfig, type Config } from '../../src/config/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { freePort, freshDatabase } from '../helpers/server.js';
 import { GitClient, repoUrl } from '../helpers/git.js';
+import { WebClient } from '../helpers/web.js';
 
 const CLI = fileURLToPath(new URL('../../bundle/cli.js', import.meta.url));
 
@@ -476,6 +477,11 @@ describe('anvil CLI', () => {
         signal: AbortSignal.timeout(10_000),
       }).then((res) => res.status);
     assert.equal(await basic('carol-pass-1'), 200);
+    // A browser signed in before the change is signed out by it.
+    const browser = new WebClient(w.url);
+    await browser.signIn('carol', 'carol-pass-1');
+    const signedIn = async () => (await browser.get('/user/settings/change_password')).status === 200;
+    assert.ok(await signedIn(), 'signed in on the web');
     const r = await cli(
       'admin',
       'user',
@@ -488,6 +494,7 @@ describe('anvil CLI', () => {
     );
     assertOk(r, 'change-password');
     assert.match(r.stdout, /carol's password has been successfully updated!/);
+    assert.equal(await signedIn(), false, 'the web session ended with the new password');
     assert.equal(await mustChangePassword('carol'), 1);
     assert.equal(await basic('carol-pass-1'), 401, 'the old password no longer signs in');
     assert.notEqual(await basic('carol-pass-2'), 401, 'the new password does (the account may not act yet)');

@@ -46,7 +46,7 @@ beforeEach(() => {
 });
 
 function sweeper(references: BlobReferences[] = []): Sweeper {
-  return new Sweeper(storage, repos, references, silent);
+  return new Sweeper({ storage, repoRoot: repos, blobReferences: references, log: silent });
 }
 
 /** A contribution for `store` under `prefix` whose rows reference `keys`, counting its calls. */
@@ -264,6 +264,27 @@ describe('Sweeper', () => {
     assert.deepEqual(fs.readdirSync(path.join(objects, 'pack')), ['pack-real.pack']);
   });
 
+  it('empties the temporary folders named to it (the web’s uploads) of what is past the grace period', async () => {
+    const uploads = path.join(dir, 'tmp', 'uploads');
+    fs.mkdirSync(uploads, { recursive: true });
+    fs.writeFileSync(path.join(uploads, 'upload-old'), 'abandoned');
+    age(path.join(uploads, 'upload-old'), 2 * HOUR);
+    fs.writeFileSync(path.join(uploads, 'upload-busy'), 'still arriving');
+    const s = new Sweeper({
+      storage,
+      repoRoot: repos,
+      blobReferences: [],
+      log: silent,
+      temporaryDirs: { uploads, missing: path.join(dir, 'not-there') },
+    });
+    const report = await s.sweep();
+    assert.deepEqual(
+      report.temporary.map((t) => [t.store, t.name, t.size]),
+      [['uploads', 'upload-old', 9]],
+    );
+    assert.deepEqual(fs.readdirSync(uploads), ['upload-busy']);
+  });
+
   it('takes its grace period from the sweep, the sweeper, or one hour by default', async () => {
     assert.equal(SWEEP_GRACE_MS, HOUR);
     const tmp = path.join(dir, 'lfs', '.tmp');
@@ -272,7 +293,13 @@ describe('Sweeper', () => {
     age(path.join(tmp, 'ten-minutes'), 10 * 60_000);
     assert.equal((await sweeper().sweep()).temporary.length, 0);
     assert.equal((await sweeper().sweep({ graceMs: 20 * 60_000 })).temporary.length, 0);
-    const short = new Sweeper(storage, repos, [], silent, 5 * 60_000);
+    const short = new Sweeper({
+      storage,
+      repoRoot: repos,
+      blobReferences: [],
+      log: silent,
+      graceMs: 5 * 60_000,
+    });
     assert.deepEqual(
       (await short.sweep()).temporary.map((t) => t.name),
       ['.tmp/ten-minutes'],

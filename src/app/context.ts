@@ -36,8 +36,17 @@ import { AttachmentService } from '../attachments/service.js';
 import { ReleaseService } from '../releases/service.js';
 import { NotificationService } from '../notifications/service.js';
 import { WebhookService } from '../webhooks/service.js';
+import { DeliveryQueue } from '../webhooks/queue.js';
+import { WebhookDispatcher } from '../webhooks/dispatch.js';
+import { Payloads } from '../webhooks/payloads.js';
+import { HookSecrets } from '../webhooks/secrets.js';
 import { PullService } from '../pulls/service.js';
+import { PullReviewService } from '../pulls/reviewing.js';
+import { MergeabilityService } from '../pulls/mergeability.js';
+import { MergeService } from '../pulls/merging.js';
 import { AutoMergeService } from '../pulls/automerge.js';
+import { PullPresenter } from '../pulls/present.js';
+import { IssuePresenter } from '../issues/present.js';
 import { ActionsService } from '../actions/service.js';
 import { ArtifactService } from '../artifacts/service.js';
 import { ForkService } from '../repos/forks.js';
@@ -116,10 +125,21 @@ export interface AppContext {
   attachments: AttachmentService;
   releases: ReleaseService;
   notifications: NotificationService;
+  /** Webhooks: their management (and the delivery worker's start and stop). */
   webhooks: WebhookService;
+  /** The durable queue of webhook deliveries and its worker. */
+  webhookQueue: DeliveryQueue;
+  /** The event listeners that queue webhook deliveries. */
+  webhookDispatcher: WebhookDispatcher;
+  /** Pull requests: proposing (create, edit, look-ups, diffs), then reviewing, mergeability and merging. */
   pulls: PullService;
+  pullReviews: PullReviewService;
+  pullMergeability: MergeabilityService;
+  pullMerges: MergeService;
   /** Scheduled merges (merge when checks succeed). */
   autoMerge: AutoMergeService;
+  /** Pull requests as Forgejo's JSON (the API and webhook payloads). */
+  pullPresenter: PullPresenter;
   actions: ActionsService;
   artifacts: ArtifactService;
   forks: ForkService;
@@ -214,9 +234,18 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   // A push the checks allowed is written down before git moves a ref (see repos/recovery.ts).
   ctx.pushes.onAllowed = (p) => repos.beginIntent(p.repo.id, p.pusher.id, p.updates);
   // Domains built on the core: each registers its contributions, push checks and event listeners.
-  ctx.lfs = new LfsService(ctx);
-  ctx.protection = new ProtectionService(ctx);
-  ctx.statuses = new StatusService(ctx);
+  ctx.lfs = new LfsService({
+    db,
+    log,
+    events,
+    blobs: storage.lfs,
+    quota,
+    repos,
+    usageSources: contributions.usageSources,
+    blobReferences: contributions.blobReferences,
+  });
+  ctx.protection = new ProtectionService({ db, log, pushes: ctx.pushes, repos, users });
+  ctx.statuses = new StatusService({ db, events, repos });
   ctx.forks = new ForkService(ctx);
   ctx.generator = new GenerateService(ctx);
   ctx.unadopted = new UnadoptedService(ctx);
@@ -285,15 +314,86 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   ctx.wiki = new WikiService(ctx);
   ctx.activities = new ActivityService({ db, events, cluster, repos, users, issues: ctx.issues });
   // SSH signatures are checked against users' SSH keys (the ssh domain).
-  ctx.signing = new SigningService(ctx, {
-    byFingerprint: async (fp) => {
-      const { user } = await ctx.sshKeys.byFingerprint(fp);
-      return user && { userId: user.owner_id, fingerprint: user.fingerprint };
+  ctx.signing = new SigningService({
+    db,
+    log,
+    signing: config.repository.signing,
+    secretKey: config.security.secretKey,
+    cluster,
+    users,
+    sshKeys: {
+      byFingerprint: async (fp) => {
+        const { user } = await ctx.sshKeys.byFingerprint(fp);
+        return user && { userId: user.owner_id, fingerprint: user.fingerprint };
+      },
     },
   });
-  ctx.pulls = new PullService(ctx);
-  ctx.autoMerge = new AutoMergeService(ctx);
-  ctx.webhooks = new WebhookService(ctx);
+  ctx.pullReviews = new PullReviewService({ db, events, repos, users, protection: ctx.protection });
+  ctx.pullMergeability = new MergeabilityService({
+    db,
+    events,
+    log,
+    repos,
+    protection: ctx.protection,
+    statuses: ctx.statuses,
+    reviews: ctx.pullReviews,
+  });
+  ctx.pulls = new PullService({
+    db,
+    events,
+    repos,
+    users,
+    issues: ctx.issues,
+    issueLists: ctx.issueLists,
+    issueTriage: ctx.issueTriage,
+    labels: ctx.labels,
+    milestones: ctx.milestones,
+    social: ctx.social,
+    signing: ctx.signing,
+    background: ctx.pullMergeability,
+  });
+  ctx.pullMerges = new MergeService({
+    db,
+    events,
+    log,
+    repos,
+    users,
+    issues: ctx.issues,
+    labels: ctx.labels,
+    milestones: ctx.milestones,
+    protection: ctx.protection,
+    signing: ctx.signing,
+    mergeability: ctx.pullMergeability,
+    recovery: ctx.recovery,
+  });
+  ctx.autoMerge = new AutoMergeService({
+    db,
+    events,
+    log,
+    cluster,
+    repos,
+    users,
+    mergeability: ctx.pullMergeability,
+    merging: ctx.pullMerges,
+  });
+  const issuePresenter = new IssuePresenter({
+    rootUrl: config.server.rootUrl,
+    users,
+    repos,
+    issues: ctx.issues,
+    labels: ctx.labels,
+    milestones: ctx.milestones,
+    times: ctx.times,
+  });
+  ctx.pullPresenter = new PullPresenter({
+    issues: issuePresenter,
+    repos,
+    users,
+    forks: ctx.forks,
+    pulls: ctx.pulls,
+    reviews: ctx.pullReviews,
+    rootUrl: config.server.rootUrl,
+  });
   ctx.actions = new ActionsService(ctx);
   ctx.artifacts = new ArtifactService(ctx);
   ctx.artifacts.setRunSource(ctx.actions);
@@ -315,6 +415,45 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   });
   ctx.ops = new OpsService({ db, storage, log });
   ctx.metrics = new Metrics({ enabled: config.metrics.enabled, gauges: ctx.ops });
+  // Webhooks: managed hooks, the listeners that turn events into deliveries, the delivery queue.
+  const webhookSecrets = new HookSecrets(config.security.secretKey);
+  ctx.webhookQueue = new DeliveryQueue({
+    db,
+    dialect: database.dialect,
+    log,
+    settings: config.webhook,
+    leaseSeconds: config.cluster.leaseSeconds,
+    metrics: ctx.metrics,
+    secrets: webhookSecrets,
+  });
+  const webhookPayloads = new Payloads({
+    db,
+    repos,
+    users,
+    forks: ctx.forks,
+    attachments: ctx.attachments,
+    issues: issuePresenter,
+    pulls: ctx.pullPresenter,
+    rootUrl: config.server.rootUrl,
+  });
+  ctx.webhookDispatcher = new WebhookDispatcher({
+    db,
+    events,
+    repos,
+    issues: ctx.issues,
+    pulls: ctx.pulls,
+    users,
+    payloads: webhookPayloads,
+    queue: ctx.webhookQueue,
+    rootUrl: config.server.rootUrl,
+  });
+  ctx.webhooks = new WebhookService({
+    db,
+    repos,
+    payloads: webhookPayloads,
+    queue: ctx.webhookQueue,
+    secrets: webhookSecrets,
+  });
   // The scheduled tasks administrators list and start (/admin/cron), by Forgejo's names.
   ctx.cron = new CronService({ log, metrics: ctx.metrics });
   const cleanup = config.cron.cleanupPackages;
@@ -359,7 +498,6 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   });
   // Background work (started by `anvil web`) ends before the database closes. Each periodic task
   // runs under a lease (`task:<name>`, cluster/), so of several processes one runs it at a time.
-  ctx.recovery.register('merge', (intent) => ctx.pulls.recoverMerge(intent));
   ctx.close = async () => {
     ctx.cluster.stopSchedules();
     await ctx.recovery.stop();

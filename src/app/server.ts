@@ -74,6 +74,7 @@ import { labelPages } from '../labels/pages.js';
 import { milestonePages } from '../milestones/pages.js';
 import { socialPages } from '../social/pages.js';
 import { pullPages } from '../pulls/pages.js';
+import { GitDataService } from '../git/data-service.js';
 import { reposJsonOf } from '../repos/present.js';
 import { mavenRoutes } from '../packages/maven/routes.js';
 import { pypiRoutes } from '../packages/pypi/routes.js';
@@ -153,8 +154,15 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
   forkRoutes,
   unadoptedRoutes,
   gitDataRoutes,
-  protectionRoutes,
-  statusesRoutes,
+  (api, ctx) => protectionRoutes(api, { protection: ctx.protection, repos: ctx.repos }),
+  (api, ctx) =>
+    statusesRoutes(api, {
+      statuses: ctx.statuses,
+      repos: ctx.repos,
+      users: ctx.users,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
   mirrorsRoutes,
   (api, ctx) =>
     issuesRoutes(api, {
@@ -243,8 +251,26 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
       paging: ctx.paging,
       rootUrl: ctx.config.server.rootUrl,
     }),
-  pullsRoutes,
-  webhooksRoutes,
+  (api, ctx) =>
+    pullsRoutes(api, {
+      pulls: ctx.pulls,
+      reviews: ctx.pullReviews,
+      merging: ctx.pullMerges,
+      autoMerge: ctx.autoMerge,
+      present: ctx.pullPresenter,
+      repos: ctx.repos,
+      users: ctx.users,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    webhooksRoutes(api, {
+      webhooks: ctx.webhooks,
+      repos: ctx.repos,
+      orgs: ctx.orgs,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
   actionsRoutes,
   artifactsRoutes,
   packagesRoutes,
@@ -276,7 +302,15 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
     oauth2Routes(api, { oauth2: ctx.oauth2, paging: ctx.paging, rootUrl: ctx.config.server.rootUrl }),
   repoMetaRoutes,
   sshKeyRoutes,
-  signingRoutes,
+  (api, ctx) =>
+    signingRoutes(api, {
+      signing: ctx.signing,
+      users: ctx.users,
+      orgs: ctx.orgs,
+      repos: ctx.repos,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
   wikiRoutes,
 ];
 
@@ -319,7 +353,23 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
     issueTriage: ctx.issueTriage,
     attachments: ctx.attachments,
   }),
-  pullPages,
+  pullPages({
+    pulls: ctx.pulls,
+    reviews: ctx.pullReviews,
+    mergeability: ctx.pullMergeability,
+    merging: ctx.pullMerges,
+    autoMerge: ctx.autoMerge,
+    statuses: ctx.statuses,
+    git: new GitDataService(ctx),
+    issues: ctx.issues,
+    issueComments: ctx.issueComments,
+    repos: ctx.repos,
+    users: ctx.users,
+    labels: ctx.labels,
+    milestones: ctx.milestones,
+    attachments: ctx.attachments,
+    rootUrl: ctx.config.server.rootUrl,
+  }),
   labelPages({ repos: ctx.repos, users: ctx.users, labels: ctx.labels }),
   milestonePages({ repos: ctx.repos, users: ctx.users, milestones: ctx.milestones }),
   socialPages({
@@ -425,7 +475,13 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   // Git over HTTP, outside /api/v1 and its authentication hook (git has its own 401 handshake).
   await app.register(async (gitScope) => {
     gitHttpRoutes(gitScope, ctx);
-    lfsRoutes(gitScope, ctx);
+    lfsRoutes(gitScope, {
+      lfs: ctx.lfs,
+      auth: ctx.auth,
+      users: ctx.users,
+      repos: ctx.repos,
+      rootUrl: ctx.config.server.rootUrl,
+    });
   });
   // `anvil serv` (OpenSSH mode) asks the running server through these; /{username}.keys.
   await app.register(async (scope) => {

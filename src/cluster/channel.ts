@@ -22,7 +22,12 @@ export type ChannelSettings = Pick<Config, 'cluster' | 'database'>;
 /** The channel's name: the same for every process of one site (its database), distinct per site. */
 export function channelName(config: Pick<Config, 'database'>): string {
   const d = config.database;
-  const site = d.type === 'postgres' ? `pg:${d.host}/${d.name}` : `sqlite:${d.path}`;
+  const site =
+    d.type === 'postgres'
+      ? `pg:${d.host}/${d.name}`
+      : d.type === 'mysql'
+        ? `mysql:${d.host}/${d.name}`
+        : `sqlite:${d.path}`;
   return `anvil_${crypto.createHash('sha256').update(site).digest('hex').slice(0, 16)}`;
 }
 

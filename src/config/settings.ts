@@ -215,7 +215,7 @@ export interface SigningConfig {
   name: string;
   email: string;
   format: 'openpgp' | 'ssh';
-  /** Forgejo's MERGES rules; Anvil evaluates never, always and pubkey (see README). */
+  /** Forgejo's MERGES rules; Anvil evaluates never, always and pubkey (see docs/configuration.md). */
   merges: string[];
   /** GNUPGHOME for gpg (openpgp format); '' for the process's own. */
   gnupgHome: string;

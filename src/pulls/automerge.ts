@@ -9,23 +9,41 @@
 // scheduled pull request at start-up and every few minutes. One worker per process drains it
 // under the cluster lease `automerge`, so of several processes only one merges at a time. The
 // timeline records scheduling and cancelling.
-import type { AppContext } from '../app/context.js';
-import { nowUnix, transaction } from '../db/database.js';
+import type { Logger } from 'pino';
+import type { Cluster } from '../cluster/service.js';
+import { nowUnix, transaction, type Db } from '../db/database.js';
+import type { EventBus } from '../events/bus.js';
 import { conflict, forbidden, notFound } from '../errors.js';
 import { faultPoint } from '../faults.js';
 import * as issueStore from '../issues/store.js';
 import { CommentType } from '../issues/tables.js';
-import { AccessMode } from '../orgs/store.js';
 import type { RepoView } from '../issues/service.js';
+import { AccessMode } from '../orgs/tables.js';
+import type { RepoService } from '../repos/service.js';
+import type { UserService } from '../users/service.js';
 import type { UserRow } from '../users/tables.js';
-import { PullService, type MergeInput, type Pull } from './service.js';
+import type { MergeabilityService } from './mergeability.js';
+import { MergeService, type MergeInput } from './merging.js';
 import * as store from './store.js';
-import type { AutoMergeRow } from './tables.js';
+import type { AutoMergeRow, Pull } from './tables.js';
 
 /** How often `start`'s sweep checks every scheduled pull request again (events can be missed by a dead process). */
 const SWEEP_MS = 5 * 60_000;
 /** The cluster lease under which a process works the queue. */
 const LEASE = 'automerge';
+
+export interface AutoMergeServiceDeps {
+  db: Db;
+  events: EventBus;
+  log: Logger;
+  /** The lease under which one process works the queue, and the periodic sweep. */
+  cluster: Pick<Cluster, 'leases' | 'every'>;
+  repos: Pick<RepoService, 'getById' | 'access'>;
+  users: Pick<UserService, 'getById'>;
+  /** What is left to wait for, and when a pull request's refreshes are done. */
+  mergeability: Pick<MergeabilityService, 'unmetProtection' | 'whenRefreshed'>;
+  merging: Pick<MergeService, 'merge'>;
+}
 
 export class AutoMergeService {
   /** Pull requests to check, in the order asked (a pull request asked for twice is checked once). */
@@ -34,24 +52,24 @@ export class AutoMergeService {
   private readonly background = new Set<Promise<unknown>>();
   private stopped = false;
 
-  constructor(private readonly ctx: AppContext) {
-    ctx.events.on('status.created', (e) => void this.track(this.enqueueAtHead(e.repoId, e.sha)));
-    ctx.events.on('pull.reviewed', (e) => this.enqueue(e.pullId));
+  private readonly db: Db;
+
+  constructor(private readonly deps: AutoMergeServiceDeps) {
+    this.db = deps.db;
+    const { events, mergeability } = deps;
+    events.on('status.created', (e) => void this.track(this.enqueueAtHead(e.repoId, e.sha)));
+    events.on('pull.reviewed', (e) => this.enqueue(e.pullId));
     // Sent from inside a refresh of the pull request: checked after it.
-    ctx.events.on('pull.synchronized', (e) =>
-      ctx.pulls.whenRefreshed(e.pullId, async () => this.enqueue(e.pullId)),
+    events.on('pull.synchronized', (e) =>
+      mergeability.whenRefreshed(e.pullId, async () => this.enqueue(e.pullId)),
     );
     // Mergeability found again (a conflict gone after the base moved): a merge that waited on it runs.
-    ctx.events.on('pull.checked', (e) =>
-      ctx.pulls.whenRefreshed(e.pullId, async () => this.enqueue(e.pullId)),
+    events.on('pull.checked', (e) =>
+      mergeability.whenRefreshed(e.pullId, async () => this.enqueue(e.pullId)),
     );
     // Merged or closed by other means: nothing is left to schedule.
-    ctx.events.on('pull.merged', (e) => this.drop(e.pullId));
-    ctx.events.on('pull.closed', (e) => this.drop(e.pullId));
-  }
-
-  private get db() {
-    return this.ctx.db;
+    events.on('pull.merged', (e) => this.drop(e.pullId));
+    events.on('pull.closed', (e) => this.drop(e.pullId));
   }
 
   get(pull: Pull): Promise<AutoMergeRow | undefined> {
@@ -91,7 +109,7 @@ export class AutoMergeService {
   async cancel(view: RepoView, pull: Pull, doer: UserRow): Promise<void> {
     const row = await store.getAutoMerge(this.db, pull.pr.id);
     if (!row) throw notFound('pull request is not scheduled to auto merge');
-    if (row.doer_id !== doer.id && !PullService.isAdmin(view, doer))
+    if (row.doer_id !== doer.id && !MergeService.isAdmin(view, doer))
       throw forbidden('only who scheduled the merge, or an administrator, may cancel it');
     await transaction(this.db, async (tx) => {
       if (await store.deleteAutoMerge(tx, pull.pr.id))
@@ -126,7 +144,7 @@ export class AutoMergeService {
 
   private track<T>(work: Promise<T>): Promise<T | undefined> {
     const t = work.catch((err: unknown) => {
-      this.ctx.log.warn({ err }, 'scheduled merges: checking failed');
+      this.deps.log.warn({ err }, 'scheduled merges: checking failed');
       return undefined;
     });
     this.background.add(t);
@@ -153,10 +171,10 @@ export class AutoMergeService {
   private async work(): Promise<void> {
     let delay = 50;
     while (this.pending.size && !this.stopped) {
-      const r = await this.ctx.cluster.leases
+      const r = await this.deps.cluster.leases
         .run(LEASE, () => this.drain())
         .catch((err: unknown) => {
-          this.ctx.log.warn({ err }, 'scheduled merges: the queue could not be worked');
+          this.deps.log.warn({ err }, 'scheduled merges: the queue could not be worked');
           return { ran: false as const };
         });
       if (r.ran) {
@@ -175,7 +193,7 @@ export class AutoMergeService {
       try {
         await this.attempt(pullId);
       } catch (err) {
-        this.ctx.log.warn({ err, pullId }, 'scheduled merge failed');
+        this.deps.log.warn({ err, pullId }, 'scheduled merge failed');
       }
     }
   }
@@ -187,7 +205,7 @@ export class AutoMergeService {
 
   /** Starts the queue (anvil web): a sweep now and every SWEEP_MS, once across processes. */
   start(): void {
-    this.ctx.cluster.every('pull_auto_merge', SWEEP_MS, () => this.sweep(), { firstMs: 0 });
+    this.deps.cluster.every('pull_auto_merge', SWEEP_MS, () => this.sweep(), { firstMs: 0 });
   }
 
   /** Resolves once the queue is empty and nothing is being checked (tests). */
@@ -209,21 +227,21 @@ export class AutoMergeService {
     if (!row) return false;
     const pr = await store.getById(this.db, pullId);
     const issue = pr && (await issueStore.getById(this.db, pr.issue_id));
-    const repo = pr && (await this.ctx.repos.getById(pr.base_repo_id));
-    const doer = await this.ctx.users.getById(row.doer_id);
+    const repo = pr && (await this.deps.repos.getById(pr.base_repo_id));
+    const doer = await this.deps.users.getById(row.doer_id);
     if (!pr || !issue || !repo || !doer || pr.has_merged || issue.is_closed) {
       await this.drop(pullId);
       return false;
     }
     const view = {
       repo,
-      access: await this.ctx.repos.access(repo, { id: doer.id, isAdmin: doer.is_admin === 1 }),
+      access: await this.deps.repos.access(repo, { id: doer.id, isAdmin: doer.is_admin === 1 }),
     };
     const pull = { issue, pr };
     if ((view.access.units.get('repo.code') ?? 0) < AccessMode.write) return false;
-    if ((await this.ctx.pulls.unmetProtection(view, pull, doer)).length) return false;
+    if ((await this.deps.mergeability.unmetProtection(view, pull, doer)).length) return false;
     try {
-      await this.ctx.pulls.merge(view, pull, doer, {
+      await this.deps.merging.merge(view, pull, doer, {
         style: row.merge_style as MergeInput['style'],
         title: row.title || undefined,
         message: row.message || undefined,
@@ -231,7 +249,7 @@ export class AutoMergeService {
       });
     } catch (err) {
       // Not mergeable yet (checking, conflicts): the next status, review or push tries again.
-      this.ctx.log.info({ err, pullId }, 'scheduled merge not done yet');
+      this.deps.log.info({ err, pullId }, 'scheduled merge not done yet');
       return false;
     }
     await this.drop(pullId);

@@ -4,11 +4,13 @@
 // Writing needs write access to the code; reading follows the repository's visibility.
 import { Type, type Static } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
+import type { RepoService } from '../repos/service.js';
+import type { UserService } from '../users/service.js';
+import type { StatusService } from './service.js';
 import type { RouteAuth } from '../http/auth.js';
 import { signedIn } from '../http/auth.js';
-import { PageFields, pageOf, sendPage, setPageHeaders } from '../http/pagination.js';
+import { PageFields, pageOf, sendPage, setPageHeaders, type PagingSettings } from '../http/pagination.js';
 import type { RepoRow } from '../repos/tables.js';
 import { toRepoJson } from '../repos/schemas.js';
 import type { StatusRow } from './tables.js';
@@ -31,9 +33,16 @@ const RefParams = Type.Object({
   }),
 });
 
-export function statusesRoutes(app: Api, ctx: AppContext): void {
-  const { repos, statuses, users } = ctx;
-  const rootUrl = ctx.config.server.rootUrl;
+export interface StatusesRoutesDeps {
+  statuses: StatusService;
+  repos: Pick<RepoService, 'requireRepo'>;
+  users: Pick<UserService, 'getById' | 'getByIds'>;
+  paging: PagingSettings;
+  rootUrl: string;
+}
+
+export function statusesRoutes(app: Api, deps: StatusesRoutesDeps): void {
+  const { repos, statuses, users, paging, rootUrl } = deps;
   const tags = ['repository'];
   const read: RouteAuth = { scope: 'repository' };
   const write: RouteAuth = { scope: 'repository', require: 'signed' };
@@ -57,7 +66,7 @@ export function statusesRoutes(app: Api, ctx: AppContext): void {
     sha: string | undefined,
     q: Static<typeof StatusListQuery>,
   ) {
-    const page = pageOf(q, ctx.paging);
+    const page = pageOf(q, paging);
     const [rows, total] =
       sha === undefined ? [[], 0] : await statuses.list(repo, sha, { sort: q.sort, state: q.state }, page);
     return sendPage(
@@ -157,7 +166,7 @@ export function statusesRoutes(app: Api, ctx: AppContext): void {
       const { repo, access } = await repos.requireRepo(owner, name, request.viewer);
       const sha = await statuses.resolveRef(repo, ref);
       if (sha === undefined) return emptyCombinedStatus();
-      const page = pageOf(request.query, ctx.paging);
+      const page = pageOf(request.query, paging);
       const { rows, total, state } = await statuses.combined(repo, sha, page);
       const ownerRow = (await users.getById(repo.owner_id))!;
       const repository = toRepoJson(repo, ownerRow, access, { rootUrl, viewer: request.viewer });

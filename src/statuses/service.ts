@@ -1,14 +1,15 @@
 // Commit statuses: created by CI and other tools for a commit given by its full SHA, listed, and
 // combined into one state per commit (the newest status of each context counts). Statuses go
 // with their repository through the ON DELETE CASCADE of commit_status.repo_id.
-import type { AppContext } from '../app/context.js';
 import type { RepoRow } from '../repos/tables.js';
 import type { UserRow } from '../users/tables.js';
-import { nowUnix, transaction } from '../db/database.js';
+import { nowUnix, transaction, type Db } from '../db/database.js';
+import type { EventBus } from '../events/bus.js';
 import { invalidField, notFound } from '../errors.js';
 import { git } from '../git/git.js';
 import { isSafeRevision, revParseCommit } from '../git/revision.js';
 import type { Page } from '../http/pagination.js';
+import type { RepoService } from '../repos/service.js';
 import * as store from './store.js';
 import type { StatusSort } from './store.js';
 import type { StatusRow } from './tables.js';
@@ -46,11 +47,17 @@ export interface CreateStatusInput {
 
 const HEX = /^[0-9a-f]+$/i;
 
-export class StatusService {
-  constructor(private readonly ctx: AppContext) {}
+export interface StatusServiceDeps {
+  db: Db;
+  events: EventBus;
+  repos: Pick<RepoService, 'pathOf'>;
+}
 
-  private get db() {
-    return this.ctx.db;
+export class StatusService {
+  private readonly db: Db;
+
+  constructor(private readonly deps: StatusServiceDeps) {
+    this.db = deps.db;
   }
 
   /** Length of a full object name in `repo`: 40 (SHA-1) or 64 (SHA-256). */
@@ -82,7 +89,7 @@ export class StatusService {
    */
   async resolveRef(repo: RepoRow, ref: string): Promise<string | undefined> {
     if (!isSafeRevision(ref)) return undefined;
-    const dir = this.ctx.repos.pathOf(repo);
+    const dir = this.deps.repos.pathOf(repo);
     // Exact ref names first: show-ref --verify takes no revision syntax (no ~, ^, @{...}).
     for (const full of [`refs/heads/${ref}`, `refs/tags/${ref}`]) {
       const r = await git(['show-ref', '--verify', '--hash', full], { gitDir: dir, okCodes: [1, 128] });
@@ -102,7 +109,7 @@ export class StatusService {
   /** The commit `oid` is or (for an annotated tag) points to, or undefined. */
   private async peelToCommit(repo: RepoRow, oid: string): Promise<string | undefined> {
     const r = await git(['rev-parse', '--verify', '--quiet', `${oid}^{commit}`], {
-      gitDir: this.ctx.repos.pathOf(repo),
+      gitDir: this.deps.repos.pathOf(repo),
       okCodes: [1, 128],
     });
     const out = r.stdout.toString().trim();
@@ -126,7 +133,7 @@ export class StatusService {
         updated_unix: now,
       }),
     );
-    await this.ctx.events.emit('status.created', { repoId: repo.id, sha: full, doerId: creator.id });
+    await this.deps.events.emit('status.created', { repoId: repo.id, sha: full, doerId: creator.id });
     return row;
   }
 

@@ -143,7 +143,7 @@ export function clientIdentity(s: S3Settings): string {
 
 export function s3Client(s: S3Settings): S3Client {
   // The SDK warns on every start that its releases after January 2027 need Node 22: a fact for
-  // whoever upgrades the lockfile (README, "Storage"), not for the operator of a running site.
+  // whoever upgrades the lockfile (docs/operations.md, "S3 storage"), not for the operator of a running site.
   process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
   const aws = /(^|\.)amazonaws\.com(:\d+)?$/i.test(s.endpoint);
   return new S3Client({

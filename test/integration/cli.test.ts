@@ -760,7 +760,7 @@ describe('npm start contract: `anvil web` in a fresh directory without configura
     );
     const version = await api<{ version: string }>(w.url, 'GET', '/version');
     assert.equal(version.status, 200);
-    assert.match(version.body.version, /\+anvil-/);
+    assert.match(version.body.version, /\+gitea-[0-9.]+-anvil-/);
     assert.ok(fs.existsSync(path.join(cwd, 'data', 'anvil.db')), './data/anvil.db');
     const ini = fs.readFileSync(path.join(cwd, 'data', 'app.ini'), 'utf8');
     const key = /^SECRET_KEY = (\S+)$/m.exec(ini)?.[1];

@@ -150,7 +150,7 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
   // Scheduled merges: those waiting when the last process stopped are checked now.
   ctx.autoMerge.start();
   ctx.artifacts.start();
-  ctx.actions.start();
+  ctx.runners.start();
   // Leftovers of interrupted uploads and pushes: swept now, then hourly. Alone, everything older
   // than the moment that was known belonged to a process that died: swept with no grace period.
   let startup = alone;

@@ -48,12 +48,22 @@ import { AutoMergeService } from '../pulls/automerge.js';
 import { PullPresenter } from '../pulls/present.js';
 import { IssuePresenter } from '../issues/present.js';
 import { ActionsService } from '../actions/service.js';
+import { RunnerService } from '../actions/runners.js';
 import { ArtifactService } from '../artifacts/service.js';
+import { ArtifactContent } from '../artifacts/content.js';
 import { ForkService } from '../repos/forks.js';
 import { CHECK_MS as RECOVERY_CHECK_MS, RefRecovery, STALE_INTENT_SECONDS } from '../repos/recovery.js';
 import { GenerateService } from '../repos/generate.js';
 import { UnadoptedService } from '../repos/unadopted.js';
 import { PackageService } from '../packages/service.js';
+import { NpmService } from '../packages/npm/service.js';
+import { MavenService } from '../packages/maven/service.js';
+import { PypiService } from '../packages/pypi/service.js';
+import { CargoService } from '../packages/cargo/service.js';
+import { CondaService } from '../packages/conda/service.js';
+import { ContainerService } from '../packages/container/service.js';
+import { ContainerBlobs } from '../packages/container/blobs.js';
+import { RegistryTokens } from '../packages/container/tokens.js';
 import { SessionService } from '../sessions/service.js';
 import { SignInThrottle } from '../sessions/throttle.js';
 import { uploadsTempDir } from '../web/uploads.js';
@@ -141,12 +151,26 @@ export interface AppContext {
   /** Pull requests as Forgejo's JSON (the API and webhook payloads). */
   pullPresenter: PullPresenter;
   actions: ActionsService;
+  /** Actions runners: registration, the tasks they take, their logs. */
+  runners: RunnerService;
   artifacts: ArtifactService;
+  /** Artifacts' content behind the signed URLs. */
+  artifactContent: ArtifactContent;
   forks: ForkService;
   generator: GenerateService;
   unadopted: UnadoptedService;
   recovery: RefRecovery;
   packages: PackageService;
+  /** The package formats' registries, on the packages core. */
+  npmPackages: NpmService;
+  mavenPackages: MavenService;
+  pypiPackages: PypiService;
+  cargoPackages: CargoService;
+  condaPackages: CondaService;
+  /** The container registry: images and manifests, blobs, /v2/token tokens. */
+  containerImages: ContainerService;
+  containerBlobs: ContainerBlobs;
+  registryTokens: RegistryTokens;
   sessions: SessionService;
   social: SocialService;
   activities: ActivityService;
@@ -394,9 +418,6 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     reviews: ctx.pullReviews,
     rootUrl: config.server.rootUrl,
   });
-  ctx.actions = new ActionsService(ctx);
-  ctx.artifacts = new ArtifactService(ctx);
-  ctx.artifacts.setRunSource(ctx.actions);
   ctx.sweeper = new Sweeper({
     storage,
     repoRoot: config.repository.root,
@@ -404,8 +425,6 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     log,
     temporaryDirs: { uploads: uploadsTempDir(config.server.appDataPath) },
   });
-  ctx.packages = new PackageService(ctx);
-  ctx.packageCleanup = new PackageCleanup(ctx, log);
   ctx.sessions = new SessionService({
     db,
     users,
@@ -456,6 +475,93 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   });
   // The scheduled tasks administrators list and start (/admin/cron), by Forgejo's names.
   ctx.cron = new CronService({ log, metrics: ctx.metrics });
+  // Actions, artifacts and packages (after the cron service: their background jobs report to it).
+  ctx.actions = new ActionsService({
+    db,
+    events,
+    log,
+    enabled: config.actions.enabled,
+    secretKey: config.security.secretKey,
+    rootUrl: config.server.rootUrl,
+    auth,
+    users,
+    repos,
+  });
+  ctx.runners = new RunnerService({
+    db,
+    log,
+    cluster,
+    settings: config.actions,
+    secretKey: config.security.secretKey,
+    rootUrl: config.server.rootUrl,
+    users,
+    repos,
+    actions: ctx.actions,
+  });
+  ctx.artifactContent = new ArtifactContent({
+    db,
+    log,
+    blobs: storage.artifacts,
+    secretKey: config.security.secretKey,
+  });
+  ctx.artifacts = new ArtifactService({
+    db,
+    log,
+    blobs: storage.artifacts,
+    settings: config.actions,
+    secretKey: config.security.secretKey,
+    rootUrl: config.server.rootUrl,
+    quota,
+    repos,
+    runs: ctx.actions,
+    cron: ctx.cron,
+    cluster,
+    usageSources: contributions.usageSources,
+    quotaItems: contributions.quotaItems,
+    blobReferences: contributions.blobReferences,
+  });
+  ctx.packages = new PackageService({
+    db,
+    log,
+    events,
+    blobs: storage.packages,
+    settings: config.packages,
+    rootUrl: config.server.rootUrl,
+    quota,
+    users,
+    orgs,
+    repos,
+    usageSources: contributions.usageSources,
+    quotaItems: contributions.quotaItems,
+    owned: contributions.owned,
+    blobReferences: contributions.blobReferences,
+  });
+  const packages = ctx.packages;
+  ctx.npmPackages = new NpmService({ packages, rootUrl: config.server.rootUrl });
+  ctx.mavenPackages = new MavenService({ db, packages });
+  ctx.pypiPackages = new PypiService({ db, packages, rootUrl: config.server.rootUrl });
+  ctx.cargoPackages = new CargoService({ packages, rootUrl: config.server.rootUrl });
+  ctx.condaPackages = new CondaService({ db, packages, repos });
+  ctx.containerImages = new ContainerService({
+    db,
+    events,
+    blobs: storage.packages,
+    rootUrl: config.server.rootUrl,
+    packages,
+  });
+  ctx.containerBlobs = new ContainerBlobs({ db, blobs: storage.packages, packages });
+  ctx.registryTokens = new RegistryTokens({ secretKey: config.security.secretKey, users });
+  ctx.packageCleanup = new PackageCleanup({
+    db,
+    log,
+    blobs: storage.packages,
+    settings: config.cron.cleanupPackages,
+    users,
+    orgs,
+    packages,
+    cron: ctx.cron,
+    cluster,
+  });
   const cleanup = config.cron.cleanupPackages;
   if (cleanup.enabled) {
     ctx.cron.register({
@@ -505,7 +611,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     await ctx.mirrors.stop();
     await ctx.webhooks.stop();
     await ctx.artifacts.stop();
-    await ctx.actions.stop();
+    await ctx.runners.stop();
     await ctx.sweeper.stop();
     await ctx.packageCleanup.stop();
     await ctx.packages.stop();

@@ -271,10 +271,39 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
       paging: ctx.paging,
       rootUrl: ctx.config.server.rootUrl,
     }),
-  actionsRoutes,
-  artifactsRoutes,
-  packagesRoutes,
-  packageCleanupRoutes,
+  (api, ctx) =>
+    actionsRoutes(api, {
+      actions: ctx.actions,
+      runners: ctx.runners,
+      repos: ctx.repos,
+      orgs: ctx.orgs,
+      users: ctx.users,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    artifactsRoutes(api, {
+      artifacts: ctx.artifacts,
+      repos: ctx.repos,
+      users: ctx.users,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    packagesRoutes(api, {
+      packages: ctx.packages,
+      users: ctx.users,
+      repos: ctx.repos,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    packageCleanupRoutes(api, {
+      packages: ctx.packages,
+      cleanup: ctx.packageCleanup,
+      users: ctx.users,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
   (api, ctx) =>
     socialRoutes(api, {
       repos: ctx.repos,
@@ -489,16 +518,35 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     authorizedKeysRoute(scope, ctx);
   });
   // Runner-facing actions endpoints and the artifact service, each in a scope of its own.
-  await app.register(async (scope) => actionsRunnerRoutes(scope, ctx));
-  await app.register(async (scope) => artifactServiceRoutes(scope, ctx));
+  await app.register(async (scope) =>
+    actionsRunnerRoutes(scope, { runners: ctx.runners, enabled: ctx.config.actions.enabled }),
+  );
+  await app.register(async (scope) =>
+    artifactServiceRoutes(scope, { artifacts: ctx.artifacts, content: ctx.artifactContent }),
+  );
   // Package registries at /api/packages/{owner}/{format}/..., each format in a scope of its own.
-  await app.register(async (scope) => genericRoutes(scope, ctx));
-  await app.register(async (scope) => npmRoutes(scope, ctx));
-  await app.register(async (scope) => mavenRoutes(scope, ctx));
-  await app.register(async (scope) => pypiRoutes(scope, ctx));
-  await app.register(async (scope) => cargoRoutes(scope, ctx));
-  await app.register(async (scope) => condaRoutes(scope, ctx));
-  await app.register(async (scope) => containerRoutes(scope, ctx));
+  const registry = { packages: ctx.packages, auth: ctx.auth, users: ctx.users };
+  await app.register(async (scope) => genericRoutes(scope, registry));
+  await app.register(async (scope) =>
+    npmRoutes(scope, {
+      ...registry,
+      npm: ctx.npmPackages,
+      limitSizeNpm: ctx.config.packages.limitSizeNpm,
+    }),
+  );
+  await app.register(async (scope) => mavenRoutes(scope, { ...registry, maven: ctx.mavenPackages }));
+  await app.register(async (scope) => pypiRoutes(scope, { ...registry, pypi: ctx.pypiPackages }));
+  await app.register(async (scope) => cargoRoutes(scope, { ...registry, cargo: ctx.cargoPackages }));
+  await app.register(async (scope) => condaRoutes(scope, { ...registry, conda: ctx.condaPackages }));
+  await app.register(async (scope) =>
+    containerRoutes(scope, {
+      ...registry,
+      images: ctx.containerImages,
+      blobs: ctx.containerBlobs,
+      tokens: ctx.registryTokens,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  );
   // The web interface: pages for browsers, on sessions (never accepted by the API above).
   await app.register(cookie);
   await app.register(async (scope) => avatarFileRoutes(scope, ctx));

@@ -7,12 +7,12 @@
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import type { AppContext } from '../../app/context.js';
 import { badRequest, conflict } from '../../errors.js';
 import type { UserRow } from '../../users/tables.js';
 import { Visibility } from '../../users/tables.js';
 import * as store from '../store.js';
-import { PropertyRef, type PackageRow, type StoredFile, type VersionRow } from '../service.js';
+import type { PackageService, StoredFile } from '../service.js';
+import { PropertyRef, type PackageRow, type VersionRow } from '../tables.js';
 import { readTar } from '../tar.js';
 
 export const YANKED = 'cargo.yanked';
@@ -265,18 +265,22 @@ interface RenderedIndex {
   gzipped?: Promise<Buffer>;
 }
 
+export interface CargoServiceDeps {
+  packages: PackageService;
+  rootUrl: string;
+}
+
 export class CargoService {
   private readonly rendered = new Map<number, RenderedIndex>();
+  private readonly packages: PackageService;
 
-  constructor(private readonly ctx: AppContext) {}
-
-  private get packages() {
-    return this.ctx.packages;
+  constructor(private readonly deps: CargoServiceDeps) {
+    this.packages = deps.packages;
   }
 
   /** The registry's config.json. */
   config(owner: UserRow): Json {
-    const base = `${this.ctx.config.server.rootUrl}api/packages/${encodeURIComponent(owner.name)}/cargo`;
+    const base = `${this.deps.rootUrl}api/packages/${encodeURIComponent(owner.name)}/cargo`;
     return {
       dl: `${base}/api/v1/crates`,
       api: base,

@@ -6,14 +6,14 @@ import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import type { AppContext } from '../../app/context.js';
 import type { Identity } from '../../auth/identity.js';
 import { isoTime } from '../../http/format.js';
 import type { Tx } from '../../db/database.js';
 import { badRequest, notFound } from '../../errors.js';
 import type { UserRow } from '../../users/tables.js';
 import * as store from '../store.js';
-import { PropertyRef, type PackageRow, type StoredFile, type VersionRow } from '../service.js';
+import type { PackageService, StoredFile } from '../service.js';
+import { PropertyRef, type PackageRow, type VersionRow } from '../tables.js';
 import { readTar } from '../tar.js';
 
 const TAG = 'npm.tag';
@@ -87,10 +87,18 @@ interface Rendered {
   bodies: Map<string, Promise<Buffer>>;
 }
 
+export interface NpmServiceDeps {
+  packages: PackageService;
+  rootUrl: string;
+}
+
 export class NpmService {
   private readonly rendered = new Map<string, Rendered>();
+  private readonly packages: PackageService;
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly deps: NpmServiceDeps) {
+    this.packages = deps.packages;
+  }
 
   /**
    * A packument's body in the form asked for, gzip-compressed or not, with the ETag it is sent
@@ -126,12 +134,8 @@ export class NpmService {
     return { body: await body, etag: `"${pkg.id}-${revision}-${form === 'full' ? 'f' : 'a'}"` };
   }
 
-  private get packages() {
-    return this.ctx.packages;
-  }
-
   tarballUrl(owner: UserRow, name: string, version: string, file: string): string {
-    const root = this.ctx.config.server.rootUrl;
+    const root = this.deps.rootUrl;
     return `${root}api/packages/${encodeURIComponent(owner.name)}/npm/${name.replace('/', '%2f')}/-/${encodeURIComponent(version)}/${encodeURIComponent(file)}`;
   }
 
@@ -372,7 +376,7 @@ export class NpmService {
           description: typeof meta['description'] === 'string' ? meta['description'] : '',
           keywords: Array.isArray(meta['keywords']) ? meta['keywords'] : [],
           links: {
-            registry: `${this.ctx.config.server.rootUrl}api/packages/${owner.name}/npm/${pkg.name.replace('/', '%2f')}`,
+            registry: `${this.deps.rootUrl}api/packages/${owner.name}/npm/${pkg.name.replace('/', '%2f')}`,
           },
           publisher: { username: owner.name, email: '' },
         },

@@ -2,12 +2,13 @@
 // the distribution files themselves (checked sound before they are kept), the metadata twine
 // sends with an upload, and the simple index of a project (PEP 503 HTML and PEP 691 JSON) with
 // each file's sha256 and its version's Requires-Python.
-import type { AppContext } from '../../app/context.js';
 import type { Identity } from '../../auth/identity.js';
 import { badRequest, notFound } from '../../errors.js';
 import type { UserRow } from '../../users/tables.js';
 import * as store from '../store.js';
-import type { PackageRow, StoredFile } from '../service.js';
+import type { Db } from '../../db/database.js';
+import type { PackageService, StoredFile } from '../service.js';
+import type { PackageRow } from '../tables.js';
 import { readTar } from '../tar.js';
 import { readRange, readZipDirectory, readZipMember } from '../zip.js';
 
@@ -103,24 +104,30 @@ export interface IndexFile {
   requiresPython: string;
 }
 
+export interface PypiServiceDeps {
+  db: Db;
+  packages: Pick<PackageService, 'requirePackage'>;
+  rootUrl: string;
+}
+
 export class PypiService {
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly deps: PypiServiceDeps) {}
 
   /** The project `name` (any spelling PEP 503 normalizes alike) of `owner`, else 404. */
   async requireProject(owner: UserRow, name: string, identity: Identity | null): Promise<PackageRow> {
-    return this.ctx.packages.requirePackage(owner, 'pypi', normalizeName(name), identity);
+    return this.deps.packages.requirePackage(owner, 'pypi', normalizeName(name), identity);
   }
 
   /** Every file of every version of a project, oldest version first, for the simple index. */
   async indexFiles(owner: UserRow, pkg: PackageRow): Promise<IndexFile[]> {
-    const db = this.ctx.db;
+    const db = this.deps.db;
     const versions = await store.versionsOf(db, pkg.id);
     const files = await store.filesOfVersions(
       db,
       versions.map((v) => v.id),
     );
     const byVersion = new Map(versions.map((v) => [v.id, v]));
-    const base = `${this.ctx.config.server.rootUrl}api/packages/${encodeURIComponent(owner.name)}/pypi/files`;
+    const base = `${this.deps.rootUrl}api/packages/${encodeURIComponent(owner.name)}/pypi/files`;
     const out: IndexFile[] = [];
     for (const f of files) {
       const v = byVersion.get(f.version_id);

@@ -63,7 +63,6 @@ import { SshCommands } from '../ssh/command.js';
 import { CHECK_MS as RECOVERY_CHECK_MS, RefRecovery, STALE_INTENT_SECONDS } from '../repos/recovery.js';
 import { GenerateService } from '../repos/generate.js';
 import { UnadoptedService } from '../repos/unadopted.js';
-import { testSweepGraceMs } from '../faults.js';
 import { PackageService } from '../packages/service.js';
 import { NpmService } from '../packages/npm/service.js';
 import { MavenService } from '../packages/maven/service.js';
@@ -500,7 +499,6 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     repoRoot: config.repository.root,
     blobReferences: contributions.blobReferences,
     log,
-    graceMs: testSweepGraceMs(),
     temporaryDirs: { uploads: uploadsTempDir(config.server.appDataPath) },
   });
   ctx.sessions = new SessionService({

@@ -35,6 +35,8 @@ import type { UserService } from '../users/service.js';
 import type { UserRow } from '../users/tables.js';
 import { UserType, Visibility } from '../users/tables.js';
 import { hashingStream, stopHashWorkers, type Digests } from './hashing.js';
+import { uploadOfPart } from './container/parts.js';
+import { existingUploads } from './container/store.js';
 import * as store from './store.js';
 import type { FileWithBlob, PackageRow, PackageType, VersionRow } from './tables.js';
 
@@ -131,14 +133,22 @@ export class PackageService {
       store: 'packages',
       prefix: '',
       referenced: async (keys) => {
-        // A key not named like a blob's (sha[0:2]/sha[2:4]/sha256) is referenced by nothing.
+        // A key not named like a blob's (sha[0:2]/sha[2:4]/sha256) is referenced by nothing, but
+        // for the parts of container upload sessions still open.
         const bySha = new Map<string, string>();
+        const byUpload = new Map<string, string[]>();
         for (const key of keys) {
           const sha = key.slice(key.lastIndexOf('/') + 1);
+          const upload = uploadOfPart(key);
           if (/^[0-9a-f]{64}$/.test(sha) && blobKey(sha) === key) bySha.set(sha, key);
+          else if (upload) byUpload.set(upload, [...(byUpload.get(upload) ?? []), key]);
         }
         const held = await store.existingBlobs(deps.db, [...bySha.keys()]);
-        return new Set([...held].map((sha) => bySha.get(sha)!));
+        const open = await existingUploads(deps.db, [...byUpload.keys()]);
+        return new Set([
+          ...[...held].map((sha) => bySha.get(sha)!),
+          ...[...open].flatMap((id) => byUpload.get(id)!),
+        ]);
       },
     });
   }

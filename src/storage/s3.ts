@@ -434,7 +434,7 @@ export class S3BlobStore implements BlobStore {
     } while (token);
   }
 
-  async sweepTemporary(before: Date): Promise<RemovedLeftover[]> {
+  async sweepTemporary(before: Date, opts: { dryRun?: boolean } = {}): Promise<RemovedLeftover[]> {
     const removed: RemovedLeftover[] = [];
     if (!this.listsUploads) return removed;
     let keyMarker: string | undefined;
@@ -451,9 +451,11 @@ export class S3BlobStore implements BlobStore {
         );
         for (const u of r.Uploads ?? []) {
           if (!u.Key || !u.UploadId || !u.Initiated || u.Initiated >= before) continue;
-          await this.client.send(
-            new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: u.Key, UploadId: u.UploadId }),
-          );
+          if (!opts.dryRun) {
+            await this.client.send(
+              new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: u.Key, UploadId: u.UploadId }),
+            );
+          }
           removed.push({ name: `multipart upload ${u.Key} (${u.UploadId})`, size: 0 });
         }
         const more = r.IsTruncated;

@@ -13,6 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { createContext, type AppContext } from '../../src/app/context.js';
 import { buildServer, type ServerOptions } from '../../src/app/server.js';
+import { DataLock } from '../../src/cluster/datalock.js';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { postgresConnection } from '../../src/db/database.js';
@@ -40,6 +41,8 @@ export interface TestServer {
   dataDir: string;
   /** Environment that points the CLI at this server's configuration. */
   env: NodeJS.ProcessEnv;
+  /** The data lock this server holds, as `anvil web` does (releasing it plays the server's death). */
+  dataLock: DataLock;
   admin: { name: string; password: string; token: string };
   api<T = unknown>(
     method: string,
@@ -219,6 +222,7 @@ export async function startServer(
     config = loadConfig({ env, cwd: dataDir });
     dropDb = fresh.drop;
   }
+  const dataLock = DataLock.take(dataDir);
   const ctx = await createContext(config, pino({ level: config.log.level }));
   const app = await buildServer(ctx, serverOptions);
   await app.listen({ host: '127.0.0.1', port });
@@ -262,13 +266,14 @@ export async function startServer(
     return { status: res.status, body: parsed as T, text, headers: res.headers };
   }
 
-  return {
+  const server: TestServer = {
     url,
     config,
     ctx,
     app,
     dataDir,
     env,
+    dataLock,
     admin: { name: 'root', password: adminPassword, token: adminToken },
     api,
     async createUser(name, opts = {}) {
@@ -291,11 +296,13 @@ export async function startServer(
     async close() {
       await app.close();
       await ctx.close();
+      server.dataLock.release();
       if (dropDb) await dropDb();
       await s3?.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  return server;
 }
 
 /** The bundled CLI, as `anvil` runs it (scripts/build.js makes it before the tests). */

@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -696,6 +697,40 @@ describe('anvil CLI', () => {
     ]);
     assert.equal(code, 0, `exit after SIGTERM:\n${w.output()}`);
     web = undefined;
+  });
+
+  it('anvil web exits by GRACEFUL_HAMMER_TIME with a request under way and its log output unread, then gone', async () => {
+    const w = await startWeb(['--config', iniPath], {
+      cwd: dir,
+      port,
+      env: cleanEnv({ ANVIL__SERVER__GRACEFUL_HAMMER_TIME: '2s', ANVIL__LOG__LEVEL: 'info' }),
+    });
+    const exited = new Promise<number | null>((resolve) => w.child.once('exit', (code) => resolve(code)));
+    // Its signal handlers are set once it has said where it listens.
+    while (!/listening on/.test(w.output())) await new Promise((r) => setTimeout(r, 50));
+    // A request whose body stops coming half-way.
+    const req = http.request(`${w.url}/api/v1/markdown`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': String(1 << 20) },
+    });
+    req.on('error', () => undefined);
+    req.write(`{"Text": "${'a'.repeat(1000)}`);
+    // The log output is no longer read: the pipe fills up with request lines (long URLs).
+    w.child.stdout!.pause();
+    const long = `${w.url}/api/v1/version?${'x'.repeat(6000)}`;
+    for (let i = 0; i < 8; i++) {
+      await Promise.all(Array.from({ length: 10 }, () => fetch(long).then((r) => r.arrayBuffer())));
+    }
+    w.child.kill('SIGTERM');
+    // The process reading the log output goes away after the deadline has passed.
+    await new Promise((r) => setTimeout(r, 3000));
+    w.child.stdout!.destroy();
+    const code = await Promise.race([
+      exited,
+      new Promise<'still running'>((r) => setTimeout(() => r('still running'), 30_000)),
+    ]);
+    req.destroy();
+    assert.equal(code, 1, 'the deadline ended the process');
   });
 });
 

@@ -253,8 +253,6 @@ describe('crash safety (SIGKILL at fixed points, then a restart)', () => {
       ANVIL__LOG__LEVEL: 'warn',
       ANVIL__WEBHOOK__ALLOWED_HOST_LIST: 'loopback',
       ANVIL__ACTIONS__ENABLED: 'true',
-      // Everything a dead process left is a leftover at once, in this test.
-      ANVIL_TEST_SWEEP_GRACE_MS: '0',
     });
     for (const k of ['DB_TYPE', 'HOST', 'USER', 'NAME', 'PASSWD']) {
       const v = process.env[`ANVIL__DATABASE__${k}`];
@@ -469,6 +467,33 @@ describe('crash safety (SIGKILL at fixed points, then a restart)', () => {
   });
 
   describe('uploads', () => {
+    it('an upload cut off by a kill: anvil doctor reports what it left, and the next start removes it', async () => {
+      await stop();
+      const w = await start();
+      const exited = new Promise((r) => w.child.once('exit', r));
+      const req = http.request(`${url}/api/packages/root/generic/killed/1.0.0/killed.bin`, {
+        method: 'PUT',
+        headers: { authorization: `token ${token}`, 'content-length': String(1 << 20) },
+      });
+      req.on('error', () => undefined);
+      req.write(Buffer.alloc(64 << 10, 1));
+      await waitFor('the upload to start', () => leftovers().some((f) => f.startsWith('packages/.tmp/')));
+      w.child.kill('SIGKILL');
+      await exited;
+      req.destroy();
+      web = undefined;
+      // No server runs: what the dead one left is a leftover, however young.
+      const check = await exec(process.execPath, [CLI, 'doctor'], { env, cwd: dataDir }).catch(
+        (e: { code: number; stdout: string }) => e,
+      );
+      assert.equal((check as { code?: number }).code, 1, `problems found:\n${check.stdout}`);
+      assert.match(check.stdout, /found: temporary file left over: packages\/\.tmp\/\S+ \(\d+ bytes\)/);
+      await start();
+      await assertNoLeftovers();
+      assert.equal((await api('GET', '/packages/root/generic/killed/1.0.0')).status, 404);
+      assert.match(await cli('doctor'), /No problems found/);
+    });
+
     it('an LFS upload killed while writing or before its row leaves nothing behind', async () => {
       const name = 'lfs-crash';
       await newRepo(name);

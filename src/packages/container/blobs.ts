@@ -4,7 +4,8 @@
 // whatever names it, and counted (quota) per file.
 //
 // Uploads stream: each POST/PATCH/PUT body goes through the core's hashing stream into a part
-// under tmp/container/{upload}/; finishing composes the parts into the blob named by its SHA-256.
+// (parts.ts: `tmp/container-{upload}-{n}`); finishing composes the parts into the blob named by
+// its SHA-256.
 // The digests of a one-part upload (what skopeo and docker send) are those of its part; those of
 // several parts come from reading the stored parts again.
 import crypto from 'node:crypto';
@@ -22,10 +23,9 @@ import { blobKey, SUBJECT, type PackageService } from '../service.js';
 import * as core from '../store.js';
 import { UPLOAD_VERSION } from '../store.js';
 import { fileNameOf, IMAGE, oci, OciError, retrying, shaOf } from './oci.js';
+import { partKey } from './parts.js';
 import * as store from './store.js';
 import type { ImageFile, UploadRow } from './tables.js';
-
-const partKey = (upload: string, n: number) => `tmp/container/${upload}/${String(n).padStart(8, '0')}`;
 
 export interface ContainerBlobsDeps {
   db: Db;

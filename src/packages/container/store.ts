@@ -45,6 +45,13 @@ export async function addPart(q: Q, id: string, parts: number, size: number, now
   return Number(r.numUpdatedRows) > 0;
 }
 
+/** Of `ids`, the upload sessions that exist. */
+export async function existingUploads(q: Q, ids: string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set();
+  const rows = await q.selectFrom('package_blob_upload').select('id').where('id', 'in', ids).execute();
+  return new Set(rows.map((r) => r.id));
+}
+
 export async function deleteUpload(q: Q, id: string): Promise<boolean> {
   const r = await q.deleteFrom('package_blob_upload').where('id', '=', id).executeTakeFirst();
   return Number(r.numDeletedRows) > 0;

@@ -13,6 +13,7 @@ import * as store from '../store.js';
 import type { Db } from '../../db/database.js';
 import type { PackageService } from '../service.js';
 import type { FileWithBlob, PackageRow, VersionRow } from '../tables.js';
+import { readZipDirectory } from '../zip.js';
 import {
   isSnapshot,
   packageName,
@@ -87,6 +88,9 @@ export class MavenService {
       return 200;
     }
     const isPom = p.fileName.toLowerCase().endsWith('.pom');
+    // Java archives are zips: their central directory is read before the file is kept (no CRC
+    // is checked: a jar's members are not read).
+    const isZip = /\.(?:jar|war|ear|aar|zip)$/i.test(p.fileName);
     let metadata: string | undefined;
     if (isPom) {
       const pom = await readAll(data, POM_MAX, 'the POM');
@@ -108,6 +112,9 @@ export class MavenService {
         // A SNAPSHOT is mutable: its files (and its maven-metadata.xml) may be published again.
         overwrite: isSnapshot(p.version),
         ...(metadata !== undefined ? { metadata } : {}),
+        ...(isZip
+          ? { verify: async (_d, file) => void (await readZipDirectory(file, `the file ${p.fileName}`)) }
+          : {}),
         inTransaction: async (tx, _pkg, version, created) => {
           // A POM published after the jar (Maven's order) describes the existing version.
           if (metadata !== undefined && !created) await store.updateVersionMetadata(tx, version.id, metadata);

@@ -11,6 +11,7 @@ import type { PackageService } from '../service.js';
 import { registryScope, type RegistryDeps } from '../registry.js';
 import {
   type PypiService,
+  checkDistribution,
   checkFileName,
   checkName,
   checkVersion,
@@ -79,10 +80,11 @@ export function pypiRoutes(app: FastifyInstance, deps: PypiRoutesDeps): void {
             data: stream,
             newVersionOnly: false,
             metadata: JSON.stringify(metadataOf(fields)),
-            verify: (digests) => {
+            verify: async (digests, stored) => {
               if (digests.sha256 !== digest) {
                 throw badRequest(`the file's sha256 is ${digests.sha256}, not ${digest} (sha256_digest)`);
               }
+              await checkDistribution(filename, stored);
             },
           });
         });

@@ -30,7 +30,15 @@ const targets = args.length
   : testFiles(path.join(root, 'dist', 'test')).sort();
 const run = spawnSync(
   process.execPath,
-  ['--test', '--test-reporter=spec', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`, ...targets],
+  [
+    '--test',
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${path.join(root, 'scripts', 'test-durations.js')}`,
+    '--test-reporter-destination=stdout',
+    `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`,
+    ...targets,
+  ],
   { stdio: 'inherit', cwd: root },
 );
 process.exit(run.status ?? 1);

@@ -289,7 +289,16 @@ export async function startServer(
       return { name, password, token: t.body.sha1, id: r.body.id };
     },
     async close() {
-      await app.close();
+      // Node closes the connections idle when close() begins; one whose response was still
+      // finishing then (a stream's end comes after its last bytes reached the client) would
+      // hold close() for Fastify's keep-alive timeout of 72 s.
+      const closing = app.close();
+      const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+      try {
+        await closing;
+      } finally {
+        clearInterval(sweep);
+      }
       await ctx.close();
       if (dropDb) await dropDb();
       await s3?.stop();

@@ -1,10 +1,10 @@
 // `npm test`: build, then run every test file under dist/test with Node's test runner.
 // Set ANVIL__DATABASE__DB_TYPE=postgres (and ANVIL__DATABASE__NAME, HOST, USER) to run the same
 // suite against PostgreSQL; each test server then makes and drops a database of its own.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildAll } from './build.js';
 import { ensurePrerequisites } from './prerequisites.js';
 
@@ -28,7 +28,12 @@ const args = process.argv.slice(2);
 const targets = args.length
   ? args.map((a) => path.resolve(root, 'dist', a.replace(/\.ts$/, '.js')))
   : testFiles(path.join(root, 'dist', 'test')).sort();
-const run = spawnSync(
+// One migrated database (or SQLite file) per run, copied by each test server (test/helpers/template.ts).
+const { makeTemplate, TEMPLATE_ENV } = await import(
+  pathToFileURL(path.join(root, 'dist', 'test', 'helpers', 'template.js')).href
+);
+const template = await makeTemplate(process.env);
+const child = spawn(
   process.execPath,
   [
     '--test',
@@ -39,6 +44,10 @@ const run = spawnSync(
     `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`,
     ...targets,
   ],
-  { stdio: 'inherit', cwd: root },
+  { stdio: 'inherit', cwd: root, env: { ...process.env, [TEMPLATE_ENV]: template.value } },
 );
-process.exit(run.status ?? 1);
+// Ctrl-C reaches the runner too; wait for it, so that the template is still dropped.
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+const status = await new Promise((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
+await template.drop();
+process.exit(status);

@@ -355,8 +355,10 @@ describe('crash safety (SIGKILL at fixed points, then a restart)', () => {
       await new Promise((r) => setTimeout(r, 200));
       await assert.rejects(fetch(`${url}/api/v1/version`));
       assert.equal(await exited, 1, `the hammer should have stopped it:\n${w.output()}`);
+      // Not before the hammer time (the upload would have been waited for); how much later depends
+      // on the machine's load, so it is not asserted.
       const took = Date.now() - t0;
-      assert.ok(took >= 900 && took < 5000, `exited after ${took} ms`);
+      assert.ok(took >= 900, `exited after ${took} ms`);
       assert.match(w.output(), /GRACEFUL_HAMMER_TIME/);
       req.destroy();
       web = undefined;

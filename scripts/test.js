@@ -24,15 +24,34 @@ function testFiles(dir) {
   });
 }
 
+// Files that touch no database: run once, on SQLite (CI's first pass), not again on PostgreSQL
+// and MariaDB. test/unit is pure logic by definition; the few integration files listed drive
+// tools only.
+const DATABASE_FREE = ['unit/', 'integration/prerequisites.test.js'];
+const otherDatabase = ['postgres', 'postgresql', 'mysql', 'mariadb'].includes(
+  (process.env.ANVIL__DATABASE__DB_TYPE ?? '').toLowerCase(),
+);
+
 const args = process.argv.slice(2);
 const targets = args.length
   ? args.map((a) => path.resolve(root, 'dist', a.replace(/\.ts$/, '.js')))
-  : testFiles(path.join(root, 'dist', 'test')).sort();
+  : testFiles(path.join(root, 'dist', 'test'))
+      .sort()
+      .filter((f) => {
+        const rel = path
+          .relative(path.join(root, 'dist', 'test'), f)
+          .split(path.sep)
+          .join('/');
+        return !(otherDatabase && DATABASE_FREE.some((p) => rel.startsWith(p)));
+      });
 // One migrated database (or SQLite file) per run, copied by each test server (test/helpers/template.ts).
 const { makeTemplate, TEMPLATE_ENV } = await import(
   pathToFileURL(path.join(root, 'dist', 'test', 'helpers', 'template.js')).href
 );
 const template = await makeTemplate(process.env);
+if (otherDatabase && !args.length) {
+  console.log(`npm test: ${DATABASE_FREE.join(', ')} touch no database; they run on the SQLite pass only`);
+}
 const child = spawn(
   process.execPath,
   [

@@ -64,7 +64,11 @@ describe('crash safety (SIGKILL at fixed points, then a restart)', () => {
     for (;;) {
       if (child.exitCode !== null || child.signalCode !== null)
         throw new Error(`anvil web exited before serving:\n${out}`);
-      if (Date.now() > deadline) throw new Error(`anvil web did not answer in time:\n${out}`);
+      if (Date.now() > deadline) {
+        // Not left to take the port later, which would fail every following start.
+        child.kill('SIGKILL');
+        throw new Error(`anvil web did not answer in time:\n${out}`);
+      }
       try {
         const res = await fetch(`${url}/api/v1/version`, { signal: AbortSignal.timeout(2000) });
         await res.arrayBuffer();

@@ -103,9 +103,30 @@ describe("the test servers' template database", () => {
       const copy = await configure(true, 'copy.db');
       const expected = await fingerprint(migratedHere.database);
       assert.deepEqual(await fingerprint(copy.database), expected);
-      // And a server on the copy finds nothing left to migrate.
+      // A server on the copy finds nothing left to migrate.
       await (await openDatabase(copy)).close();
       assert.deepEqual(await fingerprint(copy.database), expected);
+      // And the copy's foreign keys hold (MariaDB's were created with the checks off).
+      const opened = await openDatabase(copy);
+      try {
+        const row = {
+          name: 't',
+          token_hash: 'h',
+          token_last_eight: 'e',
+          scope: '',
+          created_unix: 0,
+          updated_unix: 0,
+        };
+        await assert.rejects(
+          opened.db
+            .insertInto('access_token')
+            .values({ ...row, uid: 999_999 })
+            .execute(),
+          /foreign key/i,
+        );
+      } finally {
+        await opened.close();
+      }
     } finally {
       for (const drop of made) await drop();
       fs.rmSync(dir, { recursive: true, force: true });

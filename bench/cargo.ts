@@ -20,7 +20,7 @@ import { pino } from 'pino';
 import { freePort } from '../test/helpers/server.js';
 import { loadConfig } from '../src/config/config.js';
 import { createContext } from '../src/app/context.js';
-import { PropertyRef } from '../src/packages/service.js';
+import { PropertyRef } from '../src/packages/tables.js';
 import * as store from '../src/packages/store.js';
 import { YANKED } from '../src/packages/cargo/service.js';
 import { percentile, waitFor200, runNode as run } from './common.js';

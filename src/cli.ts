@@ -1,16 +1,19 @@
 #!/usr/bin/env node
 // The `anvil` command: `anvil web` serves Anvil; `anvil admin ...` administers it from the shell.
 import path from 'node:path';
-import { dump, restore } from './ops/dump.js';
+import { dump, restore, type DumpDeps } from './ops/dump.js';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { pino, destination, type Logger } from 'pino';
 import { loadConfig, ConfigError, ensureInternalToken, type Config } from './config/config.js';
 import { createContext, type AppContext } from './app/context.js';
+import { DataLock } from './cluster/datalock.js';
+import { armDeadline } from './app/deadline.js';
+import { LogOutput } from './app/log-output.js';
 import { buildServer } from './app/server.js';
 import { AppError } from './errors.js';
 import { VERSION } from './version.js';
 import { runnerCommand } from './actions/runner-cli.js';
-import { listChecks, runDoctor, selectChecks } from './ops/doctor.js';
+import { listChecks, runDoctor, selectChecks, type DoctorContext } from './ops/doctor.js';
 import { CHECK_MS as RECOVERY_CHECK_MS, STALE_INTENT_SECONDS } from './repos/recovery.js';
 import { SWEEP_INTERVAL_MS } from './storage/sweep.js';
 import { startSshServer, type RunningSshServer } from './ssh/server.js';
@@ -41,36 +44,85 @@ function config(opts: { config?: string }, forServer = false, overrides: NodeJS.
   });
 }
 
-/** Runs an admin command with a context on the configured database, closing it afterwards. */
-async function withContext(opts: { config?: string }, fn: (ctx: AppContext) => Promise<void>): Promise<void> {
+/**
+ * Runs an admin command with a context on the configured database, closing it afterwards. The
+ * command holds the data lock meanwhile (cluster/datalock.ts); `fn` is told whether no other
+ * process used the data, and since when.
+ */
+async function withContext(
+  opts: { config?: string },
+  fn: (ctx: AppContext, aloneSince: number | undefined) => Promise<void>,
+): Promise<void> {
   const cfg = config(opts);
   const log = pino({ level: 'warn' }, destination(2));
-  const ctx = await createContext(cfg, log);
+  const lock = DataLock.take(cfg.server.appDataPath);
   try {
-    await fn(ctx);
+    const ctx = await createContext(cfg, log);
+    try {
+      const alone = lock.alone && (await ctx.cluster.leases.othersAlive()).length === 0;
+      await fn(ctx, alone ? lock.at : undefined);
+    } finally {
+      await ctx.close();
+    }
   } finally {
-    await ctx.close();
+    lock.release();
   }
 }
 
-export function startLogger(cfg: Config): Logger {
-  return pino({ level: cfg.log.level });
+/** What `anvil dump` and `anvil restore` use of the site. */
+function dumpDeps(ctx: AppContext): DumpDeps {
+  return {
+    db: ctx.db,
+    dialect: ctx.dialect,
+    storage: ctx.storage,
+    repoRoot: ctx.config.repository.root,
+    configPath: ctx.config.configPath,
+    appDataPath: ctx.config.server.appDataPath,
+    recovery: ctx.recovery,
+    quota: ctx.quota,
+  };
+}
+
+/** What the checks of `anvil doctor` use of the site. */
+function doctorContext(ctx: AppContext): DoctorContext {
+  return {
+    db: ctx.db,
+    storage: ctx.storage,
+    repoRoot: ctx.config.repository.root,
+    repos: ctx.repos,
+    wiki: ctx.wiki,
+    recovery: ctx.recovery,
+    sweeper: ctx.sweeper,
+    quota: ctx.quota,
+    users: ctx.users,
+    blobReferences: ctx.contributions.blobReferences,
+  };
+}
+
+/** How long a stopping server waits for its last log lines to be taken by a slow reader. */
+const LOG_DRAIN_MS = 500;
+
+export function startLogger(cfg: Config, output: LogOutput): Logger {
+  return pino({ level: cfg.log.level }, output);
 }
 
 async function web(opts: { config?: string; port?: string }): Promise<void> {
   // --port is [server] HTTP_PORT, set before loading so that a default ROOT_URL follows it.
   const cfg = config(opts, true, opts.port === undefined ? {} : { ANVIL__SERVER__HTTP_PORT: opts.port });
-  const log = startLogger(cfg);
+  const output = new LogOutput();
+  const log = startLogger(cfg, output);
   for (const warning of cfg.warnings) log.warn(warning);
   // Shared with `anvil serv` (OpenSSH mode) through the data directory unless configured.
   ensureInternalToken(cfg);
+  // Held while this process runs: whether another process uses the data on this machine.
+  const lock = DataLock.take(cfg.server.appDataPath);
   const ctx = await createContext(cfg, log);
   // Other processes on this database hear this one, and it them (src/cluster).
   await ctx.cluster.start();
+  // Alone: no other process on this machine (the lock) and no other node (presence leases).
   // Changes a crash interrupted are completed before the first request is served: all of them
-  // when no other process is alive, else this process's own and stale ones (the others' may be
-  // under way).
-  const alone = (await ctx.cluster.leases.othersAlive()).length === 0;
+  // when alone, else this process's own and stale ones (the others' may be under way).
+  const alone = lock.alone && (await ctx.cluster.leases.othersAlive()).length === 0;
   const now = Math.floor(Date.now() / 1000);
   await ctx.recovery.recover(alone ? now + 1 : now - STALE_INTENT_SECONDS, cfg.cluster.nodeName);
   const app = await buildServer(ctx);
@@ -95,13 +147,23 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
   );
   ctx.mirrors.start();
   ctx.webhooks.start();
+  // Scheduled merges: those waiting when the last process stopped are checked now.
+  ctx.autoMerge.start();
   ctx.artifacts.start();
-  ctx.actions.start();
-  // Leftovers of interrupted uploads and pushes: swept now, then hourly.
-  ctx.cluster.every('sweep_leftovers', SWEEP_INTERVAL_MS, () => ctx.sweeper.sweep(), {
-    firstMs: 0,
-    track: (w) => ctx.cron.track('sweep_leftovers', w),
-  });
+  ctx.runners.start();
+  // Leftovers of interrupted uploads and pushes: swept now, then hourly. Alone, everything older
+  // than the moment that was known belonged to a process that died: swept with no grace period.
+  let startup = alone;
+  ctx.cluster.every(
+    'sweep_leftovers',
+    SWEEP_INTERVAL_MS,
+    () => {
+      const bounds = startup ? { graceMs: 0, now: lock.at } : {};
+      startup = false;
+      return ctx.sweeper.sweep(bounds);
+    },
+    { firstMs: 0, track: (w) => ctx.cron.track('sweep_leftovers', w) },
+  );
   ctx.packageCleanup.start();
   // Where it listens is said at any level but `none`.
   const announce =
@@ -110,34 +172,41 @@ async function web(opts: { config?: string; port?: string }): Promise<void> {
     `Anvil ${VERSION.anvil} listening on ${address}${ssh ? ` (SSH on ${cfg.ssh.listenHost}:${ssh.port})` : ''}, serving ${cfg.server.rootUrl} (database: ${cfg.database.type})`,
   );
   // Graceful shutdown: stop accepting, let requests and pushes under way finish, stop the
-  // background work, close the database. A request still running after [server]
-  // GRACEFUL_HAMMER_TIME is cut off (what it changed is whole or absent: see repos/recovery.ts);
-  // a second signal exits at once.
+  // background work, close the database. [server] GRACEFUL_HAMMER_TIME is a hard deadline, armed
+  // before anything else is done: a request still running then is cut off (what it changed is
+  // whole or absent: see repos/recovery.ts) and the process exits whatever else is under way; a
+  // second signal exits at once. The log output never holds the process up (app/log-output.ts).
   let stopping = false;
-  const stop = async (signal: NodeJS.Signals) => {
+  const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
       announce.warn(`${signal} again: exiting now`);
       process.exit(1);
     }
     stopping = true;
     const hammer = cfg.server.gracefulHammerTime;
+    armDeadline(
+      hammer * 1000,
+      () =>
+        announce.warn(`requests still under way after ${hammer} s ([server] GRACEFUL_HAMMER_TIME): exiting`),
+      () => output.drained(LOG_DRAIN_MS),
+    );
     announce.info(`${signal}: finishing the requests under way (for up to ${hammer} s), then exiting`);
-    setTimeout(() => {
-      announce.warn(`requests still under way after ${hammer} s ([server] GRACEFUL_HAMMER_TIME): exiting`);
-      process.exit(1);
-    }, hammer * 1000).unref();
-    try {
-      await ssh?.close();
-      await app.close();
-      await ctx.close();
-    } catch (err) {
-      log.error({ err }, 'stopping failed');
-      process.exit(1);
-    }
-    process.exit(0);
+    void (async () => {
+      let code = 0;
+      try {
+        await ssh?.close();
+        await app.close();
+        await ctx.close();
+      } catch (err) {
+        log.error({ err }, 'stopping failed');
+        code = 1;
+      }
+      await output.drained(LOG_DRAIN_MS);
+      process.exit(code);
+    })();
   };
-  process.on('SIGINT', (s) => void stop(s));
-  process.on('SIGTERM', (s) => void stop(s));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }
 
 const program = new Command('anvil')
@@ -322,7 +391,7 @@ program
   )
   .action(async (opts: { config?: string; file: string }) => {
     await withContext(opts, async (ctx) => {
-      await dump(ctx, path.resolve(opts.file), (line) => console.log(line));
+      await dump(dumpDeps(ctx), path.resolve(opts.file), (line) => console.log(line));
       console.log(`Written: ${path.resolve(opts.file)}`);
     });
   });
@@ -334,7 +403,7 @@ program
   .argument('<file>', 'the archive')
   .action(async (file: string, opts: { config?: string }) => {
     await withContext(opts, async (ctx) => {
-      await restore(ctx, path.resolve(file), (line) => console.log(line));
+      await restore(dumpDeps(ctx), path.resolve(file), (line) => console.log(line));
     });
   });
 
@@ -367,10 +436,13 @@ program
       }
       const checks = selectChecks(opts.run, opts.all);
       let remaining = 0;
-      await withContext(opts, async (ctx) => {
-        remaining = await runDoctor(ctx, checks, { fix: opts.fix, full: opts.full }, (line) =>
-          console.log(line),
-        );
+      await withContext(opts, async (ctx, aloneSince) => {
+        const options = {
+          fix: opts.fix,
+          full: opts.full,
+          ...(aloneSince !== undefined ? { aloneSince } : {}),
+        };
+        remaining = await runDoctor(doctorContext(ctx), checks, options, (line) => console.log(line));
       });
       if (remaining) process.exitCode = 1;
     },

@@ -18,12 +18,3 @@ export function faultPoint(name: string): void {
   // The signal is delivered asynchronously: take no further step meanwhile.
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10_000);
 }
-
-/**
- * The crash tests' grace period for leftovers (ANVIL_TEST_SWEEP_GRACE_MS): what a killed server
- * left is then swept at the next start rather than an hour later. Unset outside those tests.
- */
-export function testSweepGraceMs(): number | undefined {
-  const v = process.env['ANVIL_TEST_SWEEP_GRACE_MS'];
-  return v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined;
-}

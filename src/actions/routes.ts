@@ -8,20 +8,22 @@
 // /api/actions/ (runner-protocol.ts).
 import { Type } from 'typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import { signedIn, type RouteAuth } from '../http/auth.js';
-import { PageFields, pageOf, sendPage, setPageHeaders } from '../http/pagination.js';
+import { PageFields, pageOf, sendPage, setPageHeaders, type PagingSettings } from '../http/pagination.js';
 import { declares } from '../quota/schemas.js';
 import { notFound } from '../errors.js';
+import type { OrgService } from '../orgs/service.js';
+import type { RepoService } from '../repos/service.js';
+import type { UserService } from '../users/service.js';
 import { toUserJson } from '../users/schemas.js';
 import type { UserRow } from '../users/tables.js';
-import * as repoStore from '../repos/store.js';
 import type { RepoRow } from '../repos/tables.js';
 import { nowUnix } from '../db/database.js';
 import { ACTIONS_BOT_ID, botUserJson } from './bot.js';
-import type { Scope } from './store.js';
-import { runnerProtocolRoutes } from './runner-protocol.js';
+import type { ActionsService } from './service.js';
+import type { RunnerService } from './runners.js';
+import { runnerProtocolRoutes, type RunnerProtocolDeps } from './runner-protocol.js';
 import {
   ActionRunJob,
   ActionRunner,
@@ -45,7 +47,7 @@ import {
   toVariableJson,
   type RepoLinks,
 } from './schemas.js';
-import type { RunRow } from './tables.js';
+import type { RunRow, Scope } from './tables.js';
 
 const RepoParams = Type.Object({
   owner: Type.String({ description: 'owner of the repo' }),
@@ -60,10 +62,19 @@ const NoContent = Type.Null();
 
 type Level = 'org' | 'repo' | 'user';
 
+export interface ActionsRoutesDeps {
+  actions: ActionsService;
+  runners: RunnerService;
+  repos: Pick<RepoService, 'requireRepo' | 'getByIds'>;
+  orgs: Pick<OrgService, 'requireVisibleOrg' | 'requireOwner'>;
+  users: Pick<UserService, 'getById' | 'getByIds'>;
+  paging: PagingSettings;
+  rootUrl: string;
+}
+
 /** Actions API under /api/v1 (secrets, variables, runs, jobs, tasks, dispatch, runners). */
-export function actionsRoutes(app: Api, ctx: AppContext): void {
-  const { actions, repos, orgs } = ctx;
-  const rootUrl = ctx.config.server.rootUrl;
+export function actionsRoutes(app: Api, deps: ActionsRoutesDeps): void {
+  const { actions, runners, repos, orgs, users, paging, rootUrl } = deps;
   const auth: Record<Level, RouteAuth> = {
     org: { scope: 'organization', require: 'signed' },
     repo: { scope: 'repository', require: 'signed' },
@@ -133,7 +144,7 @@ export function actionsRoutes(app: Api, ctx: AppContext): void {
       },
       async (request, reply) => {
         const scope = await scopeOf(request, level);
-        const page = pageOf(request.query as { page?: number; limit?: number }, ctx.paging);
+        const page = pageOf(request.query as { page?: number; limit?: number }, paging);
         const result = await actions.listSecrets(scope, page.limit, page.offset);
         return sendPage(request, reply, result, page, rootUrl, toSecretJson);
       },
@@ -197,7 +208,7 @@ export function actionsRoutes(app: Api, ctx: AppContext): void {
       },
       async (request, reply) => {
         const scope = await scopeOf(request, level);
-        const page = pageOf(request.query as { page?: number; limit?: number }, ctx.paging);
+        const page = pageOf(request.query as { page?: number; limit?: number }, paging);
         const result = await actions.listVariables(scope, page.limit, page.offset);
         return sendPage(request, reply, result, page, rootUrl, toVariableJson);
       },
@@ -329,7 +340,7 @@ export function actionsRoutes(app: Api, ctx: AppContext): void {
       level === 'admin' ? 'the instance' : level === 'user' ? 'the signed-in user' : `${whose[level]}`;
 
     const tokenHandler = async (request: FastifyRequest) => ({
-      token: await actions.runners.registrationToken(await runnerScope(request)),
+      token: await runners.registrationToken(await runnerScope(request)),
     });
     for (const method of ['GET', 'POST'] as const) {
       app.route({
@@ -363,8 +374,8 @@ export function actionsRoutes(app: Api, ctx: AppContext): void {
       },
       async (request, reply) => {
         const scope = await runnerScope(request);
-        const page = pageOf(request.query as { page?: number; limit?: number }, ctx.paging);
-        const [rows, total, busy] = await actions.runners.list(scope, page.limit, page.offset);
+        const page = pageOf(request.query as { page?: number; limit?: number }, paging);
+        const [rows, total, busy] = await runners.list(scope, page.limit, page.offset);
         setPageHeaders(request, reply, total, page, rootUrl);
         const now = nowUnix();
         return { runners: rows.map((r) => toRunnerJson(r, busy.has(r.id), now)), total_count: total };
@@ -384,7 +395,7 @@ export function actionsRoutes(app: Api, ctx: AppContext): void {
       },
       async (request) => {
         const scope = await runnerScope(request);
-        const { runner, busy } = await actions.runners.require(
+        const { runner, busy } = await runners.require(
           scope,
           (request.params as { runner_id: number }).runner_id,
         );
@@ -406,7 +417,7 @@ export function actionsRoutes(app: Api, ctx: AppContext): void {
       },
       async (request, reply) => {
         const scope = await runnerScope(request);
-        await actions.runners.delete(scope, (request.params as { runner_id: number }).runner_id);
+        await runners.delete(scope, (request.params as { runner_id: number }).runner_id);
         return reply.code(204).send(null);
       },
     );
@@ -428,8 +439,8 @@ export function actionsRoutes(app: Api, ctx: AppContext): void {
       async (request) => {
         const scope = await runnerScope(request);
         const labels = ((request.query as { labels?: string }).labels ?? '').split(',');
-        const jobs = await actions.runners.waitingJobs(scope, labels, ctx.paging.maxResponseItems);
-        const owners = await repoStore.getByIds(ctx.db, [...new Set(jobs.map((j) => j.repo_id))]);
+        const jobs = await runners.waitingJobs(scope, labels, paging.maxResponseItems);
+        const owners = await repos.getByIds([...new Set(jobs.map((j) => j.repo_id))]);
         return jobs.map((j) => toJobJson(j, owners.get(j.repo_id)?.owner_id ?? 0));
       },
     );
@@ -457,17 +468,17 @@ export function actionsRoutes(app: Api, ctx: AppContext): void {
     actions.assertEnabled();
     const { repo } = await repos.requireRepo(p.owner, p.repo, request.viewer, need, 'repo.actions');
     if (!repo.has_actions) throw notFound('actions are disabled for this repository');
-    const owner = await ctx.users.getById(repo.owner_id);
+    const owner = await users.getById(repo.owner_id);
     const fullName = `${encodeURIComponent(owner?.name ?? '')}/${encodeURIComponent(repo.name)}`;
     return { repo, links: { rootUrl, fullName, ownerId: repo.owner_id } };
   }
 
   async function runsJson(request: FastifyRequest, runs: RunRow[], links: RepoLinks) {
-    const users = await ctx.users.getByIds(
+    const triggers = await users.getByIds(
       [...new Set(runs.map((r) => r.trigger_user_id))].filter((id) => id > 0),
     );
     return runs.map((r) => {
-      const u = users.get(r.trigger_user_id);
+      const u = triggers.get(r.trigger_user_id);
       const actor =
         r.trigger_user_id === ACTIONS_BOT_ID
           ? botUserJson(rootUrl)
@@ -500,7 +511,7 @@ export function actionsRoutes(app: Api, ctx: AppContext): void {
     async (request, reply) => {
       const { repo, links } = await actionsRepo(request, request.params);
       const q = request.query;
-      const page = pageOf(q, ctx.paging);
+      const page = pageOf(q, paging);
       const [runs, total] = await actions.listRuns(
         repo,
         { events: q.event, statuses: q.status, runNumber: q.run_number, headSha: q.head_sha },
@@ -545,7 +556,7 @@ export function actionsRoutes(app: Api, ctx: AppContext): void {
     async (request, reply) => {
       const { repo, links } = await actionsRepo(request, request.params);
       const run = await actions.requireRun(repo, request.params.run_id);
-      const page = pageOf(request.query, ctx.paging);
+      const page = pageOf(request.query, paging);
       return sendPage(
         request,
         reply,
@@ -590,7 +601,7 @@ export function actionsRoutes(app: Api, ctx: AppContext): void {
     },
     async (request, reply) => {
       const { repo, links } = await actionsRepo(request, request.params);
-      const page = pageOf(request.query, ctx.paging);
+      const page = pageOf(request.query, paging);
       const [tasks, total] = await actions.listTasks(repo, page.limit, page.offset);
       setPageHeaders(request, reply, total, page, rootUrl);
       return { total_count: total, workflow_runs: tasks.map((t) => toTaskJson(t, links)) };
@@ -637,6 +648,6 @@ export function actionsRoutes(app: Api, ctx: AppContext): void {
 }
 
 /** Runner-facing endpoints outside /api/v1 (under /api/actions/), in their own scope. */
-export function actionsRunnerRoutes(app: FastifyInstance, ctx: AppContext): void {
-  runnerProtocolRoutes(app, ctx);
+export function actionsRunnerRoutes(app: FastifyInstance, deps: RunnerProtocolDeps): void {
+  runnerProtocolRoutes(app, deps);
 }

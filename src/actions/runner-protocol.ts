@@ -20,7 +20,6 @@ import {
   type MessageShape,
 } from '@bufbuild/protobuf';
 import { timestampMs } from '@bufbuild/protobuf/wkt';
-import type { AppContext } from '../app/context.js';
 import { AppError, type ErrorKind } from '../errors.js';
 import {
   DeclareRequestSchema,
@@ -40,7 +39,7 @@ import {
   type Runner,
 } from './gen/runner/v1/messages_pb.js';
 import { PingRequestSchema, PingResponseSchema } from './gen/ping/v1/messages_pb.js';
-import { parseLabels, type TaskData } from './runners.js';
+import { parseLabels, type RunnerService, type TaskData } from './runners.js';
 import type { RunnerRow } from './tables.js';
 
 const gunzip = promisify(zlib.gunzip);
@@ -166,8 +165,14 @@ const toNumber = (n: bigint, field: string): number => {
 
 type Method = (request: FastifyRequest, body: Buffer, enc: Encoding) => Promise<Buffer>;
 
-export function runnerProtocolRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const svc = ctx.actions.runners;
+export interface RunnerProtocolDeps {
+  runners: RunnerService;
+  /** [actions] ENABLED: every endpoint answers 404 while it is false. */
+  enabled: boolean;
+}
+
+export function runnerProtocolRoutes(app: FastifyInstance, deps: RunnerProtocolDeps): void {
+  const svc = deps.runners;
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_BODY }, (_request, body, done) =>
@@ -186,7 +191,7 @@ export function runnerProtocolRoutes(app: FastifyInstance, ctx: AppContext): voi
       connect = new ConnectError('internal', 'internal error');
     }
     // "Actions are disabled" is a plain 404, whatever the method.
-    if (!ctx.actions.enabled) connect = new ConnectError('not_found', connect.message, 404);
+    if (!deps.enabled) connect = new ConnectError('not_found', connect.message, 404);
     return reply
       .code(connect.status)
       .type('application/json')
@@ -280,7 +285,7 @@ export function runnerProtocolRoutes(app: FastifyInstance, ctx: AppContext): voi
       `/api/actions/${service}/:method`,
       { schema: { hide: true } },
       async (request, reply) => {
-        if (!ctx.actions.enabled) {
+        if (!deps.enabled) {
           throw new ConnectError(
             'not_found',
             'Actions are disabled on this server ([actions] ENABLED = false)',

@@ -8,17 +8,20 @@
 // needs did not all succeed is `skipped`. The run follows its jobs (Forgejo's aggregation).
 import crypto from 'node:crypto';
 import type { JsonObject } from '@bufbuild/protobuf';
-import type { AppContext } from '../app/context.js';
+import type { Logger } from 'pino';
 import { SecretBox } from '../auth/secrets.js';
-import { nowUnix, transaction, type Tx } from '../db/database.js';
+import type { Cluster } from '../cluster/service.js';
+import type { Config } from '../config/config.js';
+import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
 import { AppError, badRequest, conflict, notFound, unauthorized } from '../errors.js';
+import type { RepoService } from '../repos/service.js';
+import type { UserService } from '../users/service.js';
 import { mintRuntimeToken } from './runtime-token.js';
 import { Result } from './gen/runner/v1/messages_pb.js';
+import { sameDigest, sha256 } from './digest.js';
 import type { ActionsService } from './service.js';
-import { isDone, sameDigest, sha256 } from './service.js';
 import * as store from './store.js';
-import type { Scope } from './store.js';
-import type { JobRow, RunnerRow, RunRow, TaskRow } from './tables.js';
+import { isDone, type JobRow, type RunnerRow, type RunRow, type Scope, type TaskRow } from './tables.js';
 
 /** A runner not heard of for this long is offline. */
 export const RUNNER_OFFLINE_SECONDS = 60;
@@ -118,8 +121,25 @@ export function aggregateStatus(statuses: string[]): string {
   return statuses.includes('waiting') ? 'waiting' : 'blocked';
 }
 
+export interface RunnerServiceDeps {
+  db: Db;
+  log: Logger;
+  /** Waiting jobs announced to the other processes; stale tasks given up by one of them. */
+  cluster: Pick<Cluster, 'on' | 'publish' | 'once'>;
+  settings: Pick<Config['actions'], 'fetchTaskWait' | 'artifactRetentionDays'>;
+  /** [security] SECRET_KEY: registration tokens are sealed with it, runtime tokens signed. */
+  secretKey: string;
+  rootUrl: string;
+  users: Pick<UserService, 'getById'>;
+  repos: Pick<RepoService, 'getById'>;
+  /** The jobs' side: whether actions are on, what a job gets, and news of jobs to run. */
+  actions: Pick<ActionsService, 'enabled' | 'assertEnabled' | 'secretsAndVars' | 'botUser' | 'onJobsWaiting'>;
+}
+
 export class RunnerService {
   private box: SecretBox | undefined;
+  private readonly db: Db;
+  private readonly actions: RunnerServiceDeps['actions'];
   /** Bumped whenever jobs become waiting; runners compare it with theirs (FetchTask). */
   private version = 1;
   private timer: NodeJS.Timeout | undefined;
@@ -130,20 +150,17 @@ export class RunnerService {
   private readonly waiters = new Set<() => void>();
   private stopping = false;
 
-  constructor(
-    private readonly ctx: AppContext,
-    private readonly actions: ActionsService,
-  ) {
+  constructor(private readonly deps: RunnerServiceDeps) {
+    this.db = deps.db;
+    this.actions = deps.actions;
+    // Runs created here: runners long-polling this process or another one wake up.
+    deps.actions.onJobsWaiting(() => this.notifyNewJobs());
     // Jobs another process made waiting (a push it received): runners waiting here take them now.
-    ctx.cluster.on('actions.jobs', () => this.jobsWaiting());
-  }
-
-  private get db() {
-    return this.ctx.db;
+    deps.cluster.on('actions.jobs', () => this.jobsWaiting());
   }
 
   private registrationBox(): SecretBox {
-    return (this.box ??= new SecretBox(this.ctx.config.security.secretKey, 'actions-runner-registration'));
+    return (this.box ??= new SecretBox(this.deps.secretKey, 'actions-runner-registration'));
   }
 
   get tasksVersion(): number {
@@ -153,7 +170,7 @@ export class RunnerService {
   /** Jobs became waiting (committed): runners long-polling this process or another one wake up. */
   notifyNewJobs(): void {
     this.jobsWaiting();
-    this.ctx.cluster.publish('actions.jobs');
+    this.deps.cluster.publish('actions.jobs');
   }
 
   private jobsWaiting(): void {
@@ -293,7 +310,7 @@ export class RunnerService {
    * through the cluster channel, on another) and looks again; undefined when none came.
    */
   async fetchTask(runner: RunnerRow): Promise<TaskData | undefined> {
-    const deadline = Date.now() + this.ctx.config.actions.fetchTaskWait * 1000;
+    const deadline = Date.now() + this.deps.settings.fetchTaskWait * 1000;
     for (;;) {
       const seen = this.version;
       const task = await this.pickTask(runner);
@@ -372,20 +389,20 @@ export class RunnerService {
   }
 
   private async taskData(taskId: number, job: JobRow, run: RunRow, token: string): Promise<TaskData> {
-    const repo = await this.ctx.repos.getById(job.repo_id);
+    const repo = await this.deps.repos.getById(job.repo_id);
     if (!repo) throw notFound('the repository of the job no longer exists');
     const [owner, actor, { secrets, vars }, needs] = await Promise.all([
-      this.ctx.users.getById(repo.owner_id),
-      run.trigger_user_id === -2 ? this.actions.botUser() : this.ctx.users.getById(run.trigger_user_id),
+      this.deps.users.getById(repo.owner_id),
+      run.trigger_user_id === -2 ? this.actions.botUser() : this.deps.users.getById(run.trigger_user_id),
       this.actions.secretsAndVars(repo),
       this.needsOf(job),
     ]);
     this.masks.set(taskId, { values: maskValues(Object.values(secrets)), until: nowUnix() + 3600 });
     for (const k of ['GITHUB_TOKEN', 'GITEA_TOKEN', 'FORGEJO_TOKEN']) secrets[k] = token;
-    const root = this.ctx.config.server.rootUrl;
+    const root = this.deps.rootUrl;
     const serverUrl = root.replace(/\/+$/, '');
     const runtimeToken = mintRuntimeToken({
-      secretKey: this.ctx.config.security.secretKey,
+      secretKey: this.deps.secretKey,
       repoId: repo.id,
       runId: run.id,
       jobId: job.id,
@@ -426,7 +443,7 @@ export class RunnerService {
       repository: fullName,
       repository_owner: owner?.name ?? '',
       repositoryUrl: `${root}${fullName}`,
-      retention_days: String(this.ctx.config.actions.artifactRetentionDays),
+      retention_days: String(this.deps.settings.artifactRetentionDays),
       run_id: String(run.id),
       run_number: String(run.run_number),
       run_attempt: String(job.attempt),
@@ -613,7 +630,7 @@ export class RunnerService {
   private async maskFor(task: TaskRow): Promise<(s: string) => string> {
     let entry = this.masks.get(task.id);
     if (!entry || entry.until < nowUnix()) {
-      const repo = await this.ctx.repos.getById(task.repo_id);
+      const repo = await this.deps.repos.getById(task.repo_id);
       const values = repo ? maskValues(Object.values((await this.actions.secretsAndVars(repo)).secrets)) : [];
       entry = { values, until: nowUnix() + 300 };
       this.masks.set(task.id, entry);
@@ -642,10 +659,10 @@ export class RunnerService {
     this.timer = setInterval(() => {
       if (this.sweeping) return;
       // One process gives up stale tasks per period.
-      this.sweeping = this.ctx.cluster
+      this.sweeping = this.deps.cluster
         .once('actions_stale_tasks', SWEEP_MS, () => this.sweep())
         .then(() => undefined)
-        .catch((err: unknown) => this.ctx.log.error({ err }, 'actions: sweeping stale tasks failed'))
+        .catch((err: unknown) => this.deps.log.error({ err }, 'actions: sweeping stale tasks failed'))
         .finally(() => (this.sweeping = undefined));
     }, SWEEP_MS);
     this.timer.unref();

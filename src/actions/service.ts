@@ -1,29 +1,29 @@
 // Actions (experimental, [actions] ENABLED): secrets and variables of owners and repositories,
 // workflow runs started by pushes and dispatches, and the job tokens jobs act with as the actions
-// bot. Runners, tasks and logs are in runners.ts (ctx.actions.runners).
+// bot. Runners, tasks and logs are in runners.ts (RunnerService, told of new jobs through
+// onJobsWaiting).
 //
 // Secrets are encrypted at rest (SecretBox, purpose "actions-secrets") and never leave the server
 // except in the task a runner fetches. Secrets and variables stay manageable when actions are
 // disabled (so they can be prepared before switching actions on); everything else answers 404.
-import crypto from 'node:crypto';
-import type { AppContext } from '../app/context.js';
-import type { Identity } from '../auth/identity.js';
+import type { Logger } from 'pino';
+import type { Authenticator, Identity } from '../auth/identity.js';
 import { SecretBox } from '../auth/secrets.js';
-import { nowUnix, transaction, type Tx } from '../db/database.js';
+import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
 import { uniqueViolation } from '../db/retry.js';
 import { badRequest, conflict, forbidden, invalidField, notFound } from '../errors.js';
-import type { AnvilEvents, RefUpdate } from '../events/bus.js';
+import type { AnvilEvents, EventBus, RefUpdate } from '../events/bus.js';
 import { git, getCommit, ZERO_OID } from '../git/git.js';
 import { checkRefName, readBlobs, resolveRef } from '../git/data.js';
+import type { RepoService } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
+import type { UserService } from '../users/service.js';
 import type { UserRow } from '../users/tables.js';
 import { parseScopes } from '../tokens/scopes.js';
-import type { RunInfo } from '../artifacts/service.js';
 import { ACTIONS_BOT_ID, botRow, isActionsBot } from './bot.js';
-import { RunnerService } from './runners.js';
+import { sameDigest, sha256 } from './digest.js';
 import * as store from './store.js';
-import type { RunFilter, Scope } from './store.js';
-import type { JobRow, KvRow, RunRow } from './tables.js';
+import type { JobRow, KvRow, RunFilter, RunRow, Scope } from './tables.js';
 import {
   hasPathFilter,
   matchPaths,
@@ -35,10 +35,6 @@ import {
   WorkflowError,
   type Workflow,
 } from './workflow.js';
-
-/** Statuses of runs, jobs and tasks, as Forgejo names them. */
-export const DONE_STATUSES = ['success', 'failure', 'cancelled', 'skipped'] as const;
-export const isDone = (status: string): boolean => (DONE_STATUSES as readonly string[]).includes(status);
 
 /** The pull request events of the bus and the `types` of `on.pull_request` they are. */
 const PULL_EVENT_TYPES: Array<[keyof AnvilEvents & `pull.${string}`, string]> = [
@@ -60,15 +56,6 @@ const RESERVED_PREFIXES = ['GITHUB_', 'GITEA_', 'FORGEJO_'];
 /** What a job token may do: the repository and its issues (limited to its repository by access). */
 const JOB_TOKEN_SCOPES = parseScopes('write:repository,write:issue,read:user');
 const TOKEN_SHAPE = /^[0-9a-f]{40}$/;
-
-export const sha256 = (s: string): string => crypto.createHash('sha256').update(s).digest('hex');
-
-/** Compares two hex digests in constant time. */
-export function sameDigest(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && crypto.timingSafeEqual(x, y);
-}
 
 /**
  * A secret or variable name in its stored form (upper case): letters, digits and `_`, not
@@ -94,9 +81,6 @@ function checkValue(value: string, field: string): string {
   return normalized;
 }
 
-/** A unique index refused a row (on any database). */
-export const isUniqueViolation = uniqueViolation;
-
 export interface WorkflowFile {
   /** Path in the repository. */
   path: string;
@@ -119,18 +103,36 @@ export interface CreatedRun {
   jobs: Array<{ name: string }>;
 }
 
-export class ActionsService {
-  readonly runners: RunnerService;
-  private box: SecretBox | undefined;
+export interface ActionsServiceDeps {
+  db: Db;
+  events: EventBus;
+  log: Logger;
+  /** [actions] ENABLED. */
+  enabled: boolean;
+  /** [security] SECRET_KEY, which seals secrets. */
+  secretKey: string;
+  rootUrl: string;
+  /** Job tokens are one more kind of credential. */
+  auth: Pick<Authenticator, 'addTokenResolver'>;
+  users: Pick<UserService, 'getById'>;
+  /** Workflows are read from repositories; the bot creates none. */
+  repos: Pick<RepoService, 'getById' | 'pathOf' | 'addHooks'>;
+}
 
-  constructor(private readonly ctx: AppContext) {
-    this.runners = new RunnerService(ctx, this);
-    ctx.auth.addTokenResolver((token) => this.resolveJobToken(token));
-    ctx.events.on('push', (e) => this.onPush(e));
+export class ActionsService {
+  private box: SecretBox | undefined;
+  private readonly db: Db;
+  /** Told whenever jobs became waiting (committed): the runners' side (RunnerService). */
+  private readonly jobsWaiting: Array<() => void> = [];
+
+  constructor(private readonly deps: ActionsServiceDeps) {
+    this.db = deps.db;
+    deps.auth.addTokenResolver((token) => this.resolveJobToken(token));
+    deps.events.on('push', (e) => this.onPush(e));
     for (const [event, type] of PULL_EVENT_TYPES) {
-      ctx.events.on(event, (e) => this.onPull(type, e));
+      deps.events.on(event, (e) => this.onPull(type, e));
     }
-    ctx.repos.addHooks({
+    deps.repos.addHooks({
       beforeCreate: async (_tx, doer, owner) => {
         if (isActionsBot(doer.id) || isActionsBot(owner.id)) {
           throw forbidden('the actions bot cannot create repositories');
@@ -140,7 +142,12 @@ export class ActionsService {
   }
 
   get enabled(): boolean {
-    return this.ctx.config.actions.enabled;
+    return this.deps.enabled;
+  }
+
+  /** Registers what runs when runs were created and their jobs wait for runners. */
+  onJobsWaiting(listener: () => void): void {
+    this.jobsWaiting.push(listener);
   }
 
   /** 404 when [actions] ENABLED is false. */
@@ -150,11 +157,7 @@ export class ActionsService {
 
   /** The SecretBox of actions secrets (made when first needed: SECRET_KEY may be unset otherwise). */
   secrets(): SecretBox {
-    return (this.box ??= new SecretBox(this.ctx.config.security.secretKey, 'actions-secrets'));
-  }
-
-  private get db() {
-    return this.ctx.db;
+    return (this.box ??= new SecretBox(this.deps.secretKey, 'actions-secrets'));
   }
 
   // Secrets
@@ -188,7 +191,7 @@ export class ActionsService {
         });
       } catch (err) {
         // The same name created at the same moment: the second one updates it.
-        if (attempt === 0 && isUniqueViolation(err)) continue;
+        if (attempt === 0 && uniqueViolation(err)) continue;
         throw err;
       }
     }
@@ -233,7 +236,7 @@ export class ActionsService {
         });
       });
     } catch (err) {
-      if (isUniqueViolation(err)) throw conflict(`variable already exists [name: ${name}]`);
+      if (uniqueViolation(err)) throw conflict(`variable already exists [name: ${name}]`);
       throw err;
     }
   }
@@ -252,7 +255,7 @@ export class ActionsService {
         await store.kvUpdate(tx, 'action_variable', row.id, { name: newName, data, updated_unix: nowUnix() });
       });
     } catch (err) {
-      if (isUniqueViolation(err)) throw conflict(`variable already exists [name: ${newName}]`);
+      if (uniqueViolation(err)) throw conflict(`variable already exists [name: ${newName}]`);
       throw err;
     }
   }
@@ -281,7 +284,7 @@ export class ActionsService {
       try {
         secrets[r.name] = this.secrets().decrypt(r.data);
       } catch {
-        this.ctx.log.warn(
+        this.deps.log.warn(
           { secretId: r.id },
           'an actions secret could not be decrypted (was SECRET_KEY changed?)',
         );
@@ -306,14 +309,14 @@ export class ActionsService {
   }
 
   async botUser(): Promise<UserRow> {
-    return (await this.ctx.users.getById(ACTIONS_BOT_ID)) ?? botRow();
+    return (await this.deps.users.getById(ACTIONS_BOT_ID)) ?? botRow();
   }
 
   // Triggering runs
 
   private async onPush({ repoId, pusherId, updates }: AnvilEvents['push']): Promise<void> {
     if (!this.enabled || isActionsBot(pusherId)) return;
-    const repo = await this.ctx.repos.getById(repoId);
+    const repo = await this.deps.repos.getById(repoId);
     if (!repo || !repo.has_actions || repo.is_mirror) return;
     for (const u of updates) {
       if (u.newOid === ZERO_OID) continue;
@@ -321,13 +324,13 @@ export class ActionsService {
       try {
         await this.triggerPush(repo, pusherId, u);
       } catch (err) {
-        this.ctx.log.error({ err, repoId, ref: u.ref }, 'actions: could not start the workflows of a push');
+        this.deps.log.error({ err, repoId, ref: u.ref }, 'actions: could not start the workflows of a push');
       }
     }
   }
 
   private async triggerPush(repo: RepoRow, pusherId: number, u: RefUpdate): Promise<CreatedRun[]> {
-    const dir = this.ctx.repos.pathOf(repo);
+    const dir = this.deps.repos.pathOf(repo);
     const commit = (
       await git(['rev-parse', '--verify', '--quiet', `${u.newOid}^{commit}`], { gitDir: dir, okCodes: [1] })
     ).stdout
@@ -349,7 +352,7 @@ export class ActionsService {
       matching.push({ file, wf });
     }
     if (!matching.length) return [];
-    const [pusher, info] = await Promise.all([this.ctx.users.getById(pusherId), getCommit(dir, commit)]);
+    const [pusher, info] = await Promise.all([this.deps.users.getById(pusherId), getCommit(dir, commit)]);
     const title = (info?.message ?? '').split('\n', 1)[0]!.trim() || commit.slice(0, 10);
     const payload = {
       ref: u.ref,
@@ -390,9 +393,9 @@ export class ActionsService {
         .where('id', '=', e.pullId)
         .executeTakeFirst();
       if (!pr || pr.head_repo_id !== pr.base_repo_id || !pr.head_commit_id) return;
-      const repo = await this.ctx.repos.getById(pr.base_repo_id);
+      const repo = await this.deps.repos.getById(pr.base_repo_id);
       if (!repo || !repo.has_actions || repo.is_mirror) return;
-      const dir = this.ctx.repos.pathOf(repo);
+      const dir = this.deps.repos.pathOf(repo);
       const files = await this.workflowsAt(dir, pr.head_commit_id);
       let changed: string[] | undefined;
       const matching: Array<{ file: WorkflowFile; wf: Workflow }> = [];
@@ -420,7 +423,7 @@ export class ActionsService {
           .select(['title', 'content'])
           .where('id', '=', e.issueId)
           .executeTakeFirst(),
-        this.ctx.users.getById(e.doerId),
+        this.deps.users.getById(e.doerId),
       ]);
       const repository = await this.repositoryPayload(repo);
       const payload = {
@@ -447,7 +450,7 @@ export class ActionsService {
         payload,
       });
     } catch (err) {
-      this.ctx.log.error(
+      this.deps.log.error(
         { err, pullId: e.pullId },
         'actions: could not start the workflows of a pull request',
       );
@@ -466,7 +469,7 @@ export class ActionsService {
     if (isActionsBot(doer.id)) throw forbidden('the actions bot cannot dispatch workflows');
     if (!repo.has_actions) throw notFound('actions are disabled for this repository');
     checkRefName(ref.trim() || ref, 'ref');
-    const dir = this.ctx.repos.pathOf(repo);
+    const dir = this.deps.repos.pathOf(repo);
     const resolved = repo.is_empty ? undefined : await resolveRef(dir, ref.trim());
     if (!resolved || resolved.kind === 'commit') throw notFound(`ref does not exist [ref: ${ref}]`);
     const fullRef = resolved.kind === 'branch' ? `refs/heads/${resolved.name}` : `refs/tags/${resolved.name}`;
@@ -509,7 +512,7 @@ export class ActionsService {
     try {
       return parseWorkflow(file.content, file.path);
     } catch (err) {
-      this.ctx.log.warn({ path: file.path, err: (err as Error).message }, 'actions: workflow ignored');
+      this.deps.log.warn({ path: file.path, err: (err as Error).message }, 'actions: workflow ignored');
       return undefined;
     }
   }
@@ -558,11 +561,11 @@ export class ActionsService {
     for (let attempt = 0; ; attempt++) {
       try {
         const created = await transaction(this.db, (tx) => this.insertRuns(tx, repo, items, ev));
-        this.runners.notifyNewJobs();
+        for (const listener of this.jobsWaiting) listener();
         return created;
       } catch (err) {
         // Two triggers of one repository took the same run number: the later one tries again.
-        if (attempt < 3 && isUniqueViolation(err)) continue;
+        if (attempt < 3 && uniqueViolation(err)) continue;
         throw err;
       }
     }
@@ -614,8 +617,8 @@ export class ActionsService {
   }
 
   private async repositoryPayload(repo: RepoRow) {
-    const owner = await this.ctx.users.getById(repo.owner_id);
-    const root = this.ctx.config.server.rootUrl;
+    const owner = await this.deps.users.getById(repo.owner_id);
+    const root = this.deps.rootUrl;
     const fullName = `${owner?.name ?? ''}/${repo.name}`;
     return {
       id: repo.id,
@@ -666,18 +669,10 @@ export class ActionsService {
     return rows.map((r) => `${new Date(Number(r.time_ms)).toISOString()} ${r.content}\n`).join('');
   }
 
-  /** For the artifact service: run numbers and head commits. */
-  async runs(ids: number[]): Promise<Map<number, RunInfo>> {
+  /** For the artifact service (its RunSource): run numbers and head commits. */
+  async runs(ids: number[]): Promise<Map<number, { index: number; headSha: string }>> {
     const runs = await store.runsByIds(this.db, ids);
     return new Map([...runs].map(([id, r]) => [id, { index: r.run_number, headSha: r.commit_sha }]));
-  }
-
-  start(): void {
-    this.runners.start();
-  }
-
-  stop(): Promise<void> {
-    return this.runners.stop();
   }
 }
 

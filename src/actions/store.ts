@@ -10,18 +10,19 @@ import type {
   ActionSecretTable,
   ActionTaskTable,
 } from './tables.js';
-import type { KvRow, RunnerTokenRow, RunnerRow, RunRow, JobRow, TaskRow, NewJobRow } from './tables.js';
+import type {
+  KvRow,
+  RunnerTokenRow,
+  RunnerRow,
+  RunRow,
+  JobRow,
+  TaskRow,
+  NewJobRow,
+  RunFilter,
+  Scope,
+} from './tables.js';
 
 type Q = Db | Tx;
-
-/**
- * Whose secrets, variables or runners: an owner's (user or organization), a repository's, or —
- * for runners and their registration tokens only — the instance's (both null).
- */
-export interface Scope {
-  ownerId: number | null;
-  repoId: number | null;
-}
 
 /** Secrets and variables share their shape; `table` says which. */
 export type KvTable = 'action_secret' | 'action_variable';
@@ -175,13 +176,6 @@ export async function runsByIds(q: Q, ids: number[]): Promise<Map<number, RunRow
   if (ids.length === 0) return new Map();
   const rows = await q.selectFrom('action_run').selectAll().where('id', 'in', ids).execute();
   return new Map(rows.map((r) => [r.id, r]));
-}
-
-export interface RunFilter {
-  events?: string[] | undefined;
-  statuses?: string[] | undefined;
-  runNumber?: number | undefined;
-  headSha?: string | undefined;
 }
 
 export function listRuns(q: Q, repoId: number, f: RunFilter, limit: number, offset: number) {

@@ -163,3 +163,24 @@ export type RunRow = Selectable<ActionRunTable>;
 export type JobRow = Selectable<ActionRunJobTable>;
 export type TaskRow = Selectable<ActionTaskTable>;
 export type NewJobRow = Insertable<ActionRunJobTable>;
+
+/**
+ * Whose secrets, variables or runners: an owner's (user or organization), a repository's, or —
+ * for runners and their registration tokens only — the instance's (both null).
+ */
+export interface Scope {
+  ownerId: number | null;
+  repoId: number | null;
+}
+
+/** What a list of runs is narrowed to (GET .../actions/runs). */
+export interface RunFilter {
+  events?: string[] | undefined;
+  statuses?: string[] | undefined;
+  runNumber?: number | undefined;
+  headSha?: string | undefined;
+}
+
+/** Statuses of runs, jobs and tasks that are final, as Forgejo names them. */
+export const DONE_STATUSES = ['success', 'failure', 'cancelled', 'skipped'] as const;
+export const isDone = (status: string): boolean => (DONE_STATUSES as readonly string[]).includes(status);

@@ -1,8 +1,10 @@
 // Activity in the web interface: a feed of what happened (pushes, issues, pull requests, comments,
 // releases), read through the activities service with the viewer's access, as on the dashboard.
 import type { VNode } from 'preact';
-import type { AppContext } from '../app/context.js';
+import type { RepoService } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
+import type { UserService } from '../users/service.js';
+import type { ActivityService } from './service.js';
 import type { Viewer } from '../users/store.js';
 import type { UserRow } from '../users/tables.js';
 import { When } from '../web/components.js';
@@ -36,15 +38,21 @@ export interface FeedItem {
 }
 
 /** The newest entries of `user`'s feed that `viewer` may see, with their people and repositories. */
+export interface FeedDeps {
+  activities: Pick<ActivityService, 'userFeed'>;
+  repos: Pick<RepoService, 'getByIds'>;
+  users: Pick<UserService, 'getByIds'>;
+}
+
 export async function feedFor(
-  ctx: AppContext,
+  deps: FeedDeps,
   user: UserRow,
   viewer: Viewer | null,
   limit = 20,
 ): Promise<FeedItem[]> {
-  const [rows] = await ctx.activities.userFeed(user, viewer, false, { page: { page: 1, limit, offset: 0 } });
-  const repos = await ctx.repos.getByIds([...new Set(rows.map((r) => r.repo_id))]);
-  const people = await ctx.users.getByIds([
+  const [rows] = await deps.activities.userFeed(user, viewer, false, { page: { page: 1, limit, offset: 0 } });
+  const repos = await deps.repos.getByIds([...new Set(rows.map((r) => r.repo_id))]);
+  const people = await deps.users.getByIds([
     ...new Set([...rows.map((r) => r.act_user_id), ...[...repos.values()].map((r) => r.owner_id)]),
   ]);
   return rows.flatMap((row) => {

@@ -1,30 +1,48 @@
 // /api/v1 activity feeds (of a user, an organization, a team, a repository) and a user's heatmap.
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import { signedViewer, type RouteAuth } from '../http/auth.js';
-import { pageOf, sendPage } from '../http/pagination.js';
+import { pageOf, sendPage, type PagingSettings } from '../http/pagination.js';
 import { notFound } from '../errors.js';
 import { RepoParams } from '../http/params.js';
 import { toUserJson } from '../users/schemas.js';
 import { UserType } from '../users/tables.js';
 import type { Viewer } from '../users/store.js';
 import type { UserRow } from '../users/tables.js';
-import { reposJsonOf } from '../repos/present.js';
+import type { RepositoryJson } from '../repos/schemas.js';
+import type { RepoService } from '../repos/service.js';
+import type { RepoRow } from '../repos/tables.js';
+import type { OrgService } from '../orgs/service.js';
+import type { UserService } from '../users/service.js';
+import type { CommentJson } from '../issues/schemas.js';
+import type { IssuePresenter } from '../issues/present.js';
+import type { ActivityService } from './service.js';
 import type { ActionRow } from './tables.js';
 import { Activity, FeedQuery, HeatmapEntry, toActivityJson } from './schemas.js';
 
-export function activityRoutes(app: Api, ctx: AppContext): void {
-  const { activities, users, orgs, repos } = ctx;
-  const rootUrl = ctx.config.server.rootUrl;
+export interface ActivityRoutesDeps {
+  activities: ActivityService;
+  users: Pick<UserService, 'getByIds' | 'requireAccount' | 'canSee'>;
+  orgs: Pick<OrgService, 'canSee' | 'requireVisibleOrg' | 'isMember' | 'requireTeam'>;
+  repos: Pick<RepoService, 'getByIds' | 'requireRepo'>;
+  /** Repositories as JSON (repos/present.ts). */
+  reposJson: (rows: RepoRow[], viewer: Viewer | null) => Promise<RepositoryJson[]>;
+  /** Comments as JSON (issues/present.ts), for the entries that name one. */
+  commentsJson: IssuePresenter['commentsOf'];
+  paging: PagingSettings;
+  rootUrl: string;
+}
+
+export function activityRoutes(app: Api, deps: ActivityRoutesDeps): void {
+  const { activities, users, orgs, repos, reposJson, commentsJson, paging, rootUrl } = deps;
   const userRead: RouteAuth = { scope: 'user' };
   const orgRead: RouteAuth = { scope: 'organization' };
   const repoRead: RouteAuth = { scope: 'repository' };
   const feedResponse = { 200: Type.Array(Activity) };
   const heatmapText = new WeakMap<object, string>();
 
-  /** A page of activities as JSON: actors and repositories loaded once for the page. */
+  /** A page of activities as JSON: actors, repositories and comments loaded once for the page. */
   async function sendFeed(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -32,19 +50,29 @@ export function activityRoutes(app: Api, ctx: AppContext): void {
     feedUserId: number | null,
   ) {
     const viewer = request.viewer;
-    const page = pageOf(request.query as Record<string, unknown>, ctx.paging);
+    const page = pageOf(request.query as Record<string, unknown>, paging);
     const [actors, repoRows] = await Promise.all([
       users.getByIds([...new Set(rows.map((r) => r.act_user_id))]),
       repos.getByIds([...new Set(rows.map((r) => r.repo_id))]),
     ]);
-    const repoJson = new Map((await reposJsonOf(ctx, [...repoRows.values()], viewer)).map((r) => [r.id, r]));
+    const [repoList, { comments, issues }] = await Promise.all([
+      reposJson([...repoRows.values()], viewer),
+      activities.commentsOf(rows, repoRows, viewer),
+    ]);
+    const repoJson = new Map(repoList.map((r) => [r.id, r]));
+    const commentList = await commentsJson(comments, issues, viewer, repoRows.values());
+    const commentJson = new Map<number, { repoId: number; json: CommentJson }>(
+      comments.map((c, n) => [c.id, { repoId: c.repo_id, json: commentList[n]! }]),
+    );
     const json = rows.map((r) => {
       const actor = actors.get(r.act_user_id);
+      const comment = r.comment_id ? commentJson.get(r.comment_id) : undefined;
       return toActivityJson(
         r,
         feedUserId ?? r.act_user_id,
         actor ? toUserJson(actor, { rootUrl, viewer }) : null,
         repoJson.get(r.repo_id) ?? null,
+        comment && comment.repoId === r.repo_id ? comment.json : null,
       );
     });
     return sendPage(request, reply, [json, total], page, rootUrl, (a) => a);
@@ -78,7 +106,7 @@ export function activityRoutes(app: Api, ctx: AppContext): void {
       const q = request.query;
       const result = await activities.userFeed(u, request.viewer, q['only-performed-by'] === true, {
         date: q.date,
-        page: pageOf(q, ctx.paging),
+        page: pageOf(q, paging),
       });
       return sendFeed(request, reply, result, u.id);
     },
@@ -130,7 +158,7 @@ export function activityRoutes(app: Api, ctx: AppContext): void {
         viewer !== null && !viewer.publicOnly && (viewer.isAdmin || (await orgs.isMember(org, viewer.id)));
       const result = await activities.orgFeed(org, viewer, member, {
         date: request.query.date,
-        page: pageOf(request.query, ctx.paging),
+        page: pageOf(request.query, paging),
       });
       return sendFeed(request, reply, result, org.id);
     },
@@ -154,7 +182,7 @@ export function activityRoutes(app: Api, ctx: AppContext): void {
       const { team } = await orgs.requireTeam(request.params.id, viewer);
       const result = await activities.teamFeed(team.id, viewer, {
         date: request.query.date,
-        page: pageOf(request.query, ctx.paging),
+        page: pageOf(request.query, paging),
       });
       return sendFeed(request, reply, result, null);
     },
@@ -177,7 +205,7 @@ export function activityRoutes(app: Api, ctx: AppContext): void {
       const { repo } = await repos.requireRepo(request.params.owner, request.params.repo, request.viewer);
       const result = await activities.repoFeed(repo, {
         date: request.query.date,
-        page: pageOf(request.query, ctx.paging),
+        page: pageOf(request.query, paging),
       });
       return sendFeed(request, reply, result, null);
     },

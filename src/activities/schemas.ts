@@ -3,6 +3,7 @@ import { Type, type Static } from 'typebox';
 import { isoTime } from '../http/format.js';
 import { User, type UserJson } from '../users/schemas.js';
 import { Repository, type RepositoryJson } from '../repos/schemas.js';
+import { Comment, type CommentJson } from '../issues/schemas.js';
 import type { ActionRow } from './tables.js';
 
 export const Activity = Type.Object({
@@ -13,7 +14,10 @@ export const Activity = Type.Object({
   act_user: Type.Union([User, Type.Null()]),
   repo_id: Type.Integer(),
   repo: Type.Union([Repository, Type.Null()]),
-  comment_id: Type.Integer(),
+  comment_id: Type.Integer({ description: 'the id of `comment` (0 without it)' }),
+  comment: Type.Union([Comment, Type.Null()], {
+    description: 'the comment of a comment entry, when it still exists and the viewer may read it',
+  }),
   ref_name: Type.String(),
   is_private: Type.Boolean(),
   content: Type.String(),
@@ -35,6 +39,8 @@ export function toActivityJson(
   feedUserId: number,
   actor: UserJson | null,
   repo: RepositoryJson | null,
+  /** The comment the row names, as the viewer may see it (Forgejo sends comment_id only with it). */
+  comment: CommentJson | null = null,
 ): ActivityJson {
   return {
     id: row.id,
@@ -44,7 +50,8 @@ export function toActivityJson(
     act_user: actor,
     repo_id: row.repo_id,
     repo,
-    comment_id: row.comment_id ?? 0,
+    comment_id: comment ? comment.id : 0,
+    comment,
     ref_name: row.ref_name,
     is_private: row.is_private === 1,
     content: row.content,

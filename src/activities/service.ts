@@ -1,10 +1,19 @@
 // Activities: written from the event bus (after each change has committed) and read as feeds and
 // heatmaps, each limited to what the viewer may see: rows of private repositories only to those
 // who can read them, and to the feed's own user (or an administrator) as Forgejo does.
-import type { AppContext } from '../app/context.js';
 import { nowUnix, type Db } from '../db/database.js';
 import type { Page } from '../http/pagination.js';
+import type { Cluster } from '../cluster/service.js';
+import type { EventBus } from '../events/bus.js';
+import type { IssueService } from '../issues/service.js';
+import type { RepoService } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
+import * as issueStore from '../issues/store.js';
+import type { PlainCommentRow } from '../issues/store.js';
+import type { IssueRow } from '../issues/tables.js';
+import { unitOf } from '../issues/service.js';
+import { AccessMode } from '../orgs/store.js';
+import type { UserService } from '../users/service.js';
 import type { Viewer } from '../users/store.js';
 import type { UserRow } from '../users/tables.js';
 import { Visibility } from '../users/tables.js';
@@ -30,19 +39,31 @@ export interface FeedQuery {
   page: Page;
 }
 
+export interface ActivityServiceDeps {
+  db: Db;
+  events: EventBus;
+  /** Tells the other processes of an action recorded (their heatmaps), and hears theirs. */
+  cluster: Pick<Cluster, 'on' | 'publish'>;
+  /** `accessMany`: who may read the comments the entries name. */
+  repos: Pick<RepoService, 'getById' | 'accessMany'>;
+  users: Pick<UserService, 'getById'>;
+  /** Titles of issues and texts of comments, for the entries' content; the issues of their comments. */
+  issues: Pick<IssueService, 'getById' | 'getCommentById' | 'getByIds'>;
+}
+
 export class ActivityService {
   private readonly db: Db;
   /** Recent heatmaps by `${userId}:${withPrivate}` (see HEATMAP_TTL_MS). */
   private readonly heatmaps = new Map<string, { until: number; value: Promise<Heatmap> }>();
 
-  constructor(private readonly ctx: AppContext) {
-    this.db = ctx.db;
+  constructor(private readonly deps: ActivityServiceDeps) {
+    this.db = deps.db;
     // Another process recorded an action of this user (a `reset`, no user: messages may be lost).
-    ctx.cluster.on('activities.recorded', (actorId) => {
+    deps.cluster.on('activities.recorded', (actorId) => {
       if (typeof actorId === 'number') this.forgetHeatmaps(actorId);
       else this.heatmaps.clear();
     });
-    const { events } = ctx;
+    const { events, issues } = deps;
     events.on('repository.created', (e) => this.record(e.repoId, e.doerId, 'create_repo'));
     events.on('push', async (e) => {
       for (const u of e.updates) {
@@ -63,7 +84,7 @@ export class ActivityService {
       }
     });
     const titled = async (issueId: number, index: number) => {
-      const issue = await ctx.issues.getById(issueId);
+      const issue = await issues.getById(issueId);
       return `${index}|${issue?.title ?? ''}`;
     };
     events.on('issue.opened', async (e) =>
@@ -85,7 +106,7 @@ export class ActivityService {
       this.record(e.repoId, e.doerId, 'merge_pull_request', { content: await titled(e.issueId, e.index) }),
     );
     events.on('comment.created', async (e) => {
-      const found = await ctx.issues.getCommentById(e.commentId);
+      const found = await issues.getCommentById(e.commentId);
       this.record(e.repoId, e.doerId, e.isPull ? 'comment_pull' : 'comment_issue', {
         commentId: e.commentId,
         content: `${e.index}|${(found?.content ?? '').slice(0, 200)}`,
@@ -105,9 +126,9 @@ export class ActivityService {
     op: OpType,
     extra: { refName?: string; content?: string; commentId?: number } = {},
   ): Promise<void> {
-    const repo = await this.ctx.repos.getById(repoId);
+    const repo = await this.deps.repos.getById(repoId);
     if (!repo) return;
-    const owner = await this.ctx.users.getById(repo.owner_id);
+    const owner = await this.deps.users.getById(repo.owner_id);
     const row = {
       act_user_id: actorId,
       op_type: op,
@@ -126,7 +147,7 @@ export class ActivityService {
       feeds.map((user_id) => ({ ...row, user_id })),
     );
     this.forgetHeatmaps(actorId);
-    this.ctx.cluster.publish('activities.recorded', actorId);
+    this.deps.cluster.publish('activities.recorded', actorId);
   }
 
   private forgetHeatmaps(userId: number): void {
@@ -192,6 +213,36 @@ export class ActivityService {
       q.page.limit,
       q.page.offset,
     );
+  }
+
+  /**
+   * The comments the entries of a feed page name, with their issues, in a fixed number of queries
+   * (not one per entry): only those of the entry's repository (`repos`, by id) that `viewer` may
+   * read there (its issues or pull requests), as the comment's own endpoints would show them.
+   */
+  async commentsOf(
+    rows: ActionRow[],
+    repos: Map<number, RepoRow>,
+    viewer: Viewer | null,
+  ): Promise<{ comments: PlainCommentRow[]; issues: Map<number, IssueRow> }> {
+    const ids = [...new Set(rows.map((r) => r.comment_id).filter((id): id is number => !!id))];
+    const found = await issueStore.plainCommentsByIds(this.db, ids);
+    if (found.length === 0) return { comments: [], issues: new Map() };
+    const [issues, access] = await Promise.all([
+      this.deps.issues.getByIds(found.map((c) => c.issue_id)),
+      this.deps.repos.accessMany(
+        [...new Set(found.map((c) => c.repo_id))].flatMap((id) => repos.get(id) ?? []),
+        viewer,
+      ),
+    ]);
+    const comments = found.filter((c) => {
+      const issue = issues.get(c.issue_id);
+      const repo = repos.get(c.repo_id);
+      if (!issue || !repo || issue.repo_id !== repo.id) return false;
+      const enabled = issue.is_pull ? repo.has_pull_requests : repo.has_issues;
+      return !!enabled && (access.get(repo.id)?.units.get(unitOf(issue.is_pull)) ?? 0) >= AccessMode.read;
+    });
+    return { comments, issues };
   }
 
   heatmap(user: UserRow, viewer: Viewer | null): Promise<Heatmap> {

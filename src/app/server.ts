@@ -37,6 +37,9 @@ import { registerBodyParsing } from '../http/bodies.js';
 import { statusesRoutes } from '../statuses/routes.js';
 import { mirrorsRoutes } from '../mirrors/routes.js';
 import { issuesRoutes } from '../issues/routes.js';
+import { issueTriageRoutes } from '../issues/triage-routes.js';
+import { issueCommentRoutes } from '../issues/comment-routes.js';
+import { IssuePresenter } from '../issues/present.js';
 import { dependenciesRoutes } from '../issues/dependencies-routes.js';
 import { timesRoutes } from '../issues/times-routes.js';
 import { labelsRoutes } from '../labels/routes.js';
@@ -56,6 +59,7 @@ import { genericRoutes } from '../packages/generic/routes.js';
 import { npmRoutes } from '../packages/npm/routes.js';
 import cookie from '@fastify/cookie';
 import { registerWeb, Web, type PageRoutes } from '../web/plugin.js';
+import { withLegacyContext } from './web-transition.js';
 import { setNotFoundPage } from '../http/errors.js';
 import { avatarFileRoutes, avatarsRoutes } from '../avatars/routes.js';
 import { oauth2Routes } from '../oauth2/routes.js';
@@ -65,10 +69,13 @@ import { repoListPages } from '../repos/pages.js';
 import { codePages } from '../repos/code-pages.js';
 import { releasePages } from '../releases/pages.js';
 import { issuePages } from '../issues/pages.js';
+import { issueFormPages } from '../issues/form-pages.js';
 import { labelPages } from '../labels/pages.js';
 import { milestonePages } from '../milestones/pages.js';
 import { socialPages } from '../social/pages.js';
 import { pullPages } from '../pulls/pages.js';
+import { GitDataService } from '../git/data-service.js';
+import { reposJsonOf } from '../repos/present.js';
 import { mavenRoutes } from '../packages/maven/routes.js';
 import { pypiRoutes } from '../packages/pypi/routes.js';
 import { countRequests, opsRoutes } from '../ops/routes.js';
@@ -80,59 +87,326 @@ import { containerRoutes } from '../packages/container/routes.js';
 import { signingRoutes } from '../signing/routes.js';
 import { wikiRoutes } from '../wiki/routes.js';
 import { wikiPages } from '../wiki/pages.js';
+import { uploadsTempDir } from '../web/uploads.js';
+
+/** The issue presenter of the issue routes. */
+const issuePresenter = (ctx: AppContext) =>
+  new IssuePresenter({
+    rootUrl: ctx.config.server.rootUrl,
+    users: ctx.users,
+    repos: ctx.repos,
+    issues: ctx.issues,
+    labels: ctx.labels,
+    milestones: ctx.milestones,
+    times: ctx.times,
+  });
 
 /** Each domain's API routes, registered under /api/v1. */
 const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
-  metaRoutes,
-  markupRoutes,
-  cronRoutes,
-  topicRoutes,
-  userRoutes,
-  tokenRoutes,
-  orgRoutes,
-  quotaRoutes,
+  (api, ctx) =>
+    metaRoutes(api, {
+      users: ctx.users,
+      issues: ctx.issues,
+      rootUrl: ctx.config.server.rootUrl,
+      paging: ctx.paging,
+      attachment: ctx.config.attachment,
+      disableRegistration: ctx.config.service.disableRegistration,
+    }),
+  (api, ctx) => markupRoutes(api, { markup: ctx.markup }),
+  (api, ctx) => cronRoutes(api, { cron: ctx.cron, paging: ctx.paging, rootUrl: ctx.config.server.rootUrl }),
+  (api, ctx) =>
+    topicRoutes(api, {
+      repos: ctx.repos,
+      topics: ctx.topics,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    userRoutes(api, {
+      users: ctx.users,
+      orgs: ctx.orgs,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    tokenRoutes(api, {
+      users: ctx.users,
+      tokens: ctx.tokens,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    orgRoutes(api, {
+      orgs: ctx.orgs,
+      users: ctx.users,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    quotaRoutes(api, {
+      quota: ctx.quota,
+      users: ctx.users,
+      orgs: ctx.orgs,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
   repoRoutes,
   forkRoutes,
   unadoptedRoutes,
   gitDataRoutes,
-  protectionRoutes,
-  statusesRoutes,
+  (api, ctx) => protectionRoutes(api, { protection: ctx.protection, repos: ctx.repos }),
+  (api, ctx) =>
+    statusesRoutes(api, {
+      statuses: ctx.statuses,
+      repos: ctx.repos,
+      users: ctx.users,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
   mirrorsRoutes,
-  issuesRoutes,
-  dependenciesRoutes,
-  timesRoutes,
-  labelsRoutes,
-  milestonesRoutes,
-  attachmentsRoutes,
-  releasesRoutes,
-  notificationsRoutes,
-  pullsRoutes,
-  webhooksRoutes,
-  actionsRoutes,
-  artifactsRoutes,
-  packagesRoutes,
-  packageCleanupRoutes,
-  socialRoutes,
-  activityRoutes,
+  (api, ctx) =>
+    issuesRoutes(api, {
+      repos: ctx.repos,
+      users: ctx.users,
+      issues: ctx.issues,
+      issueLists: ctx.issueLists,
+      present: issuePresenter(ctx),
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    issueTriageRoutes(api, {
+      repos: ctx.repos,
+      issues: ctx.issues,
+      issueTriage: ctx.issueTriage,
+      labels: ctx.labels,
+      present: issuePresenter(ctx),
+    }),
+  (api, ctx) =>
+    issueCommentRoutes(api, {
+      repos: ctx.repos,
+      issues: ctx.issues,
+      issueComments: ctx.issueComments,
+      present: issuePresenter(ctx),
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    dependenciesRoutes(api, {
+      repos: ctx.repos,
+      issues: ctx.issues,
+      dependencies: ctx.dependencies,
+      present: issuePresenter(ctx),
+      paging: ctx.paging,
+    }),
+  (api, ctx) =>
+    timesRoutes(api, {
+      repos: ctx.repos,
+      issues: ctx.issues,
+      times: ctx.times,
+      present: issuePresenter(ctx),
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    labelsRoutes(api, {
+      repos: ctx.repos,
+      users: ctx.users,
+      orgs: ctx.orgs,
+      labels: ctx.labels,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    milestonesRoutes(api, {
+      repos: ctx.repos,
+      milestones: ctx.milestones,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    attachmentsRoutes(api, {
+      repos: ctx.repos,
+      issues: ctx.issues,
+      attachments: ctx.attachments,
+      uploadLimits: ctx.config.attachment,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    releasesRoutes(api, {
+      repos: ctx.repos,
+      users: ctx.users,
+      releases: ctx.releases,
+      attachments: ctx.attachments,
+      uploadLimits: ctx.config.attachment,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    notificationsRoutes(api, {
+      repos: ctx.repos,
+      users: ctx.users,
+      issues: ctx.issues,
+      notifications: ctx.notifications,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    pullsRoutes(api, {
+      pulls: ctx.pulls,
+      reviews: ctx.pullReviews,
+      merging: ctx.pullMerges,
+      autoMerge: ctx.autoMerge,
+      present: ctx.pullPresenter,
+      repos: ctx.repos,
+      users: ctx.users,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    webhooksRoutes(api, {
+      webhooks: ctx.webhooks,
+      repos: ctx.repos,
+      orgs: ctx.orgs,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    actionsRoutes(api, {
+      actions: ctx.actions,
+      runners: ctx.runners,
+      repos: ctx.repos,
+      orgs: ctx.orgs,
+      users: ctx.users,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    artifactsRoutes(api, {
+      artifacts: ctx.artifacts,
+      repos: ctx.repos,
+      users: ctx.users,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    packagesRoutes(api, {
+      packages: ctx.packages,
+      users: ctx.users,
+      repos: ctx.repos,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    packageCleanupRoutes(api, {
+      packages: ctx.packages,
+      cleanup: ctx.packageCleanup,
+      users: ctx.users,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    socialRoutes(api, {
+      repos: ctx.repos,
+      users: ctx.users,
+      orgs: ctx.orgs,
+      social: ctx.social,
+      reposJson: (rows, viewer) => reposJsonOf(ctx, rows, viewer),
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  (api, ctx) =>
+    activityRoutes(api, {
+      activities: ctx.activities,
+      users: ctx.users,
+      orgs: ctx.orgs,
+      repos: ctx.repos,
+      reposJson: (rows, viewer) => reposJsonOf(ctx, rows, viewer),
+      commentsJson: (rows, issues, viewer, repos) =>
+        issuePresenter(ctx).commentsOf(rows, issues, viewer, repos),
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
   avatarsRoutes,
-  oauth2Routes,
+  (api, ctx) =>
+    oauth2Routes(api, { oauth2: ctx.oauth2, paging: ctx.paging, rootUrl: ctx.config.server.rootUrl }),
   repoMetaRoutes,
   sshKeyRoutes,
-  signingRoutes,
+  (api, ctx) =>
+    signingRoutes(api, {
+      signing: ctx.signing,
+      users: ctx.users,
+      orgs: ctx.orgs,
+      repos: ctx.repos,
+      paging: ctx.paging,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
   wikiRoutes,
 ];
 
 /** Each domain's web pages (server-rendered HTML at Forgejo's URL layout). */
-const webPages: PageRoutes[] = [
-  userPages,
+const webPages = (ctx: AppContext): PageRoutes[] => [
+  userPages({
+    users: ctx.users,
+    orgs: ctx.orgs,
+    sessions: ctx.sessions,
+    disableRegistration: ctx.config.service.disableRegistration,
+    pageSize: ctx.config.api.defaultPagingNum,
+  }),
   repoListPages,
   codePages,
-  releasePages,
-  issuePages,
-  pullPages,
-  labelPages,
-  milestonePages,
-  socialPages,
+  releasePages({
+    repos: ctx.repos,
+    users: ctx.users,
+    releases: ctx.releases,
+    attachments: ctx.attachments,
+    rootUrl: ctx.config.server.rootUrl,
+  }),
+  issuePages({
+    repos: ctx.repos,
+    users: ctx.users,
+    issues: ctx.issues,
+    issueLists: ctx.issueLists,
+    issueComments: ctx.issueComments,
+    labels: ctx.labels,
+    milestones: ctx.milestones,
+    attachments: ctx.attachments,
+    repoMeta: ctx.repoMeta,
+    pageSize: ctx.config.api.defaultPagingNum,
+    rootUrl: ctx.config.server.rootUrl,
+  }),
+  issueFormPages({
+    repos: ctx.repos,
+    users: ctx.users,
+    issues: ctx.issues,
+    issueComments: ctx.issueComments,
+    issueTriage: ctx.issueTriage,
+    attachments: ctx.attachments,
+  }),
+  pullPages({
+    pulls: ctx.pulls,
+    reviews: ctx.pullReviews,
+    mergeability: ctx.pullMergeability,
+    merging: ctx.pullMerges,
+    autoMerge: ctx.autoMerge,
+    statuses: ctx.statuses,
+    git: new GitDataService(ctx),
+    issues: ctx.issues,
+    issueComments: ctx.issueComments,
+    repos: ctx.repos,
+    users: ctx.users,
+    labels: ctx.labels,
+    milestones: ctx.milestones,
+    attachments: ctx.attachments,
+    rootUrl: ctx.config.server.rootUrl,
+  }),
+  labelPages({ repos: ctx.repos, users: ctx.users, labels: ctx.labels }),
+  milestonePages({ repos: ctx.repos, users: ctx.users, milestones: ctx.milestones }),
+  socialPages({
+    repos: ctx.repos,
+    users: ctx.users,
+    social: ctx.social,
+    notifications: ctx.notifications,
+  }),
   wikiPages,
 ];
 
@@ -167,7 +441,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     if (!route.url.startsWith('/api/v1/')) route.schema = { ...(route.schema ?? {}), hide: true };
   });
   guardSlowBodies(app.server, docsUrl, options.bodyTimeouts ?? BODY_TIMEOUTS);
-  countRequests(app, ctx);
+  countRequests(app, { metrics: ctx.metrics });
 
   await app.register(swagger, {
     openapi: {
@@ -205,21 +479,38 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
 
   await app.register(
     async (api) => {
-      registerAuth(api, ctx.auth, ctx.users);
+      registerAuth(api, { auth: ctx.auth, users: ctx.users });
       registerBodyParsing(api);
       for (const routes of apiRoutes) routes(api as unknown as Api, ctx);
     },
     { prefix: '/api/v1' },
   );
-  await app.register(async (scope) => wellKnownRoutes(scope as unknown as Api, ctx));
+  await app.register(async (scope) =>
+    wellKnownRoutes(scope as unknown as Api, { rootUrl: ctx.config.server.rootUrl }),
+  );
   // Health and metrics, outside /api/v1 (monitoring asks without credentials of a user).
-  await app.register(async (scope) => opsRoutes(scope, ctx));
+  await app.register(async (scope) =>
+    opsRoutes(scope, { ops: ctx.ops, metrics: ctx.metrics, metricsToken: ctx.config.metrics.token }),
+  );
   // Attachment downloads (browser_download_url), outside /api/v1: they authenticate on their own.
-  await app.register(async (files) => attachmentDownloadRoutes(files, ctx));
+  await app.register(async (files) =>
+    attachmentDownloadRoutes(files, {
+      auth: ctx.auth,
+      users: ctx.users,
+      repos: ctx.repos,
+      attachments: ctx.attachments,
+    }),
+  );
   // Git over HTTP, outside /api/v1 and its authentication hook (git has its own 401 handshake).
   await app.register(async (gitScope) => {
     gitHttpRoutes(gitScope, ctx);
-    lfsRoutes(gitScope, ctx);
+    lfsRoutes(gitScope, {
+      lfs: ctx.lfs,
+      auth: ctx.auth,
+      users: ctx.users,
+      repos: ctx.repos,
+      rootUrl: ctx.config.server.rootUrl,
+    });
   });
   // `anvil serv` (OpenSSH mode) asks the running server through these; /{username}.keys.
   await app.register(async (scope) => {
@@ -227,21 +518,49 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     authorizedKeysRoute(scope, ctx);
   });
   // Runner-facing actions endpoints and the artifact service, each in a scope of its own.
-  await app.register(async (scope) => actionsRunnerRoutes(scope, ctx));
-  await app.register(async (scope) => artifactServiceRoutes(scope, ctx));
+  await app.register(async (scope) =>
+    actionsRunnerRoutes(scope, { runners: ctx.runners, enabled: ctx.config.actions.enabled }),
+  );
+  await app.register(async (scope) =>
+    artifactServiceRoutes(scope, { artifacts: ctx.artifacts, content: ctx.artifactContent }),
+  );
   // Package registries at /api/packages/{owner}/{format}/..., each format in a scope of its own.
-  await app.register(async (scope) => genericRoutes(scope, ctx));
-  await app.register(async (scope) => npmRoutes(scope, ctx));
-  await app.register(async (scope) => mavenRoutes(scope, ctx));
-  await app.register(async (scope) => pypiRoutes(scope, ctx));
-  await app.register(async (scope) => cargoRoutes(scope, ctx));
-  await app.register(async (scope) => condaRoutes(scope, ctx));
-  await app.register(async (scope) => containerRoutes(scope, ctx));
+  const registry = { packages: ctx.packages, auth: ctx.auth, users: ctx.users };
+  await app.register(async (scope) => genericRoutes(scope, registry));
+  await app.register(async (scope) =>
+    npmRoutes(scope, {
+      ...registry,
+      npm: ctx.npmPackages,
+      limitSizeNpm: ctx.config.packages.limitSizeNpm,
+    }),
+  );
+  await app.register(async (scope) => mavenRoutes(scope, { ...registry, maven: ctx.mavenPackages }));
+  await app.register(async (scope) => pypiRoutes(scope, { ...registry, pypi: ctx.pypiPackages }));
+  await app.register(async (scope) => cargoRoutes(scope, { ...registry, cargo: ctx.cargoPackages }));
+  await app.register(async (scope) => condaRoutes(scope, { ...registry, conda: ctx.condaPackages }));
+  await app.register(async (scope) =>
+    containerRoutes(scope, {
+      ...registry,
+      images: ctx.containerImages,
+      blobs: ctx.containerBlobs,
+      tokens: ctx.registryTokens,
+      rootUrl: ctx.config.server.rootUrl,
+    }),
+  );
   // The web interface: pages for browsers, on sessions (never accepted by the API above).
   await app.register(cookie);
   await app.register(async (scope) => avatarFileRoutes(scope, ctx));
-  const web = new Web(ctx);
-  await registerWeb(app, web, webPages);
+  const web = withLegacyContext(
+    new Web({
+      sessions: ctx.sessions,
+      session: ctx.config.session,
+      uploadLimit: ctx.config.attachment.maxSize,
+      rootUrl: ctx.config.server.rootUrl,
+      uploadsDir: uploadsTempDir(ctx.config.server.appDataPath),
+    }),
+    ctx,
+  );
+  await registerWeb(app, web, webPages(ctx));
   setNotFoundPage(app, (request, reply) => web.notFoundPage(request, reply));
   return app;
 }

@@ -15,14 +15,15 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { Type } from 'typebox';
 import { create } from '@bufbuild/protobuf';
 import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
-import type { AppContext } from '../app/context.js';
 import { AppError, notFound, type ErrorKind } from '../errors.js';
 import { statusOf } from '../http/errors.js';
 import type { RouteAuth } from '../http/auth.js';
-import { pageOf, setPageHeaders } from '../http/pagination.js';
+import { pageOf, setPageHeaders, type PagingSettings } from '../http/pagination.js';
 import type { Api } from '../http/types.js';
 import { declares } from '../quota/schemas.js';
+import type { RepoService } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
+import type { UserService } from '../users/service.js';
 import {
   ArtifactService as ArtifactServiceDesc,
   CreateArtifactResponseSchema,
@@ -33,7 +34,11 @@ import {
   ListArtifactsResponseSchema,
 } from './gen/vendor/actions/results/api/v1/artifact_pb.js';
 import { ActionArtifact, ActionArtifactsResponse, ArtifactListQuery, toArtifactJson } from './schemas.js';
-import { ArtifactError, type ArtifactRow } from './service.js';
+import type { RuntimeTokenClaims } from '../actions/runtime-token.js';
+import type { ArtifactContent } from './content.js';
+import { ArtifactError } from './errors.js';
+import type { ArtifactService } from './service.js';
+import type { ArtifactRow } from './tables.js';
 import { declaredLength } from '../http/bodies.js';
 import {
   CONTENT_TYPE,
@@ -67,9 +72,16 @@ const RunParams = Type.Object({
 });
 
 /** Artifacts in the REST API under /api/v1: reading needs read access to the repository's actions, deleting write access. */
-export function artifactsRoutes(app: Api, ctx: AppContext): void {
-  const { repos, artifacts } = ctx;
-  const rootUrl = ctx.config.server.rootUrl;
+export interface ArtifactsRoutesDeps {
+  artifacts: ArtifactService;
+  repos: Pick<RepoService, 'requireRepo'>;
+  users: Pick<UserService, 'getById'>;
+  paging: PagingSettings;
+  rootUrl: string;
+}
+
+export function artifactsRoutes(app: Api, deps: ArtifactsRoutesDeps): void {
+  const { repos, artifacts, users, paging, rootUrl } = deps;
   const tags = ['repository'];
   const read: RouteAuth = { scope: 'repository' };
   const write: RouteAuth = { scope: 'repository', require: 'signed' };
@@ -86,7 +98,7 @@ export function artifactsRoutes(app: Api, ctx: AppContext): void {
   }
 
   async function json(request: FastifyRequest, repo: RepoRow, rows: ArtifactRow[]) {
-    const [owner, runs] = await Promise.all([ctx.users.getById(repo.owner_id), artifacts.runsOf(rows)]);
+    const [owner, runs] = await Promise.all([users.getById(repo.owner_id), artifacts.runsOf(rows)]);
     const links = {
       rootUrl,
       fullName: `${encodeURIComponent(owner!.name)}/${encodeURIComponent(repo.name)}`,
@@ -101,7 +113,7 @@ export function artifactsRoutes(app: Api, ctx: AppContext): void {
     q: { name?: string | undefined; page?: number | undefined; limit?: number | undefined },
     runId?: number,
   ) {
-    const page = pageOf(q, ctx.paging);
+    const page = pageOf(q, paging);
     const [rows, total] = await artifacts.listOfRepo(repo, { name: q.name, runId }, page.limit, page.offset);
     setPageHeaders(request, reply, total, page, rootUrl);
     return { artifacts: await json(request, repo, rows), total_count: total };
@@ -209,15 +221,17 @@ export function artifactsRoutes(app: Api, ctx: AppContext): void {
 
 // The artifact service and its signed URLs, at the server root
 
-type Handler = (
-  job: ReturnType<AppContext['artifacts']['authenticate']>,
-  body: Buffer,
-  enc: 'json' | 'protobuf',
-) => Promise<Buffer | string>;
+type Handler = (job: RuntimeTokenClaims, body: Buffer, enc: 'json' | 'protobuf') => Promise<Buffer | string>;
 
 /** The v4 artifact service (Twirp at /twirp/...) and its signed upload/download URLs, in their own scope. */
-export function artifactServiceRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const svc = ctx.artifacts;
+export interface ArtifactServiceRoutesDeps {
+  artifacts: ArtifactService;
+  /** The content behind the signed URLs. */
+  content: ArtifactContent;
+}
+
+export function artifactServiceRoutes(app: FastifyInstance, deps: ArtifactServiceRoutesDeps): void {
+  const { artifacts: svc, content } = deps;
   // Bodies reach the handlers as streams: blocks are stored as they arrive, never buffered whole.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
@@ -352,17 +366,17 @@ export function artifactServiceRoutes(app: FastifyInstance, ctx: AppContext): vo
           azure: 'MissingRequiredQueryParameter',
         });
       }
-      const a = await svc.requireSigned('upload', request.params.id, q);
+      const a = await content.requireSigned('upload', request.params.id, q);
       const body = request.body as Readable | undefined;
       azureHeaders(request, res);
       if (comp === 'block') {
-        await svc.putBlock(a, q['blockid']!, body ?? emptyStream(), declaredLength(request));
+        await content.putBlock(a, q['blockid']!, body ?? emptyStream(), declaredLength(request));
         return res.code(201).send();
       }
       const stored =
         comp === 'blocklist'
-          ? await svc.commitBlocks(a, body ?? emptyStream())
-          : await svc.putContent(a, body ?? emptyStream(), declaredLength(request));
+          ? await content.commitBlocks(a, body ?? emptyStream())
+          : await content.putContent(a, body ?? emptyStream(), declaredLength(request));
       res.header('ETag', `"0x${stored.sha256.slice(0, 16).toUpperCase()}"`);
       res.header('Last-Modified', new Date().toUTCString());
       return res.code(201).send();
@@ -379,7 +393,7 @@ export function artifactServiceRoutes(app: FastifyInstance, ctx: AppContext): vo
           azure: 'UnsupportedHttpVerb',
         });
       }
-      const a = await svc.requireSigned('download', request.params.id, request.query);
+      const a = await content.requireSigned('download', request.params.id, request.query);
       azureHeaders(request, res);
       const size = Number(a.size);
       res.header('Content-Type', 'application/zip');
@@ -405,7 +419,7 @@ export function artifactServiceRoutes(app: FastifyInstance, ctx: AppContext): vo
         res.header('Content-Length', String(size));
       }
       if (request.method === 'HEAD') return res.send();
-      return res.send(await svc.open(a, range));
+      return res.send(await content.open(a, range));
     },
   );
 }

@@ -3,7 +3,8 @@ import { Type, type Static } from 'typebox';
 import { PageFields } from '../http/pagination.js';
 import { isoTime } from '../http/format.js';
 import { nowUnix } from '../db/database.js';
-import type { ArtifactRow, RunInfo } from './service.js';
+import type { RunInfo } from './service.js';
+import type { ArtifactRow } from './tables.js';
 
 export const ActionArtifact = Type.Object(
   {

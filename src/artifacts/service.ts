@@ -1,5 +1,6 @@
 // Actions artifacts: the v4 artifact service's operations (behind the job's runtime token), the
-// content behind signed URLs, the REST view, quota accounting and retention.
+// signed URLs, the REST view, deletion, quota accounting and retention. The content behind the
+// signed URLs (uploads and downloads) is content.ts.
 //
 // Life of an artifact:
 //   CreateArtifact   a 'pending' row (unique name within the run) and a signed upload URL;
@@ -30,21 +31,16 @@
 //   - name_filter / id_filter (ListArtifactsRequest) keep the artifacts of that exact name / id.
 //     Lists only ever show finalized artifacts of the token's run.
 import crypto from 'node:crypto';
-import { Readable } from 'node:stream';
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import type { AppContext } from '../app/context.js';
+import type { Logger } from 'pino';
 import { verifyRuntimeToken, RuntimeTokenError, type RuntimeTokenClaims } from '../actions/runtime-token.js';
-import { nowUnix, transaction, type Tx } from '../db/database.js';
-import {
-  AppError,
-  badRequest,
-  conflict,
-  forbidden,
-  notFound,
-  unauthorized,
-  type ErrorKind,
-} from '../errors.js';
+import type { Cluster } from '../cluster/service.js';
+import type { Config } from '../config/config.js';
+import type { CronService } from '../cron/service.js';
+import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
+import { uniqueViolation } from '../db/retry.js';
+import { badRequest, conflict, forbidden, notFound, unauthorized } from '../errors.js';
 import type { QuotaUsedArtifactJson } from '../quota/schemas.js';
+import type { ItemSources, QuotaService } from '../quota/service.js';
 import {
   measureRows,
   recordUsage,
@@ -52,17 +48,17 @@ import {
   type OwnerTotals,
   type UsageSource,
 } from '../quota/usage.js';
+import type { RepoService } from '../repos/service.js';
 import * as repoStore from '../repos/store.js';
 import type { RepoRow } from '../repos/tables.js';
+import type { BlobReferences } from '../storage/sweep.js';
+import type { BlobStore } from '../storage/storage.js';
 import type { AfterCommit } from '../users/owned.js';
-import { hashInto, sha256Passing } from '../storage/storage.js';
+import { DECIMAL_ID, removeFiles } from './content.js';
+import { ArtifactError, clip } from './errors.js';
 import { UrlSigner, type UrlPurpose } from './signed-url.js';
-import { UploadHashes } from './upload-hash.js';
 import * as store from './store.js';
 import type { ArtifactRow } from './tables.js';
-import { faultPoint } from '../faults.js';
-
-export type { ArtifactRow } from './tables.js';
 
 const SUBJECT = 'size:assets:artifacts';
 /** Versions of the v4 protocol accepted in CreateArtifactRequest.version (see the header). */
@@ -78,16 +74,10 @@ const SWEEP_MS = 60 * 60_000;
 const SWEEP_FIRST_MS = 10_000;
 const SWEEP_BATCH = 100;
 const STOP_WAIT_MS = 15_000;
-/** Largest block list body (Azure allows 50,000 blocks of ids up to 64 bytes). */
-const MAX_BLOCK_LIST_BYTES = 8 * 1024 * 1024;
-const MAX_BLOCKS = 50_000;
-/** Azure block ids: base64 of at most 64 bytes. */
-const BLOCK_ID = /^[A-Za-z0-9+/=_-]{1,100}$/;
 /** Longest artifact name, and the characters @actions/artifact itself refuses in one. */
 const MAX_NAME = 255;
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
 const BAD_NAME = /["<>|*?:\\/\x00-\x1f\x7f]/;
-const DECIMAL_ID = /^[1-9]\d{0,15}$/;
 
 /** What the actions domain may tell about runs, for the REST view and quota links. */
 export interface RunInfo {
@@ -99,65 +89,58 @@ export interface RunSource {
   runs(ids: number[]): Promise<Map<number, RunInfo>>;
 }
 
-/**
- * An AppError that also names the code to answer with where the protocol has its own codes:
- * Twirp's (`twirp`, instead of the one its kind maps to) or Azure Blob's (`azure`, in
- * x-ms-error-code on the signed URLs).
- */
-export class ArtifactError extends AppError {
-  constructor(
-    kind: ErrorKind,
-    message: string,
-    readonly codes: { twirp?: string; azure?: string },
-  ) {
-    super(kind, message);
-  }
+export interface ArtifactServiceDeps {
+  db: Db;
+  log: Logger;
+  /** Where the contents are (storage.artifacts). */
+  blobs: BlobStore;
+  settings: Pick<Config['actions'], 'enabled' | 'artifactRetentionDays'>;
+  /** [security] SECRET_KEY: runtime tokens are checked and URLs signed with it. */
+  secretKey: string;
+  rootUrl: string;
+  quota: Pick<QuotaService, 'check'>;
+  /** Artifacts follow their repository's deletion and transfer. */
+  repos: Pick<RepoService, 'addHooks'>;
+  /** Run numbers and head commits (the actions domain), for the REST view and quota links. */
+  runs: RunSource;
+  /** The retention job runs under a lease, reported as the cleanup_actions task. */
+  cron: Pick<CronService, 'track'>;
+  cluster: Pick<Cluster, 'once'>;
+  usageSources: UsageSource[];
+  quotaItems: ItemSources;
+  blobReferences: BlobReferences[];
 }
-
-const blobKey = (artifactId: number) => `blobs/${artifactId}-${crypto.randomUUID()}.zip`;
-const blockKey = (artifactId: number, blockId: string) =>
-  `blocks/${artifactId}-${crypto.createHash('sha256').update(blockId).digest('hex')}`;
 
 export class ArtifactService {
   private signerInstance: UrlSigner | undefined;
-  private runSource: RunSource | undefined;
   private timers: NodeJS.Timeout[] = [];
   private sweeping: Promise<number> | undefined;
   private stopped = false;
-  private readonly hashes: UploadHashes;
+  private readonly db: Db;
 
-  constructor(private readonly ctx: AppContext) {
-    this.hashes = new UploadHashes((key) => ctx.storage.artifacts.open(key));
-    ctx.contributions.usageSources.push(this.usageSource());
-    ctx.contributions.quotaItems.artifacts = this.itemSource();
+  constructor(private readonly deps: ArtifactServiceDeps) {
+    this.db = deps.db;
+    deps.usageSources.push(this.usageSource());
+    deps.quotaItems.artifacts = this.itemSource();
     // Contents (`blobs/`, plain or composed) and blocks of uploads (`blocks/`).
-    ctx.contributions.blobReferences.push({
+    deps.blobReferences.push({
       label: 'artifacts',
       store: 'artifacts',
       prefix: '',
-      referenced: (keys) => store.referencedKeys(ctx.db, keys),
+      referenced: (keys) => store.referencedKeys(deps.db, keys),
     });
-    ctx.repos.addHooks({
+    deps.repos.addHooks({
       beforeDelete: (tx, repo) => this.beforeRepoDelete(tx, repo),
       onTransfer: (tx, repo, newOwnerId) => this.onRepoTransfer(tx, repo, newOwnerId),
     });
   }
 
-  private get db() {
-    return this.ctx.db;
-  }
-
   private get signer(): UrlSigner {
-    return (this.signerInstance ??= new UrlSigner(this.ctx.config.security.secretKey));
-  }
-
-  /** For the actions domain: run numbers and head commits for the REST view and quota links. */
-  setRunSource(source: RunSource): void {
-    this.runSource = source;
+    return (this.signerInstance ??= new UrlSigner(this.deps.secretKey));
   }
 
   get enabled(): boolean {
-    return this.ctx.config.actions.enabled;
+    return this.deps.settings.enabled;
   }
 
   /** 404 when [actions] ENABLED is false: the service, its URLs and the REST routes are absent. */
@@ -172,7 +155,7 @@ export class ArtifactService {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     if (!m) throw unauthorized('a runtime token is required (Authorization: Bearer <ACTIONS_RUNTIME_TOKEN>)');
     try {
-      return verifyRuntimeToken(this.ctx.config.security.secretKey, m[1]!);
+      return verifyRuntimeToken(this.deps.secretKey, m[1]!);
     } catch (err) {
       if (err instanceof RuntimeTokenError) throw unauthorized(`runtime token refused: ${err.message}`);
       throw err;
@@ -217,14 +200,14 @@ export class ArtifactService {
       );
     }
     const now = nowUnix();
-    const longest = now + this.ctx.config.actions.artifactRetentionDays * 86400;
+    const longest = now + this.deps.settings.artifactRetentionDays * 86400;
     let expires = longest;
     if (input.expiresAt !== undefined) {
       if (input.expiresAt <= now) throw badRequest('expires_at is in the past');
       expires = Math.min(Math.floor(input.expiresAt), longest);
     }
     const repo = await this.requireJobRepo(job);
-    if (!(await this.ctx.quota.check(repo.owner_id, SUBJECT))) {
+    if (!(await this.deps.quota.check(repo.owner_id, SUBJECT))) {
       throw new ArtifactError(
         'forbidden',
         `insufficient usage: the repository's owner is over its quota for ${SUBJECT}`,
@@ -263,7 +246,7 @@ export class ArtifactService {
         return (await store.getById(tx, id))!;
       });
     } catch (err) {
-      if (isUniqueViolation(err))
+      if (uniqueViolation(err))
         throw conflict(`an artifact named "${name}" already exists in run ${job.runId}`);
       throw err;
     }
@@ -301,7 +284,7 @@ export class ArtifactService {
         return current && current.status === 'pending' ? this.deleteInTx(tx, [current]) : undefined;
       });
       await after?.();
-      this.ctx.log.info(
+      this.deps.log.info(
         {
           artifactId: a.id,
           runId: a.run_id,
@@ -354,7 +337,7 @@ export class ArtifactService {
    * store when [actions.artifacts] SERVE_DIRECT is on (S3), else Anvil's own signed URL.
    */
   async downloadUrlFor(a: ArtifactRow): Promise<string> {
-    const direct = await this.ctx.storage.artifacts.directUrl?.(a.storage_key, {
+    const direct = await this.deps.blobs.directUrl?.(a.storage_key, {
       filename: `${a.name}.zip`,
       contentType: 'application/zip',
     });
@@ -380,167 +363,10 @@ export class ArtifactService {
     return repo;
   }
 
-  // Signed URLs and the content behind them
+  // Signed URLs
 
   signedUrl(purpose: UrlPurpose, artifactId: number, expires: number): string {
-    return `${this.ctx.config.server.rootUrl}${this.signer.path(purpose, artifactId, expires)}`;
-  }
-
-  /**
-   * The artifact a signed URL is for, after checking its signature (401 when missing or wrong,
-   * 403 when expired) and that the artifact can take this request: uploads go to a pending
-   * artifact (409 once finalized), downloads come from a finalized one that has not expired.
-   */
-  async requireSigned(
-    purpose: UrlPurpose,
-    idText: string,
-    query: Record<string, unknown>,
-  ): Promise<ArtifactRow> {
-    const id = DECIMAL_ID.test(idText) ? Number(idText) : 0;
-    const check = id ? this.signer.check(purpose, id, query['expires'], query['sig'], nowUnix()) : 'invalid';
-    if (check === 'invalid') throw unauthorized('the signature of this URL is missing or does not match');
-    if (check === 'expired') throw forbidden('this URL has expired');
-    const a = await store.getById(this.db, id);
-    if (!a) throw notFound(`artifact does not exist [id: ${id}]`);
-    if (purpose === 'upload' && a.status !== 'pending') throw conflict('the artifact is already finalized');
-    if (purpose === 'download' && (a.status !== 'uploaded' || a.expires_unix <= nowUnix())) {
-      throw notFound(`artifact does not exist [id: ${id}]`);
-    }
-    return a;
-  }
-
-  /**
-   * A plain PUT: the whole content at once, replacing whatever was uploaded before. `length`: the
-   * body's declared length, when it has one.
-   */
-  async putContent(
-    a: ArtifactRow,
-    body: Readable,
-    length?: number,
-  ): Promise<{ size: number; sha256: string }> {
-    const key = blobKey(a.id);
-    const stored = await this.storeHashed(key, body, length);
-    await this.adoptContent(a.id, key, stored);
-    return stored;
-  }
-
-  /** Stores `data` under `key`, computing the SHA-256 that finalize checks on the way. */
-  private async storeHashed(
-    key: string,
-    data: Readable,
-    length?: number,
-  ): Promise<{ size: number; sha256: string }> {
-    const hashed = sha256Passing();
-    data.on('error', (err) => hashed.destroy(err));
-    const { size } = await this.ctx.storage.artifacts.put(key, data.pipe(hashed), { size: length });
-    return { size, sha256: hashed.digest() };
-  }
-
-  /** `comp=block`: one block, stored as it arrives under a key derived from the artifact and block id. */
-  async putBlock(
-    a: ArtifactRow,
-    blockId: string,
-    body: Readable,
-    length?: number,
-  ): Promise<{ size: number }> {
-    if (!BLOCK_ID.test(blockId)) throw badRequest('blockid must be a base64 string of at most 64 bytes');
-    const key = blockKey(a.id, blockId);
-    this.hashes.begin(a.id, blockId);
-    let size: number;
-    try {
-      ({ size } = await this.ctx.storage.artifacts.put(key, body, { size: length }));
-    } catch (err) {
-      this.hashes.stored(a.id, blockId);
-      throw err;
-    }
-    try {
-      const now = nowUnix();
-      await store.upsertBlock(this.db, {
-        artifact_id: a.id,
-        block_id: blockId,
-        storage_key: key,
-        size,
-        created_unix: now,
-      });
-    } catch (err) {
-      // The artifact went away meanwhile (its row's foreign key refuses the block).
-      this.hashes.forget(a.id);
-      await this.removeKeys([key]);
-      if (isForeignKeyViolation(err)) throw notFound(`artifact does not exist [id: ${a.id}]`);
-      throw err;
-    }
-    this.hashes.stored(a.id, blockId, key);
-    return { size };
-  }
-
-  /**
-   * `comp=blocklist`: the XML list of block ids (`<BlockList><Latest>id</Latest>...</BlockList>`,
-   * `Committed` and `Uncommitted` taken alike) becomes the content: the storage composes it from
-   * the listed blocks (moved, not copied); its SHA-256 was mostly computed as the blocks came, or
-   * is read now. Then every other block of the artifact is removed (as Azure discards uncommitted
-   * blocks).
-   */
-  async commitBlocks(a: ArtifactRow, body: Readable): Promise<{ size: number; sha256: string }> {
-    const ids = parseBlockList(await readLimited(body, MAX_BLOCK_LIST_BYTES));
-    const blocks = new Map((await store.blocksOf(this.db, [a.id])).map((b) => [b.block_id, b]));
-    const missing = ids.find((id) => !blocks.has(id));
-    if (missing !== undefined) {
-      throw new ArtifactError(
-        'bad_request',
-        `the block list names a block that was not uploaded [blockid: ${clip(missing)}]`,
-        { azure: 'InvalidBlockList' },
-      );
-    }
-    const storage = this.ctx.storage.artifacts;
-    // Usually hashed already, as the blocks came (upload-hash.ts); read otherwise.
-    const early = await this.hashes.digest(a.id, ids);
-    const key = blobKey(a.id);
-    const { size } = await storage.compose(
-      key,
-      ids.map((id) => blocks.get(id)!.storage_key),
-    );
-    faultPoint('artifact:composed');
-    let stored: { size: number; sha256: string };
-    try {
-      let sha256 = early;
-      if (sha256 === undefined) {
-        const hash = crypto.createHash('sha256');
-        await hashInto(hash, await storage.open(key));
-        sha256 = hash.digest('hex');
-      }
-      stored = { size, sha256 };
-    } catch (err) {
-      await this.removeKeys([key]);
-      throw err;
-    }
-    await this.adoptContent(a.id, key, stored);
-    await store.removeBlocks(this.db, a.id, [...blocks.keys()]);
-    await this.removeKeys([...blocks.values()].map((b) => b.storage_key));
-    return stored;
-  }
-
-  /** Makes a freshly written blob the artifact's content (dropping the previous one), if still pending. */
-  private async adoptContent(
-    id: number,
-    key: string,
-    stored: { size: number; sha256: string },
-  ): Promise<void> {
-    const previous = await transaction(this.db, async (tx) => {
-      const a = await store.getById(tx, id);
-      if (!a || a.status !== 'pending') return undefined;
-      return (await store.setContent(tx, id, a.storage_key, { ...stored, storageKey: key }, nowUnix()))
-        ? a.storage_key
-        : undefined;
-    });
-    if (previous === undefined) {
-      await this.removeKeys([key]);
-      throw conflict('the artifact was finalized or removed during the upload');
-    }
-    if (previous) await this.removeKeys([previous]);
-  }
-
-  open(a: ArtifactRow, range?: { start: number; end: number }): Promise<Readable> {
-    return this.ctx.storage.artifacts.open(a.storage_key, range);
+    return `${this.deps.rootUrl}${this.signer.path(purpose, artifactId, expires)}`;
   }
 
   // The REST view
@@ -561,13 +387,10 @@ export class ArtifactService {
     return a;
   }
 
-  /** Run numbers and head commits of the artifacts' runs, from the actions domain (when it tells). */
+  /** Run numbers and head commits of the artifacts' runs, from the actions domain. */
   async runsOf(rows: ArtifactRow[]): Promise<Map<number, RunInfo>> {
-    const actions = this.ctx.actions as Partial<RunSource> | undefined;
-    const source =
-      this.runSource ?? (typeof actions?.runs === 'function' ? (actions as RunSource) : undefined);
-    if (!source || rows.length === 0) return new Map();
-    return source.runs([...new Set(rows.map((a) => a.run_id))]);
+    if (rows.length === 0) return new Map();
+    return this.deps.runs.runs([...new Set(rows.map((a) => a.run_id))]);
   }
 
   /** Deletes an artifact: row, blocks and blob, and its usage when it was counted. */
@@ -597,17 +420,7 @@ export class ArtifactService {
     keys.push(...(await store.blocksOf(tx, ids)).map((b) => b.storage_key));
     await store.removeByIds(tx, ids);
     for (const [ownerId, bytes] of usage) await recordUsage(tx, ownerId, SUBJECT, -bytes);
-    return () => this.removeKeys(keys);
-  }
-
-  private async removeKeys(keys: string[]): Promise<void> {
-    for (const key of keys) {
-      try {
-        await this.ctx.storage.artifacts.delete(key);
-      } catch (err) {
-        this.ctx.log.error({ err, key }, 'removing an artifact file failed');
-      }
-    }
+    return () => removeFiles(this.deps.blobs, this.deps.log, keys);
   }
 
   // Retention
@@ -617,13 +430,13 @@ export class ArtifactService {
     if (this.timers.length || !this.enabled) return;
     this.stopped = false;
     const tick = () =>
-      void this.ctx.cron
+      void this.deps.cron
         // One process of several runs it per period (cluster/service.ts).
         .track(
           'cleanup_actions',
-          this.ctx.cluster.once('cleanup_actions', SWEEP_MS, () => this.sweep()),
+          this.deps.cluster.once('cleanup_actions', SWEEP_MS, () => this.sweep()),
         )
-        .catch((err: unknown) => this.ctx.log.error({ err }, 'artifact retention failed'));
+        .catch((err: unknown) => this.deps.log.error({ err }, 'artifact retention failed'));
     this.timers = [setInterval(tick, SWEEP_MS), setTimeout(tick, SWEEP_FIRST_MS)];
     for (const t of this.timers) t.unref();
   }
@@ -672,7 +485,7 @@ export class ArtifactService {
       } finally {
         this.sweeping = undefined;
       }
-      if (removed) this.ctx.log.info({ removed }, 'expired artifacts removed');
+      if (removed) this.deps.log.info({ removed }, 'expired artifacts removed');
       return removed;
     })();
     return this.sweeping;
@@ -707,7 +520,7 @@ export class ArtifactService {
           db,
           table: 'action_artifact',
           page: (after, limit) => store.uploadedPage(db, after, limit, ownerId),
-          measure: async (r) => (await this.ctx.storage.artifacts.stat(r.storage_key))?.size,
+          measure: async (r) => (await this.deps.blobs.stat(r.storage_key))?.size,
           name: (r) => `${r.owner_name}/${r.repo_name} artifact ${r.id} (${r.name})`,
         }),
       totals: async (q, ownerId) => {
@@ -724,7 +537,7 @@ export class ArtifactService {
       list: async (q, ownerId, limit, offset) => {
         const [rows, total] = await store.quotaItems(q, ownerId, limit, offset);
         const runs = await this.runsOf(rows);
-        const root = this.ctx.config.server.rootUrl;
+        const root = this.deps.rootUrl;
         return [
           rows.map((r) => ({
             name: r.name,
@@ -739,10 +552,6 @@ export class ArtifactService {
 }
 
 // Helpers
-
-function clip(s: string): string {
-  return s.length > 64 ? `${s.slice(0, 64)}...` : s;
-}
 
 function checkName(name: string): string {
   if (!name) throw badRequest('name is required');
@@ -760,61 +569,4 @@ function hashMatches(given: string | undefined, sha256: string): boolean {
   const m = /^sha256:([0-9a-fA-F]{64})$/.exec(given.trim());
   if (!m || !sha256) return false;
   return crypto.timingSafeEqual(Buffer.from(m[1]!.toLowerCase()), Buffer.from(sha256));
-}
-
-async function readLimited(body: Readable, max: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const b = chunk as Buffer;
-    size += b.length;
-    if (size > max) throw new AppError('payload_too_large', `the block list is larger than ${max} bytes`);
-    chunks.push(b);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-const xml = new XMLParser({
-  preserveOrder: true,
-  ignoreAttributes: true,
-  parseTagValue: false,
-  processEntities: false,
-  trimValues: true,
-});
-
-/** The block ids of an Azure Put Block List body, in order; 400 when it is not one. */
-export function parseBlockList(text: string): string[] {
-  if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw badRequest('the block list must not contain a DOCTYPE');
-  if (XMLValidator.validate(text) !== true) throw badRequest('the block list is not well-formed XML');
-  const doc = xml.parse(text) as Array<Record<string, unknown>>;
-  const root = doc.find((n) => 'BlockList' in n);
-  if (!root) throw badRequest('the block list must be a <BlockList> element');
-  const ids: string[] = [];
-  for (const entry of root['BlockList'] as Array<Record<string, unknown>>) {
-    const tag = Object.keys(entry).find((k) => k !== ':@');
-    if (tag === '#text') continue;
-    if (tag !== 'Latest' && tag !== 'Committed' && tag !== 'Uncommitted') {
-      throw badRequest(`unexpected element <${clip(tag ?? '')}> in the block list`);
-    }
-    const content = entry[tag] as Array<Record<string, unknown>>;
-    const id =
-      content.length === 1 && typeof content[0]!['#text'] === 'string'
-        ? (content[0]!['#text'] as string)
-        : '';
-    if (!BLOCK_ID.test(id))
-      throw badRequest('a block id in the block list is not a base64 string of at most 64 bytes');
-    ids.push(id);
-  }
-  if (ids.length > MAX_BLOCKS) throw badRequest(`the block list has more than ${MAX_BLOCKS} blocks`);
-  return ids;
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
-}
-
-function isForeignKeyViolation(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }

@@ -14,7 +14,7 @@ import {
   type MessageShape,
 } from '@bufbuild/protobuf';
 import { AppError, type ErrorKind } from '../errors.js';
-import { ArtifactError } from './service.js';
+import { ArtifactError } from './errors.js';
 
 export const PACKAGES = ['vendor.actions.results.api.v1', 'github.actions.results.api.v1'] as const;
 export const SERVICE = 'ArtifactService';

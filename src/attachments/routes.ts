@@ -7,17 +7,19 @@ import contentDisposition from 'content-disposition';
 import rangeParser from 'range-parser';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { Type, type Static } from 'typebox';
-import type { AppContext } from '../app/context.js';
-import { viewerOf } from '../auth/identity.js';
+import { viewerOf, type Authenticator } from '../auth/identity.js';
+import type { Config } from '../config/config.js';
 import { AppError, badRequest, forbidden, notFound } from '../errors.js';
 import { signedIn, type RouteAuth } from '../http/auth.js';
 import { validatorCompiler } from '../http/validation.js';
 import type { Api } from '../http/types.js';
-import { canWriteIssues, type RepoView } from '../issues/service.js';
+import { canWriteIssues, type IssueService, type RepoView } from '../issues/service.js';
 import type { IssueRow } from '../issues/tables.js';
 import { AccessMode } from '../orgs/store.js';
 import { declares } from '../quota/schemas.js';
+import type { RepoService } from '../repos/service.js';
 import { hasScope } from '../tokens/scopes.js';
+import type { UserService } from '../users/service.js';
 import type { UserRow } from '../users/tables.js';
 import {
   Attachment,
@@ -26,7 +28,7 @@ import {
   UploadQuery,
   toAttachmentJson,
 } from './schemas.js';
-import type { AttachmentRow, Holder, Staged } from './service.js';
+import type { AttachmentRow, AttachmentService, Holder, Staged } from './service.js';
 import { readMultipart, readingClientStream } from './upload.js';
 
 /** Types a browser may show inline; everything else is downloaded as a file. */
@@ -44,8 +46,12 @@ const INLINE_TYPES: Record<string, string> = {
  * multipart/form-data through @fastify/multipart (limits from [attachment]), any other body as
  * the raw request stream. Bodies are never buffered, and only these routes parse them this way.
  */
-export function uploadScope(app: Api, ctx: AppContext, declare: (scope: Api) => void): void {
-  const { maxSize, maxFiles } = ctx.config.attachment;
+export function uploadScope(
+  app: Api,
+  limits: Pick<Config['attachment'], 'maxSize' | 'maxFiles'>,
+  declare: (scope: Api) => void,
+): void {
+  const { maxSize, maxFiles } = limits;
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     await scope.register(multipart, {
@@ -97,13 +103,12 @@ export interface UploadOptions {
  * `external_url` form field. Quota and the enabled switch are checked before the body is read.
  */
 export async function receiveUpload(
-  ctx: AppContext,
+  svc: Pick<AttachmentService, 'assertCanUpload' | 'stage' | 'discard' | 'commit' | 'addExternal'>,
   request: FastifyRequest,
   holder: Holder,
   uploader: UserRow,
   opts: UploadOptions,
 ): Promise<AttachmentRow> {
-  const svc = ctx.attachments;
   const q = request.query as { name?: string; updated_at?: string };
   const when = q.updated_at ? Math.floor(Date.parse(q.updated_at) / 1000) : NaN;
   const created = Number.isFinite(when) && when > 0 ? when : undefined;
@@ -169,9 +174,17 @@ const CommentAssetParams = Type.Object({
  * requests), the author of the issue (comment) and repository administrators: 403 for other
  * readers, 404 for outsiders of a private repository.
  */
-export function attachmentsRoutes(app: Api, ctx: AppContext): void {
-  const { repos, issues, attachments } = ctx;
-  const rootUrl = ctx.config.server.rootUrl;
+export interface AttachmentsRoutesDeps {
+  repos: Pick<RepoService, 'requireRepo'>;
+  issues: Pick<IssueService, 'requireVisibleIssue' | 'requireComment'>;
+  attachments: AttachmentService;
+  /** [attachment] MAX_SIZE and MAX_FILES of an upload. */
+  uploadLimits: Pick<Config['attachment'], 'maxSize' | 'maxFiles'>;
+  rootUrl: string;
+}
+
+export function attachmentsRoutes(app: Api, deps: AttachmentsRoutesDeps): void {
+  const { repos, issues, attachments, uploadLimits, rootUrl } = deps;
   const tags = ['issue'];
   const read: RouteAuth = { scope: 'issue' };
   const write: RouteAuth = { scope: 'issue', require: 'signed' };
@@ -273,7 +286,7 @@ export function attachmentsRoutes(app: Api, ctx: AppContext): void {
       },
     );
 
-    uploadScope(app, ctx, (scope) => {
+    uploadScope(app, uploadLimits, (scope) => {
       scope.post(
         k.base,
         {
@@ -296,7 +309,7 @@ export function attachmentsRoutes(app: Api, ctx: AppContext): void {
         },
         async (request, reply) => {
           const { holder, doer } = await k.holderOf(request, true);
-          const a = await receiveUpload(ctx, request, holder, doer!, { raw: false, external: false });
+          const a = await receiveUpload(attachments, request, holder, doer!, { raw: false, external: false });
           return reply.code(201).send(toAttachmentJson(a, rootUrl));
         },
       );
@@ -375,7 +388,16 @@ export function attachmentsRoutes(app: Api, ctx: AppContext): void {
  * external one), for whoever may read the issues or releases of its repository (a draft
  * release's assets: who may write releases). Anyone else gets 404. Counts downloads.
  */
-export function attachmentDownloadRoutes(app: FastifyInstance, ctx: AppContext): void {
+export interface AttachmentDownloadRoutesDeps {
+  /** Downloads authenticate on their own (outside /api/v1). */
+  auth: Pick<Authenticator, 'authenticate'>;
+  users: Pick<UserService, 'assertMayAct'>;
+  repos: Pick<RepoService, 'getById' | 'access'>;
+  attachments: Pick<AttachmentService, 'byUuid' | 'readable' | 'countDownload' | 'directUrl' | 'open'>;
+}
+
+export function attachmentDownloadRoutes(app: FastifyInstance, deps: AttachmentDownloadRoutesDeps): void {
+  const { auth, users, repos, attachments } = deps;
   app.get(
     '/attachments/:uuid',
     {
@@ -383,27 +405,27 @@ export function attachmentDownloadRoutes(app: FastifyInstance, ctx: AppContext):
     },
     async (request: FastifyRequest, reply: FastifyReply) => {
       const { uuid } = request.params as { uuid: string };
-      const identity = await ctx.auth.authenticate({
+      const identity = await auth.authenticate({
         authorization: request.headers.authorization,
         remoteAddress: request.socket.remoteAddress,
       });
-      if (identity) ctx.users.assertMayAct(identity.user);
+      if (identity) users.assertMayAct(identity.user);
       const missing = () => notFound(`attachment does not exist [uuid: ${uuid}]`);
-      const a = await ctx.attachments.byUuid(uuid);
+      const a = await attachments.byUuid(uuid);
       if (!a) throw missing();
-      const repo = await ctx.repos.getById(a.repo_id);
+      const repo = await repos.getById(a.repo_id);
       if (!repo) throw missing();
-      const access = await ctx.repos.access(repo, viewerOf(identity));
-      if (!(await ctx.attachments.readable(a, access))) throw missing();
+      const access = await repos.access(repo, viewerOf(identity));
+      if (!(await attachments.readable(a, access))) throw missing();
       const category = a.release_id === null ? 'issue' : 'repository';
       if (identity?.method === 'token' && !hasScope(identity.scopes, category, 'read')) {
         throw forbidden(`token does not have at least one of required scope(s): [read:${category}]`);
       }
       const head = request.method === 'HEAD';
-      if (!head) await ctx.attachments.countDownload(a);
+      if (!head) await attachments.countDownload(a);
       if (a.external_url) return reply.redirect(a.external_url, 302);
       // [attachment] SERVE_DIRECT on S3: the client fetches the bytes from a presigned URL.
-      const direct = await ctx.attachments.directUrl(a);
+      const direct = await attachments.directUrl(a);
       if (direct) return reply.redirect(direct, 303);
 
       const etag = `"${a.uuid}"`;
@@ -430,11 +452,11 @@ export function attachmentDownloadRoutes(app: FastifyInstance, ctx: AppContext):
             .code(206)
             .header('Content-Range', `bytes ${start}-${end}/${size}`)
             .header('Content-Length', String(end - start + 1));
-          return reply.send(head ? undefined : await ctx.attachments.open(a, { start, end }));
+          return reply.send(head ? undefined : await attachments.open(a, { start, end }));
         }
       }
       reply.header('Content-Length', String(size));
-      return reply.send(head ? undefined : await ctx.attachments.open(a));
+      return reply.send(head ? undefined : await attachments.open(a));
     },
   );
 }

@@ -5,14 +5,21 @@
 // below with a `Holder`; their routes stay thin.
 import crypto from 'node:crypto';
 import type { Readable } from 'node:stream';
-import type { AppContext } from '../app/context.js';
-import { nowUnix, transaction, type Tx } from '../db/database.js';
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.js';
+import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
 import { AppError, badRequest, invalid, notFound } from '../errors.js';
 import { AccessMode } from '../orgs/store.js';
 import { measureRows, recordUsage, type OwnerTotals, type UsageSource } from '../quota/usage.js';
 import type { ItemSource } from '../quota/usage.js';
 import type { QuotaUsedAttachmentJson } from '../quota/schemas.js';
-import type { RepoAccess } from '../repos/service.js';
+import type { ItemSources, QuotaService } from '../quota/service.js';
+import type { IssueService } from '../issues/service.js';
+import type { ReleaseService } from '../releases/service.js';
+import type { RepoAccess, RepoService } from '../repos/service.js';
+import type { BlobStore } from '../storage/storage.js';
+import type { BlobReferences } from '../storage/sweep.js';
+import type { UserService } from '../users/service.js';
 import type { RepoRow } from '../repos/tables.js';
 import type { AfterCommit } from '../users/owned.js';
 import type { UserRow } from '../users/tables.js';
@@ -49,11 +56,37 @@ export function blobKey(uuid: string): string {
 
 const subjectOf = (a: { release_id: number | null }): Subject => (a.release_id === null ? ISSUES : RELEASES);
 
+export interface AttachmentServiceDeps {
+  db: Db;
+  log: Logger;
+  /** Where the files are (storage.attachments). */
+  blobs: BlobStore;
+  settings: Config['attachment'];
+  rootUrl: string;
+  quota: Pick<QuotaService, 'check'>;
+  users: Pick<UserService, 'getById'>;
+  /** Attachments follow their repository's deletion and transfer. */
+  repos: Pick<RepoService, 'addHooks'>;
+  /** ...their issue's and comment's deletion; and they are the `assets` of issues and comments. */
+  issues: Pick<IssueService, 'addHooks' | 'setAssetsSource' | 'getByIds'>;
+  /** ...their release's deletion; a draft release's assets are for its writers. */
+  releases: Pick<ReleaseService, 'addHooks' | 'isDraft'>;
+  /** Attachment sizes for quota recalculation, /user/quota/attachments, the sweep of blobs. */
+  usageSources: UsageSource[];
+  quotaItems: ItemSources;
+  blobReferences: BlobReferences[];
+}
+
 export class AttachmentService {
-  constructor(private readonly ctx: AppContext) {
-    ctx.contributions.usageSources.push(this.usageSource());
-    ctx.contributions.quotaItems.attachments = this.itemSource();
-    ctx.contributions.blobReferences.push({
+  private readonly db: Db;
+  private readonly settings: Config['attachment'];
+
+  constructor(private readonly deps: AttachmentServiceDeps) {
+    this.db = deps.db;
+    this.settings = deps.settings;
+    deps.usageSources.push(this.usageSource());
+    deps.quotaItems.attachments = this.itemSource();
+    deps.blobReferences.push({
       label: 'attachments',
       store: 'attachments',
       prefix: '',
@@ -64,35 +97,29 @@ export class AttachmentService {
           const uuid = key.slice(key.lastIndexOf('/') + 1);
           if (UUID.test(uuid) && blobKey(uuid) === key) byUuid.set(uuid, key);
         }
-        const held = await store.existingUuids(ctx.db, [...byUuid.keys()]);
+        const held = await store.existingUuids(deps.db, [...byUuid.keys()]);
         return new Set([...held].map((uuid) => byUuid.get(uuid)!));
       },
     });
-    ctx.repos.addHooks({
+    deps.repos.addHooks({
       beforeDelete: (tx, repo) => this.beforeRepoDelete(tx, repo),
       onTransfer: (tx, repo, newOwnerId) => this.onRepoTransfer(tx, repo, newOwnerId),
     });
     // Issues and comments take their attachments (and the usage) along when deleted, and show
     // them as their `assets`.
-    ctx.issues.addHooks({
+    deps.issues.addHooks({
       beforeDelete: (tx, issue) => this.deleteOfIssue(tx, issue.id),
       beforeDeleteComment: (tx, comment) => this.deleteOfComment(tx, comment.id),
     });
-    const rootUrl = ctx.config.server.rootUrl;
+    // A release takes its attachments (and the usage) along when deleted.
+    deps.releases.addHooks({ beforeDelete: (tx, release) => this.deleteOfRelease(tx, release.id) });
+    const { rootUrl } = deps;
     const asJson = (m: Map<number, AttachmentRow[]>) =>
       new Map([...m].map(([id, rows]) => [id, rows.map((a) => toAttachmentJson(a, rootUrl))]));
-    ctx.issues.setAssetsSource({
+    deps.issues.setAssetsSource({
       issues: async (ids) => asJson(await this.ofIssues(ids)),
       comments: async (ids) => asJson(await this.ofComments(ids)),
     });
-  }
-
-  private get db() {
-    return this.ctx.db;
-  }
-
-  private get settings() {
-    return this.ctx.config.attachment;
   }
 
   // Uploading
@@ -103,8 +130,8 @@ export class AttachmentService {
    */
   async assertCanUpload(holder: Holder): Promise<void> {
     if (!this.settings.enabled) throw notFound('Attachment is not enabled');
-    if (!(await this.ctx.quota.check(holder.repo.owner_id, this.subject(holder)))) {
-      const owner = await this.ctx.users.getById(holder.repo.owner_id);
+    if (!(await this.deps.quota.check(holder.repo.owner_id, this.subject(holder)))) {
+      const owner = await this.deps.users.getById(holder.repo.owner_id);
       throw new AppError('payload_too_large', 'quota exceeded', {
         user_id: holder.repo.owner_id,
         username: owner?.name ?? '',
@@ -135,7 +162,7 @@ export class AttachmentService {
     });
     data.pipe(gate);
     const uuid = crypto.randomUUID();
-    const { size } = await this.ctx.storage.attachments.put(blobKey(uuid), gate);
+    const { size } = await this.deps.blobs.put(blobKey(uuid), gate);
     faultPoint('attachment:stored');
     return { uuid, size };
   }
@@ -304,7 +331,7 @@ export class AttachmentService {
     return () => this.removeBlobs(uuids);
   }
 
-  /** For the releases domain: drops a release's attachments inside its deletion's transaction. */
+  /** Drops a release's attachments inside its deletion's transaction (a release hook). */
   async deleteOfRelease(tx: Tx, releaseId: number): Promise<AfterCommit> {
     return this.deleteInTx(tx, await store.ofReleases(tx, [releaseId]));
   }
@@ -337,7 +364,7 @@ export class AttachmentService {
     const unit = a.release_id === null ? 'repo.issues' : 'repo.releases';
     const mode = access.units.get(unit) ?? 0;
     if (mode < AccessMode.read) return false;
-    if (a.release_id !== null && (await this.ctx.releases.isDraft(a.release_id))) {
+    if (a.release_id !== null && (await this.deps.releases.isDraft(a.release_id))) {
       return mode >= AccessMode.write;
     }
     return true;
@@ -349,11 +376,11 @@ export class AttachmentService {
 
   /** A presigned URL of the file when its store serves downloads directly (SERVE_DIRECT). */
   async directUrl(a: AttachmentRow): Promise<string | undefined> {
-    return this.ctx.storage.attachments.directUrl?.(blobKey(a.uuid), { filename: a.name });
+    return this.deps.blobs.directUrl?.(blobKey(a.uuid), { filename: a.name });
   }
 
   open(a: AttachmentRow, range?: { start: number; end: number }): Promise<Readable> {
-    return this.ctx.storage.attachments.open(blobKey(a.uuid), range);
+    return this.deps.blobs.open(blobKey(a.uuid), range);
   }
 
   // What the repository's life means for attachments
@@ -390,7 +417,7 @@ export class AttachmentService {
           db,
           table: 'attachment',
           page: (after, limit) => store.storedPage(db, after, limit, ownerId),
-          measure: async (r) => (await this.ctx.storage.attachments.stat(blobKey(r.uuid)))?.size,
+          measure: async (r) => (await this.deps.blobs.stat(blobKey(r.uuid)))?.size,
           name: (r) => `${r.owner_name}/${r.repo_name} attachment ${r.uuid} (${r.name})`,
         }),
       totals: async (q, ownerId) => {
@@ -411,8 +438,8 @@ export class AttachmentService {
       list: async (q, ownerId, limit, offset) => {
         const [rows, total] = await store.quotaItems(q, ownerId, limit, offset);
         const issueIds = rows.filter((r) => r.issue_id !== null).map((r) => r.issue_id!);
-        const issues = issueIds.length ? await this.ctx.issues.getByIds(issueIds) : new Map<number, never>();
-        const root = this.ctx.config.server.rootUrl;
+        const issues = issueIds.length ? await this.deps.issues.getByIds(issueIds) : new Map<number, never>();
+        const root = this.deps.rootUrl;
         return [
           rows.map((r) => {
             const full = `${encodeURIComponent(r.owner_name)}/${encodeURIComponent(r.repo_name)}`;
@@ -466,9 +493,9 @@ export class AttachmentService {
   private async removeBlobs(uuids: string[]): Promise<void> {
     for (const uuid of uuids) {
       try {
-        await this.ctx.storage.attachments.delete(blobKey(uuid));
+        await this.deps.blobs.delete(blobKey(uuid));
       } catch (err) {
-        this.ctx.log.error({ err, uuid }, 'removing an attachment blob failed');
+        this.deps.log.error({ err, uuid }, 'removing an attachment blob failed');
       }
     }
   }

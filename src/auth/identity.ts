@@ -2,7 +2,7 @@
 // credential allows. Resolved from credentials by `Authenticator`; used by the HTTP layer and git.
 import net from 'node:net';
 import { unauthorized } from '../errors.js';
-import type { Viewer } from '../users/store.js';
+import type { Viewer } from '../users/tables.js';
 import type { UserRow } from '../users/tables.js';
 import type { UserService } from '../users/service.js';
 import type { TokenService } from '../tokens/service.js';
@@ -50,6 +50,20 @@ export interface ProxySettings {
   trusted: string[];
 }
 
+/** Checks a password for a sign-in name, throttled (sessions/throttle.ts); undefined when wrong. */
+export interface PasswordCheck {
+  verify(login: string, password: string, address?: string): Promise<UserRow | undefined>;
+}
+
+export interface AuthenticatorDeps {
+  users: Pick<UserService, 'getByName'>;
+  tokens: Pick<TokenService, 'resolve'>;
+  /** The reverse proxy's user header ([service] and [security] REVERSE_PROXY_*). */
+  proxy: ProxySettings;
+  /** Where Basic authentication's passwords are checked: the sign-in throttle. */
+  passwords: PasswordCheck;
+}
+
 const BAD_CREDENTIALS = 'invalid username, password or token';
 
 export class Authenticator {
@@ -58,11 +72,17 @@ export class Authenticator {
 
   readonly proxyHeader: string;
 
-  constructor(
-    private readonly users: UserService,
-    private readonly tokens: TokenService,
-    private readonly proxy: ProxySettings,
-  ) {
+  private readonly users: AuthenticatorDeps['users'];
+  private readonly tokens: AuthenticatorDeps['tokens'];
+  private readonly proxy: ProxySettings;
+  private readonly passwords: PasswordCheck;
+
+  constructor(deps: AuthenticatorDeps) {
+    const { proxy } = deps;
+    this.users = deps.users;
+    this.tokens = deps.tokens;
+    this.proxy = proxy;
+    this.passwords = deps.passwords;
     this.proxyHeader = proxy.header.toLowerCase();
     for (const cidr of proxy.trusted) {
       const [addr, bits] = cidr.split('/');
@@ -149,7 +169,9 @@ export class Authenticator {
       if (byName)
         return { user: byName.user, method: 'token', scopes: byName.scopes, tokenId: byName.tokenId };
     }
-    const user = await this.users.verifyCredentials(login, secret);
+    // The one place Basic passwords are checked, for every surface (API, git, LFS, registries):
+    // counted against the account as the web's sign-in form is (429 once it failed too often).
+    const user = await this.passwords.verify(login, secret);
     if (!user) throw unauthorized(BAD_CREDENTIALS);
     return { user, method: 'basic', scopes: ALL_SCOPES };
   }

@@ -16,16 +16,24 @@ export interface Transport {
   close(): Promise<void>;
 }
 
+/** The settings that choose the channel: [queue]/[cache] (as `cluster`) and [database]. */
+export type ChannelSettings = Pick<Config, 'cluster' | 'database'>;
+
 /** The channel's name: the same for every process of one site (its database), distinct per site. */
-export function channelName(config: Config): string {
+export function channelName(config: Pick<Config, 'database'>): string {
   const d = config.database;
-  const site = d.type === 'postgres' ? `pg:${d.host}/${d.name}` : `sqlite:${d.path}`;
+  const site =
+    d.type === 'postgres'
+      ? `pg:${d.host}/${d.name}`
+      : d.type === 'mysql'
+        ? `mysql:${d.host}/${d.name}`
+        : `sqlite:${d.path}`;
   return `anvil_${crypto.createHash('sha256').update(site).digest('hex').slice(0, 16)}`;
 }
 
-export function transportFor(config: Config, log: Logger): Transport {
+export function transportFor(config: ChannelSettings, log: Logger): Transport {
   if (config.cluster.redisUrl) return new RedisTransport(config.cluster.redisUrl, channelName(config), log);
-  if (config.database.type === 'postgres') return new PgTransport(config, channelName(config), log);
+  if (config.database.type === 'postgres') return new PgTransport(config.database, channelName(config), log);
   return new LocalTransport();
 }
 
@@ -116,7 +124,7 @@ class PgTransport implements Transport {
   private closed = false;
 
   constructor(
-    private readonly config: Config,
+    private readonly database: Config['database'],
     private readonly channel: string,
     private readonly log: Logger,
   ) {}
@@ -125,7 +133,7 @@ class PgTransport implements Transport {
     if (this.closed) return Promise.reject(new Error('the cluster channel is closed'));
     this.conn ??= (async () => {
       const driver = await loadPg();
-      const c = new driver.Client(postgresConnection(this.config.database));
+      const c = new driver.Client(postgresConnection(this.database));
       c.on('error', (err) => {
         this.log.warn({ err }, 'postgres (cluster channel): connection lost');
         this.conn = undefined;

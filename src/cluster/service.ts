@@ -24,6 +24,15 @@ interface Message {
   d?: unknown;
 }
 
+export interface ClusterDeps {
+  db: Db;
+  log: Logger;
+  /** [cluster] (and the redis URL of [queue]/[cache]): this process's name, leases, the channel. */
+  cluster: Config['cluster'];
+  /** [database]: PostgreSQL's LISTEN/NOTIFY is the channel when there is no redis; it names the channel. */
+  database: Config['database'];
+}
+
 export class Cluster {
   /** This process in messages (unique even if two processes share a NODE_NAME). */
   readonly id: string;
@@ -39,14 +48,16 @@ export class Cluster {
   private schedulesStopped = false;
   private timers: NodeJS.Timeout[] = [];
 
-  constructor(
-    private readonly db: Db,
-    config: Config,
-    private readonly log: Logger,
-  ) {
-    this.id = `${config.cluster.nodeName}/${crypto.randomBytes(4).toString('hex')}`;
-    this.leases = new Leases(db, config.cluster.nodeName, config.cluster.leaseSeconds * 1000);
-    this.transport = transportFor(config, log);
+  private readonly db: Db;
+  private readonly log: Logger;
+
+  constructor(deps: ClusterDeps) {
+    const { db, log, cluster, database } = deps;
+    this.db = db;
+    this.log = log;
+    this.id = `${cluster.nodeName}/${crypto.randomBytes(4).toString('hex')}`;
+    this.leases = new Leases(db, cluster.nodeName, cluster.leaseSeconds * 1000);
+    this.transport = transportFor({ cluster, database }, log);
     // Every write is announced (coalesced: one message in flight, one more after it if needed),
     // so what other processes remember of rows is dropped as soon as it may be stale.
     if (this.transport.kind !== 'local') this.stopWrites = onWrite(() => this.wrote());

@@ -37,7 +37,7 @@ export interface S3Settings {
 
 export type StorageSettings = { type: 'local'; path: string } | { type: 'minio'; minio: S3Settings };
 
-/** The reads `resolveStorage` needs (config.ts's Reader; every key read is then a known key). */
+/** The reads `resolveStorage` needs (reader.ts's Reader; every key read is then a known key). */
 export interface StorageReader {
   has(section: string): boolean;
   string(section: string, key: string, def: string): string;

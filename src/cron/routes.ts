@@ -1,8 +1,8 @@
 // /admin/cron: the scheduled tasks (Forgejo's Cron shape) and running one now.
 import { Type } from 'typebox';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
-import { PageQuery, pageOf, sendPage } from '../http/pagination.js';
+import { PageQuery, pageOf, sendPage, type PagingSettings } from '../http/pagination.js';
+import type { CronService } from './service.js';
 
 const Cron = Type.Object(
   {
@@ -15,7 +15,14 @@ const Cron = Type.Object(
   { title: 'Cron' },
 );
 
-export function cronRoutes(app: Api, ctx: AppContext): void {
+export interface CronRoutesDeps {
+  cron: Pick<CronService, 'list' | 'runNow'>;
+  paging: PagingSettings;
+  rootUrl: string;
+}
+
+export function cronRoutes(app: Api, deps: CronRoutesDeps): void {
+  const { cron, paging, rootUrl } = deps;
   const admin = { scope: 'admin', admin: true } as const;
 
   app.get(
@@ -31,10 +38,10 @@ export function cronRoutes(app: Api, ctx: AppContext): void {
       config: { auth: admin },
     },
     async (request, reply) => {
-      const page = pageOf(request.query, ctx.paging);
-      const all = ctx.cron.list();
+      const page = pageOf(request.query, paging);
+      const all = cron.list();
       const rows = all.slice(page.offset, page.offset + page.limit);
-      return sendPage(request, reply, [rows, all.length], page, ctx.config.server.rootUrl, (c) => c);
+      return sendPage(request, reply, [rows, all.length], page, rootUrl, (c) => c);
     },
   );
 
@@ -52,7 +59,7 @@ export function cronRoutes(app: Api, ctx: AppContext): void {
       config: { auth: admin },
     },
     async (request, reply) => {
-      ctx.cron.runNow(request.params.task);
+      cron.runNow(request.params.task);
       return reply.code(204).send(null);
     },
   );

@@ -30,15 +30,26 @@ interface Entry {
   running: Promise<unknown> | undefined;
 }
 
+/** Told of every finished run (ops/metrics.ts counts them). */
+export interface JobRuns {
+  jobRun(name: string, ok: boolean, seconds: number): void;
+}
+
+export interface CronServiceDeps {
+  log: Logger;
+  metrics: JobRuns;
+}
+
 export class CronService {
   private readonly tasks = new Map<string, Entry>();
   private startedAt = Date.now();
+  private readonly log: Logger;
+  private readonly metrics: JobRuns;
 
-  constructor(
-    private readonly log: Logger,
-    /** Told of every finished run (the metrics count them). */
-    private readonly onRun: (name: string, ok: boolean, seconds: number) => void = () => undefined,
-  ) {}
+  constructor(deps: CronServiceDeps) {
+    this.log = deps.log;
+    this.metrics = deps.metrics;
+  }
 
   /** When the schedulers started (`anvil web`): tasks run every N ms count from here. */
   start(): void {
@@ -62,8 +73,8 @@ export class CronService {
     e.prev = started;
     e.execTimes++;
     work.then(
-      () => this.onRun(name, true, (Date.now() - started) / 1000),
-      () => this.onRun(name, false, (Date.now() - started) / 1000),
+      () => this.metrics.jobRun(name, true, (Date.now() - started) / 1000),
+      () => this.metrics.jobRun(name, false, (Date.now() - started) / 1000),
     );
     e.running = work.finally(() => {
       if (e.running === tracked) e.running = undefined;

@@ -34,13 +34,14 @@ import {
 import type { Config } from '../config/config.js';
 import { AppError } from '../errors.js';
 import type { DB } from './schema.js';
+import type { Dialect } from './dialect.js';
 import { migrateToLatest } from './migrate.js';
 import { AnvilMysqlDialect, loadMysql, mysqlConnection, mysqlPlugin, mysqlSessionSetup } from './mysql.js';
 import { BUSY_BUDGET_MS, TRANSACTION_ATTEMPTS, backoffMs, busyError, retryableError } from './retry.js';
 
 export type Db = Kysely<DB>;
 export type Tx = Transaction<DB>;
-export type Dialect = 'sqlite' | 'postgres' | 'mysql';
+export type { Dialect };
 
 export interface Database {
   db: Db;

@@ -1,7 +1,7 @@
 // Versioned migrations, applied in name order at start-up. A migration is never edited once it has
 // landed; a change to the schema is a new file in ./migrations and a line in the list below.
 import { Migrator, type Kysely, type Migration } from 'kysely';
-import type { Dialect } from './database.js';
+import type { Dialect } from './dialect.js';
 import type { DB } from './schema.js';
 import * as m0001 from './migrations/0001_foundation.js';
 import * as m0002 from './migrations/0002_quota.js';

@@ -4,7 +4,6 @@
 // registered with `onAnyNode` (caches) hear other processes' events too, over the cluster channel.
 import type { Logger } from 'pino';
 import type { ReleaseRow } from '../releases/tables.js';
-import type { PackageEventInfo } from '../packages/service.js';
 
 export interface RefUpdate {
   ref: string;
@@ -48,6 +47,18 @@ export interface AnvilEvents {
   };
 }
 
+/** A version as package events carry it (the row may be gone by the time a listener runs). */
+export interface PackageEventInfo {
+  versionId: number;
+  ownerId: number;
+  repoId: number | null;
+  creatorId: number | null;
+  type: string;
+  name: string;
+  version: string;
+  createdUnix: number;
+}
+
 export interface PackageEvent {
   package: PackageEventInfo;
   doerId: number;
@@ -82,14 +93,35 @@ export interface CommentEvent extends IssueEvent {
 
 type Listener<K extends keyof AnvilEvents> = (payload: AnvilEvents[K]) => void | Promise<void>;
 
+/** The channel between the processes on one database (cluster/service.ts). */
+export interface EventChannel {
+  publish(topic: string, data?: unknown): void;
+  /** `data` is undefined on a reset of the channel (messages may have been lost). */
+  on(topic: string, handler: (data: unknown) => void): void;
+}
+
+export interface EventBusDeps {
+  log: Logger;
+  /** Carries the events that have every-node listeners to the other processes, and theirs here. */
+  cluster: EventChannel;
+}
+
 export class EventBus {
   private readonly listeners = new Map<keyof AnvilEvents, Array<Listener<keyof AnvilEvents>>>();
   /** Listeners that also hear the events of other processes (cluster/): what they keep in memory. */
   private readonly everyNode = new Map<keyof AnvilEvents, Array<Listener<keyof AnvilEvents>>>();
-  /** Tells the other processes of an event that has every-node listeners (set by app/context.ts). */
-  relay: (event: keyof AnvilEvents, payload: unknown) => void = () => undefined;
+  private readonly log: Logger;
+  private readonly cluster: EventChannel;
 
-  constructor(private readonly log: Logger) {}
+  constructor(deps: EventBusDeps) {
+    this.log = deps.log;
+    this.cluster = deps.cluster;
+    this.cluster.on('event', (d) => {
+      if (!d) return; // a reset of the channel: nothing to replay
+      const { event, payload } = d as { event: keyof AnvilEvents; payload: unknown };
+      void this.fromOtherNode(event, payload);
+    });
+  }
 
   /**
    * Listens to `event` on this process and, through the cluster channel, on every other process
@@ -116,7 +148,8 @@ export class EventBus {
 
   /** Calls every listener; returns when all have finished (tests can await it). */
   async emit<K extends keyof AnvilEvents>(event: K, payload: AnvilEvents[K]): Promise<void> {
-    if (this.everyNode.has(event)) this.relay(event, payload);
+    // Tells the other processes of an event that has every-node listeners.
+    if (this.everyNode.has(event)) this.cluster.publish('event', { event, payload });
     await this.run(this.listeners.get(event) ?? [], event, payload);
   }
 

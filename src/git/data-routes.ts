@@ -366,10 +366,10 @@ export function gitDataRoutes(app: Api, ctx: AppContext): void {
     {
       schema: schema('Get commit comparison information', {
         description:
-          '{basehead} is base...head or base..head (each a branch, tag or commit id), or only head ' +
-          '(compared with the default branch). The commits of head that base lacks, newest first, ' +
-          'each with its files and line counts; files lists the files of every commit in turn. ' +
-          '404 for a ref that names nothing.',
+          '{basehead} is base...head or base..head (each a branch, tag, commit id or revision git reads, ' +
+          'such as main~1), or only head (compared with the default branch). The commits of head that ' +
+          'base lacks, newest first, each with its files and line counts; files lists the files of every ' +
+          'commit in turn. 404 for a ref that names nothing, 422 for one that starts with -.',
         params: WildParams('base...head'),
         response: { 200: Compare },
       }),

@@ -17,6 +17,7 @@ import * as data from './data.js';
 import type { CommitData, Ident, ResolvedRef, TreeChange } from './data.js';
 import { usersByEmails } from './data-store.js';
 import { mergeBase } from './git.js';
+import { resolveRevision } from './revision.js';
 import { definitionFor, parseEditorConfig } from './editorconfig.js';
 import { contentsType, type ContentsEntry, type RepoLinks } from './data-schemas.js';
 
@@ -415,7 +416,7 @@ export class GitDataService {
   }
 
   /**
-   * What `head` adds to `base` (each a branch, tag or commit id): their merge base, the commits
+   * What `head` adds to `base` (each a branch, tag, commit id or revision such as `main~1`): their merge base, the commits
    * of head not in base (newest first, at most `limit`; each with its files and line counts with
    * `files`) and the diff from the merge base to head (empty with `diff: false`).
    */
@@ -431,8 +432,8 @@ export class GitDataService {
     commits: CommitData[];
     diff: string;
   }> {
-    const b = await this.resolve(t, base, 'base');
-    const h = await this.resolve(t, head, 'head');
+    const b = await resolveRevision(t.dir, base, 'base');
+    const h = await resolveRevision(t.dir, head, 'head');
     const common = await mergeBase(t.dir, b.oid, h.oid);
     const limit = opts.limit ?? MAX_COMMIT_PAGE * 5;
     const [commits, diff] = await Promise.all([
@@ -443,13 +444,15 @@ export class GitDataService {
   }
 
   /**
-   * Forgejo's compare API: `base...head` or `base..head` (either may name a branch, tag or commit;
-   * a branch name may contain '/'), or only `head`, compared with the default branch.
+   * Forgejo's compare API: `base...head` or `base..head` (split at the first `...`, else the first
+   * `..`; both list what head adds since the merge base, as in Forgejo), or only `head`, compared
+   * with the default branch. Either side is a branch (with '/'), tag, commit id or revision.
    */
   async compareSpec(t: Target, spec: string): Promise<{ commits: CommitData[] }> {
-    let parts = spec.split('...');
-    if (parts.length !== 2) parts = spec.split('..');
-    const [base, head] = parts.length === 2 ? parts : [t.repo.default_branch, spec];
+    const sep = spec.includes('...') ? '...' : '..';
+    const at = spec.indexOf(sep);
+    const [base, head] =
+      at >= 0 ? [spec.slice(0, at), spec.slice(at + sep.length)] : [t.repo.default_branch, spec];
     if (!base || !head) throw notFound(`nothing to compare [basehead: ${spec}]`);
     const { commits } = await this.compare(t, base, head, { files: true, diff: false });
     return { commits };

@@ -241,7 +241,11 @@ export interface GitTarget {
  * scope or access, an archived repository or a mirror when writing. Shared by smart HTTP and LFS.
  */
 export async function authorizeGit(
-  ctx: AppContext,
+  ctx: {
+    auth: Pick<AppContext['auth'], 'authenticate'>;
+    users: Pick<AppContext['users'], 'assertMayAct'>;
+    repos: Pick<AppContext['repos'], 'requireRepo'>;
+  },
   request: FastifyRequest,
   owner: string,
   name: string,

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { forbidden, notFound, unauthorized } from '../errors.js';
 import { viewerOf, type Authenticator, type Identity } from '../auth/identity.js';
 import type { UserService } from '../users/service.js';
-import type { Viewer } from '../users/store.js';
+import type { Viewer } from '../users/tables.js';
 import { hasScope, type ScopeCategory, type ScopeLevel } from '../tokens/scopes.js';
 
 export interface RouteAuth {
@@ -39,7 +39,17 @@ export function signedViewer(request: FastifyRequest): Viewer {
   return viewerOf(signedIn(request))!;
 }
 
-export function registerAuth(app: FastifyInstance, auth: Authenticator, users: UserService): void {
+export interface AuthHookDeps {
+  auth: Pick<Authenticator, 'authenticate' | 'proxyHeader'>;
+  /** Whether the account may act at all, and the account a `Sudo` names. */
+  users: SudoUsers;
+}
+
+/** What the hook asks of accounts (users/service.ts). */
+export type SudoUsers = Pick<UserService, 'assertMayAct' | 'getByName'>;
+
+export function registerAuth(app: FastifyInstance, deps: AuthHookDeps): void {
+  const { auth, users } = deps;
   app.decorateRequest('identity', null);
   app.decorateRequest('viewer', null);
 
@@ -81,7 +91,7 @@ function header(request: FastifyRequest, name: string): string | undefined {
 }
 
 /** `Sudo` header or `sudo` query: a site administrator acts as another user. */
-async function applySudo(request: FastifyRequest, identity: Identity, users: UserService): Promise<Identity> {
+async function applySudo(request: FastifyRequest, identity: Identity, users: SudoUsers): Promise<Identity> {
   const q = request.query as Record<string, unknown>;
   const target = header(request, 'sudo') ?? (typeof q['sudo'] === 'string' ? q['sudo'] : undefined);
   if (!target) return identity;

@@ -1,7 +1,7 @@
 // Limits that keep slow or oversized requests from tying up the server: how large a parsed body may
 // be, and how slowly a request body may arrive. Forgejo has no settings for these (its [server]
 // PER_WRITE_TIMEOUT and PER_WRITE_PER_KB_TIMEOUT time responses, and it sets no API body limit), so
-// they are constants, documented in the README.
+// they are constants, documented in docs/api.md.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 /** Largest JSON (or form) body Fastify parses on an ordinary route. */

@@ -6,11 +6,14 @@
 // webhook's commit_id), when the pusher may write the issue's repository. Pull requests are
 // referenced, never closed or reopened this way. The parsing is pure; the push handling is
 // idempotent (listeners hear of a push at least once).
-import type { AppContext } from '../app/context.js';
+import type { Logger } from 'pino';
 import { git, ZERO_OID } from '../git/git.js';
-import type { RefUpdate } from '../events/bus.js';
+import type { EventBus, RefUpdate } from '../events/bus.js';
+import type { RepoService } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
+import type { UserService } from '../users/service.js';
 import type { UserRow } from '../users/tables.js';
+import type { IssueService } from './service.js';
 
 export type RefAction = 'close' | 'reopen';
 
@@ -81,39 +84,49 @@ async function newCommits(dir: string, u: RefUpdate): Promise<Commit[]> {
     .reverse();
 }
 
-/** Reads the references of a push's new commits and acts on them (see the top of this file). */
-export async function handlePushReferences(
-  ctx: AppContext,
-  e: { repoId: number; pusherId: number; updates: RefUpdate[] },
-): Promise<void> {
-  const repo = await ctx.repos.getById(e.repoId);
-  const pusher = await ctx.users.getById(e.pusherId);
-  if (!repo || !pusher) return;
-  const viewer = { id: pusher.id, isAdmin: pusher.is_admin === 1 };
-  const owner = await ctx.users.getById(repo.owner_id);
-  if (!owner) return;
-  const dir = ctx.repos.pathOf(repo);
-  for (const u of e.updates) {
-    if (u.newOid === ZERO_OID || !u.ref.startsWith('refs/heads/')) continue;
-    const onDefault = u.ref === `refs/heads/${repo.default_branch}`;
-    let commits: Commit[];
-    try {
-      commits = await newCommits(dir, u);
-    } catch (err) {
-      ctx.log.warn({ err, repoId: repo.id, ref: u.ref }, 'reading pushed commits for references failed');
-      continue;
-    }
-    for (const c of commits) {
-      for (const ref of parseIssueReferences(c.message)) {
-        await applyReference(ctx, { repo, owner, pusher, viewer, commit: c, ref, onDefault });
+export interface CommitReferencesDeps {
+  events: EventBus;
+  log: Logger;
+  repos: Pick<RepoService, 'getById' | 'pathOf' | 'requireRepo'>;
+  users: Pick<UserService, 'getById'>;
+  issues: Pick<IssueService, 'findIssue' | 'addCommitReference' | 'closeByCommit'>;
+}
+
+/** Listens to pushes and applies the references of their new commits (see the top of this file). */
+export class CommitReferences {
+  constructor(private readonly deps: CommitReferencesDeps) {
+    deps.events.on('push', (e) => this.handlePush(e));
+  }
+
+  /** Reads the references of a push's new commits and acts on them. */
+  async handlePush(e: { repoId: number; pusherId: number; updates: RefUpdate[] }): Promise<void> {
+    const { repos, users, log } = this.deps;
+    const repo = await repos.getById(e.repoId);
+    const pusher = await users.getById(e.pusherId);
+    if (!repo || !pusher) return;
+    const viewer = { id: pusher.id, isAdmin: pusher.is_admin === 1 };
+    const owner = await users.getById(repo.owner_id);
+    if (!owner) return;
+    const dir = repos.pathOf(repo);
+    for (const u of e.updates) {
+      if (u.newOid === ZERO_OID || !u.ref.startsWith('refs/heads/')) continue;
+      const onDefault = u.ref === `refs/heads/${repo.default_branch}`;
+      let commits: Commit[];
+      try {
+        commits = await newCommits(dir, u);
+      } catch (err) {
+        log.warn({ err, repoId: repo.id, ref: u.ref }, 'reading pushed commits for references failed');
+        continue;
+      }
+      for (const c of commits) {
+        for (const ref of parseIssueReferences(c.message)) {
+          await this.applyReference({ repo, owner, pusher, viewer, commit: c, ref, onDefault });
+        }
       }
     }
   }
-}
 
-async function applyReference(
-  ctx: AppContext,
-  a: {
+  private async applyReference(a: {
     repo: RepoRow;
     owner: UserRow;
     pusher: UserRow;
@@ -121,32 +134,33 @@ async function applyReference(
     commit: Commit;
     ref: IssueReference;
     onDefault: boolean;
-  },
-): Promise<void> {
-  let target = a.repo;
-  if (a.ref.owner && a.ref.repo) {
-    // Another repository: only one the pusher may read (a private one stays unmentioned).
-    try {
-      target = (await ctx.repos.requireRepo(a.ref.owner, a.ref.repo, a.viewer, 'read', 'repo.issues')).repo;
-    } catch {
-      return;
+  }): Promise<void> {
+    const { repos, issues } = this.deps;
+    let target = a.repo;
+    if (a.ref.owner && a.ref.repo) {
+      // Another repository: only one the pusher may read (a private one stays unmentioned).
+      try {
+        target = (await repos.requireRepo(a.ref.owner, a.ref.repo, a.viewer, 'read', 'repo.issues')).repo;
+      } catch {
+        return;
+      }
     }
-  }
-  const issue = await ctx.issues.findIssue(target, a.ref.index);
-  if (!issue) return;
-  await ctx.issues.addCommitReference(
-    issue,
-    a.pusher,
-    a.repo,
-    a.owner,
-    a.commit.sha,
-    firstLine(a.commit.message),
-  );
-  if (!a.ref.action || !a.onDefault || issue.is_pull) return;
-  try {
-    await ctx.issues.closeByCommit(target, a.ref.index, a.pusher, a.commit.sha, a.ref.action === 'close');
-  } catch {
-    // The pusher may not write that repository's issues: the reference stays a reference.
+    const issue = await issues.findIssue(target, a.ref.index);
+    if (!issue) return;
+    await issues.addCommitReference(
+      issue,
+      a.pusher,
+      a.repo,
+      a.owner,
+      a.commit.sha,
+      firstLine(a.commit.message),
+    );
+    if (!a.ref.action || !a.onDefault || issue.is_pull) return;
+    try {
+      await issues.closeByCommit(target, a.ref.index, a.pusher, a.commit.sha, a.ref.action === 'close');
+    } catch {
+      // The pusher may not write that repository's issues: the reference stays a reference.
+    }
   }
 }
 

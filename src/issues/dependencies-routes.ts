@@ -3,28 +3,32 @@
 // repository the caller reads; the rules live in DependencyService.
 import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import type { RouteAuth } from '../http/auth.js';
 import { signedIn } from '../http/auth.js';
-import { pageOf } from '../http/pagination.js';
-import { IssuePresenter } from './present.js';
+import { pageOf, type PagingSettings } from '../http/pagination.js';
+import type { RepoService } from '../repos/service.js';
+import type { IssuePresenter } from './present.js';
+import type { IssueService } from './service.js';
+import type { DependencyService, DependencySide } from './dependencies.js';
+import { issueTargets } from './targets.js';
 import { Issue, PageQuery, IndexParams } from './schemas.js';
 import { IssueMeta, type IssueMetaBody } from './tracking-schemas.js';
-import type { DependencySide, IssueInView } from './dependencies.js';
 
-export function dependenciesRoutes(app: Api, ctx: AppContext): void {
-  const present = new IssuePresenter(ctx);
+export interface DependenciesRoutesDeps {
+  repos: RepoService;
+  issues: IssueService;
+  dependencies: DependencyService;
+  present: IssuePresenter;
+  paging: PagingSettings;
+}
+
+export function dependenciesRoutes(app: Api, deps: DependenciesRoutesDeps): void {
+  const { dependencies, present, paging } = deps;
+  const { issueOf } = issueTargets(deps);
   const tags = ['issue'];
   const read: RouteAuth = { scope: 'issue' };
   const write: RouteAuth = { scope: 'issue', require: 'signed' };
-
-  /** The issue of the URL as the caller sees it: 404 when they may not read it. */
-  async function issueOf(request: FastifyRequest): Promise<IssueInView> {
-    const { owner, repo, index } = request.params as { owner: string; repo: string; index: number };
-    const view = await ctx.repos.requireRepo(owner, repo, request.viewer, 'read', 'repo.issues');
-    return { view, issue: await ctx.issues.requireVisibleIssue(view, index) };
-  }
 
   const texts: Record<DependencySide, { list: string; add: string; remove: string }> = {
     dependencies: {
@@ -61,19 +65,19 @@ export function dependenciesRoutes(app: Api, ctx: AppContext): void {
       },
       async (request) => {
         const { issue } = await issueOf(request);
-        const page = pageOf(request.query, ctx.paging);
-        const { rows, repos } = await ctx.dependencies.list(issue, side, request.viewer, page);
+        const page = pageOf(request.query, paging);
+        const { rows, repos } = await dependencies.list(issue, side, request.viewer, page);
         return present.issuesOf(rows, request.viewer, repos);
       },
     );
 
     const change = async (request: FastifyRequest, add: boolean) => {
       const url = await issueOf(request);
-      const other = await ctx.dependencies.resolve(url.view, request.body as IssueMetaBody, request.viewer);
+      const other = await dependencies.resolve(url.view, request.body as IssueMetaBody, request.viewer);
       const doer = signedIn(request).user;
-      if (add) await ctx.dependencies.add(url, other, side, doer);
-      else await ctx.dependencies.remove(url, other, side, doer);
-      const fresh = (await ctx.issues.getById(url.issue.id)) ?? url.issue;
+      if (add) await dependencies.add(url, other, side, doer);
+      else await dependencies.remove(url, other, side, doer);
+      const fresh = (await deps.issues.getById(url.issue.id)) ?? url.issue;
       return present.issue(fresh, request.viewer, url.view.repo);
     };
 

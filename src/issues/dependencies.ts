@@ -2,15 +2,16 @@
 // its own repository or of any other the doer can read. Only writers of the depending issue's
 // repository change its dependencies; each change writes an add_dependency or remove_dependency
 // event on both issues. An issue with open dependencies cannot be closed (IssueService.setState).
-import type { AppContext } from '../app/context.js';
-import { nowUnix, transaction } from '../db/database.js';
+import { nowUnix, transaction, type Db } from '../db/database.js';
 import { forbidden, invalidField, notFound } from '../errors.js';
 import type { Page } from '../http/pagination.js';
 import { AccessMode } from '../orgs/store.js';
+import type { RepoService } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
 import type { Viewer } from '../users/store.js';
+import type { UserService } from '../users/service.js';
 import type { UserRow } from '../users/tables.js';
-import { canWriteIssues, unitOf, type RepoView } from './service.js';
+import { canWriteIssues, unitOf, type IssueService, type RepoView } from './service.js';
 import * as store from './store.js';
 import type { IssueRow } from './tables.js';
 import * as tracking from './tracking-store.js';
@@ -32,8 +33,15 @@ export interface IssueInView {
   issue: IssueRow;
 }
 
+export interface DependencyServiceDeps {
+  db: Db;
+  users: Pick<UserService, 'getById'>;
+  repos: Pick<RepoService, 'requireRepo' | 'getByIds' | 'accessMany'>;
+  issues: Pick<IssueService, 'requireVisibleIssue'>;
+}
+
 export class DependencyService {
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly deps: DependencyServiceDeps) {}
 
   /**
    * The issue `meta` names, which `viewer` must be able to read (404 otherwise). Without owner
@@ -42,12 +50,12 @@ export class DependencyService {
   async resolve(current: RepoView, meta: IssueMetaInput, viewer: Viewer | null): Promise<IssueInView> {
     let view = current;
     if (meta.owner || meta.repo) {
-      const owner = await this.ctx.users.getById(current.repo.owner_id);
+      const owner = await this.deps.users.getById(current.repo.owner_id);
       const sameRepo =
         (meta.owner ?? owner?.name ?? '').toLowerCase() === (owner?.name ?? '').toLowerCase() &&
         (meta.repo ?? current.repo.name).toLowerCase() === current.repo.name.toLowerCase();
       if (!sameRepo) {
-        view = await this.ctx.repos.requireRepo(
+        view = await this.deps.repos.requireRepo(
           meta.owner ?? owner?.name ?? '',
           meta.repo ?? current.repo.name,
           viewer,
@@ -56,7 +64,7 @@ export class DependencyService {
         );
       }
     }
-    const issue = await this.ctx.issues.requireVisibleIssue(view, meta.index ?? 0);
+    const issue = await this.deps.issues.requireVisibleIssue(view, meta.index ?? 0);
     return { view, issue };
   }
 
@@ -70,9 +78,9 @@ export class DependencyService {
     viewer: Viewer | null,
     page: Page,
   ): Promise<{ rows: IssueRow[]; total: number; repos: Map<number, RepoRow> }> {
-    const [rows, total] = await tracking.related(this.ctx.db, issue.id, side, page.limit, page.offset);
-    const repos = await this.ctx.repos.getByIds([...new Set(rows.map((r) => r.repo_id))]);
-    const access = await this.ctx.repos.accessMany([...repos.values()], viewer);
+    const [rows, total] = await tracking.related(this.deps.db, issue.id, side, page.limit, page.offset);
+    const repos = await this.deps.repos.getByIds([...new Set(rows.map((r) => r.repo_id))]);
+    const access = await this.deps.repos.accessMany([...repos.values()], viewer);
     const visible = rows.filter((r) => {
       const repo = repos.get(r.repo_id);
       const enabled = r.is_pull ? repo?.has_pull_requests : repo?.has_issues;
@@ -104,7 +112,7 @@ export class DependencyService {
   async add(url: IssueInView, other: IssueInView, side: DependencySide, doer: UserRow): Promise<void> {
     const { target, dependency } = DependencyService.pair(url, other, side);
     DependencyService.check(target, dependency);
-    await transaction(this.ctx.db, async (tx) => {
+    await transaction(this.deps.db, async (tx) => {
       // Both issues, in id order: two requests making a circle wait for each other.
       for (const id of [target.issue.id, dependency.issue.id].sort((a, b) => a - b)) {
         await store.lockIssue(tx, id);
@@ -132,7 +140,7 @@ export class DependencyService {
   async remove(url: IssueInView, other: IssueInView, side: DependencySide, doer: UserRow): Promise<void> {
     const { target, dependency } = DependencyService.pair(url, other, side);
     DependencyService.check(target, dependency);
-    await transaction(this.ctx.db, async (tx) => {
+    await transaction(this.deps.db, async (tx) => {
       await store.lockIssue(tx, target.issue.id);
       if (!(await tracking.removeDependency(tx, target.issue.id, dependency.issue.id))) {
         throw notFound(

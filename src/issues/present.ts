@@ -1,13 +1,11 @@
 // Issues, comments, timeline events and reactions as JSON: everything a page of them refers to
 // (posters, assignees, labels, milestones, repositories, attachments) is loaded in a few queries
 // for the whole page, through the services.
-import type { AppContext } from '../app/context.js';
 import type { Viewer } from '../users/store.js';
 import type { RepoRow } from '../repos/tables.js';
 import type { LabelRow } from '../labels/tables.js';
 import { toLabelJson } from '../labels/schemas.js';
-import type { PlainCommentRow } from './store.js';
-import type { CommentRow, IssueRow, ReactionRow } from './tables.js';
+import type { CommentRow, IssueRow, PlainCommentRow, ReactionRow } from './tables.js';
 import {
   toCommentJson,
   toIssueJson,
@@ -20,7 +18,12 @@ import {
   type TimelineCommentJson,
 } from './schemas.js';
 import { AccessMode } from '../orgs/store.js';
-import { unitOf } from './service.js';
+import { unitOf, type IssueService } from './service.js';
+import type { TimeService } from './times.js';
+import type { LabelService } from '../labels/service.js';
+import type { MilestoneService } from '../milestones/service.js';
+import type { RepoService } from '../repos/service.js';
+import type { UserService } from '../users/service.js';
 import type { StopwatchRow, TrackedTimeRow } from './tables.js';
 import {
   toStopWatchJson,
@@ -30,8 +33,18 @@ import {
 } from './tracking-schemas.js';
 import { nowUnix } from '../db/database.js';
 
+export interface IssuePresenterDeps {
+  rootUrl: string;
+  users: Pick<UserService, 'getByIds'>;
+  repos: Pick<RepoService, 'getByIds' | 'accessMany'>;
+  issues: Pick<IssueService, 'getByIds' | 'assigneesOf' | 'issueAssets' | 'commentAssets'>;
+  labels: Pick<LabelService, 'ofIssues' | 'getByIds'>;
+  milestones: Pick<MilestoneService, 'getByIds'>;
+  times: Pick<TimeService, 'getByIds'>;
+}
+
 export class IssuePresenter {
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly deps: IssuePresenterDeps) {}
 
   /**
    * The context for converting rows of the repositories `repos`: users `userIds` (with the
@@ -47,14 +60,14 @@ export class IssuePresenter {
       commentIds?: number[];
     },
   ): Promise<IssueJsonContext> {
-    const { users, labels, milestones } = this.ctx;
+    const { users, labels, milestones } = this.deps;
     const repoList = [...repos];
     const issueIds = (o.issues ?? []).map((i) => i.id);
     const [labelMap, assignees, issueAssets, commentAssets] = await Promise.all([
       labels.ofIssues(issueIds),
-      this.ctx.issues.assigneesOf(issueIds),
-      this.ctx.issues.issueAssets(issueIds),
-      this.ctx.issues.commentAssets(o.commentIds ?? []),
+      this.deps.issues.assigneesOf(issueIds),
+      this.deps.issues.issueAssets(issueIds),
+      this.deps.issues.commentAssets(o.commentIds ?? []),
     ]);
     const userIds = new Set<number>(repoList.map((r) => r.owner_id));
     for (const id of o.userIds ?? []) if (id !== null && id > 0) userIds.add(id);
@@ -71,7 +84,7 @@ export class IssuePresenter {
       repoList.map((r) => [r.id, { name: r.name, owner: userMap.get(r.owner_id)?.name ?? '' }]),
     );
     const orgNames = new Map(repoList.map((r) => [r.owner_id, userMap.get(r.owner_id)?.name ?? '']));
-    const rootUrl = this.ctx.config.server.rootUrl;
+    const rootUrl = this.deps.rootUrl;
     return {
       rootUrl,
       viewer,
@@ -120,8 +133,22 @@ export class IssuePresenter {
 
   /** Comments of several issues of one repository (the repository-wide list). */
   async repoComments(rows: PlainCommentRow[], viewer: Viewer | null, repo: RepoRow): Promise<CommentJson[]> {
-    const issues = await this.ctx.issues.getByIds(rows.map((r) => r.issue_id));
+    const issues = await this.deps.issues.getByIds(rows.map((r) => r.issue_id));
     const c = await this.context(viewer, [repo], {
+      userIds: rows.map((r) => r.poster_id),
+      commentIds: rows.map((r) => r.id),
+    });
+    return rows.map((r) => toCommentJson(r, issues.get(r.issue_id)!, c));
+  }
+
+  /** Comments of issues (`issues` holds theirs) of any of `repos` (which hold theirs), as JSON. */
+  async commentsOf(
+    rows: PlainCommentRow[],
+    issues: Map<number, IssueRow>,
+    viewer: Viewer | null,
+    repos: Iterable<RepoRow>,
+  ): Promise<CommentJson[]> {
+    const c = await this.context(viewer, repos, {
       userIds: rows.map((r) => r.poster_id),
       commentIds: rows.map((r) => r.id),
     });
@@ -140,14 +167,14 @@ export class IssuePresenter {
         userIds: rows.flatMap((r) => [r.poster_id, r.assignee_id]),
         milestoneIds: rows.flatMap((r) => [r.milestone_id, r.old_milestone_id]),
       }),
-      this.ctx.labels.getByIds(labelIds),
+      this.deps.labels.getByIds(labelIds),
     ]);
     const labels = new Map<number, LabelRow>(labelRows.map((l) => [l.id, l]));
     const dependents = await this.readableIssues(
       rows.map((r) => r.dependent_issue_id).filter((id): id is number => id !== null),
       viewer,
     );
-    const timeRows = await this.ctx.times.getByIds(
+    const timeRows = await this.deps.times.getByIds(
       rows.map((r) => r.time_id).filter((id): id is number => id !== null),
     );
     const timeJson = await this.trackedTimes(timeRows, viewer);
@@ -158,9 +185,9 @@ export class IssuePresenter {
   /** The issues `ids` that `viewer` may read, as JSON by id. */
   private async readableIssues(ids: number[], viewer: Viewer | null): Promise<Map<number, IssueJson>> {
     if (ids.length === 0) return new Map();
-    const issues = [...(await this.ctx.issues.getByIds(ids)).values()];
-    const repos = await this.ctx.repos.getByIds([...new Set(issues.map((i) => i.repo_id))]);
-    const access = await this.ctx.repos.accessMany([...repos.values()], viewer);
+    const issues = [...(await this.deps.issues.getByIds(ids)).values()];
+    const repos = await this.deps.repos.getByIds([...new Set(issues.map((i) => i.repo_id))]);
+    const access = await this.deps.repos.accessMany([...repos.values()], viewer);
     const readable = issues.filter((i) => {
       const repo = repos.get(i.repo_id);
       const enabled = i.is_pull ? repo?.has_pull_requests : repo?.has_issues;
@@ -182,11 +209,11 @@ export class IssuePresenter {
 
   /** Tracked times with their issues and users. */
   async trackedTimes(rows: TrackedTimeRow[], viewer: Viewer | null): Promise<TrackedTimeJson[]> {
-    const issues = await this.ctx.issues.getByIds(rows.map((r) => r.issue_id));
+    const issues = await this.deps.issues.getByIds(rows.map((r) => r.issue_id));
     const issueList = [...issues.values()];
     const [repos, users] = await Promise.all([
-      this.ctx.repos.getByIds([...new Set(issueList.map((i) => i.repo_id))]),
-      this.ctx.users.getByIds([...new Set(rows.map((r) => r.user_id))]),
+      this.deps.repos.getByIds([...new Set(issueList.map((i) => i.repo_id))]),
+      this.deps.users.getByIds([...new Set(rows.map((r) => r.user_id))]),
     ]);
     const json = await this.issues(issueList, viewer, repos.values());
     const byId = new Map(issueList.map((i, n) => [i.id, json[n]!]));
@@ -195,9 +222,9 @@ export class IssuePresenter {
 
   /** Running stopwatches with their issues and repositories. */
   async stopwatches(rows: StopwatchRow[]): Promise<StopWatchJson[]> {
-    const issues = await this.ctx.issues.getByIds(rows.map((r) => r.issue_id));
-    const repos = await this.ctx.repos.getByIds([...new Set([...issues.values()].map((i) => i.repo_id))]);
-    const owners = await this.ctx.users.getByIds([...new Set([...repos.values()].map((r) => r.owner_id))]);
+    const issues = await this.deps.issues.getByIds(rows.map((r) => r.issue_id));
+    const repos = await this.deps.repos.getByIds([...new Set([...issues.values()].map((i) => i.repo_id))]);
+    const owners = await this.deps.users.getByIds([...new Set([...repos.values()].map((r) => r.owner_id))]);
     const now = nowUnix();
     return rows.flatMap((sw) => {
       const issue = issues.get(sw.issue_id);

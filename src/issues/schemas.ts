@@ -11,7 +11,7 @@ import type { LabelRow } from '../labels/tables.js';
 import { Milestone, toMilestoneJson } from '../milestones/schemas.js';
 import type { MilestoneRow } from '../milestones/tables.js';
 import { COMMENT_TYPE_NAMES } from './tables.js';
-import { ISSUE_SORTS, type PlainCommentRow } from './store.js';
+import { ISSUE_SORTS, type PlainCommentRow } from './tables.js';
 import type { CommentRow, IssueRow, ReactionRow } from './tables.js';
 
 const Time = Type.String({ format: 'date-time' });
@@ -499,3 +499,7 @@ export const IndexIdParams = Type.Object({
   index: Type.Integer(),
   id: Type.Integer(),
 });
+/** Path parameters of a route under one comment of a repository. */
+export const CommentParams = Type.Object({ owner: Type.String(), repo: Type.String(), id: Type.Integer() });
+/** The body of a 204 (or another answer without content). */
+export const NoContent = Type.Null();

@@ -7,22 +7,12 @@ import { paged } from '../db/paged.js';
 import type { CommentTable, IssueTable, ReactionTable } from './tables.js';
 import { CommentType } from './tables.js';
 import type { IssueRow, CommentRow, ReactionRow, WatchRow } from './tables.js';
+import { PLAIN_COMMENT_COLUMNS, type IssueSort, type PlainCommentRow } from './tables.js';
+
+// Row shapes and sorts live in tables.ts (routes and presenters read them); kept here for callers.
+export type { IssueSort, PlainCommentRow } from './tables.js';
 
 type Q = Db | Tx;
-/** The columns a plain comment shows (lists select only these). */
-const PLAIN_COMMENT_COLUMNS = [
-  'id',
-  'type',
-  'repo_id',
-  'issue_id',
-  'poster_id',
-  'original_author',
-  'original_author_id',
-  'content',
-  'created_unix',
-  'updated_unix',
-] as const;
-export type PlainCommentRow = Pick<CommentRow, (typeof PLAIN_COMMENT_COLUMNS)[number]>;
 
 // Numbers
 
@@ -119,20 +109,6 @@ export async function getByIds(q: Q, ids: number[]): Promise<Map<number, IssueRo
   const rows = await q.selectFrom('issue').selectAll().where('id', 'in', ids).execute();
   return new Map(rows.map((r) => [r.id, r]));
 }
-
-/** Forgejo's sort values for issue lists. */
-export const ISSUE_SORTS = [
-  'relevance',
-  'latest',
-  'oldest',
-  'recentupdate',
-  'leastupdate',
-  'mostcomment',
-  'leastcomment',
-  'nearduedate',
-  'farduedate',
-] as const;
-export type IssueSort = (typeof ISSUE_SORTS)[number] | 'priorityrepo';
 
 export interface IssueFilter {
   /**
@@ -556,6 +532,17 @@ export async function removeComment(q: Q, id: number): Promise<void> {
 
 export function getComment(q: Q, id: number): Promise<CommentRow | undefined> {
   return q.selectFrom('comment').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The plain comments among `ids` (a page of activities names them), in one query. */
+export function plainCommentsByIds(q: Q, ids: number[]): Promise<PlainCommentRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return q
+    .selectFrom('comment')
+    .select(PLAIN_COMMENT_COLUMNS)
+    .where('id', 'in', ids)
+    .where('type', '=', CommentType.comment)
+    .execute();
 }
 
 export interface CommentFilter {

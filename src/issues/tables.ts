@@ -225,3 +225,32 @@ export type WatchRow = Selectable<IssueWatchTable>;
 
 export type TrackedTimeRow = Selectable<TrackedTimeTable>;
 export type StopwatchRow = Selectable<StopwatchTable>;
+
+/** The columns a plain comment shows (lists select only these). */
+export const PLAIN_COMMENT_COLUMNS = [
+  'id',
+  'type',
+  'repo_id',
+  'issue_id',
+  'poster_id',
+  'original_author',
+  'original_author_id',
+  'content',
+  'created_unix',
+  'updated_unix',
+] as const;
+export type PlainCommentRow = Pick<CommentRow, (typeof PLAIN_COMMENT_COLUMNS)[number]>;
+
+/** Forgejo's sort values for issue lists. */
+export const ISSUE_SORTS = [
+  'relevance',
+  'latest',
+  'oldest',
+  'recentupdate',
+  'leastupdate',
+  'mostcomment',
+  'leastcomment',
+  'nearduedate',
+  'farduedate',
+] as const;
+export type IssueSort = (typeof ISSUE_SORTS)[number] | 'priorityrepo';

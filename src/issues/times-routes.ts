@@ -3,36 +3,34 @@
 // listing the caller's. Everything needs a signed-in caller; the rules live in TimeService.
 import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import type { RouteAuth } from '../http/auth.js';
 import { signedIn } from '../http/auth.js';
-import { pageOf, setPageHeaders } from '../http/pagination.js';
+import { pageOf, setPageHeaders, type PagingSettings } from '../http/pagination.js';
 import { RepoParams } from '../http/params.js';
-import { IssuePresenter } from './present.js';
-import { PageQuery, IndexParams, IndexIdParams } from './schemas.js';
-import type { RepoView } from './service.js';
+import type { RepoService } from '../repos/service.js';
+import type { IssuePresenter } from './present.js';
+import { NoContent, PageQuery, IndexParams, IndexIdParams } from './schemas.js';
+import type { IssueService } from './service.js';
+import type { TimeService } from './times.js';
+import { issueTargets } from './targets.js';
 import { AddTimeOption, MyTimeListQuery, StopWatch, TimeListQuery, TrackedTime } from './tracking-schemas.js';
 
-const NoContent = Type.Null();
+export interface TimesRoutesDeps {
+  repos: RepoService;
+  issues: IssueService;
+  times: TimeService;
+  present: IssuePresenter;
+  paging: PagingSettings;
+  rootUrl: string;
+}
 
-export function timesRoutes(app: Api, ctx: AppContext): void {
-  const present = new IssuePresenter(ctx);
-  const rootUrl = ctx.config.server.rootUrl;
+export function timesRoutes(app: Api, deps: TimesRoutesDeps): void {
+  const { times, present, paging, rootUrl } = deps;
+  const { repoView, issueOf } = issueTargets(deps);
   const tags = ['issue'];
   const signed: RouteAuth = { scope: 'issue', require: 'signed' };
   const mine: RouteAuth = { scope: 'user', require: 'signed' };
-
-  async function repoView(request: FastifyRequest): Promise<RepoView> {
-    const { owner, repo } = request.params as { owner: string; repo: string };
-    return ctx.repos.requireRepo(owner, repo, request.viewer, 'read', 'repo.issues');
-  }
-
-  async function issueOf(request: FastifyRequest) {
-    const view = await repoView(request);
-    const issue = await ctx.issues.requireVisibleIssue(view, (request.params as { index: number }).index);
-    return { view, issue };
-  }
 
   // Tracked times of an issue
 
@@ -53,8 +51,8 @@ export function timesRoutes(app: Api, ctx: AppContext): void {
     },
     async (request, reply) => {
       const { view, issue } = await issueOf(request);
-      const page = pageOf(request.query, ctx.paging);
-      const [rows, total] = await ctx.times.list(view, issue, signedIn(request).user, request.query, page);
+      const page = pageOf(request.query, paging);
+      const [rows, total] = await times.list(view, issue, signedIn(request).user, request.query, page);
       const json = await present.trackedTimes(rows, request.viewer);
       setPageHeaders(request, reply, total, page, rootUrl);
       return json;
@@ -79,7 +77,7 @@ export function timesRoutes(app: Api, ctx: AppContext): void {
     async (request) => {
       const { view, issue } = await issueOf(request);
       const b = request.body;
-      const row = await ctx.times.add(view, issue, signedIn(request).user, {
+      const row = await times.add(view, issue, signedIn(request).user, {
         time: b.time,
         created: b.created,
         userName: b.user_name,
@@ -102,7 +100,7 @@ export function timesRoutes(app: Api, ctx: AppContext): void {
     },
     async (request, reply) => {
       const { view, issue } = await issueOf(request);
-      await ctx.times.reset(view, issue, signedIn(request).user);
+      await times.reset(view, issue, signedIn(request).user);
       return reply.code(204).send(null);
     },
   );
@@ -121,7 +119,7 @@ export function timesRoutes(app: Api, ctx: AppContext): void {
     },
     async (request, reply) => {
       const { view, issue } = await issueOf(request);
-      await ctx.times.delete(view, issue, signedIn(request).user, request.params.id);
+      await times.delete(view, issue, signedIn(request).user, request.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -145,8 +143,8 @@ export function timesRoutes(app: Api, ctx: AppContext): void {
     },
     async (request, reply) => {
       const view = await repoView(request);
-      const page = pageOf(request.query, ctx.paging);
-      const [rows, total] = await ctx.times.list(view, null, signedIn(request).user, request.query, page);
+      const page = pageOf(request.query, paging);
+      const [rows, total] = await times.list(view, null, signedIn(request).user, request.query, page);
       const json = await present.trackedTimes(rows, request.viewer);
       setPageHeaders(request, reply, total, page, rootUrl);
       return json;
@@ -168,7 +166,7 @@ export function timesRoutes(app: Api, ctx: AppContext): void {
     },
     async (request) => {
       const view = await repoView(request);
-      const rows = await ctx.times.ofUser(view, signedIn(request).user, request.params.user);
+      const rows = await times.ofUser(view, signedIn(request).user, request.params.user);
       return present.trackedTimes(rows, request.viewer);
     },
   );
@@ -185,8 +183,8 @@ export function timesRoutes(app: Api, ctx: AppContext): void {
       config: { auth: mine },
     },
     async (request, reply) => {
-      const page = pageOf(request.query, ctx.paging);
-      const [rows, total] = await ctx.times.mine(signedIn(request).user, request.query, page);
+      const page = pageOf(request.query, paging);
+      const [rows, total] = await times.mine(signedIn(request).user, request.query, page);
       const json = await present.trackedTimes(rows, request.viewer);
       setPageHeaders(request, reply, total, page, rootUrl);
       return json;
@@ -212,9 +210,9 @@ export function timesRoutes(app: Api, ctx: AppContext): void {
     handler: async (request: FastifyRequest, reply: import('fastify').FastifyReply) => {
       const { view, issue } = await issueOf(request);
       const doer = signedIn(request).user;
-      if (action === 'start') await ctx.times.start(view, issue, doer);
-      else if (action === 'stop') await ctx.times.stop(view, issue, doer);
-      else await ctx.times.cancel(view, issue, doer);
+      if (action === 'start') await times.start(view, issue, doer);
+      else if (action === 'stop') await times.stop(view, issue, doer);
+      else await times.cancel(view, issue, doer);
       return reply.code(status).send(null);
     },
   });
@@ -249,8 +247,8 @@ export function timesRoutes(app: Api, ctx: AppContext): void {
       config: { auth: mine },
     },
     async (request, reply) => {
-      const page = pageOf(request.query, ctx.paging);
-      const [rows, total] = await ctx.times.stopwatches(signedIn(request).user, page);
+      const page = pageOf(request.query, paging);
+      const [rows, total] = await times.stopwatches(signedIn(request).user, page);
       const json = await present.stopwatches(rows);
       setPageHeaders(request, reply, total, page, rootUrl);
       return json;

@@ -3,11 +3,11 @@
 // are for writers. Each change writes its timeline event: add_time_manual and delete_time_manual
 // with the seconds as "|<seconds>", start_tracking, stop_tracking (with the time it recorded) and
 // cancel_tracking. A user runs one stopwatch at a time: starting another stops the running one.
-import type { AppContext } from '../app/context.js';
-import { nowUnix, transaction, type Tx } from '../db/database.js';
+import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
 import { conflict, forbidden, invalidField, notFound } from '../errors.js';
 import type { Page } from '../http/pagination.js';
 import { AccessMode } from '../orgs/store.js';
+import type { UserService } from '../users/service.js';
 import type { UserRow } from '../users/tables.js';
 import { UserType } from '../users/tables.js';
 import { canWriteIssues, type RepoView } from './service.js';
@@ -36,11 +36,17 @@ export interface TimeListInput {
 
 const MAX_SECONDS = 2 ** 31 - 1;
 
-export class TimeService {
-  constructor(private readonly ctx: AppContext) {}
+export interface TimeServiceDeps {
+  db: Db;
+  /** Whose time it is, by name. */
+  users: Pick<UserService, 'getByName'>;
+}
 
-  private get db() {
-    return this.ctx.db;
+export class TimeService {
+  private readonly db: Db;
+
+  constructor(private readonly deps: TimeServiceDeps) {
+    this.db = deps.db;
   }
 
   /** Forgejo's CanUseTimetracker with only contributors tracking time: writers and the poster. */
@@ -62,7 +68,7 @@ export class TimeService {
   }
 
   private async userNamed(name: string): Promise<UserRow> {
-    const u = name.includes('\0') ? undefined : await this.ctx.users.getByName(name);
+    const u = name.includes('\0') ? undefined : await this.deps.users.getByName(name);
     if (!u || u.type !== UserType.Individual) throw notFound(`user does not exist [name: ${name}]`);
     return u;
   }
@@ -98,7 +104,7 @@ export class TimeService {
     let user = doer;
     if (input.userName && input.userName !== doer.name) {
       if (doer.is_admin || view.access.mode >= AccessMode.admin) {
-        const u = input.userName.includes('\0') ? undefined : await this.ctx.users.getByName(input.userName);
+        const u = input.userName.includes('\0') ? undefined : await this.deps.users.getByName(input.userName);
         if (!u || u.type !== UserType.Individual) {
           throw invalidField('user_name', `user does not exist [name: ${input.userName}]`);
         }

@@ -1,15 +1,15 @@
 // Labels in the web interface: the pill that shows one (scoped labels as `scope | name`, the
 // color as an SVG dot, since the pages' Content-Security-Policy allows no inline style), the
 // labels a repository's issues can carry, and the repository's labels page.
-import type { FastifyInstance } from 'fastify';
 import type { VNode } from 'preact';
 import { RepoHeader } from '../repos/code-pages.js';
 import type { RepoRow } from '../repos/tables.js';
 import type { UserRow } from '../users/tables.js';
 import { Layout } from '../web/layout.js';
-import type { Web } from '../web/plugin.js';
-import type { AppContext } from '../app/context.js';
-import { labelScope } from './service.js';
+import type { PageRoutes } from '../web/plugin.js';
+import type { RepoService } from '../repos/service.js';
+import type { UserService } from '../users/service.js';
+import { labelScope, type LabelService } from './service.js';
 import type { LabelRow } from './tables.js';
 
 export function LabelPill(props: { label: LabelRow; href?: string | undefined }): VNode {
@@ -43,44 +43,55 @@ export function LabelPill(props: { label: LabelRow; href?: string | undefined })
 }
 
 /** The labels an issue of `repo` may carry: the repository's and its organization's, unarchived. */
-export async function labelsFor(ctx: AppContext, repo: RepoRow, owner: UserRow): Promise<LabelRow[]> {
+export async function labelsFor(
+  deps: { labels: Pick<LabelService, 'list'> },
+  repo: RepoRow,
+  owner: UserRow,
+): Promise<LabelRow[]> {
   const all = { page: 1, limit: 10_000, offset: 0 };
-  const [own] = await ctx.labels.list({ repoId: repo.id }, false, all);
-  const [org] = owner.type === 1 ? await ctx.labels.list({ orgId: owner.id }, false, all) : [[]];
+  const [own] = await deps.labels.list({ repoId: repo.id }, false, all);
+  const [org] = owner.type === 1 ? await deps.labels.list({ orgId: owner.id }, false, all) : [[]];
   return [...own, ...org].sort((a, b) => a.name.localeCompare(b.name));
 }
 
-export function labelPages(app: FastifyInstance, web: Web): void {
-  const { ctx } = web;
-  app.get('/:owner/:repo/labels', async (request, reply) => {
-    const p = request.params as Record<string, string>;
-    const view = await ctx.repos.requireRepo(
-      p['owner'] ?? '',
-      p['repo'] ?? '',
-      request.web.viewer,
-      'read',
-      'repo.issues',
-    );
-    const owner = (await ctx.users.getById(view.repo.owner_id))!;
-    const base = `/${owner.name}/${view.repo.name}`;
-    const labels = await labelsFor(ctx, view.repo, owner);
-    return web.send(
-      reply,
-      <Layout page={web.page(request)} title={`Labels · ${owner.name}/${view.repo.name}`}>
-        <RepoHeader t={{ owner, repo: view.repo }} active="issues" />
-        <h2>Labels</h2>
-        {labels.length === 0 ? <p class="empty">This repository has no labels.</p> : null}
-        <ul class="list">
-          {labels.map((l) => (
-            <li>
-              <div>
-                <LabelPill label={l} href={`${base}/issues?labels=${encodeURIComponent(l.name)}`} />
-                {l.description ? <p class="muted">{l.description}</p> : null}
-              </div>
-            </li>
-          ))}
-        </ul>
-      </Layout>,
-    );
-  });
+export interface LabelPagesDeps {
+  repos: Pick<RepoService, 'requireRepo'>;
+  users: Pick<UserService, 'getById'>;
+  labels: Pick<LabelService, 'list'>;
+}
+
+export function labelPages(deps: LabelPagesDeps): PageRoutes {
+  return (app, web) => {
+    app.get('/:owner/:repo/labels', async (request, reply) => {
+      const p = request.params as Record<string, string>;
+      const view = await deps.repos.requireRepo(
+        p['owner'] ?? '',
+        p['repo'] ?? '',
+        request.web.viewer,
+        'read',
+        'repo.issues',
+      );
+      const owner = (await deps.users.getById(view.repo.owner_id))!;
+      const base = `/${owner.name}/${view.repo.name}`;
+      const labels = await labelsFor(deps, view.repo, owner);
+      return web.send(
+        reply,
+        <Layout page={web.page(request)} title={`Labels · ${owner.name}/${view.repo.name}`}>
+          <RepoHeader t={{ owner, repo: view.repo }} active="issues" />
+          <h2>Labels</h2>
+          {labels.length === 0 ? <p class="empty">This repository has no labels.</p> : null}
+          <ul class="list">
+            {labels.map((l) => (
+              <li>
+                <div>
+                  <LabelPill label={l} href={`${base}/issues?labels=${encodeURIComponent(l.name)}`} />
+                  {l.description ? <p class="muted">{l.description}</p> : null}
+                </div>
+              </li>
+            ))}
+          </ul>
+        </Layout>,
+      );
+    });
+  };
 }

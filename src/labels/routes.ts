@@ -3,12 +3,14 @@
 // the repository's (or organization's) visibility; writing needs write access to the repository's
 // issues, or ownership of the organization. Archived labels are listed only with archived=true.
 import { Type } from 'typebox';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import type { RouteAuth } from '../http/auth.js';
 import { signedViewer } from '../http/auth.js';
-import { pageOf, sendPage } from '../http/pagination.js';
+import { pageOf, sendPage, type PagingSettings } from '../http/pagination.js';
+import type { OrgService } from '../orgs/service.js';
+import type { RepoService } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
+import type { UserService } from '../users/service.js';
 import type { UserRow } from '../users/tables.js';
 import type { LabelRow } from './tables.js';
 import {
@@ -19,7 +21,7 @@ import {
   toLabelJson,
   type LabelUrls,
 } from './schemas.js';
-import type { LabelInput } from './service.js';
+import type { LabelInput, LabelService } from './service.js';
 import { LABEL_TEMPLATES, labelTemplate } from './templates.js';
 import { notFound } from '../errors.js';
 
@@ -37,9 +39,17 @@ const LabelTemplateJson = Type.Object(
   { title: 'LabelTemplate' },
 );
 
-export function labelsRoutes(app: Api, ctx: AppContext): void {
-  const { repos, labels, users, orgs } = ctx;
-  const rootUrl = ctx.config.server.rootUrl;
+export interface LabelsRoutesDeps {
+  repos: Pick<RepoService, 'requireRepo'>;
+  users: Pick<UserService, 'getById'>;
+  orgs: Pick<OrgService, 'requireVisibleOrg' | 'requireOwner'>;
+  labels: LabelService;
+  paging: PagingSettings;
+  rootUrl: string;
+}
+
+export function labelsRoutes(app: Api, deps: LabelsRoutesDeps): void {
+  const { repos, labels, users, orgs, paging, rootUrl } = deps;
 
   app.get(
     '/label/templates',
@@ -129,7 +139,7 @@ export function labelsRoutes(app: Api, ctx: AppContext): void {
     },
     async (request, reply) => {
       const { repo } = await repoOf(request.params, request.viewer, 'read');
-      const page = pageOf(request.query, ctx.paging);
+      const page = pageOf(request.query, paging);
       const result = await labels.list({ repoId: repo.id }, request.query.archived ?? false, page);
       const urls = await repoUrls(repo);
       return sendPage(request, reply, result, page, rootUrl, (l: LabelRow) => toLabelJson(l, urls));
@@ -230,7 +240,7 @@ export function labelsRoutes(app: Api, ctx: AppContext): void {
     },
     async (request, reply) => {
       const org = await orgs.requireVisibleOrg(request.params.org, request.viewer);
-      const page = pageOf(request.query, ctx.paging);
+      const page = pageOf(request.query, paging);
       const result = await labels.list({ orgId: org.id }, request.query.archived ?? false, page);
       const urls = orgUrls(org);
       return sendPage(request, reply, result, page, rootUrl, (l: LabelRow) => toLabelJson(l, urls));

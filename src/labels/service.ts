@@ -1,10 +1,10 @@
 // Labels of repositories and organizations (organization labels are usable on the
 // organization's repositories), and the model rules of labels on issues: labels named by id or
 // name, and the exclusive rule (an issue holds at most one exclusive label of a scope).
-import type { AppContext } from '../app/context.js';
 import { nowUnix, type Db, type Tx } from '../db/database.js';
 import { badRequest, invalidField, notFound } from '../errors.js';
 import type { Page } from '../http/pagination.js';
+import type { RepoService } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
 import type { UserRow } from '../users/tables.js';
 import { checkText, isId, isName } from '../issues/input.js';
@@ -52,10 +52,19 @@ export function exclusiveScope(label: Pick<LabelRow, 'name' | 'exclusive'>): str
   return label.exclusive ? labelScope(label.name) : '';
 }
 
+export interface LabelServiceDeps {
+  db: Db;
+  /** Labels follow a repository's creation (a template) and transfer. */
+  repos: Pick<RepoService, 'addHooks'>;
+}
+
 export class LabelService {
-  constructor(private readonly ctx: AppContext) {
+  private readonly db: Db;
+
+  constructor(deps: LabelServiceDeps) {
+    this.db = deps.db;
     // A repository that changes owner loses the old organization's labels on its issues.
-    ctx.repos.addHooks({
+    deps.repos.addHooks({
       onTransfer: (tx, repo, newOwnerId) => store.removeForeignOrgLabels(tx, repo.id, newOwnerId),
       // A repository created with `issue_labels` starts with that template's labels.
       onCreate: async (tx, repoId, input) => {
@@ -79,10 +88,6 @@ export class LabelService {
         }
       },
     });
-  }
-
-  private get db(): Db {
-    return this.ctx.db;
   }
 
   // Labels

@@ -8,11 +8,14 @@ import Negotiator from 'negotiator';
 import rangeParser from 'range-parser';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../app/context.js';
+import type { Authenticator } from '../auth/identity.js';
 import { AppError, MovedError, conflict, invalidField } from '../errors.js';
 import { movedTo, statusOf } from '../http/errors.js';
 import type { Api } from '../http/types.js';
 import { authorizeGit, type GitTarget } from '../git/http.js';
+import type { RepoService } from '../repos/service.js';
+import type { UserService } from '../users/service.js';
+import type { LfsService } from './service.js';
 import {
   BatchRequest,
   BatchResponse,
@@ -45,8 +48,17 @@ const LockParams = Type.Object({ owner: Type.String(), repo: Type.String(), id: 
 
 const hide = { hide: true };
 
-export function lfsRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const { lfs } = ctx;
+export interface LfsRoutesDeps {
+  lfs: LfsService;
+  /** Who may read or write the repository, as for git over HTTP (authorizeGit). */
+  auth: Pick<Authenticator, 'authenticate'>;
+  users: Pick<UserService, 'assertMayAct' | 'getById'>;
+  repos: Pick<RepoService, 'requireRepo'>;
+  rootUrl: string;
+}
+
+export function lfsRoutes(app: FastifyInstance, deps: LfsRoutesDeps): void {
+  const { lfs, auth, users, repos } = deps;
   const prefix = '/:owner/:repo/info/lfs';
 
   /** Errors as the LFS API has them: its media type, `message`, and a challenge on 401. */
@@ -74,13 +86,13 @@ export function lfsRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   const authorize = (request: FastifyRequest, write: boolean): Promise<GitTarget> => {
     const { owner, repo } = request.params as { owner: string; repo: string };
-    return authorizeGit(ctx, request, owner, repo, write);
+    return authorizeGit({ auth, users, repos }, request, owner, repo, write);
   };
 
   /** …/info/lfs of the repository as clients reach it, for the links of batch responses. */
   async function baseOf(target: GitTarget): Promise<string> {
-    const owner = await ctx.users.getById(target.repo.owner_id);
-    const root = ctx.config.server.rootUrl.replace(/\/+$/, '');
+    const owner = await users.getById(target.repo.owner_id);
+    const root = deps.rootUrl.replace(/\/+$/, '');
     return `${root}/${encodeURIComponent(owner!.name)}/${encodeURIComponent(target.repo.name)}.git/info/lfs`;
   }
 

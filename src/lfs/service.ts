@@ -4,12 +4,14 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
-import type { AppContext } from '../app/context.js';
-import { nowUnix, transaction, type Tx } from '../db/database.js';
+import type { Logger } from 'pino';
+import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
+import type { EventBus } from '../events/bus.js';
 import { AppError, conflict, forbidden, invalid, invalidField, notFound } from '../errors.js';
-import { AccessMode } from '../orgs/store.js';
+import { AccessMode } from '../orgs/tables.js';
 import { measureRows, recordUsage, type OwnerTotals, type UsageSource } from '../quota/usage.js';
-import type { RepoAccess } from '../repos/service.js';
+import type { QuotaService } from '../quota/service.js';
+import type { RepoAccess, RepoService } from '../repos/service.js';
 import * as repoStore from '../repos/store.js';
 import type { RepoRow } from '../repos/tables.js';
 import type { AfterCommit } from '../users/owned.js';
@@ -17,7 +19,8 @@ import type { UserRow } from '../users/tables.js';
 import * as store from './store.js';
 import type { LockRow, MetaRow } from './tables.js';
 import { faultPoint } from '../faults.js';
-import { drained } from '../storage/storage.js';
+import { drained, type BlobStore } from '../storage/storage.js';
+import type { BlobReferences } from '../storage/sweep.js';
 
 const SUBJECT = 'size:git:lfs';
 const OID = /^[0-9a-f]{64}$/;
@@ -104,10 +107,29 @@ function verifying(oid: string, expected: number | undefined): Transform {
   });
 }
 
+export interface LfsServiceDeps {
+  db: Db;
+  log: Logger;
+  events: EventBus;
+  blobs: BlobStore;
+  quota: Pick<QuotaService, 'check'>;
+  repos: Pick<RepoService, 'addHooks' | 'getById'>;
+  /** Quota recalculation's sources (LFS sizes are added). */
+  usageSources: UsageSource[];
+  /** The sweep's blob references (LFS objects are added). */
+  blobReferences: BlobReferences[];
+}
+
 export class LfsService {
-  constructor(private readonly ctx: AppContext) {
-    ctx.contributions.usageSources.push(this.usageSource());
-    ctx.contributions.blobReferences.push({
+  private readonly db: Db;
+  /** The LFS blob store (`[lfs]` storage). */
+  private readonly blobs: BlobStore;
+
+  constructor(private readonly deps: LfsServiceDeps) {
+    this.db = deps.db;
+    this.blobs = deps.blobs;
+    deps.usageSources.push(this.usageSource());
+    deps.blobReferences.push({
       label: 'LFS objects',
       store: 'lfs',
       prefix: '',
@@ -118,16 +140,16 @@ export class LfsService {
           const oid = key.slice(key.lastIndexOf('/') + 1);
           if (isOid(oid) && blobKey(oid) === key) byOid.set(oid, key);
         }
-        const held = await store.referencedOids(ctx.db, [...byOid.keys()]);
+        const held = await store.referencedOids(this.db, [...byOid.keys()]);
         return new Set([...held].map((oid) => byOid.get(oid)!));
       },
     });
-    ctx.repos.addHooks({
+    deps.repos.addHooks({
       beforeDelete: (tx, repo) => this.beforeRepoDelete(tx, repo),
       onTransfer: (tx, repo, newOwnerId) => this.onRepoTransfer(tx, repo, newOwnerId),
     });
     // A fork shares its parent's objects, as in Forgejo: the fork's owner is charged for them.
-    ctx.events.on('repository.created', ({ repoId }) => this.copyFromParent(repoId));
+    deps.events.on('repository.created', ({ repoId }) => this.copyFromParent(repoId));
   }
 
   // Batch API
@@ -141,7 +163,7 @@ export class LfsService {
     if (operation === 'upload') await this.requireQuota(repo);
     const valid = objects.filter((o) => isOid(o.oid) && Number.isSafeInteger(o.size) && o.size >= 0);
     const held = await store.metaByOids(
-      this.ctx.db,
+      this.db,
       repo.id,
       valid.map((o) => o.oid),
     );
@@ -149,7 +171,7 @@ export class LfsService {
     const present = new Set<string>();
     await Promise.all(
       [...held.values()].map(async (m) => {
-        if (await this.ctx.storage.lfs.stat(blobKey(m.oid))) present.add(m.oid);
+        if (await this.blobs.stat(blobKey(m.oid))) present.add(m.oid);
       }),
     );
     // [lfs] SERVE_DIRECT: downloads point straight at presigned URLs of the store.
@@ -181,7 +203,7 @@ export class LfsService {
   }
 
   private async requireQuota(repo: RepoRow): Promise<void> {
-    if (!(await this.ctx.quota.check(repo.owner_id, SUBJECT))) {
+    if (!(await this.deps.quota.check(repo.owner_id, SUBJECT))) {
       throw new AppError('payload_too_large', 'quota exceeded');
     }
   }
@@ -202,7 +224,7 @@ export class LfsService {
     // Objects are stored by content: one already stored (written whole and checked, by this
     // repository or another) is not written again; the upload is still read and checked.
     const key = blobKey(oid);
-    const stored = announced === undefined ? undefined : await this.ctx.storage.lfs.stat(key);
+    const stored = announced === undefined ? undefined : await this.blobs.stat(key);
     const checked = verifying(oid, announced);
     // A failing request stream (a client going away) fails the store's write through `checked`;
     // a failed check leaves the rest of the request to be read and dropped, so the answer (422)
@@ -216,11 +238,11 @@ export class LfsService {
     const { size } =
       stored && stored.size === announced
         ? { size: await drained(checked) }
-        : await this.ctx.storage.lfs.put(key, checked, { size: announced });
+        : await this.blobs.put(key, checked, { size: announced });
     faultPoint('lfs:stored');
     let recorded = false;
     try {
-      await transaction(this.ctx.db, async (tx) => {
+      await transaction(this.db, async (tx) => {
         // Read again inside the transaction: the repository may have moved or gone meanwhile.
         const current = await repoStore.getById(tx, repo.id);
         if (!current) throw notFound(`repository does not exist [id: ${repo.id}]`);
@@ -240,26 +262,26 @@ export class LfsService {
 
   /** The object `oid` of the repository (404 when it does not hold it). */
   async object(repo: RepoRow, oid: string): Promise<MetaRow> {
-    const meta = isOid(oid) ? await store.getMeta(this.ctx.db, repo.id, oid) : undefined;
+    const meta = isOid(oid) ? await store.getMeta(this.db, repo.id, oid) : undefined;
     if (!meta) throw notFound(`Object ${oid} does not exist`);
     return meta;
   }
 
   /** A presigned URL of the object when the LFS store serves downloads directly (SERVE_DIRECT). */
   async directUrl(oid: string): Promise<string | undefined> {
-    return this.ctx.storage.lfs.directUrl?.(blobKey(oid));
+    return this.blobs.directUrl?.(blobKey(oid));
   }
 
   /** A stream of the object's bytes, or of the range `start`..`end` (inclusive). */
   open(meta: MetaRow, range?: { start: number; end: number }): Promise<Readable> {
-    return this.ctx.storage.lfs.open(blobKey(meta.oid), range);
+    return this.blobs.open(blobKey(meta.oid), range);
   }
 
   /** Checks an uploaded object is there with the given size: 404 when not, 422 for another size. */
   async verify(repo: RepoRow, oid: string, size: number): Promise<void> {
     if (!isOid(oid) || !Number.isSafeInteger(size) || size < 0) throw invalid('Oid or size are invalid');
-    const meta = await store.getMeta(this.ctx.db, repo.id, oid);
-    const stored = meta && (await this.ctx.storage.lfs.stat(blobKey(oid)));
+    const meta = await store.getMeta(this.db, repo.id, oid);
+    const stored = meta && (await this.blobs.stat(blobKey(oid)));
     if (!meta || !stored) throw notFound(`Object ${oid} does not exist`);
     if (meta.size !== size || stored.size !== size) {
       throw invalid(`Object ${oid} is ${meta.size} bytes, not ${size}`);
@@ -275,14 +297,14 @@ export class LfsService {
     rawPath: string,
   ): Promise<{ lock: LockRow; created: boolean }> {
     const p = normalizeLockPath(rawPath);
-    const id = await store.insertLock(this.ctx.db, {
+    const id = await store.insertLock(this.db, {
       repo_id: repo.id,
       owner_id: user.id,
       path: p,
       created_unix: nowUnix(),
     });
-    if (id !== undefined) return { lock: (await store.getLock(this.ctx.db, repo.id, id))!, created: true };
-    const existing = await store.getLockByPath(this.ctx.db, repo.id, p);
+    if (id !== undefined) return { lock: (await store.getLock(this.db, repo.id, id))!, created: true };
+    const existing = await store.getLockByPath(this.db, repo.id, p);
     // Unlocked again between the two statements: a rare race the client can simply retry.
     if (!existing) throw conflict('the lock changed meanwhile: try again');
     return { lock: existing, created: false };
@@ -307,7 +329,7 @@ export class LfsService {
       id = Number(f.id);
     }
     const lockPath = f.path !== undefined && f.path !== '' ? normalizeLockPath(f.path) : undefined;
-    const rows = await store.listLocks(this.ctx.db, repo.id, { path: lockPath, id, fromId }, limit + 1);
+    const rows = await store.listLocks(this.db, repo.id, { path: lockPath, id, fromId }, limit + 1);
     return page(rows, limit);
   }
 
@@ -319,7 +341,7 @@ export class LfsService {
     limit: number | undefined,
   ): Promise<{ ours: LockRow[]; theirs: LockRow[]; next?: string }> {
     const n = pageLimit(limit);
-    const rows = await store.listLocks(this.ctx.db, repo.id, { fromId: parseCursor(cursor) }, n + 1);
+    const rows = await store.listLocks(this.db, repo.id, { fromId: parseCursor(cursor) }, n + 1);
     const { locks, next } = page(rows, n);
     return {
       ours: locks.filter((l) => l.owner_id === user.id),
@@ -340,7 +362,7 @@ export class LfsService {
     force: boolean,
   ): Promise<LockRow> {
     const id = /^\d{1,15}$/.test(rawId) ? Number(rawId) : undefined;
-    const lock = id === undefined ? undefined : await store.getLock(this.ctx.db, repo.id, id);
+    const lock = id === undefined ? undefined : await store.getLock(this.db, repo.id, id);
     if (!lock) throw notFound(`lock does not exist [id: ${rawId}]`);
     if (lock.owner_id !== user.id) {
       if (!force)
@@ -349,7 +371,7 @@ export class LfsService {
         throw forbidden("you need admin access to the repository to remove another user's lock");
       }
     }
-    if (!(await store.deleteLock(this.ctx.db, repo.id, lock.id))) {
+    if (!(await store.deleteLock(this.db, repo.id, lock.id))) {
       throw notFound(`lock does not exist [id: ${rawId}]`);
     }
     return lock;
@@ -375,9 +397,9 @@ export class LfsService {
   }
 
   private async copyFromParent(repoId: number): Promise<void> {
-    const repo = await this.ctx.repos.getById(repoId);
+    const repo = await this.deps.repos.getById(repoId);
     if (!repo?.fork_id) return;
-    await transaction(this.ctx.db, async (tx) => {
+    await transaction(this.db, async (tx) => {
       const before = await store.sizeOfRepo(tx, repo.id);
       await store.copyMeta(tx, repo.fork_id!, repo.id, nowUnix());
       const after = await store.sizeOfRepo(tx, repo.id);
@@ -387,13 +409,13 @@ export class LfsService {
 
   /** Deletes the blobs of `oids` that no repository holds any more. */
   private async removeOrphans(oids: string[]): Promise<void> {
-    const referenced = await store.referencedOids(this.ctx.db, oids);
+    const referenced = await store.referencedOids(this.db, oids);
     for (const oid of new Set(oids)) {
       if (referenced.has(oid)) continue;
       try {
-        await this.ctx.storage.lfs.delete(blobKey(oid));
+        await this.blobs.delete(blobKey(oid));
       } catch (err) {
-        this.ctx.log.error({ err, oid }, 'removing an LFS blob failed');
+        this.deps.log.error({ err, oid }, 'removing an LFS blob failed');
       }
     }
   }
@@ -411,7 +433,7 @@ export class LfsService {
           db,
           table: 'lfs_meta_object',
           page: (after, limit) => store.metaPage(db, after, limit, ownerId),
-          measure: async (r) => (await this.ctx.storage.lfs.stat(blobKey(r.oid)))?.size,
+          measure: async (r) => (await this.blobs.stat(blobKey(r.oid)))?.size,
           name: (r) => `${r.owner_name}/${r.repo_name} LFS object ${r.oid}`,
         }),
       totals: async (q, ownerId) => {

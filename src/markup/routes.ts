@@ -1,14 +1,15 @@
 // /markdown, /markdown/raw and /markup: Forgejo's rendering endpoints, answering text/html.
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
-import { MarkupService } from './service.js';
+import type { MarkupService } from './service.js';
 import { MarkdownOption, MarkupOption, RenderedHtml } from './schemas.js';
 
 const HTML = 'text/html; charset=utf-8';
 
-export function markupRoutes(app: Api, ctx: AppContext): void {
-  const markup = new MarkupService(ctx.users, ctx.config.server.rootUrl);
+export interface MarkupRoutesDeps {
+  markup: MarkupService;
+}
 
+export function markupRoutes(app: Api, { markup }: MarkupRoutesDeps): void {
   app.post(
     '/markdown',
     {

@@ -20,11 +20,14 @@ export interface RenderRequest {
   filePath?: string | undefined;
 }
 
+export interface MarkupServiceDeps {
+  /** Which mentioned accounts exist and the viewer may see. */
+  users: Pick<UserService, 'visibleNames'>;
+  rootUrl: string;
+}
+
 export class MarkupService {
-  constructor(
-    private readonly users: UserService,
-    private readonly rootUrl: string,
-  ) {}
+  constructor(private readonly deps: MarkupServiceDeps) {}
 
   async render(req: RenderRequest, viewer: Viewer | null): Promise<string> {
     const mode = (req.mode || 'markdown') as Mode;
@@ -34,8 +37,13 @@ export class MarkupService {
       throw invalidField('FilePath', `Unsupported render extension: ${ext || req.filePath || '(none)'}`);
     }
     const repo = mode === 'gfm' || mode === 'comment' || mode === 'wiki' ? repoOf(req.context) : undefined;
-    const mentions = await this.users.visibleNames(mentionedNames(req.text), viewer);
-    return renderMarkdown(req.text, { breaks: mode === 'comment', rootUrl: this.rootUrl, repo, mentions });
+    const mentions = await this.deps.users.visibleNames(mentionedNames(req.text), viewer);
+    return renderMarkdown(req.text, {
+      breaks: mode === 'comment',
+      rootUrl: this.deps.rootUrl,
+      repo,
+      mentions,
+    });
   }
 }
 

@@ -1,7 +1,9 @@
 // Server metadata: version and the settings clients read to size their requests.
 import { Type } from 'typebox';
-import type { AppContext } from '../app/context.js';
+import type { Config } from '../config/config.js';
 import type { Api } from '../http/types.js';
+import type { PagingSettings } from '../http/pagination.js';
+import type { UserService } from '../users/service.js';
 import { VERSION } from '../version.js';
 import { notFound } from '../errors.js';
 import { GITIGNORES, LICENSES } from '../repos/templates.js';
@@ -46,20 +48,36 @@ const NodeInfo = Type.Object(
   { title: 'NodeInfo' },
 );
 
+/** How many issues and comments the site has, for NodeInfo (issues/service.ts). */
+export interface SiteCounts {
+  siteCounts(): Promise<{ posts: number; comments: number }>;
+}
+
+export interface MetaRoutesDeps {
+  users: Pick<UserService, 'activity'>;
+  issues: SiteCounts;
+  rootUrl: string;
+  paging: PagingSettings;
+  /** [attachment], as /settings/attachment shows it. */
+  attachment: Config['attachment'];
+  /** [service] DISABLE_REGISTRATION (NodeInfo's openRegistrations). */
+  disableRegistration: boolean;
+}
+
 /** The NodeInfo 2.1 document: what software this is and how much it is used. */
-async function nodeInfo(ctx: AppContext) {
-  const [people, posts] = await Promise.all([ctx.users.activity(), ctx.issues.siteCounts()]);
+async function nodeInfo(deps: MetaRoutesDeps) {
+  const [people, posts] = await Promise.all([deps.users.activity(), deps.issues.siteCounts()]);
   return {
     version: '2.1',
     software: {
       name: 'anvil',
       version: VERSION.anvil,
       repository: '',
-      homepage: ctx.config.server.rootUrl,
+      homepage: deps.rootUrl,
     },
     protocols: [],
     services: { inbound: [], outbound: ['rss2.0'] },
-    openRegistrations: !ctx.config.service.disableRegistration,
+    openRegistrations: !deps.disableRegistration,
     usage: {
       users: { total: people.total, activeHalfyear: people.halfYear, activeMonth: people.month },
       localPosts: posts.posts,
@@ -69,7 +87,7 @@ async function nodeInfo(ctx: AppContext) {
   };
 }
 
-export function metaRoutes(app: Api, ctx: AppContext): void {
+export function metaRoutes(app: Api, deps: MetaRoutesDeps): void {
   app.get(
     '/nodeinfo',
     {
@@ -80,7 +98,7 @@ export function metaRoutes(app: Api, ctx: AppContext): void {
         response: { 200: NodeInfo },
       },
     },
-    async () => nodeInfo(ctx),
+    async () => nodeInfo(deps),
   );
 
   app.get(
@@ -105,8 +123,8 @@ export function metaRoutes(app: Api, ctx: AppContext): void {
       },
     },
     async () => ({
-      default_paging_num: ctx.config.api.defaultPagingNum,
-      max_response_items: ctx.config.api.maxResponseItems,
+      default_paging_num: deps.paging.defaultPagingNum,
+      max_response_items: deps.paging.maxResponseItems,
       default_git_trees_per_page: 1000,
       default_max_blob_size: 10485760,
     }),
@@ -191,7 +209,7 @@ export function metaRoutes(app: Api, ctx: AppContext): void {
       },
     },
     async () => {
-      const a = ctx.config.attachment;
+      const a = deps.attachment;
       return {
         enabled: a.enabled,
         allowed_types: a.allowedTypes.join(','),
@@ -234,8 +252,7 @@ export function metaRoutes(app: Api, ctx: AppContext): void {
     },
   );
 
-  const licenseUrl = (key: string) =>
-    `${ctx.config.server.rootUrl}api/v1/licenses/${encodeURIComponent(key)}`;
+  const licenseUrl = (key: string) => `${deps.rootUrl}api/v1/licenses/${encodeURIComponent(key)}`;
   app.get(
     '/licenses',
     {
@@ -287,13 +304,28 @@ export function metaRoutes(app: Api, ctx: AppContext): void {
   );
 }
 
-/** /.well-known/nodeinfo: where the NodeInfo document is (outside /api/v1). */
-export function wellKnownRoutes(app: Api, ctx: AppContext): void {
+/**
+ * Routes outside /api/v1: /.well-known/nodeinfo (where the NodeInfo document is) and Forgejo's own
+ * API's version (/api/forgejo/v1/version: the same string as /api/v1/version, as in Forgejo).
+ */
+export interface WellKnownRoutesDeps {
+  rootUrl: string;
+}
+
+export function wellKnownRoutes(app: Api, deps: WellKnownRoutesDeps): void {
+  app.get(
+    '/api/forgejo/v1/version',
+    {
+      // Forgejo's second API, not part of the /api/v1 description.
+      schema: { hide: true, response: { 200: ServerVersion } },
+    },
+    async () => ({ version: VERSION.api }),
+  );
   app.get('/.well-known/nodeinfo', { schema: { hide: true } }, async () => ({
     links: [
       {
         rel: 'http://nodeinfo.diaspora.software/ns/schema/2.1',
-        href: `${ctx.config.server.rootUrl}api/v1/nodeinfo`,
+        href: `${deps.rootUrl}api/v1/nodeinfo`,
       },
     ],
   }));

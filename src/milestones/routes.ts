@@ -1,10 +1,11 @@
 // HTTP routes for milestones: /repos/{owner}/{repo}/milestones, each found by id or else by
 // title. Reading follows the repository's visibility; writing needs write access to its issues.
 import { Type } from 'typebox';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import type { RouteAuth } from '../http/auth.js';
-import { pageOf, sendPage } from '../http/pagination.js';
+import { pageOf, sendPage, type PagingSettings } from '../http/pagination.js';
+import type { RepoService } from '../repos/service.js';
+import type { MilestoneService } from './service.js';
 import { parseTime } from '../issues/input.js';
 import {
   CreateMilestoneOption,
@@ -21,9 +22,15 @@ const IdParams = Type.Object({
   id: Type.String({ description: 'the milestone id, or else its title' }),
 });
 
-export function milestonesRoutes(app: Api, ctx: AppContext): void {
-  const { repos, milestones } = ctx;
-  const rootUrl = ctx.config.server.rootUrl;
+export interface MilestonesRoutesDeps {
+  repos: Pick<RepoService, 'requireRepo'>;
+  milestones: MilestoneService;
+  paging: PagingSettings;
+  rootUrl: string;
+}
+
+export function milestonesRoutes(app: Api, deps: MilestonesRoutesDeps): void {
+  const { repos, milestones, paging, rootUrl } = deps;
   const tags = ['issue'];
   const read: RouteAuth = { scope: 'issue' };
   const write: RouteAuth = { scope: 'issue', require: 'signed' };
@@ -52,7 +59,7 @@ export function milestonesRoutes(app: Api, ctx: AppContext): void {
     },
     async (request, reply) => {
       const { repo } = await repoOf(request.params, request.viewer, 'read');
-      const page = pageOf(request.query, ctx.paging);
+      const page = pageOf(request.query, paging);
       const q = request.query;
       const result = await milestones.list(
         repo,

@@ -2,7 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery } from '../issues/input.js';
 import { isoTime, Nullable } from '../issues/input.js';
-import { MILESTONE_SORTS } from './store.js';
+import { MILESTONE_SORTS } from './tables.js';
 import type { MilestoneRow } from './tables.js';
 import { NO_DEADLINE } from './tables.js';
 

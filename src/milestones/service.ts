@@ -1,14 +1,12 @@
 // Milestones of a repository: found by id or (failing that) by title, opened and closed, and
 // their issue counts, recounted from the issue table inside every transaction that changes an
 // issue's milestone or state.
-import type { AppContext } from '../app/context.js';
 import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
 import { invalidField, notFound } from '../errors.js';
 import type { Page } from '../http/pagination.js';
 import type { RepoRow } from '../repos/tables.js';
 import * as store from './store.js';
-import type { MilestoneSort } from './store.js';
-import type { MilestoneRow } from './tables.js';
+import type { MilestoneRow, MilestoneSort } from './tables.js';
 import { NO_DEADLINE } from './tables.js';
 import { checkText, isId, isName } from '../issues/input.js';
 
@@ -22,11 +20,15 @@ export interface MilestoneInput {
 
 const MAX_TITLE = 255;
 
-export class MilestoneService {
-  constructor(private readonly ctx: AppContext) {}
+export interface MilestoneServiceDeps {
+  db: Db;
+}
 
-  private get db(): Db {
-    return this.ctx.db;
+export class MilestoneService {
+  private readonly db: Db;
+
+  constructor(deps: MilestoneServiceDeps) {
+    this.db = deps.db;
   }
 
   list(

@@ -4,6 +4,7 @@ import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import type { MilestoneTable } from './tables.js';
 import type { MilestoneRow } from './tables.js';
+import { MILESTONE_SORTS, type MilestoneSort } from './tables.js';
 
 type Q = Db | Tx;
 
@@ -73,18 +74,6 @@ export async function idsByNamesIn(q: Q, repoIds: number[], names: string[]): Pr
     .execute();
   return rows.map((r) => r.id);
 }
-
-/** Forgejo's milestone sorts; the default is the nearest due date first. */
-export const MILESTONE_SORTS = {
-  closestduedate: [['deadline_unix', 'asc']],
-  furthestduedate: [['deadline_unix', 'desc']],
-  leastcomplete: [['completeness', 'asc']],
-  mostcomplete: [['completeness', 'desc']],
-  leastissues: [['num_issues', 'asc']],
-  mostissues: [['num_issues', 'desc']],
-  id: [['id', 'asc']],
-} as const;
-export type MilestoneSort = keyof typeof MILESTONE_SORTS;
 
 export function list(
   q: Q,

@@ -28,3 +28,15 @@ export interface MilestoneTables {
 }
 
 export type MilestoneRow = Selectable<MilestoneTable>;
+
+/** Forgejo's milestone sorts; the default is the nearest due date first. */
+export const MILESTONE_SORTS = {
+  closestduedate: [['deadline_unix', 'asc']],
+  furthestduedate: [['deadline_unix', 'desc']],
+  leastcomplete: [['completeness', 'asc']],
+  mostcomplete: [['completeness', 'desc']],
+  leastissues: [['num_issues', 'asc']],
+  mostissues: [['num_issues', 'desc']],
+  id: [['id', 'asc']],
+} as const;
+export type MilestoneSort = keyof typeof MILESTONE_SORTS;

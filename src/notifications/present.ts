@@ -2,12 +2,13 @@
 // access and merge states of a page of threads are loaded in a fixed number of queries. Threads
 // whose repository (or issue) their user can no longer read are dropped from the answer and removed.
 import { Type, type Static } from 'typebox';
-import type { AppContext } from '../app/context.js';
 import { isoTime } from '../http/format.js';
 import { AccessMode } from '../orgs/store.js';
-import { unitOf } from '../issues/service.js';
+import { unitOf, type IssueService } from '../issues/service.js';
 import { Repository, toRepoJson } from '../repos/schemas.js';
-import * as repoStore from '../repos/store.js';
+import type { RepoService } from '../repos/service.js';
+import type { UserService } from '../users/service.js';
+import type { NotificationService } from './service.js';
 import type { Viewer } from '../users/store.js';
 import type { NotificationRow } from './tables.js';
 import { NotificationSource, NotificationStatus } from './tables.js';
@@ -48,30 +49,30 @@ const SUBJECT_TYPES: Record<number, string> = {
   [NotificationSource.repository]: 'Repository',
 };
 
+export interface ThreadsJsonDeps {
+  rootUrl: string;
+  repos: Pick<RepoService, 'getByIds' | 'accessMany'>;
+  users: Pick<UserService, 'getByIds'>;
+  issues: Pick<IssueService, 'getByIds'>;
+  notifications: Pick<NotificationService, 'mergedIssueIds' | 'forget'>;
+}
+
 export async function threadsJson(
-  ctx: AppContext,
+  deps: ThreadsJsonDeps,
   rows: NotificationRow[],
   viewer: Viewer,
 ): Promise<NotificationThreadJson[]> {
   if (rows.length === 0) return [];
-  const rootUrl = ctx.config.server.rootUrl;
+  const { rootUrl } = deps;
   const issueIds = [...new Set(rows.map((r) => r.issue_id).filter((id): id is number => id !== null))];
-  const [repos, issues, merged] = await Promise.all([
-    repoStore.getByIds(ctx.db, [...new Set(rows.map((r) => r.repo_id))]),
-    ctx.issues.getByIds(issueIds),
-    issueIds.length
-      ? ctx.db
-          .selectFrom('pull_request')
-          .select('issue_id')
-          .where('issue_id', 'in', issueIds)
-          .where('has_merged', '=', 1)
-          .execute()
-      : Promise.resolve([]),
+  const [repos, issues, mergedIds] = await Promise.all([
+    deps.repos.getByIds([...new Set(rows.map((r) => r.repo_id))]),
+    deps.issues.getByIds(issueIds),
+    deps.notifications.mergedIssueIds(issueIds),
   ]);
-  const mergedIds = new Set(merged.map((m) => m.issue_id));
   const repoList = [...repos.values()];
-  const owners = await ctx.users.getByIds([...new Set(repoList.map((r) => r.owner_id))]);
-  const access = await ctx.repos.accessMany(repoList, viewer, owners);
+  const owners = await deps.users.getByIds([...new Set(repoList.map((r) => r.owner_id))]);
+  const access = await deps.repos.accessMany(repoList, viewer, owners);
 
   const out: NotificationThreadJson[] = [];
   const gone: number[] = [];
@@ -121,6 +122,6 @@ export async function threadsJson(
       url: `${rootUrl}api/v1/notifications/threads/${n.id}`,
     });
   }
-  if (gone.length) await ctx.notifications.forget(gone);
+  if (gone.length) await deps.notifications.forget(gone);
   return out;
 }

@@ -2,17 +2,19 @@
 // basic authentication alone is answered 401 "token is required") and repository watches.
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import { signedIn, signedViewer, type RouteAuth } from '../http/auth.js';
-import { pageOf, setPageHeaders } from '../http/pagination.js';
+import { pageOf, setPageHeaders, type PagingSettings } from '../http/pagination.js';
 import { isoTime } from '../http/format.js';
 import { notFound } from '../errors.js';
 import { parseTime } from '../issues/input.js';
 import { WatchInfo } from '../issues/schemas.js';
 import { NotificationSource, NotificationStatus, type NotificationStatusName } from './tables.js';
-import type { NotificationFilter } from './store.js';
-import { NotificationCount, NotificationThread, threadsJson } from './present.js';
+import type { NotificationFilter } from './tables.js';
+import type { RepoService } from '../repos/service.js';
+import type { UserService } from '../users/service.js';
+import type { NotificationService } from './service.js';
+import { NotificationCount, NotificationThread, threadsJson, type ThreadsJsonDeps } from './present.js';
 
 const StatusName = Type.Union([Type.Literal('unread'), Type.Literal('read'), Type.Literal('pinned')]);
 const SubjectName = Type.Union([
@@ -92,9 +94,15 @@ function markFilter(userId: number, q: MarkQuery, repoId?: number): Notification
   };
 }
 
-export function notificationsRoutes(app: Api, ctx: AppContext): void {
-  const { notifications, repos, users } = ctx;
-  const rootUrl = ctx.config.server.rootUrl;
+export interface NotificationsRoutesDeps extends ThreadsJsonDeps {
+  repos: Pick<RepoService, 'requireRepo' | 'getByIds' | 'accessMany'>;
+  users: Pick<UserService, 'getById' | 'getByIds'>;
+  notifications: NotificationService;
+  paging: PagingSettings;
+}
+
+export function notificationsRoutes(app: Api, deps: NotificationsRoutesDeps): void {
+  const { notifications, repos, users, paging, rootUrl } = deps;
   const tags = ['notification'];
   const auth: RouteAuth = { scope: 'notification', require: 'token' };
 
@@ -107,10 +115,10 @@ export function notificationsRoutes(app: Api, ctx: AppContext): void {
     const viewer = signedViewer(request);
     const q = request.query as ListQuery & { page?: number; limit?: number };
     const filter = listFilter(viewer.id, q, repoId);
-    const page = pageOf(q, ctx.paging);
+    const page = pageOf(q, paging);
     const [rows, total] = await notifications.list(filter, page);
     setPageHeaders(request, reply, total, page, rootUrl);
-    return threadsJson(ctx, rows, viewer);
+    return threadsJson(deps, rows, viewer);
   }
 
   async function markThreads(request: FastifyRequest, reply: FastifyReply, repoId?: number) {
@@ -118,7 +126,7 @@ export function notificationsRoutes(app: Api, ctx: AppContext): void {
     const q = request.query as MarkQuery;
     const filter = markFilter(viewer.id, q, repoId);
     const rows = await notifications.markAll(filter, NotificationStatus[q['to-status'] ?? 'read']);
-    return reply.code(205).send(await threadsJson(ctx, rows, viewer));
+    return reply.code(205).send(await threadsJson(deps, rows, viewer));
   }
 
   app.get(
@@ -176,7 +184,7 @@ export function notificationsRoutes(app: Api, ctx: AppContext): void {
     async (request) => {
       const viewer = signedViewer(request);
       const row = await notifications.requireThread(viewer, request.params.id);
-      const [json] = await threadsJson(ctx, [row], viewer);
+      const [json] = await threadsJson(deps, [row], viewer);
       if (!json) throw notFound(`notification does not exist [id: ${row.id}]`);
       return json;
     },
@@ -197,13 +205,13 @@ export function notificationsRoutes(app: Api, ctx: AppContext): void {
     async (request, reply) => {
       const viewer = signedViewer(request);
       const row = await notifications.requireThread(viewer, request.params.id);
-      const [visible] = await threadsJson(ctx, [row], viewer);
+      const [visible] = await threadsJson(deps, [row], viewer);
       if (!visible) throw notFound(`notification does not exist [id: ${row.id}]`);
       const updated = await notifications.setThreadStatus(
         row,
         NotificationStatus[request.query['to-status'] ?? 'read'],
       );
-      const [json] = await threadsJson(ctx, [updated], viewer);
+      const [json] = await threadsJson(deps, [updated], viewer);
       return reply.code(205).send(json ?? visible);
     },
   );

@@ -2,28 +2,53 @@
 // and the subscribers and participants of an issue when it is opened, closed or reopened, commented
 // on, or when a pull request is opened or merged. Never for the user who caused the event, never
 // for users who cannot read the issue (or pull request) in its repository. Also repository watches.
-import type { AppContext } from '../app/context.js';
 import { nowUnix, transaction, type Db } from '../db/database.js';
 import { notFound } from '../errors.js';
 import type { Page } from '../http/pagination.js';
 import { AccessMode } from '../orgs/store.js';
 import * as issueStore from '../issues/store.js';
-import { unitOf } from '../issues/service.js';
+import { unitOf, type IssueService } from '../issues/service.js';
+import type { OrgService } from '../orgs/service.js';
+import type { RepoService } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
+import type { SocialService } from '../social/service.js';
+import type { UserService } from '../users/service.js';
 import type { Viewer } from '../users/store.js';
 import type { UserRow } from '../users/tables.js';
 import * as store from './store.js';
 import { NotificationSource } from './tables.js';
 import { UserType } from '../users/tables.js';
-import type { NotificationFilter } from './store.js';
-import type { NotificationRow, WatchRow } from './tables.js';
+import type { EventBus } from '../events/bus.js';
+import type { NotificationFilter, NotificationRow, WatchRow } from './tables.js';
 
-export type { NotificationFilter } from './store.js';
+export type { NotificationFilter } from './tables.js';
 export type { NotificationRow } from './tables.js';
 
+export interface NotificationServiceDeps {
+  db: Db;
+  events: EventBus;
+  users: Pick<UserService, 'getById' | 'getByIds'>;
+  orgs: Pick<OrgService, 'repoCreatorIds'>;
+  repos: Pick<RepoService, 'getById' | 'access'>;
+  issues: Pick<IssueService, 'getById' | 'watchers'>;
+  /** Blocked users watch no repository of the blocker. */
+  social: Pick<SocialService, 'assertNotBlocked'>;
+  /** [service] AUTO_WATCH_NEW_REPOS: a new repository is watched by its creator. */
+  autoWatchNewRepos: boolean;
+}
+
 export class NotificationService {
-  constructor(private readonly ctx: AppContext) {
-    const { events } = ctx;
+  private readonly db: Db;
+
+  constructor(private readonly deps: NotificationServiceDeps) {
+    this.db = deps.db;
+    const { events, repos, users } = deps;
+    if (deps.autoWatchNewRepos) {
+      events.on('repository.created', async (e) => {
+        const [repo, doer] = await Promise.all([repos.getById(e.repoId), users.getById(e.doerId)]);
+        if (repo && doer) await this.watch(repo, doer);
+      });
+    }
     const bump = (e: { repoId: number; issueId: number; doerId: number }, commentId: number | null = null) =>
       this.notify(e.repoId, e.issueId, e.doerId, commentId);
     events.on('issue.opened', (e) => (e.isPull ? undefined : bump(e)));
@@ -40,30 +65,26 @@ export class NotificationService {
    * repositories in it, as Forgejo), but never the doer.
    */
   async notifyTransfer(repoId: number, doerId: number, recipientId: number): Promise<void> {
-    const recipient = await this.ctx.users.getById(recipientId);
+    const recipient = await this.deps.users.getById(recipientId);
     if (!recipient) return;
     const ids =
       recipient.type === UserType.Organization
-        ? await this.ctx.orgs.repoCreatorIds(recipient.id)
+        ? await this.deps.orgs.repoCreatorIds(recipient.id)
         : [recipient.id];
     const to = ids.filter((id) => id !== doerId);
     if (to.length === 0) return;
     await transaction(this.db, (tx) => store.insertRepoThreads(tx, to, { repoId, doerId, now: nowUnix() }));
   }
 
-  private get db(): Db {
-    return this.ctx.db;
-  }
-
   /** Creates or bumps the threads of everyone following issue `issueId`, but `doerId`. */
   async notify(repoId: number, issueId: number, doerId: number, commentId: number | null): Promise<void> {
     const [repo, issue] = await Promise.all([
-      this.ctx.repos.getById(repoId),
-      this.ctx.issues.getById(issueId),
+      this.deps.repos.getById(repoId),
+      this.deps.issues.getById(issueId),
     ]);
     if (!repo || !issue) return;
     const [followers, watchers, explicit] = await Promise.all([
-      this.ctx.issues.watchers(issue),
+      this.deps.issues.watchers(issue),
       store.watcherIds(this.db, repoId),
       issueStore.watchRows(this.db, issueId),
     ]);
@@ -72,7 +93,7 @@ export class NotificationService {
     for (const w of explicit) if (!w.is_watching) ids.delete(w.user_id);
     ids.delete(doerId);
     if (ids.size === 0) return;
-    const users = await this.ctx.users.getByIds([...ids]);
+    const users = await this.deps.users.getByIds([...ids]);
     const unit = unitOf(issue.is_pull);
     const enabled = issue.is_pull ? repo.has_pull_requests : repo.has_issues;
     if (!enabled) return;
@@ -96,7 +117,7 @@ export class NotificationService {
   /** Whether `user` (an active account) may read `unit` of `repo`. */
   private async mayRead(repo: RepoRow, user: UserRow, unit: string): Promise<boolean> {
     if (user.is_active !== 1 || user.prohibit_login === 1 || user.type !== 0) return false;
-    const access = await this.ctx.repos.access(repo, { id: user.id, isAdmin: user.is_admin === 1 });
+    const access = await this.deps.repos.access(repo, { id: user.id, isAdmin: user.is_admin === 1 });
     return access.mode >= AccessMode.read && (access.units.get(unit) ?? 0) >= AccessMode.read;
   }
 
@@ -135,6 +156,11 @@ export class NotificationService {
     });
   }
 
+  /** The issues among `issueIds` that are merged pull requests. */
+  mergedIssueIds(issueIds: number[]): Promise<Set<number>> {
+    return store.mergedIssueIds(this.db, issueIds);
+  }
+
   /** Threads of repositories their user can no longer read: removed (lists skip them). */
   async forget(ids: number[]): Promise<void> {
     await store.deleteByIds(this.db, ids);
@@ -147,7 +173,7 @@ export class NotificationService {
   }
 
   async watch(repo: RepoRow, user: UserRow): Promise<WatchRow> {
-    await this.ctx.social.assertNotBlocked(repo.owner_id, user.id);
+    await this.deps.social.assertNotBlocked(repo.owner_id, user.id);
     return transaction(this.db, async (tx) => {
       await store.addWatch(tx, repo.id, user.id, nowUnix());
       await store.recountWatches(tx, repo.id);

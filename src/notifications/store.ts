@@ -3,20 +3,9 @@ import { sql } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import { NotificationSource, NotificationStatus } from './tables.js';
-import type { NotificationRow, WatchRow } from './tables.js';
+import type { NotificationFilter, NotificationRow, WatchRow } from './tables.js';
 
 type Q = Db | Tx;
-
-export interface NotificationFilter {
-  userId: number;
-  repoId?: number | undefined;
-  statuses?: number[] | undefined;
-  sources?: number[] | undefined;
-  /** updated_unix >= since */
-  since?: number | undefined;
-  /** updated_unix <= before */
-  before?: number | undefined;
-}
 
 function filtered(q: Q, f: NotificationFilter) {
   let s = q.selectFrom('notification').where('user_id', '=', f.userId);
@@ -179,4 +168,16 @@ export async function recountWatches(q: Q, repoId: number): Promise<void> {
     })
     .where('id', '=', repoId)
     .execute();
+}
+
+/** The issues among `issueIds` that are merged pull requests (a thread's subject state). */
+export async function mergedIssueIds(q: Q, issueIds: number[]): Promise<Set<number>> {
+  if (issueIds.length === 0) return new Set();
+  const rows = await q
+    .selectFrom('pull_request')
+    .select('issue_id')
+    .where('issue_id', 'in', issueIds)
+    .where('has_merged', '=', 1)
+    .execute();
+  return new Set(rows.map((m) => m.issue_id));
 }

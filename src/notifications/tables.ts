@@ -41,3 +41,15 @@ export interface NotificationTables {
 
 export type NotificationRow = Selectable<NotificationTable>;
 export type WatchRow = Selectable<WatchTable>;
+
+/** Which threads of a user a list or a mark-as-read takes. */
+export interface NotificationFilter {
+  userId: number;
+  repoId?: number | undefined;
+  statuses?: number[] | undefined;
+  sources?: number[] | undefined;
+  /** updated_unix >= since */
+  since?: number | undefined;
+  /** updated_unix <= before */
+  before?: number | undefined;
+}

@@ -1,15 +1,21 @@
 // /user/applications/oauth2: the caller's OAuth2 applications (list, create, read, edit, delete).
 import { Type } from 'typebox';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import { signedIn } from '../http/auth.js';
-import { PageQuery, pageOf, sendPage } from '../http/pagination.js';
+import { PageQuery, pageOf, sendPage, type PagingSettings } from '../http/pagination.js';
+import type { OAuth2Service } from './service.js';
 import { CreateOAuth2ApplicationOptions, OAuth2Application, toOAuth2AppJson } from './schemas.js';
 
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 
-export function oauth2Routes(app: Api, ctx: AppContext): void {
-  const { oauth2 } = ctx;
+export interface OAuth2RoutesDeps {
+  oauth2: OAuth2Service;
+  paging: PagingSettings;
+  rootUrl: string;
+}
+
+export function oauth2Routes(app: Api, deps: OAuth2RoutesDeps): void {
+  const { oauth2, paging, rootUrl } = deps;
   const auth = { scope: 'user', require: 'signed' } as const;
   const input = (b: { name?: string; redirect_uris?: string[]; confidential_client?: boolean }) => ({
     name: b.name,
@@ -29,9 +35,9 @@ export function oauth2Routes(app: Api, ctx: AppContext): void {
       config: { auth },
     },
     async (request, reply) => {
-      const page = pageOf(request.query, ctx.paging);
+      const page = pageOf(request.query, paging);
       const result = await oauth2.list(signedIn(request).user, page.limit, page.offset);
-      return sendPage(request, reply, result, page, ctx.config.server.rootUrl, (a) => toOAuth2AppJson(a));
+      return sendPage(request, reply, result, page, rootUrl, (a) => toOAuth2AppJson(a));
     },
   );
 

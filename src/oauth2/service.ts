@@ -56,8 +56,16 @@ function checkRedirectUris(uris: readonly string[] | undefined): string[] {
 
 export const redirectUrisOf = (row: OAuth2AppRow): string[] => JSON.parse(row.redirect_uris) as string[];
 
+export interface OAuth2ServiceDeps {
+  db: Db;
+}
+
 export class OAuth2Service {
-  constructor(private readonly db: Db) {}
+  private readonly db: Db;
+
+  constructor(deps: OAuth2ServiceDeps) {
+    this.db = deps.db;
+  }
 
   async create(user: UserRow, input: OAuth2AppInput): Promise<CreatedApp> {
     const name = checkName(input.name);

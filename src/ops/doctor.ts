@@ -10,8 +10,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AppContext } from '../app/context.js';
-import { transaction, type Tx } from '../db/database.js';
+import { transaction, type Db, type Tx } from '../db/database.js';
 import { invalid } from '../errors.js';
 import { blobKey as attachmentKey } from '../attachments/service.js';
 import { blobKey as lfsKey } from '../lfs/service.js';
@@ -23,12 +22,35 @@ import * as repoStore from '../repos/store.js';
 import * as opsStore from './store.js';
 import type { Scope } from './store.js';
 import type { ListedBlob, Storage } from '../storage/storage.js';
+import type { BlobReferences, Sweeper } from '../storage/sweep.js';
+import type { QuotaService } from '../quota/service.js';
+import type { RefRecovery } from '../repos/recovery.js';
+import type { RepoService } from '../repos/service.js';
+import type { UserService } from '../users/service.js';
+import type { WikiService } from '../wiki/service.js';
 
 export interface DoctorOptions {
   /** Correct what can be corrected. */
   fix: boolean;
   /** `git-fsck`: a full fsck (every object read and hashed) rather than connectivity only. */
   full: boolean;
+  /**
+   * When no other process used the data (no other on this machine, cluster/datalock.ts, and no
+   * other node alive), the moment that was known (ms): whatever is older and unfinished was left
+   * by a process that died, however young. Without it, only what is older than the grace period
+   * (an hour) counts, since a running server may be in the middle of it.
+   */
+  aloneSince?: number;
+}
+
+/** What a leftover must be older than to count as one (ms since the epoch). */
+function leftoverBefore(ctx: DoctorContext, opts: DoctorOptions): number {
+  return opts.aloneSince ?? Date.now() - ctx.sweeper.graceMs;
+}
+
+/** The sweep's bounds for the same. */
+function sweepBounds(opts: DoctorOptions) {
+  return opts.aloneSince === undefined ? {} : { graceMs: 0, now: opts.aloneSince };
 }
 
 /** Where a check says what it found. */
@@ -37,6 +59,22 @@ export interface DoctorReport {
   problem(line: string): void;
   /** A problem --fix corrected. */
   fixed(line: string): void;
+}
+
+/** What the checks use: the domains' own parts, named by whoever runs them (`anvil doctor`). */
+export interface DoctorContext {
+  db: Db;
+  storage: Storage;
+  /** [repository] ROOT. */
+  repoRoot: string;
+  repos: Pick<RepoService, 'reconcile' | 'pathOf'>;
+  wiki: Pick<WikiService, 'pathOf'>;
+  recovery: Pick<RefRecovery, 'recover'>;
+  sweeper: Pick<Sweeper, 'sweep' | 'graceMs'>;
+  quota: Pick<QuotaService, 'reconcile' | 'drift'>;
+  users: Pick<UserService, 'getByIds'>;
+  /** What each domain's rows reference in the blob stores. */
+  blobReferences: readonly BlobReferences[];
 }
 
 export interface DoctorCheck {
@@ -48,7 +86,7 @@ export interface DoctorCheck {
   fix: string;
   /** Run without `--run` or `--all` (the expensive checks are not). */
   isDefault: boolean;
-  run(ctx: AppContext, opts: DoctorOptions, report: DoctorReport): Promise<void>;
+  run(ctx: DoctorContext, opts: DoctorOptions, report: DoctorReport): Promise<void>;
 }
 
 /** Rows read, or blob keys checked, per query. */
@@ -68,7 +106,7 @@ async function eachLimited<T>(items: readonly T[], n: number, fn: (item: T) => P
 }
 
 /** Repository ids a page at a time. */
-async function* repositoryIds(ctx: AppContext): AsyncIterable<number[]> {
+async function* repositoryIds(ctx: DoctorContext): AsyncIterable<number[]> {
   let after = 0;
   for (;;) {
     const ids = await repoStore.idPage(ctx.db, after, PAGE);
@@ -111,13 +149,16 @@ const repoHeads: DoctorCheck = {
 
 const unfinishedChanges: DoctorCheck = {
   name: 'unfinished-changes',
-  title: 'Ref changes (pushes, merges) a crash left unfinished over an hour ago',
+  title: 'Ref changes (pushes, merges) a crash left unfinished (with a server running: over an hour ago)',
   fix: 'completes them as start-up recovery does',
   isDefault: true,
   async run(ctx, opts, report) {
     // Changes begun more than an hour ago are not under way any more: a server would have
-    // finished them. Younger ones may belong to a running server.
-    const before = Math.floor(Date.now() / 1000) - STALE_INTENT_SECONDS;
+    // finished them. Younger ones may belong to a running server, unless none runs.
+    const before =
+      opts.aloneSince !== undefined
+        ? Math.floor(opts.aloneSince / 1000) + 1
+        : Math.floor(Date.now() / 1000) - STALE_INTENT_SECONDS;
     if (opts.fix) for (const line of await ctx.recovery.recover(before)) report.fixed(line);
     let after = 0;
     for (;;) {
@@ -137,7 +178,7 @@ const orphanedRepoDirs: DoctorCheck = {
   fix: 'removes them',
   isDefault: true,
   async run(ctx, opts, report) {
-    const root = ctx.config.repository.root;
+    const root = ctx.repoRoot;
     const entries = (await readDir(root)).sort();
     // Looked up in pages of directory names, never the whole repository table at once.
     for (let i = 0; i < entries.length; i += PAGE) {
@@ -150,10 +191,11 @@ const orphanedRepoDirs: DoctorCheck = {
       const known = await repoStore.getByIds(ctx.db, ids);
       for (const { entry, m } of page) {
         if (known.has(Number(m[1]))) continue;
-        // A creation under way has its directory before its row commits: leave young ones.
+        // A creation under way has its directory before its row commits: leave young ones
+        // (unless no server runs).
         const full = path.join(root, entry);
-        const age = Date.now() - fs.statSync(full).mtimeMs;
-        if (age < STALE_INTENT_SECONDS * 1000) continue;
+        const before = opts.aloneSince ?? Date.now() - STALE_INTENT_SECONDS * 1000;
+        if (fs.statSync(full).mtimeMs >= before) continue;
         const text = `${entry}: a repository directory with no repository`;
         if (opts.fix) {
           fs.rmSync(full, { recursive: true, force: true });
@@ -167,36 +209,32 @@ const orphanedRepoDirs: DoctorCheck = {
 const leftovers: DoctorCheck = {
   name: 'leftovers',
   title:
-    "Leftovers of interrupted work: git quarantine directories and temporary pack files (blob stores' temporary files are swept by --fix)",
-  fix: 'runs the sweep `anvil web` runs hourly: temporary files, quarantines and unreferenced blobs older than its grace period',
+    "Leftovers of interrupted work: blob stores' temporary files, git quarantine directories and temporary " +
+    'pack files, repositories being prepared (with a server running: those over an hour old)',
+  fix:
+    'runs the sweep `anvil web` runs hourly: those, and blobs no row references (with no server running, ' +
+    'whatever the dead one left)',
   isDefault: true,
   async run(ctx, opts, report) {
     if (opts.fix) {
-      const swept = await ctx.sweeper.sweep();
+      const swept = await ctx.sweeper.sweep(sweepBounds(opts));
       for (const t of swept.temporary) report.fixed(`temporary file ${t.store}/${t.name} removed`);
       for (const q of swept.quarantine) report.fixed(`git leftover ${q.name} removed`);
       for (const o of swept.orphans) report.fixed(`unreferenced blob ${o.store}/${o.key} removed`);
       return;
     }
-    const before = Date.now() - ctx.sweeper.graceMs;
-    const root = ctx.config.repository.root;
-    const old = async (rel: string) => {
-      const st = await fs.promises.stat(path.join(root, rel)).catch(() => undefined);
-      return st !== undefined && st.mtimeMs < before;
-    };
-    for (const repo of await readDir(root)) {
-      if (!repo.endsWith('.git')) continue;
-      for (const name of await readDir(path.join(root, repo, 'objects'))) {
-        const rel = `${repo}/objects/${name}`;
-        if ((name.startsWith('tmp_objdir-') || name.startsWith('incoming-')) && (await old(rel))) {
-          report.problem(`git quarantine left over: ${rel}`);
-        }
-      }
-      for (const name of await readDir(path.join(root, repo, 'objects', 'pack'))) {
-        const rel = `${repo}/objects/pack/${name}`;
-        if (name.startsWith('tmp_') && (await old(rel)))
-          report.problem(`temporary pack file left over: ${rel}`);
-      }
+    // Blobs no row references are the `storages` check's (listing every store is expensive).
+    const found = await ctx.sweeper.sweep({ ...sweepBounds(opts), dryRun: true, orphans: false });
+    for (const t of found.temporary) {
+      report.problem(`temporary file left over: ${t.store}/${t.name} (${t.size} bytes)`);
+    }
+    for (const q of found.quarantine) {
+      const what = q.name.startsWith('.tmp/')
+        ? 'repository being prepared'
+        : q.name.includes('/objects/pack/')
+          ? 'temporary pack file'
+          : 'git quarantine';
+      report.problem(`${what} left over: ${q.name}`);
     }
   },
 };
@@ -287,9 +325,10 @@ const storages: DoctorCheck = {
   fix: 'deletes them (a blob written again since the listing is kept)',
   isDefault: false,
   async run(ctx, opts, report) {
-    // A blob younger than the sweep's grace period may belong to an upload whose row is coming.
-    const graceBefore = Date.now() - ctx.sweeper.graceMs;
-    for (const refs of ctx.contributions.blobReferences) {
+    // A blob younger than the sweep's grace period may belong to an upload whose row is coming
+    // (unless no server runs).
+    const graceBefore = leftoverBefore(ctx, opts);
+    for (const refs of ctx.blobReferences) {
       const store = ctx.storage[refs.store];
       const listedAt = new Date();
       const flush = async (batch: ListedBlob[]) => {
@@ -324,9 +363,9 @@ const storages: DoctorCheck = {
 /** One kind of orphaned row. */
 interface OrphanKind<R extends { id: number }> {
   /** The candidate rows of `scope` (a page by id, or the rows read again before removing them). */
-  rows(q: AppContext['db'] | Tx, scope: Scope): Promise<R[]>;
+  rows(q: Db | Tx, scope: Scope): Promise<R[]>;
   /** Of candidates, those whose blob is missing (kinds found by their blob; else every candidate is one). */
-  blobMissing?(ctx: AppContext, rows: R[]): Promise<R[]>;
+  blobMissing?(ctx: DoctorContext, rows: R[]): Promise<R[]>;
   describe(row: R): string;
   /** Removes the rows (found orphaned inside the transaction), correcting the usage they counted. */
   remove(tx: Tx, rows: R[]): Promise<void>;
@@ -340,7 +379,7 @@ const LFS: LeafSubject = 'size:git:lfs';
 
 /** The rows whose blob in `store` is missing (stat'ed a few at a time). */
 function withoutBlob<R extends { id: number }>(store: keyof Storage, key: (r: R) => string) {
-  return async (ctx: AppContext, rows: R[]): Promise<R[]> => {
+  return async (ctx: DoctorContext, rows: R[]): Promise<R[]> => {
     const missing: R[] = [];
     await eachLimited(rows, CONCURRENCY * 2, async (r) => {
       if (!(await ctx.storage[store].stat(key(r)))) missing.push(r);
@@ -502,7 +541,7 @@ export function listChecks(): string[] {
  * remain (the command exits 1 when any do).
  */
 export async function runDoctor(
-  ctx: AppContext,
+  ctx: DoctorContext,
   checks: readonly DoctorCheck[],
   opts: DoctorOptions,
   print: (line: string) => void,

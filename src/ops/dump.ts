@@ -20,9 +20,10 @@ import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import tar from 'tar-stream';
 import { sql } from 'kysely';
-import type { AppContext } from '../app/context.js';
-import type { Db } from '../db/database.js';
-import type { BlobStore } from '../storage/storage.js';
+import type { Db, Dialect } from '../db/database.js';
+import type { QuotaService } from '../quota/service.js';
+import type { RefRecovery } from '../repos/recovery.js';
+import type { BlobStore, Storage } from '../storage/storage.js';
 import * as store from './store.js';
 
 const MANIFEST = 'anvil-dump.json';
@@ -96,10 +97,25 @@ function repositoryFiles(dir: string): string[] {
   return files.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 }
 
-export async function dump(ctx: AppContext, file: string, log: (line: string) => void): Promise<Manifest> {
+/** What a dump reads and a restore writes (and reconciles afterwards). */
+export interface DumpDeps {
+  db: Db;
+  dialect: Dialect;
+  storage: Storage;
+  /** [repository] ROOT. */
+  repoRoot: string;
+  /** The configuration file in use, dumped beside the data (if any). */
+  configPath: string | null;
+  /** [server] APP_DATA_PATH, where a restore puts the dumped configuration. */
+  appDataPath: string;
+  recovery: Pick<RefRecovery, 'checkRepositories'>;
+  quota: Pick<QuotaService, 'reconcile'>;
+}
+
+export async function dump(deps: DumpDeps, file: string, log: (line: string) => void): Promise<Manifest> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-dump-'));
   try {
-    const manifest = await dumpDatabase(ctx, work);
+    const manifest = await dumpDatabase(deps, work);
     log(
       `database: ${manifest.tables.length} tables, ${manifest.tables.reduce((n, t) => n + t.rows, 0)} rows`,
     );
@@ -111,7 +127,7 @@ export async function dump(ctx: AppContext, file: string, log: (line: string) =>
       pack.entry({ name: MANIFEST }, json);
       for (const t of manifest.tables)
         await addFile(pack, `database/${t.name}.jsonl`, path.join(work, `${t.name}.jsonl`));
-      const root = ctx.config.repository.root;
+      const root = deps.repoRoot;
       let repos = 0;
       for (const entry of fs.existsSync(root) ? fs.readdirSync(root).sort() : []) {
         if (!entry.endsWith('.git')) continue;
@@ -121,7 +137,7 @@ export async function dump(ctx: AppContext, file: string, log: (line: string) =>
         repos++;
       }
       log(`repositories: ${repos}`);
-      for (const [kind, blobs] of Object.entries(ctx.storage) as Array<[string, BlobStore]>) {
+      for (const [kind, blobs] of Object.entries(deps.storage) as Array<[string, BlobStore]>) {
         let n = 0;
         for await (const b of blobs.list()) {
           const stat = await blobs.stat(b.key);
@@ -131,8 +147,8 @@ export async function dump(ctx: AppContext, file: string, log: (line: string) =>
         }
         log(`blobs/${kind}: ${n}`);
       }
-      if (ctx.config.configPath && fs.existsSync(ctx.config.configPath)) {
-        await addFile(pack, 'app.ini', ctx.config.configPath);
+      if (deps.configPath && fs.existsSync(deps.configPath)) {
+        await addFile(pack, 'app.ini', deps.configPath);
       }
       pack.finalize();
       await written;
@@ -150,9 +166,9 @@ export async function dump(ctx: AppContext, file: string, log: (line: string) =>
 }
 
 /** Every table's rows into `<dir>/<table>.jsonl`, from one snapshot. */
-async function dumpDatabase(ctx: AppContext, dir: string): Promise<Manifest> {
-  const snapshot = ctx.db.transaction();
-  const run = ctx.dialect === 'sqlite' ? snapshot : snapshot.setIsolationLevel('repeatable read');
+async function dumpDatabase(deps: DumpDeps, dir: string): Promise<Manifest> {
+  const snapshot = deps.db.transaction();
+  const run = deps.dialect === 'sqlite' ? snapshot : snapshot.setIsolationLevel('repeatable read');
   return run.execute(async (trx) => {
     const q = trx as unknown as Db;
     const migrations = await store.appliedMigrations(q);
@@ -174,7 +190,7 @@ async function dumpDatabase(ctx: AppContext, dir: string): Promise<Manifest> {
     return {
       format: FORMAT,
       created: new Date().toISOString(),
-      dialect: ctx.dialect,
+      dialect: deps.dialect,
       migrations,
       tables: out,
     };
@@ -190,10 +206,10 @@ function inside(root: string, rel: string): string {
   return target;
 }
 
-export async function restore(ctx: AppContext, file: string, log: (line: string) => void): Promise<void> {
-  if (await store.hasAccounts(ctx.db))
+export async function restore(deps: DumpDeps, file: string, log: (line: string) => void): Promise<void> {
+  if (await store.hasAccounts(deps.db))
     throw new Error('the database is not empty: restore only into a new site');
-  const root = ctx.config.repository.root;
+  const root = deps.repoRoot;
   if (fs.existsSync(root) && fs.readdirSync(root).some((e) => e.endsWith('.git'))) {
     throw new Error(`${root} already holds repositories: restore only into a new site`);
   }
@@ -214,7 +230,7 @@ export async function restore(ctx: AppContext, file: string, log: (line: string)
         for await (const c of entry) text += c;
         manifest = JSON.parse(text) as Manifest;
         if (manifest.format !== FORMAT) throw new Error(`unknown dump format ${manifest.format}`);
-        const mine = await store.appliedMigrations(ctx.db);
+        const mine = await store.appliedMigrations(deps.db);
         if (mine.join() !== manifest.migrations.join()) {
           throw new Error(
             `the dump's schema (${manifest.migrations.at(-1)}) differs from this Anvil's (${mine.at(-1)}): restore it with the same version`,
@@ -233,11 +249,11 @@ export async function restore(ctx: AppContext, file: string, log: (line: string)
         await pipeline(Readable.from(entry), fs.createWriteStream(target));
       } else if (name.startsWith('blobs/')) {
         const [, kind, ...key] = name.split('/');
-        const blobs = (ctx.storage as unknown as Record<string, BlobStore | undefined>)[kind ?? ''];
+        const blobs = (deps.storage as unknown as Record<string, BlobStore | undefined>)[kind ?? ''];
         if (!blobs) throw new Error(`the dump names an unknown blob store: ${kind}`);
         await blobs.put(key.join('/'), Readable.from(entry));
       } else if (name === 'app.ini') {
-        const target = path.join(ctx.config.server.appDataPath, 'app.ini.from-dump');
+        const target = path.join(deps.appDataPath, 'app.ini.from-dump');
         fs.mkdirSync(path.dirname(target), { recursive: true });
         await pipeline(Readable.from(entry), fs.createWriteStream(target));
         log(`the dumped configuration is in ${target} (sealed secrets need its [security] SECRET_KEY)`);
@@ -254,28 +270,28 @@ export async function restore(ctx: AppContext, file: string, log: (line: string)
         fs.mkdirSync(path.join(root, entry, d), { recursive: true });
       }
     }
-    await restoreDatabase(ctx, manifest, work);
+    await restoreDatabase(deps, manifest, work);
     log(`database: ${manifest.tables.reduce((n, t) => n + t.rows, 0)} rows restored`);
     // As after a crash: the rows follow the repositories and the quota totals follow both.
-    const fixed = await ctx.recovery.checkRepositories(true);
+    const fixed = await deps.recovery.checkRepositories(true);
     for (const line of fixed) log(`reconciled: ${line}`);
-    await ctx.quota.reconcile();
+    await deps.quota.reconcile();
     log('Done.');
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
 }
 
-async function restoreDatabase(ctx: AppContext, manifest: Manifest, dir: string): Promise<void> {
-  const sqlite = ctx.dialect === 'sqlite';
+async function restoreDatabase(deps: DumpDeps, manifest: Manifest, dir: string): Promise<void> {
+  const sqlite = deps.dialect === 'sqlite';
   // Rows go in table by table, so references are checked only once all are in.
-  if (sqlite) await sql`PRAGMA foreign_keys = OFF`.execute(ctx.db);
+  if (sqlite) await sql`PRAGMA foreign_keys = OFF`.execute(deps.db);
   try {
-    await ctx.db.transaction().execute(async (trx) => {
+    await deps.db.transaction().execute(async (trx) => {
       const q = trx as unknown as Db;
-      if (ctx.dialect === 'postgres') await sql`SET LOCAL session_replication_role = replica`.execute(q);
+      if (deps.dialect === 'postgres') await sql`SET LOCAL session_replication_role = replica`.execute(q);
       // MySQL: off for this connection until the end of the transaction (below).
-      if (ctx.dialect === 'mysql') await sql`SET FOREIGN_KEY_CHECKS = 0`.execute(q);
+      if (deps.dialect === 'mysql') await sql`SET FOREIGN_KEY_CHECKS = 0`.execute(q);
       for (const t of manifest.tables) {
         // The tables a fresh site fills itself (none but the migrator's, today) start empty.
         await sql`DELETE FROM ${sql.table(t.name)}`.execute(q);
@@ -297,7 +313,7 @@ async function restoreDatabase(ctx: AppContext, manifest: Manifest, dir: string)
         const broken = await sql<{ table: string }>`PRAGMA foreign_key_check`.execute(q);
         if (broken.rows.length)
           throw new Error(`the dump's rows break references (${broken.rows[0]!.table})`);
-      } else if (ctx.dialect === 'postgres') {
+      } else if (deps.dialect === 'postgres') {
         await store.resetSequences(q, manifest.tables);
       } else {
         // AUTO_INCREMENT counters have moved past the ids inserted by themselves.
@@ -305,6 +321,6 @@ async function restoreDatabase(ctx: AppContext, manifest: Manifest, dir: string)
       }
     });
   } finally {
-    if (sqlite) await sql`PRAGMA foreign_keys = ON`.execute(ctx.db);
+    if (sqlite) await sql`PRAGMA foreign_keys = ON`.execute(deps.db);
   }
 }

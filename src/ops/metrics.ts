@@ -11,6 +11,13 @@ export interface Gauges {
   counts(): Promise<Record<string, number>>;
 }
 
+export interface MetricsDeps {
+  /** [metrics] ENABLED: while false every recording method returns at once. */
+  enabled: boolean;
+  /** The queue depths and counts read at each scrape (ops/service.ts), if any. */
+  gauges?: Gauges | undefined;
+}
+
 export class Metrics {
   readonly registry = new client.Registry();
   private readonly requests?: client.Counter<'method' | 'route' | 'status'>;
@@ -20,10 +27,11 @@ export class Metrics {
   private readonly jobSeconds?: client.Histogram<'job'>;
   private readonly deliveries?: client.Counter<'outcome'>;
 
-  constructor(
-    readonly enabled: boolean,
-    gauges?: Gauges,
-  ) {
+  readonly enabled: boolean;
+
+  constructor(deps: MetricsDeps) {
+    const { enabled, gauges } = deps;
+    this.enabled = enabled;
     if (!enabled) return;
     const registers = [this.registry];
     client.collectDefaultMetrics({ register: this.registry });

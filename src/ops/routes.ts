@@ -4,7 +4,8 @@
 // route pattern, so that label stays bounded whatever the URLs.
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../app/context.js';
+import type { Metrics } from './metrics.js';
+import type { OpsService } from './service.js';
 
 function sameSecret(given: string, wanted: string): boolean {
   const a = crypto.createHash('sha256').update(given).digest();
@@ -12,18 +13,32 @@ function sameSecret(given: string, wanted: string): boolean {
   return crypto.timingSafeEqual(a, b);
 }
 
+export interface CountRequestsDeps {
+  metrics: Pick<Metrics, 'enabled' | 'request'>;
+}
+
 /** Counts every request the server answers (added to the root instance, before any route). */
-export function countRequests(app: FastifyInstance, ctx: AppContext): void {
-  if (!ctx.metrics.enabled) return;
+export function countRequests(app: FastifyInstance, deps: CountRequestsDeps): void {
+  const { metrics } = deps;
+  if (!metrics.enabled) return;
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    ctx.metrics.request(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    metrics.request(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
   });
 }
 
-export function opsRoutes(app: FastifyInstance, ctx: AppContext): void {
+export interface OpsRoutesDeps {
+  ops: Pick<OpsService, 'health'>;
+  /** /metrics is served while the metrics are enabled ([metrics] ENABLED). */
+  metrics: Pick<Metrics, 'enabled' | 'scrape'>;
+  /** [metrics] TOKEN: when set, /metrics asks for it as a bearer token. */
+  metricsToken: string;
+}
+
+export function opsRoutes(app: FastifyInstance, deps: OpsRoutesDeps): void {
+  const { ops, metrics } = deps;
   app.get('/api/healthz', { schema: { hide: true } }, async (_request, reply) => {
-    const health = await ctx.ops.health();
+    const health = await ops.health();
     return reply
       .code(health.status === 'fail' ? 424 : 200)
       .header('Cache-Control', 'no-store')
@@ -31,8 +46,8 @@ export function opsRoutes(app: FastifyInstance, ctx: AppContext): void {
       .send(JSON.stringify(health, null, 2));
   });
 
-  if (!ctx.config.metrics.enabled) return;
-  const token = ctx.config.metrics.token;
+  if (!metrics.enabled) return;
+  const token = deps.metricsToken;
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     if (token) {
       const given = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1]?.trim() ?? '';
@@ -44,7 +59,7 @@ export function opsRoutes(app: FastifyInstance, ctx: AppContext): void {
           .send('Unauthorized\n');
       }
     }
-    const { contentType, body } = await ctx.metrics.scrape();
+    const { contentType, body } = await metrics.scrape();
     return reply.header('Cache-Control', 'no-store').type(contentType).send(body);
   });
 }

@@ -20,12 +20,22 @@ export interface Health {
   checks: Record<string, ComponentStatus[]>;
 }
 
+export interface OpsServiceDeps {
+  db: Db;
+  storage: Storage;
+  log: Logger;
+}
+
 export class OpsService implements Gauges {
-  constructor(
-    private readonly db: Db,
-    private readonly storage: Storage,
-    private readonly log: Logger,
-  ) {}
+  private readonly db: Db;
+  private readonly storage: Storage;
+  private readonly log: Logger;
+
+  constructor(deps: OpsServiceDeps) {
+    this.db = deps.db;
+    this.storage = deps.storage;
+    this.log = deps.log;
+  }
 
   /** Each check passes or fails on its own; the whole fails when one does. */
   async health(): Promise<Health> {

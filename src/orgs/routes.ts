@@ -1,13 +1,21 @@
 // HTTP routes for organizations, their members and teams.
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import { signedIn, signedViewer } from '../http/auth.js';
 import { forbidden, notFound } from '../errors.js';
-import { PageFields, PageQuery, pageOf, sendPage, type Page } from '../http/pagination.js';
+import {
+  PageFields,
+  PageQuery,
+  pageOf,
+  sendPage,
+  type Page,
+  type PagingSettings,
+} from '../http/pagination.js';
+import type { UserService } from '../users/service.js';
+import type { OrgService } from './service.js';
 import { User, toUserJson } from '../users/schemas.js';
-import type { Viewer } from '../users/store.js';
+import type { Viewer } from '../users/tables.js';
 import type { UserRow } from '../users/tables.js';
 import type { TeamRow } from './tables.js';
 import { UserType } from '../users/tables.js';
@@ -28,9 +36,15 @@ const TeamParams = Type.Object({ id: Type.Integer() });
 const TeamUserParams = Type.Object({ id: Type.Integer(), username: Type.String() });
 const NoContent = { 204: Type.Null() };
 
-export function orgRoutes(app: Api, ctx: AppContext): void {
-  const { orgs, users } = ctx;
-  const rootUrl = ctx.config.server.rootUrl;
+export interface OrgRoutesDeps {
+  orgs: OrgService;
+  users: Pick<UserService, 'requireUser' | 'requireVisibleUser' | 'requireAccount' | 'rename'>;
+  paging: PagingSettings;
+  rootUrl: string;
+}
+
+export function orgRoutes(app: Api, deps: OrgRoutesDeps): void {
+  const { orgs, users, paging, rootUrl } = deps;
   const scope = { scope: 'organization' } as const;
   const signed = { scope: 'organization', require: 'signed' } as const;
   const orgJson = (viewer: Viewer | null) => (o: UserRow) => toOrgJson(o, rootUrl, viewer);
@@ -46,7 +60,7 @@ export function orgRoutes(app: Api, ctx: AppContext): void {
   }
 
   function pageQuery(request: FastifyRequest): Page {
-    return pageOf(request.query as { page?: number; limit?: number }, ctx.paging);
+    return pageOf(request.query as { page?: number; limit?: number }, paging);
   }
 
   function listOrgsReply(
@@ -227,8 +241,8 @@ export function orgRoutes(app: Api, ctx: AppContext): void {
       config: { auth: { scope: 'organization' } },
     },
     async (request) => {
-      const user = await ctx.users.requireVisibleUser(request.params.username, request.viewer);
-      const org = await ctx.users.requireAccount(request.params.org);
+      const user = await users.requireVisibleUser(request.params.username, request.viewer);
+      const org = await users.requireAccount(request.params.org);
       if (org.type !== UserType.Organization)
         throw notFound(`organization does not exist [name: ${org.name}]`);
       // As Forgejo: an organization the caller may not see is refused, not hidden.
@@ -260,7 +274,7 @@ export function orgRoutes(app: Api, ctx: AppContext): void {
       const viewer = signedViewer(request);
       const org = await orgs.requireVisibleOrg(request.params.org, viewer);
       await orgs.requireOwner(org, viewer);
-      await ctx.users.rename(org, request.body.new_name, 'new_name');
+      await users.rename(org, request.body.new_name, 'new_name');
       return reply.code(204).send(null);
     },
   );

@@ -1,9 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { VisibilityOption } from '../users/schemas.js';
 import { visibilityName } from '../users/tables.js';
-import type { Viewer } from '../users/store.js';
+import type { Viewer } from '../users/tables.js';
 import type { UserRow } from '../users/tables.js';
-import { AccessMode, accessModeName } from './store.js';
+import { AccessMode, accessModeName } from './tables.js';
 import type { TeamView } from './service.js';
 import { avatarPath } from '../users/avatars.js';
 

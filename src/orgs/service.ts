@@ -7,9 +7,9 @@ import { checkOwnerName } from '../users/names.js';
 import { checkEmail } from '../users/service.js';
 import { UserType, Visibility, type VisibilityName } from '../users/tables.js';
 import type { OwnedResources } from '../users/owned.js';
-import type { Viewer } from '../users/store.js';
+import type { Viewer } from '../users/tables.js';
 import type { UserRow } from '../users/tables.js';
-import { AccessMode, type AccessModeName } from './store.js';
+import { AccessMode, type AccessModeName } from './tables.js';
 import type { TeamRow } from './tables.js';
 
 export const REPO_UNITS = [
@@ -54,11 +54,20 @@ export interface TeamView {
 
 const TEAM_NAME = /^[\w.-]{1,255}$/;
 
+export interface OrgServiceDeps {
+  db: Db;
+  /** What other domains report an account owns (an organization is deleted only when it owns nothing). */
+  owned: readonly OwnedResources[];
+}
+
 export class OrgService {
-  constructor(
-    private readonly db: Db,
-    private readonly owned: readonly OwnedResources[],
-  ) {}
+  private readonly db: Db;
+  private readonly owned: readonly OwnedResources[];
+
+  constructor(deps: OrgServiceDeps) {
+    this.db = deps.db;
+    this.owned = deps.owned;
+  }
 
   /** The organization `name` when `viewer` may see it, else 404. */
   async requireVisibleOrg(name: string, viewer: Viewer | null): Promise<UserRow> {

@@ -5,14 +5,13 @@ import { paged } from '../db/paged.js';
 import type { TeamTable } from './tables.js';
 import type { UserRow } from '../users/tables.js';
 import { UserType, Visibility } from '../users/tables.js';
-import type { TeamRow, TeamUnitRow } from './tables.js';
+import { AccessMode, type TeamRow, type TeamUnitRow } from './tables.js';
 
 type Q = Db | Tx;
 
-export const AccessMode = { none: 0, read: 1, write: 2, admin: 3, owner: 4 } as const;
-export type AccessModeName = keyof typeof AccessMode;
-export const accessModeName = (m: number): AccessModeName =>
-  (Object.entries(AccessMode).find(([, v]) => v === m)?.[0] as AccessModeName | undefined) ?? 'none';
+// Declared in tables.ts (routes and pages take them from there); kept importable from here for the
+// domains that still do.
+export { AccessMode, accessModeName, type AccessModeName } from './tables.js';
 
 export async function orgIdsOfMember(q: Q, uid: number): Promise<number[]> {
   const rows = await q.selectFrom('org_user').select('org_id').where('uid', '=', uid).execute();

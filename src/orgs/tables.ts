@@ -1,5 +1,11 @@
 import type { Generated, Selectable } from 'kysely';
 
+/** What a team (or a collaborator, or a unit of a team) may do in a repository. */
+export const AccessMode = { none: 0, read: 1, write: 2, admin: 3, owner: 4 } as const;
+export type AccessModeName = keyof typeof AccessMode;
+export const accessModeName = (m: number): AccessModeName =>
+  (Object.entries(AccessMode).find(([, v]) => v === m)?.[0] as AccessModeName | undefined) ?? 'none';
+
 export interface OrgUserTable {
   id: Generated<number>;
   org_id: number;

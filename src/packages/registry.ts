@@ -3,10 +3,11 @@
 // `token X` or `Bearer X`; never a session cookie), 401 with a Basic challenge so that clients
 // send credentials, and errors in the format's own body shape.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../app/context.js';
-import type { Identity } from '../auth/identity.js';
+import type { Authenticator, Identity } from '../auth/identity.js';
 import { AppError } from '../errors.js';
 import { statusOf } from '../http/errors.js';
+import type { UserService } from '../users/service.js';
+import type { PackageService } from './service.js';
 
 export const REALM = 'Basic realm="Anvil"';
 
@@ -27,16 +28,23 @@ export function sendRegistryError(reply: FastifyReply, status: number, message: 
     .send(JSON.stringify(body(message, status)));
 }
 
+/** What every format's endpoints need: [packages] ENABLED and who the caller is. */
+export interface RegistryDeps {
+  packages: Pick<PackageService, 'assertEnabled'>;
+  auth: Pick<Authenticator, 'authenticate'>;
+  users: Pick<UserService, 'assertMayAct'>;
+}
+
 /**
  * Sets a scope up for a format's endpoints: authentication (before the body is read), the error
  * handler, and the 404 for requests while [packages] is disabled.
  */
-export function registryScope(scope: FastifyInstance, ctx: AppContext, body: ErrorBody): void {
+export function registryScope(scope: FastifyInstance, deps: RegistryDeps, body: ErrorBody): void {
   scope.decorateRequest('packageIdentity', null);
   scope.addHook('onRequest', async (request: FastifyRequest) => {
-    ctx.packages.assertEnabled();
-    const identity = await ctx.auth.authenticate({ authorization: request.headers.authorization });
-    if (identity) ctx.users.assertMayAct(identity.user);
+    deps.packages.assertEnabled();
+    const identity = await deps.auth.authenticate({ authorization: request.headers.authorization });
+    if (identity) deps.users.assertMayAct(identity.user);
     request.packageIdentity = identity;
   });
   scope.setErrorHandler((err: FastifyError, request, reply) => {

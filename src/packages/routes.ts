@@ -5,12 +5,13 @@
 // (see registry.ts).
 import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import type { RouteAuth } from '../http/auth.js';
 import { signedIn } from '../http/auth.js';
-import { pageOf, sendPage } from '../http/pagination.js';
+import { pageOf, sendPage, type PagingSettings } from '../http/pagination.js';
 import { declares } from '../quota/schemas.js';
+import type { RepoService } from '../repos/service.js';
+import type { UserService } from '../users/service.js';
 import type { UserRow } from '../users/tables.js';
 import type { RepositoryJson } from '../repos/schemas.js';
 import {
@@ -25,11 +26,19 @@ import {
   toPackageFileJson,
   toPackageJson,
 } from './schemas.js';
-import type { VersionWithPackage } from './service.js';
+import type { PackageService } from './service.js';
+import type { VersionWithPackage } from './tables.js';
 
-export function packagesRoutes(app: Api, ctx: AppContext): void {
-  const { packages, users } = ctx;
-  const rootUrl = ctx.config.server.rootUrl;
+export interface PackagesRoutesDeps {
+  packages: PackageService;
+  users: Pick<UserService, 'getByIds'>;
+  repos: Pick<RepoService, 'accessMany'>;
+  paging: PagingSettings;
+  rootUrl: string;
+}
+
+export function packagesRoutes(app: Api, deps: PackagesRoutesDeps): void {
+  const { packages, users, paging, rootUrl } = deps;
   const tags = ['package'];
   const read: RouteAuth = { scope: 'package' };
   const write: RouteAuth = { scope: 'package', require: 'signed' };
@@ -42,7 +51,7 @@ export function packagesRoutes(app: Api, ctx: AppContext): void {
       users.getByIds(creatorIds),
       packages.reposByIds(repoIds),
     ]);
-    const access = await ctx.repos.accessMany(
+    const access = await deps.repos.accessMany(
       [...repoRows.values()],
       request.viewer,
       new Map([[owner.id, owner]]),
@@ -78,7 +87,7 @@ export function packagesRoutes(app: Api, ctx: AppContext): void {
     },
     async (request, reply) => {
       const owner = await packages.requireOwner(request.params.owner, request.identity, 'read');
-      const page = pageOf(request.query, ctx.paging);
+      const page = pageOf(request.query, paging);
       const [rows, total] = await packages.list(
         owner,
         { type: request.query.type || undefined, q: request.query.q?.trim() || undefined },

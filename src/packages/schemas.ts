@@ -7,10 +7,11 @@ import { Repository, toRepoJson, type RepositoryJson } from '../repos/schemas.js
 import type { RepoAccess } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
 import { User, toUserJson, type UserJson } from '../users/schemas.js';
-import type { Viewer } from '../users/store.js';
+import type { Viewer } from '../users/tables.js';
 import type { UserRow } from '../users/tables.js';
 import { GHOST_USER } from '../issues/schemas.js';
-import { packageHtmlUrl, type FileWithBlob, type VersionWithPackage } from './service.js';
+import { packageHtmlUrl } from './service.js';
+import type { FileWithBlob, VersionWithPackage } from './tables.js';
 
 export const Package = Type.Object(
   {

@@ -11,45 +11,39 @@
 // never remove an object an upload has just decided to reuse.
 import crypto from 'node:crypto';
 import { pipeline, type Readable } from 'node:stream';
-import type { AppContext } from '../app/context.js';
-import { nowUnix, transaction, type Tx } from '../db/database.js';
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.js';
+import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
 import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from '../errors.js';
+import type { EventBus, PackageEventInfo } from '../events/bus.js';
 import { KeyedLock } from '../locks.js';
 import type { Identity } from '../auth/identity.js';
 import { viewerOf } from '../auth/identity.js';
-import { AccessMode } from '../orgs/store.js';
+import type { OrgService } from '../orgs/service.js';
+import { AccessMode } from '../orgs/tables.js';
 import type { QuotaUsedPackageJson } from '../quota/schemas.js';
+import type { ItemSources, QuotaService } from '../quota/service.js';
 import { recordUsage, type ItemSource, type OwnerTotals, type UsageSource } from '../quota/usage.js';
+import type { RepoService } from '../repos/service.js';
 import * as repoStore from '../repos/store.js';
 import type { RepoRow } from '../repos/tables.js';
+import type { BlobReferences } from '../storage/sweep.js';
+import type { BlobStore } from '../storage/storage.js';
 import { hasScope } from '../tokens/scopes.js';
 import type { OwnedResources } from '../users/owned.js';
+import type { UserService } from '../users/service.js';
 import type { UserRow } from '../users/tables.js';
 import { UserType, Visibility } from '../users/tables.js';
 import { hashingStream, stopHashWorkers, type Digests } from './hashing.js';
+import { uploadOfPart } from './container/parts.js';
+import { existingUploads } from './container/store.js';
 import * as store from './store.js';
-import type { FileWithBlob } from './store.js';
-import type { PackageRow, VersionRow } from './tables.js';
-
-export type { FileWithBlob, VersionWithPackage } from './store.js';
-export type { PackageRow, VersionRow } from './tables.js';
-export { PropertyRef } from './tables.js';
+import type { FileWithBlob, PackageRow, PackageType, VersionRow } from './tables.js';
 
 export const SUBJECT = 'size:assets:packages:all';
-export const PACKAGE_TYPES = ['generic', 'npm', 'maven', 'pypi', 'cargo', 'conda', 'container'] as const;
-export type PackageType = (typeof PACKAGE_TYPES)[number];
 
-/** A version as package events carry it (the row may be gone by the time a listener runs). */
-export interface PackageEventInfo {
-  versionId: number;
-  ownerId: number;
-  repoId: number | null;
-  creatorId: number | null;
-  type: string;
-  name: string;
-  version: string;
-  createdUnix: number;
-}
+// A version as package events carry it (declared with the events, events/bus.ts).
+export type { PackageEventInfo } from '../events/bus.js';
 
 export const blobKey = (sha256: string) => `${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}`;
 
@@ -103,37 +97,60 @@ export interface AddedFile {
   versionCreated: boolean;
 }
 
+export interface PackageServiceDeps {
+  db: Db;
+  log: Logger;
+  events: EventBus;
+  /** Where blobs are (storage.packages). */
+  blobs: BlobStore;
+  /** [packages]: ENABLED and the limits (read when used). */
+  settings: Config['packages'];
+  rootUrl: string;
+  quota: Pick<QuotaService, 'check'>;
+  users: Pick<UserService, 'getById' | 'getByName' | 'canSee'>;
+  orgs: Pick<OrgService, 'canSee'>;
+  repos: Pick<RepoService, 'getById' | 'getByIds' | 'access'>;
+  usageSources: UsageSource[];
+  quotaItems: ItemSources;
+  owned: OwnedResources[];
+  blobReferences: BlobReferences[];
+}
+
 export class PackageService {
   /** Blob writes and removals of one sha256 in this process take turns. */
   private readonly blobLocks = new KeyedLock<string>();
+  private readonly db: Db;
+  private readonly blobs: BlobStore;
 
-  constructor(private readonly ctx: AppContext) {
-    ctx.contributions.usageSources.push(this.usageSource());
-    ctx.contributions.quotaItems.packages = this.itemSource();
-    ctx.contributions.owned.push(this.ownedResources());
-    ctx.contributions.blobReferences.push({
+  constructor(private readonly deps: PackageServiceDeps) {
+    this.db = deps.db;
+    this.blobs = deps.blobs;
+    deps.usageSources.push(this.usageSource());
+    deps.quotaItems.packages = this.itemSource();
+    deps.owned.push(this.ownedResources());
+    deps.blobReferences.push({
       label: 'package files',
       store: 'packages',
       prefix: '',
       referenced: async (keys) => {
-        // A key not named like a blob's (sha[0:2]/sha[2:4]/sha256) is referenced by nothing.
+        // A key not named like a blob's (sha[0:2]/sha[2:4]/sha256) is referenced by nothing, but
+        // for the parts of container upload sessions still open.
         const bySha = new Map<string, string>();
+        const byUpload = new Map<string, string[]>();
         for (const key of keys) {
           const sha = key.slice(key.lastIndexOf('/') + 1);
+          const upload = uploadOfPart(key);
           if (/^[0-9a-f]{64}$/.test(sha) && blobKey(sha) === key) bySha.set(sha, key);
+          else if (upload) byUpload.set(upload, [...(byUpload.get(upload) ?? []), key]);
         }
-        const held = await store.existingBlobs(ctx.db, [...bySha.keys()]);
-        return new Set([...held].map((sha) => bySha.get(sha)!));
+        const held = await store.existingBlobs(deps.db, [...bySha.keys()]);
+        const open = await existingUploads(deps.db, [...byUpload.keys()]);
+        return new Set([
+          ...[...held].map((sha) => bySha.get(sha)!),
+          ...[...open].flatMap((id) => byUpload.get(id)!),
+        ]);
       },
     });
-  }
-
-  private get db() {
-    return this.ctx.db;
-  }
-
-  private get blobs() {
-    return this.ctx.storage.packages;
   }
 
   /** Stops the hashing workers (ctx.close). */
@@ -142,7 +159,7 @@ export class PackageService {
   }
 
   assertEnabled(): void {
-    if (!this.ctx.config.packages.enabled) {
+    if (!this.deps.settings.enabled) {
       throw notFound('Packages are disabled on this server ([packages] ENABLED = false)');
     }
   }
@@ -152,8 +169,8 @@ export class PackageService {
   /** Whether `identity` sees the account `owner` (its packages are as visible as it is). */
   private async seesOwner(identity: Identity | null, owner: UserRow): Promise<boolean> {
     const viewer = viewerOf(identity);
-    if (owner.type === UserType.Organization) return this.ctx.orgs.canSee(viewer, owner);
-    return this.ctx.users.canSee(viewer, owner);
+    if (owner.type === UserType.Organization) return this.deps.orgs.canSee(viewer, owner);
+    return this.deps.users.canSee(viewer, owner);
   }
 
   /**
@@ -163,7 +180,7 @@ export class PackageService {
    */
   async requireOwner(name: string, identity: Identity | null, need: 'read' | 'write'): Promise<UserRow> {
     this.assertEnabled();
-    const owner = /^[\w.-]{1,255}$/.test(name) ? await this.ctx.users.getByName(name) : undefined;
+    const owner = /^[\w.-]{1,255}$/.test(name) ? await this.deps.users.getByName(name) : undefined;
     if (!owner) {
       if (!identity && need === 'write') throw unauthorized('authentication required');
       throw notFound(`owner does not exist [name: ${name}]`);
@@ -199,9 +216,9 @@ export class PackageService {
   /** A package linked to a repository is read as that repository is (404 otherwise). */
   async assertCanReadPackage(pkg: PackageRow, identity: Identity | null): Promise<void> {
     if (pkg.repo_id === null) return;
-    const repo = await this.ctx.repos.getById(pkg.repo_id);
+    const repo = await this.deps.repos.getById(pkg.repo_id);
     if (!repo) return;
-    const access = await this.ctx.repos.access(repo, viewerOf(identity));
+    const access = await this.deps.repos.access(repo, viewerOf(identity));
     if (access.mode < AccessMode.read) {
       if (!identity) throw unauthorized('authentication required');
       throw notFound('package does not exist');
@@ -293,8 +310,8 @@ export class PackageService {
 
   /** Size, count and quota checks that can be made before any byte is read. */
   async checkLimits(owner: UserRow, creator: UserRow, type: PackageType, announced?: number) {
-    const limits = this.ctx.config.packages;
-    if (!(await this.ctx.quota.check(owner.id, SUBJECT))) {
+    const limits = this.deps.settings;
+    if (!(await this.deps.quota.check(owner.id, SUBJECT))) {
       throw new AppError('payload_too_large', 'quota exceeded');
     }
     if (creator.is_admin === 1) return;
@@ -312,7 +329,7 @@ export class PackageService {
 
   sizeLimit(type: PackageType, creator: UserRow): number {
     if (creator.is_admin === 1) return -1;
-    const l = this.ctx.config.packages;
+    const l = this.deps.settings;
     const limits: Record<PackageType, number> = {
       generic: l.limitSizeGeneric,
       npm: l.limitSizeNpm,
@@ -355,9 +372,9 @@ export class PackageService {
       ) {
         throw conflict(`package file already exists [name: ${input.fileName}]`);
       }
-    } else if (creator.is_admin !== 1 && this.ctx.config.packages.limitTotalOwnerCount >= 0) {
+    } else if (creator.is_admin !== 1 && this.deps.settings.limitTotalOwnerCount >= 0) {
       const count = await store.ownerVersionCount(this.db, owner.id);
-      if (count >= this.ctx.config.packages.limitTotalOwnerCount) {
+      if (count >= this.deps.settings.limitTotalOwnerCount) {
         throw forbidden(`${owner.name} has reached the limit of ${count} package versions`);
       }
     }
@@ -477,7 +494,7 @@ export class PackageService {
     const { orphans, ...added } = result;
     await this.removeBlobs(orphans);
     if (added.versionCreated) {
-      await this.ctx.events.emit('package.created', {
+      await this.deps.events.emit('package.created', {
         package: this.eventInfo(added.pkg, added.version),
         doerId: creator.id,
       });
@@ -526,7 +543,10 @@ export class PackageService {
       );
     });
     await this.removeBlobs(orphans);
-    await this.ctx.events.emit('package.deleted', { package: this.eventInfo(pkg, version), doerId: doer.id });
+    await this.deps.events.emit('package.deleted', {
+      package: this.eventInfo(pkg, version),
+      doerId: doer.id,
+    });
   }
 
   /** Removes one file; the version goes with its last file. */
@@ -548,7 +568,7 @@ export class PackageService {
       await this.withBlobLock(sha, async () => {
         if (await store.getBlob(this.db, sha)) return;
         await this.blobs.delete(blobKey(sha)).catch((err: unknown) => {
-          this.ctx.log.error({ err, sha }, 'removing a package blob failed');
+          this.deps.log.error({ err, sha }, 'removing a package blob failed');
         });
       });
     }
@@ -563,7 +583,7 @@ export class PackageService {
     return this.withBlobLock(sha256, async () => {
       if (!(await store.deleteBlobIfUnreferenced(this.db, id))) return false;
       await this.blobs.delete(blobKey(sha256)).catch((err: unknown) => {
-        this.ctx.log.error({ err, sha256 }, 'removing a package blob failed');
+        this.deps.log.error({ err, sha256 }, 'removing a package blob failed');
       });
       return true;
     });
@@ -592,7 +612,7 @@ export class PackageService {
   }
 
   reposByIds(ids: number[]): Promise<Map<number, RepoRow>> {
-    return repoStore.getByIds(this.db, [...new Set(ids)]);
+    return this.deps.repos.getByIds([...new Set(ids)]);
   }
 
   // Quota and account deletion
@@ -612,8 +632,8 @@ export class PackageService {
     return {
       list: async (q, ownerId, limit, offset) => {
         const [rows, total] = await store.quotaItems(q, ownerId, limit, offset);
-        const owner = await this.ctx.users.getById(ownerId);
-        const root = this.ctx.config.server.rootUrl;
+        const owner = await this.deps.users.getById(ownerId);
+        const root = this.deps.rootUrl;
         return [
           rows.map((r) => ({
             name: r.name,

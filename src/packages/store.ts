@@ -4,24 +4,9 @@ import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import type { PackageBlobTable, PackageFileTable, PackageTable, PackageVersionTable } from './tables.js';
 import { PropertyRef } from './tables.js';
-import type { PackageRow, VersionRow, BlobRow, FileRow } from './tables.js';
+import type { PackageRow, VersionRow, BlobRow, FileWithBlob, VersionWithPackage } from './tables.js';
 
 type Q = Db | Tx;
-/** A file with its blob's size and digests. */
-export type FileWithBlob = FileRow & {
-  size: number;
-  hash_md5: string;
-  hash_sha1: string;
-  hash_sha256: string;
-  hash_sha512: string;
-};
-/** A version with its package (the rows of the /packages/{owner} list). */
-export type VersionWithPackage = VersionRow & {
-  owner_id: number;
-  repo_id: number | null;
-  type: string;
-  name: string;
-};
 
 const CHUNK = 500;
 

@@ -46,6 +46,10 @@ export interface PackageFileTable {
   created_unix: number;
 }
 
+/** The formats, as `package.type` names them. */
+export const PACKAGE_TYPES = ['generic', 'npm', 'maven', 'pypi', 'cargo', 'conda', 'container'] as const;
+export type PackageType = (typeof PACKAGE_TYPES)[number];
+
 /** What a property is attached to. */
 export const PropertyRef = { version: 0, file: 1, package: 2 } as const;
 
@@ -69,3 +73,19 @@ export type PackageRow = Selectable<PackageTable>;
 export type VersionRow = Selectable<PackageVersionTable>;
 export type BlobRow = Selectable<PackageBlobTable>;
 export type FileRow = Selectable<PackageFileTable>;
+
+/** A file with its blob's size and digests. */
+export type FileWithBlob = FileRow & {
+  size: number;
+  hash_md5: string;
+  hash_sha1: string;
+  hash_sha256: string;
+  hash_sha512: string;
+};
+/** A version with its package (the rows of the /packages/{owner} list). */
+export type VersionWithPackage = VersionRow & {
+  owner_id: number;
+  repo_id: number | null;
+  type: string;
+  name: string;
+};

@@ -4,8 +4,9 @@
 // name may contain '/' and glob characters: {name} is also accepted as the rest of the path.
 import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
+import type { RepoService } from '../repos/service.js';
+import type { ProtectionService } from './service.js';
 import type { RouteAuth } from '../http/auth.js';
 import { notFound } from '../errors.js';
 import {
@@ -28,8 +29,13 @@ const NameParams = Type.Object({
 const IdParams = Type.Object({ owner: Type.String(), repo: Type.String(), id: Type.Integer() });
 const RestParams = Type.Object({ owner: Type.String(), repo: Type.String(), '*': Type.String() });
 
-export function protectionRoutes(app: Api, ctx: AppContext): void {
-  const { repos, protection } = ctx;
+export interface ProtectionRoutesDeps {
+  protection: ProtectionService;
+  repos: Pick<RepoService, 'requireRepo'>;
+}
+
+export function protectionRoutes(app: Api, deps: ProtectionRoutesDeps): void {
+  const { repos, protection } = deps;
   const auth: RouteAuth = { scope: 'repository', require: 'signed' };
   const tags = ['repository'];
   const config = { auth };

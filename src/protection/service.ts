@@ -2,15 +2,18 @@
 // branch, and the check every push goes through (registered with the push registry, so the
 // pre-receive hook refuses what a rule forbids). Rules go with their repository through the
 // ON DELETE CASCADE of protected_branch.repo_id.
-import type { AppContext } from '../app/context.js';
 import type { RefUpdate } from '../events/bus.js';
 import type { RepoRow } from '../repos/tables.js';
 import type { UserRow } from '../users/tables.js';
 import { UserType } from '../users/tables.js';
-import { AccessMode } from '../orgs/store.js';
-import { nowUnix, transaction, type Tx } from '../db/database.js';
+import { AccessMode } from '../orgs/tables.js';
+import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
 import { forbidden, invalid, invalidField, notFound } from '../errors.js';
 import { git, isAncestor } from '../git/git.js';
+import type { PushRegistry } from '../git/pushes.js';
+import type { Logger } from 'pino';
+import type { RepoService } from '../repos/service.js';
+import type { UserService } from '../users/service.js';
 import type { Updateable } from 'kysely';
 import type { ProtectedBranchTable, WhitelistKind } from './tables.js';
 import * as store from './store.js';
@@ -125,20 +128,28 @@ const LISTS: ReadonlyArray<{
 const flag = (v: boolean) => (v ? 1 : 0);
 const isZero = (oid: string) => /^0+$/.test(oid);
 
+export interface ProtectionServiceDeps {
+  db: Db;
+  log: Logger;
+  /** Pushes are checked against the rules (a check registered here). */
+  pushes: Pick<PushRegistry, 'addCheck'>;
+  repos: Pick<RepoService, 'access' | 'addHooks' | 'pathOf'>;
+  users: Pick<UserService, 'getById'>;
+}
+
 export class ProtectionService {
-  constructor(private readonly ctx: AppContext) {
-    ctx.pushes.addCheck((push) => this.refusalFor(push.repo, push.pusher, push.updates, push.gitEnv));
+  private readonly db: Db;
+
+  constructor(private readonly deps: ProtectionServiceDeps) {
+    this.db = deps.db;
+    deps.pushes.addCheck((push) => this.refusalFor(push.repo, push.pusher, push.updates, push.gitEnv));
     // Teams belong to the old owner: a transferred repository's lists keep only the new owner's.
-    ctx.repos.addHooks({
+    deps.repos.addHooks({
       onTransfer: async (tx, repo, newOwnerId) => {
         await store.dropForeignTeams(tx, repo.id, newOwnerId);
         await store.dropForeignTagTeams(tx, repo.id, newOwnerId);
       },
     });
-  }
-
-  private get db() {
-    return this.ctx.db;
   }
 
   // Reading
@@ -287,7 +298,7 @@ export class ProtectionService {
    * repository are left out. Lists that are absent or null are not in the result.
    */
   private async resolveLists(repo: RepoRow, opts: ProtectionOptions) {
-    const owner = await this.ctx.users.getById(repo.owner_id);
+    const owner = await this.deps.users.getById(repo.owner_id);
     const out: Array<{ kind: WhitelistKind; who: 'user' | 'team'; ids: number[] }> = [];
     for (const list of LISTS) {
       const userNames = opts[list.users];
@@ -319,7 +330,7 @@ export class ProtectionService {
       if (ids.includes(u.id)) continue;
       // Explicit access, as Forgejo asks: what a public repository grants everyone does not count.
       const explicit = { ...repo, is_private: 1 };
-      const access = await this.ctx.repos.access(explicit, { id: u.id, isAdmin: u.is_admin === 1 });
+      const access = await this.deps.repos.access(explicit, { id: u.id, isAdmin: u.is_admin === 1 });
       if ((access.units.get('repo.code') ?? 0) >= list.need) ids.push(u.id);
     }
     return ids;
@@ -355,7 +366,7 @@ export class ProtectionService {
   async canPush(repo: RepoRow, rule: ProtectionRule, user: UserRow): Promise<boolean> {
     if (!rule.enable_push) return false;
     if (!rule.enable_push_whitelist) {
-      const access = await this.ctx.repos.access(repo, { id: user.id, isAdmin: user.is_admin === 1 });
+      const access = await this.deps.repos.access(repo, { id: user.id, isAdmin: user.is_admin === 1 });
       return (access.units.get('repo.code') ?? 0) >= AccessMode.write;
     }
     if (rule.push.userIds.includes(user.id)) return true;
@@ -396,7 +407,7 @@ export class ProtectionService {
     if (branchUpdates.length === 0) return null;
     const rules = await this.list(repo);
     if (rules.length === 0) return null;
-    const dir = this.ctx.repos.pathOf(repo);
+    const dir = this.deps.repos.pathOf(repo);
     for (const u of branchUpdates) {
       const branch = u.ref.slice('refs/heads/'.length);
       const rule = ruleForBranch(rules, branch);
@@ -405,7 +416,7 @@ export class ProtectionService {
         const refusal = await this.branchRefusal(repo, dir, rule, branch, u, pusher, gitEnv);
         if (refusal) return refusal;
       } catch (err) {
-        this.ctx.log.error({ err, repoId: repo.id, branch }, 'checking branch protection failed');
+        this.deps.log.error({ err, repoId: repo.id, branch }, 'checking branch protection failed');
         return `could not check the protection of branch ${branch}`;
       }
     }
@@ -558,7 +569,7 @@ export class ProtectionService {
 
   private async resolveTagTeams(repo: RepoRow, names: string[]): Promise<number[]> {
     if (names.length === 0) return [];
-    const owner = await this.ctx.users.getById(repo.owner_id);
+    const owner = await this.deps.users.getById(repo.owner_id);
     if (owner?.type !== UserType.Organization) {
       throw invalidField(
         'whitelist_teams',

@@ -4,6 +4,7 @@
 // true), whichever endpoint changed it; webhooks follow those, and the pull.* events below for
 // what only pull requests have.
 import '../events/bus.js';
+import type { Pull } from './tables.js';
 
 /** Which pull request changed, and who changed it. */
 export interface PullEvent {
@@ -12,6 +13,17 @@ export interface PullEvent {
   pullId: number;
   index: number;
   doerId: number;
+}
+
+/** The event about `pull` done by `doer`. */
+export function pullEvent(pull: Pull, doer: { id: number }): PullEvent {
+  return {
+    repoId: pull.issue.repo_id,
+    issueId: pull.issue.id,
+    pullId: pull.pr.id,
+    index: pull.issue.index,
+    doerId: doer.id,
+  };
 }
 
 declare module '../events/bus.js' {

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { git, gitText, isAncestor, mergeBase } from '../git/git.js';
+import { EMPTY_TREE, isValidRefName } from '../git/data.js';
 import { PullStatus } from './tables.js';
 import type { CommitSigning } from '../signing/instance.js';
 
@@ -55,6 +56,48 @@ export async function mergeability(dir: string, base: string, head: string): Pro
   const r = await mergeTree(dir, base, head);
   if ('tree' in r) return { status: PullStatus.mergeable, mergeBase: mb, conflicts: [] };
   return { status: PullStatus.conflict, mergeBase: mb, conflicts: r.conflicts };
+}
+
+/** The commit a branch of the repository at `dir` points to, or undefined (also for a bad name). */
+export async function branchSha(dir: string, branch: string): Promise<string | undefined> {
+  if (!isValidRefName(branch)) return undefined;
+  const r = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], {
+    gitDir: dir,
+    okCodes: [1, 128],
+  });
+  return r.code === 0 ? r.stdout.toString('utf8').trim() : undefined;
+}
+
+/** Puts the head commit into the base repository (fetched from a fork), without a ref yet. */
+export async function bringHead(baseDir: string, headDir: string, branch: string): Promise<void> {
+  if (headDir === baseDir) return;
+  await git(['fetch', '--quiet', '--no-tags', headDir, `refs/heads/${branch}`], { gitDir: baseDir });
+}
+
+/** The commit a pull request's changes are measured from: its merge base (the empty tree when none). */
+export function diffBase(pr: { merge_base: string }): string {
+  return pr.merge_base || EMPTY_TREE;
+}
+
+/**
+ * Whether moving a pull request's head from `from` to `to` changed what it proposes. Forgejo's
+ * test: the combined diff of `to` against `from` and the merge base names a file only when `to`
+ * differs from both (a rebase that changes nothing of the pull request's own does not count).
+ */
+export async function contentChanged(
+  dir: string,
+  from: string,
+  to: string,
+  mergeBase: string,
+): Promise<boolean> {
+  if (from === to) return false;
+  if (!from || !mergeBase) return true;
+  try {
+    const r = await git(['diff', '--name-only', '-z', to, from, mergeBase], { gitDir: dir });
+    return r.stdout.length > 0;
+  } catch {
+    return true;
+  }
 }
 
 export async function commitTree(
@@ -209,6 +252,14 @@ export async function changedFiles(dir: string, from: string, to: string): Promi
  * The unified diff of one file between two commits (`previous`, the file's name before a rename,
  * keeps the rename detected); '' when the file did not change.
  */
+/** The files a pull request changes (from its merge base to its head), in its base repository `dir`. */
+export function pullFiles(
+  dir: string,
+  pr: { merge_base: string; head_commit_id: string },
+): Promise<NumStat[]> {
+  return changedFiles(dir, diffBase(pr), pr.head_commit_id);
+}
+
 export async function fileDiff(
   dir: string,
   from: string,

@@ -6,31 +6,35 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { AppError, notFound } from '../errors.js';
-import { GitDataService } from '../git/data-service.js';
+import type { GitDataService } from '../git/data-service.js';
 import type { CommitData } from '../git/data.js';
-import {
-  CommentForm,
-  IssueHeading,
-  LabelsBox,
-  MetaBox,
-  sidebarChoices,
-  Timeline,
-  openRepo,
-  threadData,
-  Author,
-} from '../issues/pages.js';
+import { CommentForm, IssueHeading, Timeline, threadData, Author } from '../issues/thread.js';
+import { LabelsBox, MetaBox, sidebarChoices } from '../issues/sidebar.js';
+import { openRepo } from '../issues/open-repo.js';
+import type { CommentService } from '../issues/comments.js';
+import type { IssueService } from '../issues/service.js';
 import { canWriteIssues } from '../issues/service.js';
+import type { AttachmentService } from '../attachments/service.js';
+import type { LabelService } from '../labels/service.js';
+import type { MilestoneService } from '../milestones/service.js';
+import type { RepoService } from '../repos/service.js';
+import type { StatusService } from '../statuses/service.js';
+import type { UserService } from '../users/service.js';
 import { labelsFor } from '../labels/pages.js';
 import { renderMarkdown } from '../markup/render.js';
-import { AccessMode } from '../orgs/store.js';
+import { AccessMode } from '../orgs/tables.js';
 import { RepoHeader } from '../repos/code-pages.js';
 import type { UserRow } from '../users/tables.js';
 import { When } from '../web/components.js';
 import { DiffModeSwitch, DiffView, diffMode, parseDiff } from '../web/diff.js';
 import { CsrfField, Layout, type PageContext } from '../web/layout.js';
-import { formText, type Web } from '../web/plugin.js';
-import { MERGE_STYLES, PullService, type MergeStyle, type Pull } from './service.js';
-import type { ReviewCommentRow, ReviewRow } from './tables.js';
+import { formText, type PageRoutes } from '../web/plugin.js';
+import type { AutoMergeService } from './automerge.js';
+import type { MergeabilityService } from './mergeability.js';
+import { MERGE_STYLES, MergeService, type MergeStyle } from './merging.js';
+import type { PullReviewService } from './reviewing.js';
+import type { PullService } from './service.js';
+import type { Pull, ReviewCommentRow, ReviewRow } from './tables.js';
 import { PullStatus, ReviewType } from './tables.js';
 
 type Params = Record<string, string>;
@@ -136,582 +140,599 @@ function Reviews(props: {
   );
 }
 
-export function pullPages(app: FastifyInstance, web: Web): void {
-  const { ctx } = web;
-  const { pulls, users } = ctx;
-  const git = new GitDataService(ctx);
+export interface PullPagesDeps {
+  pulls: PullService;
+  reviews: PullReviewService;
+  mergeability: Pick<MergeabilityService, 'unmetProtection' | 'blockedByDependencies'>;
+  merging: Pick<MergeService, 'merge'>;
+  autoMerge: Pick<AutoMergeService, 'get' | 'schedule' | 'cancel'>;
+  statuses: Pick<StatusService, 'combinedState'>;
+  /** Branches and comparisons of the compare page. */
+  git: Pick<GitDataService, 'open' | 'compare' | 'listBranches'>;
+  /** The conversation's timeline and sidebar are the issue pages' own (threadData, sidebarChoices, labelsFor). */
+  issues: Pick<IssueService, 'requireVisibleIssue' | 'assigneesOf'>;
+  issueComments: Pick<CommentService, 'timeline' | 'allReactions'>;
+  repos: Pick<RepoService, 'requireRepo' | 'assignees'>;
+  users: Pick<UserService, 'getById' | 'getByIds'>;
+  labels: Pick<LabelService, 'getByIds' | 'ofIssue' | 'list'>;
+  milestones: Pick<MilestoneService, 'getByIds' | 'list'>;
+  attachments: Pick<AttachmentService, 'ofIssues' | 'ofComments'>;
+  rootUrl: string;
+}
 
-  const openPull = async (request: FastifyRequest) => {
-    const t = await openRepo(web, request, 'repo.pulls');
-    if (!t.view.repo.has_pull_requests) throw notFound('Pull requests are turned off in this repository');
-    const index = Number((request.params as Params)['index']);
-    const issue = await ctx.issues.requireVisibleIssue(t.view, index);
-    // An issue's number under /pulls goes to the issue.
-    if (!issue.is_pull) return { ...t, pull: undefined, issue };
-    return { ...t, pull: await pulls.requirePull(t.view.repo, index), issue };
-  };
-
-  const heading = (
-    request: FastifyRequest,
-    t: Awaited<ReturnType<typeof openPull>>,
-    pull: Pull,
-    active: 'conversation' | 'commits' | 'files' = 'conversation',
-  ) => {
-    const user = request.web.user;
-    const canEdit = !!user && (canWriteIssues(t.view.access, true) || pull.issue.poster_id === user.id);
-    return (
-      <>
-        <RepoHeader t={{ owner: t.owner, repo: t.view.repo }} active="pulls" />
-        <IssueHeading page={web.page(request)} base={t.base} issue={pull.issue} canEdit={canEdit} />
-        <p class="muted">
-          {pull.pr.has_merged ? 'Merged' : 'Wants to merge'} <code>{pull.pr.head_branch}</code> into{' '}
-          <code>{pull.pr.base_branch}</code>
-        </p>
-        <PullTabs base={t.base} index={pull.issue.index} active={active} />
-      </>
-    );
-  };
-
-  app.get('/:owner/:repo/pulls/:index', async (request, reply) => {
-    const raw = (request.params as Params)['index'] ?? '';
-    const m = /^(\d+)\.(diff|patch)$/.exec(raw);
-    if (m) {
-      (request.params as Params)['index'] = m[1]!;
-      const t = await openPull(request);
-      if (!t.pull) throw notFound('pull request does not exist');
-      const text = await pulls.diffText(t.pull, m[2] as 'diff' | 'patch');
-      return reply.type('text/plain; charset=utf-8').header('X-Content-Type-Options', 'nosniff').send(text);
-    }
-    const t = await openPull(request);
-    if (!t.pull) return web.redirect(reply, `${t.base}/issues/${t.issue.index}`);
-    const pull = t.pull;
-    const { view, owner, base } = t;
-    const user = request.web.user;
-    const page = web.page(request);
-    const [d, reviews, lines] = await Promise.all([
-      threadData(ctx, pull.issue),
-      pulls.reviews(pull),
-      pulls.lineComments(pull, user),
-    ]);
-    const reviewers = await users.getByIds(
-      reviews.map((r) => r.reviewer_id).filter((id): id is number => id !== null),
-    );
-    for (const [id, u] of reviewers) d.people.set(id, u);
-    const writer = canWriteIssues(view.access, true);
-    return web.send(
-      reply,
-      <Layout page={page} title={`${pull.issue.title} · Pull requests · ${owner.name}/${view.repo.name}`}>
-        {heading(request, t, pull)}
-        <div class="issue-layout">
-          <div>
-            <Timeline t={{ page, issue: pull.issue, base, d, rootUrl: ctx.config.server.rootUrl, writer }} />
-            <Reviews
-              reviews={reviews}
-              people={d.people}
-              lines={lines}
-              files={`${base}/pulls/${pull.issue.index}/files`}
-            />
-            <MergeBox box={await mergeBoxData(t, pull, user)} t={t} pull={pull} user={user} page={page} />
-            <CommentForm
-              page={page}
-              base={base}
-              issue={pull.issue}
-              canChangeState={!pull.pr.has_merged && !!user && (writer || pull.issue.poster_id === user.id)}
-            />
-          </div>
-          <aside class="sidebar">
-            <LabelsBox
-              page={page}
-              base={base}
-              issue={pull.issue}
-              current={d.labels}
-              choices={user && writer ? await labelsFor(ctx, view.repo, owner) : null}
-            />
-            <MetaBox
-              page={page}
-              base={base}
-              issue={pull.issue}
-              d={d}
-              choices={await sidebarChoices(ctx, view.repo, !!user && writer)}
-            />
-          </aside>
-        </div>
-      </Layout>,
-    );
-  });
-
-  /** What the merge box shows besides the pull request: who may merge, unmet rules, checks. */
-  async function mergeBoxData(t: Awaited<ReturnType<typeof openPull>>, pull: Pull, user: UserRow | null) {
-    const canMerge = !!user && (t.view.access.units.get('repo.code') ?? 0) >= AccessMode.write;
-    const unmet = user && canMerge ? await pulls.unmetProtection(t.view, pull, user) : [];
-    const blocked = await pulls.blockedByDependencies(pull);
-    const [checks, scheduled] = await Promise.all([
-      ctx.statuses.combinedState(t.view.repo, pull.pr.head_commit_id),
-      ctx.autoMerge.get(pull),
-    ]);
-    return {
-      canMerge,
-      unmet,
-      checks,
-      scheduled,
-      blocked,
-      admin: !!user && PullService.isAdmin(t.view, user),
+export function pullPages(deps: PullPagesDeps): PageRoutes {
+  const { pulls, mergeability, merging, autoMerge, statuses, git, issues, users } = deps;
+  const reviewing = deps.reviews;
+  return (app: FastifyInstance, web) => {
+    const openPull = async (request: FastifyRequest) => {
+      const t = await openRepo(deps, request, 'repo.pulls');
+      if (!t.view.repo.has_pull_requests) throw notFound('Pull requests are turned off in this repository');
+      const index = Number((request.params as Params)['index']);
+      const issue = await issues.requireVisibleIssue(t.view, index);
+      // An issue's number under /pulls goes to the issue.
+      if (!issue.is_pull) return { ...t, pull: undefined, issue };
+      return { ...t, pull: await pulls.requirePull(t.view.repo, index), issue };
     };
-  }
-  function MergeBox(props: {
-    box: Awaited<ReturnType<typeof mergeBoxData>>;
-    t: Awaited<ReturnType<typeof openPull>>;
-    pull: Pull;
-    user: UserRow | null;
-    page: PageContext;
-  }): VNode | null {
-    const { pull, t } = props;
-    if (pull.pr.has_merged)
+
+    const heading = (
+      request: FastifyRequest,
+      t: Awaited<ReturnType<typeof openPull>>,
+      pull: Pull,
+      active: 'conversation' | 'commits' | 'files' = 'conversation',
+    ) => {
+      const user = request.web.user;
+      const canEdit = !!user && (canWriteIssues(t.view.access, true) || pull.issue.poster_id === user.id);
       return (
-        <section class="card merge-box ok" aria-label="Merge">
-          <p>
-            Merged in{' '}
-            <a href={`${t.base}/commit/${pull.pr.merged_commit_id}`}>
-              {pull.pr.merged_commit_id.slice(0, 10)}
-            </a>{' '}
-            {pull.pr.merged_unix ? <When unix={pull.pr.merged_unix} /> : null}
-          </p>
-        </section>
-      );
-    if (pull.issue.is_closed)
-      return (
-        <section class="card merge-box" aria-label="Merge">
-          <p>This pull request is closed.</p>
-        </section>
-      );
-    const box = props.box;
-    const status = pull.pr.status;
-    const statusText =
-      status === PullStatus.mergeable
-        ? 'This branch has no conflicts with the base branch.'
-        : status === PullStatus.conflict
-          ? `This branch has conflicts: ${(JSON.parse(pull.pr.conflicted_files) as string[]).join(', ')}`
-          : status === PullStatus.checking
-            ? 'Checking for conflicts…'
-            : status === PullStatus.empty
-              ? 'This branch is already included in the base branch.'
-              : status === PullStatus.ancestorOf
-                ? 'The head is an ancestor of the base branch.'
-                : 'Mergeability could not be determined.';
-    const checks = box ? [...box.checks.contexts] : [];
-    return (
-      <section
-        class={`card merge-box${status === PullStatus.mergeable && !box?.unmet.length ? ' ok' : ''}`}
-        aria-label="Merge"
-      >
-        <h3>Merge</h3>
-        <p>{statusText}</p>
-        {checks.length ? (
-          <ul class="checklist" aria-label="Checks">
-            {checks.map(([name, state]) => (
-              <li>
-                <span class={`pill check ${state}`}>{state}</span> {name}
-              </li>
-            ))}
-          </ul>
-        ) : null}
-        {box?.blocked ? (
-          <p class="flash error">
-            This pull request is blocked by an open dependency: close those issues first.
-          </p>
-        ) : null}
-        {box?.unmet.length ? (
-          <ul class="checklist" aria-label="Protection">
-            {box.unmet.map((u) => (
-              <li>✗ {u}</li>
-            ))}
-          </ul>
-        ) : null}
-        {box?.scheduled ? (
-          <form method="post" action={`${t.base}/pulls/${pull.issue.index}/merge/cancel`} class="actions">
-            <CsrfField page={props.page} />
-            <p>This pull request will be merged ({box.scheduled.merge_style}) when the checks succeed.</p>
-            {box.canMerge ? <button type="submit">Cancel the scheduled merge</button> : null}
-          </form>
-        ) : null}
-        {box?.canMerge ? (
-          <form method="post" action={`${t.base}/pulls/${pull.issue.index}/merge`}>
-            <CsrfField page={props.page} />
-            <input type="hidden" name="head_commit_id" value={pull.pr.head_commit_id} />
-            <div class="field">
-              <label for="merge-style">Merge style</label>
-              <select id="merge-style" name="do">
-                {MERGE_STYLES.map((s) => (
-                  <option value={s}>{STYLE_LABELS[s] ?? s}</option>
-                ))}
-              </select>
-            </div>
-            <div class="field">
-              <label for="merge-title">Commit title</label>
-              <input id="merge-title" type="text" name="merge_title_field" placeholder="Default title" />
-            </div>
-            <div class="field">
-              <label for="merge-message">Commit message</label>
-              <textarea id="merge-message" name="merge_message_field" />
-            </div>
-            <details>
-              <summary>Manually merged?</summary>
-              <div class="field">
-                <label for="merge-commit">Merge commit (for “manually merged”)</label>
-                <input id="merge-commit" type="text" name="merge_commit_id" placeholder="Full commit id" />
-              </div>
-            </details>
-            <div class="field check">
-              <input id="merge-delete" type="checkbox" name="delete_branch_after_merge" value="true" />
-              <label for="merge-delete">Delete branch {pull.pr.head_branch} after merging</label>
-            </div>
-            {box.unmet.length && box.admin ? (
-              <div class="field check">
-                <input id="merge-force" type="checkbox" name="force_merge" value="true" />
-                <label for="merge-force">Merge anyway (administrator override of the rules above)</label>
-              </div>
-            ) : null}
-            <div class="actions">
-              <button type="submit" class="primary">
-                Merge
-              </button>
-              {box.unmet.length && !box.scheduled ? (
-                <button type="submit" name="merge_when_checks_succeed" value="true">
-                  Merge when checks succeed
-                </button>
-              ) : null}
-            </div>
-          </form>
-        ) : props.user ? (
-          <p class="muted">Only those with write access to the code can merge.</p>
-        ) : null}
-      </section>
-    );
-  }
-
-  const back = (reply: FastifyReply, to: string, fn: () => Promise<string | void>) =>
-    fn().then(
-      (next) => web.redirect(reply, next ?? to),
-      (err: unknown) => {
-        if (err instanceof AppError && err.kind !== 'not_found')
-          return web.redirect(reply, to, { kind: 'error', text: err.message });
-        throw err;
-      },
-    );
-
-  app.post('/:owner/:repo/pulls/:index/merge', async (request, reply) => {
-    const user = web.requireUser(request);
-    const t = await openPull(request);
-    if (!t.pull) throw notFound('pull request does not exist');
-    const b = request.body as Record<string, unknown>;
-    const to = `${t.base}/pulls/${t.pull.issue.index}`;
-    return back(reply, to, async () => {
-      const input = {
-        style: formText(b['do']) as MergeStyle,
-        title: formText(b['merge_title_field']) || undefined,
-        message: formText(b['merge_message_field']) || undefined,
-        deleteBranch: formText(b['delete_branch_after_merge']) === 'true',
-        headCommitId: formText(b['head_commit_id']) || undefined,
-        mergeCommitId: formText(b['merge_commit_id']) || undefined,
-        force: formText(b['force_merge']) === 'true',
-      };
-      if (
-        formText(b['merge_when_checks_succeed']) === 'true' &&
-        (await ctx.autoMerge.schedule(t.view, t.pull!, user, input)) === 'scheduled'
-      )
-        return;
-      await pulls.merge(t.view, t.pull!, user, input);
-    });
-  });
-
-  app.post('/:owner/:repo/pulls/:index/merge/cancel', async (request, reply) => {
-    const user = web.requireUser(request);
-    const t = await openPull(request);
-    if (!t.pull) throw notFound('pull request does not exist');
-    const to = `${t.base}/pulls/${t.pull.issue.index}`;
-    return back(reply, to, () => ctx.autoMerge.cancel(t.view, t.pull!, user));
-  });
-
-  app.get('/:owner/:repo/pulls/:index/commits', async (request, reply) => {
-    const t = await openPull(request);
-    if (!t.pull) return web.redirect(reply, `${t.base}/issues/${t.issue.index}`);
-    const [commits] = await pulls.commits(t.pull, { page: 1, limit: 250, offset: 0 });
-    return web.send(
-      reply,
-      <Layout
-        page={web.page(request)}
-        title={`Commits · ${t.pull.issue.title} · ${t.owner.name}/${t.view.repo.name}`}
-      >
-        {heading(request, t, t.pull, 'commits')}
-        <CommitRows base={t.base} commits={commits} />
-      </Layout>,
-    );
-  });
-
-  app.get('/:owner/:repo/pulls/:index/files', async (request, reply) => {
-    const t = await openPull(request);
-    if (!t.pull) return web.redirect(reply, `${t.base}/issues/${t.issue.index}`);
-    const pull = t.pull;
-    const mode = diffMode(request.query);
-    const text = (await pulls.diffText(pull, 'diff')).toString('utf8');
-    const files = parseDiff(text);
-    const page = web.page(request);
-    const user = request.web.user;
-    const lineComments = await pulls.lineComments(pull, user);
-    const posters = await users.getByIds(
-      lineComments.map((c) => c.poster_id).filter((id): id is number => id !== null),
-    );
-    const notes = new Map<string, Map<number, VNode[]>>();
-    for (const c of lineComments) {
-      const byLine = notes.get(c.tree_path) ?? new Map<number, VNode[]>();
-      notes.set(c.tree_path, byLine);
-      const list = byLine.get(c.line) ?? [];
-      byLine.set(c.line, list);
-      list.push(
-        <article class="line-note" id={`issuecomment-${c.id}`}>
+        <>
+          <RepoHeader t={{ owner: t.owner, repo: t.view.repo }} active="pulls" />
+          <IssueHeading page={web.page(request)} base={t.base} issue={pull.issue} canEdit={canEdit} />
           <p class="muted">
-            <Author users={posters} id={c.poster_id} /> <When unix={c.created_unix} />
+            {pull.pr.has_merged ? 'Merged' : 'Wants to merge'} <code>{pull.pr.head_branch}</code> into{' '}
+            <code>{pull.pr.base_branch}</code>
           </p>
-          <div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(c.content) }} />
-        </article>,
+          <PullTabs base={t.base} index={pull.issue.index} active={active} />
+        </>
       );
+    };
+
+    app.get('/:owner/:repo/pulls/:index', async (request, reply) => {
+      const raw = (request.params as Params)['index'] ?? '';
+      const m = /^(\d+)\.(diff|patch)$/.exec(raw);
+      if (m) {
+        (request.params as Params)['index'] = m[1]!;
+        const t = await openPull(request);
+        if (!t.pull) throw notFound('pull request does not exist');
+        const text = await pulls.diffText(t.pull, m[2] as 'diff' | 'patch');
+        return reply.type('text/plain; charset=utf-8').header('X-Content-Type-Options', 'nosniff').send(text);
+      }
+      const t = await openPull(request);
+      if (!t.pull) return web.redirect(reply, `${t.base}/issues/${t.issue.index}`);
+      const pull = t.pull;
+      const { view, owner, base } = t;
+      const user = request.web.user;
+      const page = web.page(request);
+      const [d, reviews, lines] = await Promise.all([
+        threadData(deps, pull.issue),
+        reviewing.reviews(pull),
+        reviewing.lineComments(pull, user),
+      ]);
+      const reviewers = await users.getByIds(
+        reviews.map((r) => r.reviewer_id).filter((id): id is number => id !== null),
+      );
+      for (const [id, u] of reviewers) d.people.set(id, u);
+      const writer = canWriteIssues(view.access, true);
+      return web.send(
+        reply,
+        <Layout page={page} title={`${pull.issue.title} · Pull requests · ${owner.name}/${view.repo.name}`}>
+          {heading(request, t, pull)}
+          <div class="issue-layout">
+            <div>
+              <Timeline t={{ page, issue: pull.issue, base, d, rootUrl: deps.rootUrl, writer }} />
+              <Reviews
+                reviews={reviews}
+                people={d.people}
+                lines={lines}
+                files={`${base}/pulls/${pull.issue.index}/files`}
+              />
+              <MergeBox box={await mergeBoxData(t, pull, user)} t={t} pull={pull} user={user} page={page} />
+              <CommentForm
+                page={page}
+                base={base}
+                issue={pull.issue}
+                canChangeState={!pull.pr.has_merged && !!user && (writer || pull.issue.poster_id === user.id)}
+              />
+            </div>
+            <aside class="sidebar">
+              <LabelsBox
+                page={page}
+                base={base}
+                issue={pull.issue}
+                current={d.labels}
+                choices={user && writer ? await labelsFor(deps, view.repo, owner) : null}
+              />
+              <MetaBox
+                page={page}
+                base={base}
+                issue={pull.issue}
+                d={d}
+                choices={await sidebarChoices(deps, view.repo, !!user && writer)}
+              />
+            </aside>
+          </div>
+        </Layout>,
+      );
+    });
+
+    /** What the merge box shows besides the pull request: who may merge, unmet rules, checks. */
+    async function mergeBoxData(t: Awaited<ReturnType<typeof openPull>>, pull: Pull, user: UserRow | null) {
+      const canMerge = !!user && (t.view.access.units.get('repo.code') ?? 0) >= AccessMode.write;
+      const unmet = user && canMerge ? await mergeability.unmetProtection(t.view, pull, user) : [];
+      const blocked = await mergeability.blockedByDependencies(pull);
+      const [checks, scheduled] = await Promise.all([
+        statuses.combinedState(t.view.repo, pull.pr.head_commit_id),
+        autoMerge.get(pull),
+      ]);
+      return {
+        canMerge,
+        unmet,
+        checks,
+        scheduled,
+        blocked,
+        admin: !!user && MergeService.isAdmin(t.view, user),
+      };
     }
-    const root = `${t.base}/pulls/${pull.issue.index}`;
-    return web.send(
-      reply,
-      <Layout
-        page={page}
-        title={`Files changed · ${pull.issue.title} · ${t.owner.name}/${t.view.repo.name}`}
-        wide
-      >
-        {heading(request, t, pull, 'files')}
-        <p>
-          <DiffModeSwitch path={`${root}/files`} mode={mode} />
-          <a href={`${root}.diff`}>.diff</a> · <a href={`${root}.patch`}>.patch</a>
-        </p>
-        <DiffView files={files} opts={{ mode, notes, commentable: !!user && !pull.issue.is_closed }} />
-        {user && !pull.issue.is_closed ? (
-          <form method="post" action={`${root}/files/reviews/submit`} class="card review-form" id="review">
-            <CsrfField page={page} />
-            <h3>Review</h3>
-            <fieldset>
-              <legend>Comment on a line (optional)</legend>
+    function MergeBox(props: {
+      box: Awaited<ReturnType<typeof mergeBoxData>>;
+      t: Awaited<ReturnType<typeof openPull>>;
+      pull: Pull;
+      user: UserRow | null;
+      page: PageContext;
+    }): VNode | null {
+      const { pull, t } = props;
+      if (pull.pr.has_merged)
+        return (
+          <section class="card merge-box ok" aria-label="Merge">
+            <p>
+              Merged in{' '}
+              <a href={`${t.base}/commit/${pull.pr.merged_commit_id}`}>
+                {pull.pr.merged_commit_id.slice(0, 10)}
+              </a>{' '}
+              {pull.pr.merged_unix ? <When unix={pull.pr.merged_unix} /> : null}
+            </p>
+          </section>
+        );
+      if (pull.issue.is_closed)
+        return (
+          <section class="card merge-box" aria-label="Merge">
+            <p>This pull request is closed.</p>
+          </section>
+        );
+      const box = props.box;
+      const status = pull.pr.status;
+      const statusText =
+        status === PullStatus.mergeable
+          ? 'This branch has no conflicts with the base branch.'
+          : status === PullStatus.conflict
+            ? `This branch has conflicts: ${(JSON.parse(pull.pr.conflicted_files) as string[]).join(', ')}`
+            : status === PullStatus.checking
+              ? 'Checking for conflicts…'
+              : status === PullStatus.empty
+                ? 'This branch is already included in the base branch.'
+                : status === PullStatus.ancestorOf
+                  ? 'The head is an ancestor of the base branch.'
+                  : 'Mergeability could not be determined.';
+      const checks = box ? [...box.checks.contexts] : [];
+      return (
+        <section
+          class={`card merge-box${status === PullStatus.mergeable && !box?.unmet.length ? ' ok' : ''}`}
+          aria-label="Merge"
+        >
+          <h3>Merge</h3>
+          <p>{statusText}</p>
+          {checks.length ? (
+            <ul class="checklist" aria-label="Checks">
+              {checks.map(([name, state]) => (
+                <li>
+                  <span class={`pill check ${state}`}>{state}</span> {name}
+                </li>
+              ))}
+            </ul>
+          ) : null}
+          {box?.blocked ? (
+            <p class="flash error">
+              This pull request is blocked by an open dependency: close those issues first.
+            </p>
+          ) : null}
+          {box?.unmet.length ? (
+            <ul class="checklist" aria-label="Protection">
+              {box.unmet.map((u) => (
+                <li>✗ {u}</li>
+              ))}
+            </ul>
+          ) : null}
+          {box?.scheduled ? (
+            <form method="post" action={`${t.base}/pulls/${pull.issue.index}/merge/cancel`} class="actions">
+              <CsrfField page={props.page} />
+              <p>This pull request will be merged ({box.scheduled.merge_style}) when the checks succeed.</p>
+              {box.canMerge ? <button type="submit">Cancel the scheduled merge</button> : null}
+            </form>
+          ) : null}
+          {box?.canMerge ? (
+            <form method="post" action={`${t.base}/pulls/${pull.issue.index}/merge`}>
+              <CsrfField page={props.page} />
+              <input type="hidden" name="head_commit_id" value={pull.pr.head_commit_id} />
               <div class="field">
-                <label for="review-path">File</label>
-                <select id="review-path" name="path">
-                  <option value="">—</option>
-                  {files.map((f) => (
-                    <option value={f.name}>{f.name}</option>
+                <label for="merge-style">Merge style</label>
+                <select id="merge-style" name="do">
+                  {MERGE_STYLES.map((s) => (
+                    <option value={s}>{STYLE_LABELS[s] ?? s}</option>
                   ))}
                 </select>
               </div>
               <div class="field">
-                <label for="review-line">Line (negative: the old side)</label>
-                <input id="review-line" type="text" inputMode="numeric" name="line" />
+                <label for="merge-title">Commit title</label>
+                <input id="merge-title" type="text" name="merge_title_field" placeholder="Default title" />
               </div>
               <div class="field">
-                <label for="review-line-body">Line comment</label>
-                <textarea id="review-line-body" name="line_content" />
+                <label for="merge-message">Commit message</label>
+                <textarea id="merge-message" name="merge_message_field" />
               </div>
-            </fieldset>
-            <div class="field">
-              <label for="review-content">Summary</label>
-              <textarea id="review-content" name="content" />
-            </div>
-            <fieldset class="label-choices">
-              <legend>Verdict</legend>
-              <label>
-                <input type="radio" name="type" value="comment" checked /> Comment
-              </label>
-              {pull.issue.poster_id !== user.id ? (
-                <>
-                  <label>
-                    <input type="radio" name="type" value="approve" /> Approve
-                  </label>
-                  <label>
-                    <input type="radio" name="type" value="reject" /> Request changes
-                  </label>
-                </>
+              <details>
+                <summary>Manually merged?</summary>
+                <div class="field">
+                  <label for="merge-commit">Merge commit (for “manually merged”)</label>
+                  <input id="merge-commit" type="text" name="merge_commit_id" placeholder="Full commit id" />
+                </div>
+              </details>
+              <div class="field check">
+                <input id="merge-delete" type="checkbox" name="delete_branch_after_merge" value="true" />
+                <label for="merge-delete">Delete branch {pull.pr.head_branch} after merging</label>
+              </div>
+              {box.unmet.length && box.admin ? (
+                <div class="field check">
+                  <input id="merge-force" type="checkbox" name="force_merge" value="true" />
+                  <label for="merge-force">Merge anyway (administrator override of the rules above)</label>
+                </div>
               ) : null}
-            </fieldset>
-            <button type="submit" class="primary">
-              Submit review
-            </button>
-          </form>
-        ) : null}
-      </Layout>,
-    );
-  });
-
-  app.post('/:owner/:repo/pulls/:index/files/reviews/submit', async (request, reply) => {
-    const user = web.requireUser(request);
-    const t = await openPull(request);
-    if (!t.pull) throw notFound('pull request does not exist');
-    const b = request.body as Record<string, unknown>;
-    const event = (
-      { approve: 'APPROVED', reject: 'REQUEST_CHANGES', comment: 'COMMENT' } as Record<string, string>
-    )[formText(b['type'])];
-    const root = `${t.base}/pulls/${t.pull.issue.index}`;
-    return back(reply, `${root}/files`, async () => {
-      const path = formText(b['path']);
-      const line = Number(formText(b['line']));
-      const lineBody = formText(b['line_content']);
-      const comments =
-        path && lineBody.trim()
-          ? [
-              {
-                path,
-                body: lineBody,
-                new_position: line > 0 ? line : 0,
-                old_position: line < 0 ? -line : 0,
-              },
-            ]
-          : [];
-      await pulls.createReview(t.view, t.pull!, user, {
-        event: event ?? 'bad',
-        body: formText(b['content']),
-        comments,
-      });
-      return root;
-    });
-  });
-
-  // Compare two refs and open a pull request from them.
-  const compareParts = (request: FastifyRequest) => {
-    // The router has decoded the path already.
-    const spec = (request.params as Params)['*'] ?? '';
-    const i = spec.indexOf('...');
-    if (i < 0) throw notFound('compare needs base...head');
-    return { baseRef: spec.slice(0, i), headRef: spec.slice(i + 3) };
-  };
-
-  const comparePage = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    values: { title: string; content: string },
-    error?: string,
-  ) => {
-    const t = await openRepo(web, request, 'repo.code');
-    const { baseRef, headRef } = compareParts(request);
-    const target = await git.open(t.owner.name, t.view.repo.name, request.web.viewer, 'read');
-    const cmp = await git.compare(target, baseRef, headRef);
-    const page = web.page(request);
-    const mode = diffMode(request.query);
-    const user = request.web.user;
-    const [refs] = await git.listBranches(target, { page: 1, limit: 1000, offset: 0 });
-    const branches = refs.map((r) => ({ name: r.ref.replace(/^refs\/heads\//, '') }));
-    const existing = cmp.commits.length
-      ? (await pulls.list(t.view.repo, { state: 'open' }, { page: 1, limit: 50, offset: 0 }))[0].find(
-          (p) =>
-            p.pr.base_branch === baseRef &&
-            p.pr.head_branch === headRef &&
-            p.pr.head_repo_id === t.view.repo.id,
-        )
-      : undefined;
-    const path = `${t.base}/compare/${encodeURIComponent(baseRef)}...${encodeURIComponent(headRef)}`;
-    return web.send(
-      reply,
-      <Layout
-        page={page}
-        title={`Comparing ${baseRef}...${headRef} · ${t.owner.name}/${t.view.repo.name}`}
-        wide
-      >
-        <RepoHeader t={{ owner: t.owner, repo: t.view.repo }} active="pulls" />
-        <h2>Compare changes</h2>
-        <form method="get" action={`${t.base}/compare`} class="actions" aria-label="Branches to compare">
-          <label for="cmp-base">base</label>
-          <select id="cmp-base" name="base">
-            {branches.map((b) => (
-              <option value={b.name} selected={b.name === baseRef}>
-                {b.name}
-              </option>
-            ))}
-          </select>
-          <label for="cmp-head">compare</label>
-          <select id="cmp-head" name="head">
-            {branches.map((b) => (
-              <option value={b.name} selected={b.name === headRef}>
-                {b.name}
-              </option>
-            ))}
-          </select>
-          <button type="submit">Compare</button>
-        </form>
-        {error ? (
-          <p class="flash error" role="alert">
-            {error}
-          </p>
-        ) : null}
-        {cmp.commits.length === 0 ? (
-          <p class="card">These branches are equal: there is nothing to compare.</p>
-        ) : existing ? (
-          <p class="card">
-            A pull request for these branches is already open:{' '}
-            <a href={`${t.base}/pulls/${existing.issue.index}`}>#{existing.issue.index}</a>
-          </p>
-        ) : user && t.view.repo.has_pull_requests ? (
-          <form method="post" action={path} class="card">
-            <CsrfField page={page} />
-            <div class="field">
-              <label for="f-title">Title</label>
-              <input
-                id="f-title"
-                type="text"
-                name="title"
-                required
-                value={values.title || firstLine(cmp.commits[cmp.commits.length - 1]!.message)}
-              />
-            </div>
-            <div class="field">
-              <label for="f-content">Description</label>
-              <textarea id="f-content" name="content">
-                {values.content}
-              </textarea>
-            </div>
-            <button type="submit" class="primary">
-              Create pull request
-            </button>
-          </form>
-        ) : null}
-        <h3>
-          {cmp.commits.length} commit{cmp.commits.length === 1 ? '' : 's'}
-        </h3>
-        <CommitRows base={t.base} commits={cmp.commits} />
-        <DiffModeSwitch path={path} mode={mode} />
-        <DiffView files={parseDiff(cmp.diff)} opts={{ mode }} />
-      </Layout>,
-      error ? 422 : 200,
-    );
-  };
-
-  app.get('/:owner/:repo/compare', async (request, reply) => {
-    const t = await openRepo(web, request, 'repo.code');
-    const q = request.query as Params;
-    const b = formText(q['base']) || t.view.repo.default_branch;
-    const h = formText(q['head']) || b;
-    return web.redirect(reply, `${t.base}/compare/${encodeURIComponent(b)}...${encodeURIComponent(h)}`);
-  });
-  app.get('/:owner/:repo/compare/*', (request, reply) =>
-    comparePage(request, reply, { title: '', content: '' }),
-  );
-  app.post('/:owner/:repo/compare/*', async (request, reply) => {
-    const user = web.requireUser(request);
-    const t = await openRepo(web, request, 'repo.pulls');
-    const { baseRef, headRef } = compareParts(request);
-    const b = request.body as Record<string, unknown>;
-    const values = { title: formText(b['title']), content: formText(b['content']) };
-    try {
-      const pull = await pulls.create(t.view, user, {
-        base: baseRef,
-        head: headRef,
-        title: values.title,
-        body: values.content,
-      });
-      return web.redirect(reply, `${t.base}/pulls/${pull.issue.index}`);
-    } catch (err) {
-      if (err instanceof AppError && (err.kind === 'invalid' || err.kind === 'conflict'))
-        return comparePage(request, reply, values, err.message);
-      throw err;
+              <div class="actions">
+                <button type="submit" class="primary">
+                  Merge
+                </button>
+                {box.unmet.length && !box.scheduled ? (
+                  <button type="submit" name="merge_when_checks_succeed" value="true">
+                    Merge when checks succeed
+                  </button>
+                ) : null}
+              </div>
+            </form>
+          ) : props.user ? (
+            <p class="muted">Only those with write access to the code can merge.</p>
+          ) : null}
+        </section>
+      );
     }
-  });
+
+    const back = (reply: FastifyReply, to: string, fn: () => Promise<string | void>) =>
+      fn().then(
+        (next) => web.redirect(reply, next ?? to),
+        (err: unknown) => {
+          if (err instanceof AppError && err.kind !== 'not_found')
+            return web.redirect(reply, to, { kind: 'error', text: err.message });
+          throw err;
+        },
+      );
+
+    app.post('/:owner/:repo/pulls/:index/merge', async (request, reply) => {
+      const user = web.requireUser(request);
+      const t = await openPull(request);
+      if (!t.pull) throw notFound('pull request does not exist');
+      const b = request.body as Record<string, unknown>;
+      const to = `${t.base}/pulls/${t.pull.issue.index}`;
+      return back(reply, to, async () => {
+        const input = {
+          style: formText(b['do']) as MergeStyle,
+          title: formText(b['merge_title_field']) || undefined,
+          message: formText(b['merge_message_field']) || undefined,
+          deleteBranch: formText(b['delete_branch_after_merge']) === 'true',
+          headCommitId: formText(b['head_commit_id']) || undefined,
+          mergeCommitId: formText(b['merge_commit_id']) || undefined,
+          force: formText(b['force_merge']) === 'true',
+        };
+        if (formText(b['merge_when_checks_succeed']) === 'true')
+          return autoMerge.schedule(t.view, t.pull!, user, input);
+        await merging.merge(t.view, t.pull!, user, input);
+      });
+    });
+
+    app.post('/:owner/:repo/pulls/:index/merge/cancel', async (request, reply) => {
+      const user = web.requireUser(request);
+      const t = await openPull(request);
+      if (!t.pull) throw notFound('pull request does not exist');
+      const to = `${t.base}/pulls/${t.pull.issue.index}`;
+      return back(reply, to, () => autoMerge.cancel(t.view, t.pull!, user));
+    });
+
+    app.get('/:owner/:repo/pulls/:index/commits', async (request, reply) => {
+      const t = await openPull(request);
+      if (!t.pull) return web.redirect(reply, `${t.base}/issues/${t.issue.index}`);
+      const [commits] = await pulls.commits(t.pull, { page: 1, limit: 250, offset: 0 });
+      return web.send(
+        reply,
+        <Layout
+          page={web.page(request)}
+          title={`Commits · ${t.pull.issue.title} · ${t.owner.name}/${t.view.repo.name}`}
+        >
+          {heading(request, t, t.pull, 'commits')}
+          <CommitRows base={t.base} commits={commits} />
+        </Layout>,
+      );
+    });
+
+    app.get('/:owner/:repo/pulls/:index/files', async (request, reply) => {
+      const t = await openPull(request);
+      if (!t.pull) return web.redirect(reply, `${t.base}/issues/${t.issue.index}`);
+      const pull = t.pull;
+      const mode = diffMode(request.query);
+      const text = (await pulls.diffText(pull, 'diff')).toString('utf8');
+      const files = parseDiff(text);
+      const page = web.page(request);
+      const user = request.web.user;
+      const lineComments = await reviewing.lineComments(pull, user);
+      const posters = await users.getByIds(
+        lineComments.map((c) => c.poster_id).filter((id): id is number => id !== null),
+      );
+      const notes = new Map<string, Map<number, VNode[]>>();
+      for (const c of lineComments) {
+        const byLine = notes.get(c.tree_path) ?? new Map<number, VNode[]>();
+        notes.set(c.tree_path, byLine);
+        const list = byLine.get(c.line) ?? [];
+        byLine.set(c.line, list);
+        list.push(
+          <article class="line-note" id={`issuecomment-${c.id}`}>
+            <p class="muted">
+              <Author users={posters} id={c.poster_id} /> <When unix={c.created_unix} />
+            </p>
+            <div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(c.content) }} />
+          </article>,
+        );
+      }
+      const root = `${t.base}/pulls/${pull.issue.index}`;
+      return web.send(
+        reply,
+        <Layout
+          page={page}
+          title={`Files changed · ${pull.issue.title} · ${t.owner.name}/${t.view.repo.name}`}
+          wide
+        >
+          {heading(request, t, pull, 'files')}
+          <p>
+            <DiffModeSwitch path={`${root}/files`} mode={mode} />
+            <a href={`${root}.diff`}>.diff</a> · <a href={`${root}.patch`}>.patch</a>
+          </p>
+          <DiffView files={files} opts={{ mode, notes, commentable: !!user && !pull.issue.is_closed }} />
+          {user && !pull.issue.is_closed ? (
+            <form method="post" action={`${root}/files/reviews/submit`} class="card review-form" id="review">
+              <CsrfField page={page} />
+              <h3>Review</h3>
+              <fieldset>
+                <legend>Comment on a line (optional)</legend>
+                <div class="field">
+                  <label for="review-path">File</label>
+                  <select id="review-path" name="path">
+                    <option value="">—</option>
+                    {files.map((f) => (
+                      <option value={f.name}>{f.name}</option>
+                    ))}
+                  </select>
+                </div>
+                <div class="field">
+                  <label for="review-line">Line (negative: the old side)</label>
+                  <input id="review-line" type="text" inputMode="numeric" name="line" />
+                </div>
+                <div class="field">
+                  <label for="review-line-body">Line comment</label>
+                  <textarea id="review-line-body" name="line_content" />
+                </div>
+              </fieldset>
+              <div class="field">
+                <label for="review-content">Summary</label>
+                <textarea id="review-content" name="content" />
+              </div>
+              <fieldset class="label-choices">
+                <legend>Verdict</legend>
+                <label>
+                  <input type="radio" name="type" value="comment" checked /> Comment
+                </label>
+                {pull.issue.poster_id !== user.id ? (
+                  <>
+                    <label>
+                      <input type="radio" name="type" value="approve" /> Approve
+                    </label>
+                    <label>
+                      <input type="radio" name="type" value="reject" /> Request changes
+                    </label>
+                  </>
+                ) : null}
+              </fieldset>
+              <button type="submit" class="primary">
+                Submit review
+              </button>
+            </form>
+          ) : null}
+        </Layout>,
+      );
+    });
+
+    app.post('/:owner/:repo/pulls/:index/files/reviews/submit', async (request, reply) => {
+      const user = web.requireUser(request);
+      const t = await openPull(request);
+      if (!t.pull) throw notFound('pull request does not exist');
+      const b = request.body as Record<string, unknown>;
+      const event = (
+        { approve: 'APPROVED', reject: 'REQUEST_CHANGES', comment: 'COMMENT' } as Record<string, string>
+      )[formText(b['type'])];
+      const root = `${t.base}/pulls/${t.pull.issue.index}`;
+      return back(reply, `${root}/files`, async () => {
+        const path = formText(b['path']);
+        const line = Number(formText(b['line']));
+        const lineBody = formText(b['line_content']);
+        const comments =
+          path && lineBody.trim()
+            ? [
+                {
+                  path,
+                  body: lineBody,
+                  new_position: line > 0 ? line : 0,
+                  old_position: line < 0 ? -line : 0,
+                },
+              ]
+            : [];
+        await reviewing.createReview(t.view, t.pull!, user, {
+          event: event ?? 'bad',
+          body: formText(b['content']),
+          comments,
+        });
+        return root;
+      });
+    });
+
+    // Compare two refs and open a pull request from them.
+    const compareParts = (request: FastifyRequest) => {
+      // The router has decoded the path already.
+      const spec = (request.params as Params)['*'] ?? '';
+      const i = spec.indexOf('...');
+      if (i < 0) throw notFound('compare needs base...head');
+      return { baseRef: spec.slice(0, i), headRef: spec.slice(i + 3) };
+    };
+
+    const comparePage = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      values: { title: string; content: string },
+      error?: string,
+    ) => {
+      const t = await openRepo(deps, request, 'repo.code');
+      const { baseRef, headRef } = compareParts(request);
+      const target = await git.open(t.owner.name, t.view.repo.name, request.web.viewer, 'read');
+      const cmp = await git.compare(target, baseRef, headRef);
+      const page = web.page(request);
+      const mode = diffMode(request.query);
+      const user = request.web.user;
+      const [refs] = await git.listBranches(target, { page: 1, limit: 1000, offset: 0 });
+      const branches = refs.map((r) => ({ name: r.ref.replace(/^refs\/heads\//, '') }));
+      const existing = cmp.commits.length
+        ? (await pulls.list(t.view.repo, { state: 'open' }, { page: 1, limit: 50, offset: 0 }))[0].find(
+            (p) =>
+              p.pr.base_branch === baseRef &&
+              p.pr.head_branch === headRef &&
+              p.pr.head_repo_id === t.view.repo.id,
+          )
+        : undefined;
+      const path = `${t.base}/compare/${encodeURIComponent(baseRef)}...${encodeURIComponent(headRef)}`;
+      return web.send(
+        reply,
+        <Layout
+          page={page}
+          title={`Comparing ${baseRef}...${headRef} · ${t.owner.name}/${t.view.repo.name}`}
+          wide
+        >
+          <RepoHeader t={{ owner: t.owner, repo: t.view.repo }} active="pulls" />
+          <h2>Compare changes</h2>
+          <form method="get" action={`${t.base}/compare`} class="actions" aria-label="Branches to compare">
+            <label for="cmp-base">base</label>
+            <select id="cmp-base" name="base">
+              {branches.map((b) => (
+                <option value={b.name} selected={b.name === baseRef}>
+                  {b.name}
+                </option>
+              ))}
+            </select>
+            <label for="cmp-head">compare</label>
+            <select id="cmp-head" name="head">
+              {branches.map((b) => (
+                <option value={b.name} selected={b.name === headRef}>
+                  {b.name}
+                </option>
+              ))}
+            </select>
+            <button type="submit">Compare</button>
+          </form>
+          {error ? (
+            <p class="flash error" role="alert">
+              {error}
+            </p>
+          ) : null}
+          {cmp.commits.length === 0 ? (
+            <p class="card">These branches are equal: there is nothing to compare.</p>
+          ) : existing ? (
+            <p class="card">
+              A pull request for these branches is already open:{' '}
+              <a href={`${t.base}/pulls/${existing.issue.index}`}>#{existing.issue.index}</a>
+            </p>
+          ) : user && t.view.repo.has_pull_requests ? (
+            <form method="post" action={path} class="card">
+              <CsrfField page={page} />
+              <div class="field">
+                <label for="f-title">Title</label>
+                <input
+                  id="f-title"
+                  type="text"
+                  name="title"
+                  required
+                  value={values.title || firstLine(cmp.commits[cmp.commits.length - 1]!.message)}
+                />
+              </div>
+              <div class="field">
+                <label for="f-content">Description</label>
+                <textarea id="f-content" name="content">
+                  {values.content}
+                </textarea>
+              </div>
+              <button type="submit" class="primary">
+                Create pull request
+              </button>
+            </form>
+          ) : null}
+          <h3>
+            {cmp.commits.length} commit{cmp.commits.length === 1 ? '' : 's'}
+          </h3>
+          <CommitRows base={t.base} commits={cmp.commits} />
+          <DiffModeSwitch path={path} mode={mode} />
+          <DiffView files={parseDiff(cmp.diff)} opts={{ mode }} />
+        </Layout>,
+        error ? 422 : 200,
+      );
+    };
+
+    app.get('/:owner/:repo/compare', async (request, reply) => {
+      const t = await openRepo(deps, request, 'repo.code');
+      const q = request.query as Params;
+      const b = formText(q['base']) || t.view.repo.default_branch;
+      const h = formText(q['head']) || b;
+      return web.redirect(reply, `${t.base}/compare/${encodeURIComponent(b)}...${encodeURIComponent(h)}`);
+    });
+    app.get('/:owner/:repo/compare/*', (request, reply) =>
+      comparePage(request, reply, { title: '', content: '' }),
+    );
+    app.post('/:owner/:repo/compare/*', async (request, reply) => {
+      const user = web.requireUser(request);
+      const t = await openRepo(deps, request, 'repo.pulls');
+      const { baseRef, headRef } = compareParts(request);
+      const b = request.body as Record<string, unknown>;
+      const values = { title: formText(b['title']), content: formText(b['content']) };
+      try {
+        const pull = await pulls.create(t.view, user, {
+          base: baseRef,
+          head: headRef,
+          title: values.title,
+          body: values.content,
+        });
+        return web.redirect(reply, `${t.base}/pulls/${pull.issue.index}`);
+      } catch (err) {
+        if (err instanceof AppError && (err.kind === 'invalid' || err.kind === 'conflict'))
+          return comparePage(request, reply, values, err.message);
+        throw err;
+      }
+    });
+  };
 }

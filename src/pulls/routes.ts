@@ -2,27 +2,27 @@
 // files, commits (each with its files and stats), merging and the merged check, reviews (by id:
 // submitting, deleting, dismissing; their line comments) and review requests. Reading follows the
 // repository's visibility and its pull requests unit (404 for what the caller may not see);
-// writing needs a signed-in caller; the rules live in PullService.
+// writing needs a signed-in caller; the rules live in the services (PullService, PullReviewService,
+// MergeService, AutoMergeService).
 import { IndexParams, IndexIdParams } from '../issues/schemas.js';
 import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import type { RouteAuth } from '../http/auth.js';
 import { signedIn } from '../http/auth.js';
-import { pageOf, sendPage, setPageHeaders } from '../http/pagination.js';
-import { isoTime } from '../http/format.js';
+import { pageOf, sendPage, setPageHeaders, type PagingSettings } from '../http/pagination.js';
 import { notFound } from '../errors.js';
-import { toUserJson } from '../users/schemas.js';
-import type { Viewer } from '../users/store.js';
+import type { UserService } from '../users/service.js';
+import type { RepoService } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
 import type { RepoView } from '../issues/service.js';
 import { endOfDay, parseTime } from '../issues/input.js';
-import { usersByEmails } from '../git/data-store.js';
 import { Commit, escapePath, toCommitJson, type RepoLinks } from '../git/data-schemas.js';
-import { PullPresenter } from './present.js';
-import type { Pull } from './service.js';
-import type { ReviewCommentRow, ReviewRow } from './tables.js';
+import type { AutoMergeService } from './automerge.js';
+import type { MergeService } from './merging.js';
+import type { PullPresenter } from './present.js';
+import type { PullReviewService } from './reviewing.js';
+import type { PullService } from './service.js';
 import {
   ChangedFile,
   CreatePullRequestOption,
@@ -36,10 +36,8 @@ import {
   PullReview,
   PullReviewComment,
   PullReviewRequestOptions,
-  REVIEW_STATES,
   SubmitPullReviewOptions,
   UpdatePullQuery,
-  type PullReviewCommentJson,
 } from './schemas.js';
 
 import { RepoParams } from '../http/params.js';
@@ -58,11 +56,22 @@ const ReviewCommentParams = Type.Object({
 });
 const PageOnly = Type.Object({ page: Type.Optional(Type.Integer()), limit: Type.Optional(Type.Integer()) });
 
-export function pullsRoutes(app: Api, ctx: AppContext): void {
-  const { repos, pulls, users } = ctx;
-  /** Forgejo's PullRequest JSON, the same the webhook payloads carry. */
-  const presenter = new PullPresenter(ctx);
-  const rootUrl = ctx.config.server.rootUrl;
+export interface PullsRoutesDeps {
+  pulls: PullService;
+  reviews: PullReviewService;
+  merging: MergeService;
+  autoMerge: AutoMergeService;
+  /** Forgejo's PullRequest JSON, the same the webhook payloads carry; reviews and their comments. */
+  present: PullPresenter;
+  repos: Pick<RepoService, 'requireRepo'>;
+  users: Pick<UserService, 'getById'>;
+  paging: PagingSettings;
+  rootUrl: string;
+}
+
+export function pullsRoutes(app: Api, deps: PullsRoutesDeps): void {
+  const { repos, pulls, reviews, merging, autoMerge, users, paging, rootUrl } = deps;
+  const presenter = deps.present;
   const tags = ['repository'];
   const read: RouteAuth = { scope: 'repository' };
   const write: RouteAuth = { scope: 'repository', require: 'signed' };
@@ -84,71 +93,6 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
     return `${owner?.name ?? ''}/${repo.name}`;
   }
 
-  async function reviewsJson(rows: ReviewRow[], p: Pull, repo: RepoRow, viewer: Viewer | null) {
-    const ids = [...new Set(rows.map((r) => r.reviewer_id).filter((id): id is number => id !== null))];
-    const [userMap, counts, full] = await Promise.all([
-      users.getByIds(ids),
-      pulls.reviewCommentCounts(rows.map((r) => r.id)),
-      fullName(repo),
-    ]);
-    const html = `${rootUrl}${full}/pulls/${p.issue.index}`;
-    return rows.map((r) => {
-      const u = r.reviewer_id !== null ? userMap.get(r.reviewer_id) : undefined;
-      return {
-        id: r.id,
-        user: u ? toUserJson(u, { rootUrl, viewer }) : null,
-        team: null,
-        state: REVIEW_STATES[r.type] ?? 'PENDING',
-        body: r.content,
-        commit_id: r.commit_id,
-        stale: r.stale === 1,
-        official: r.official === 1,
-        dismissed: r.dismissed === 1,
-        comments_count: counts.get(r.id) ?? 0,
-        submitted_at: isoTime(r.created_unix),
-        updated_at: isoTime(r.updated_unix),
-        html_url: `${html}#issuecomment-${r.id}`,
-        pull_request_url: html,
-      };
-    });
-  }
-
-  async function reviewJson(row: ReviewRow, p: Pull, repo: RepoRow, viewer: Viewer | null) {
-    return (await reviewsJson([row], p, repo, viewer))[0]!;
-  }
-
-  /** Forgejo's PullReviewComment JSON. */
-  async function reviewCommentsJson(
-    rows: ReviewCommentRow[],
-    p: Pull,
-    repo: RepoRow,
-    viewer: Viewer | null,
-  ): Promise<PullReviewCommentJson[]> {
-    const ids = [...new Set(rows.map((r) => r.poster_id).filter((id): id is number => id !== null))];
-    const [userMap, full] = await Promise.all([users.getByIds(ids), fullName(repo)]);
-    const html = `${rootUrl}${full}/pulls/${p.issue.index}`;
-    return rows.map((c) => {
-      const u = c.poster_id !== null ? userMap.get(c.poster_id) : undefined;
-      return {
-        id: c.id,
-        body: c.content,
-        user: u ? toUserJson(u, { rootUrl, viewer }) : null,
-        resolver: null,
-        pull_request_review_id: c.review_id,
-        path: c.tree_path,
-        commit_id: c.commit_id,
-        original_commit_id: c.original_commit_id,
-        diff_hunk: c.diff_hunk,
-        position: c.line > 0 ? c.line : 0,
-        original_position: c.line < 0 ? -c.line : 0,
-        created_at: isoTime(c.created_unix),
-        updated_at: isoTime(c.updated_unix),
-        html_url: `${html}#issuecomment-${c.id}`,
-        pull_request_url: html,
-      };
-    });
-  }
-
   app.get(
     '/repos/:owner/:repo/pulls',
     {
@@ -165,7 +109,7 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
     async (request, reply) => {
       const { repo } = await repoView(request);
       const q = request.query;
-      const page = pageOf(q, ctx.paging);
+      const page = pageOf(q, paging);
       const labels = q.labels === undefined ? undefined : [q.labels].flat().join(',');
       const [rows, total] = await pulls.list(
         repo,
@@ -355,7 +299,7 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
     },
     async (request, reply) => {
       const { view, pull } = await pullOf(request, request.params.index);
-      const page = pageOf(request.query, ctx.paging);
+      const page = pageOf(request.query, paging);
       const all = await pulls.files(pull);
       const full = await fullName(view.repo);
       const sha = pull.pr.head_commit_id;
@@ -395,7 +339,7 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
     },
     async (request, reply) => {
       const { view, pull } = await pullOf(request, request.params.index);
-      const page = pageOf(request.query, ctx.paging);
+      const page = pageOf(request.query, paging);
       const [commits, total] = await pulls.commits(pull, page);
       const full = await fullName(view.repo);
       const links: RepoLinks = {
@@ -403,14 +347,7 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
         api: `${rootUrl}api/v1/repos/${full}`,
         html: `${rootUrl}${full}`,
         viewer: request.viewer,
-        users: await usersByEmails(
-          ctx.db,
-          commits.flatMap((c) => [c.author.email, c.committer.email]),
-        ),
-        verifications: await ctx.signing.verifyCommits(
-          ctx.repos.pathOf({ id: pull.pr.base_repo_id }),
-          commits.map((c) => c.oid),
-        ),
+        ...(await pulls.commitLinks(pull, commits)),
       };
       setPageHeaders(request, reply, total, page, rootUrl);
       return commits.map((c) => toCommitJson(c, links, { stat: true, files: true, verification: true }));
@@ -425,7 +362,9 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
         summary: 'Merge a pull request',
         description:
           '405 when the pull request is not mergeable or branch protection is unmet (force_merge lets ' +
-          'site and repository administrators merge anyway); 409 on conflicts; 403 without write access to the code.',
+          'site and repository administrators merge anyway); 409 on conflicts; 403 without write access to the code. ' +
+          'With merge_when_checks_succeed the merge is scheduled (201, 409 when one already is) and done in ' +
+          'the background once branch protection is satisfied (DELETE cancels it).',
         params: IndexParams,
         body: MergePullRequestOption,
       },
@@ -444,13 +383,13 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
         force: b.force_merge,
       };
       const doer = signedIn(request).user;
-      // Scheduled: 201 now, merged when the checks pass; merged at once when nothing is pending.
-      if (
-        b.merge_when_checks_succeed &&
-        (await ctx.autoMerge.schedule(view, pull, doer, input)) === 'scheduled'
-      )
+      // Scheduled (Forgejo's answer: 201, no body): the queue merges once the checks pass, at once
+      // when none is pending, never inside this request.
+      if (b.merge_when_checks_succeed) {
+        await autoMerge.schedule(view, pull, doer, input);
         return reply.code(201).send();
-      await pulls.merge(view, pull, doer, input);
+      }
+      await merging.merge(view, pull, doer, input);
       return reply.code(200).send();
     },
   );
@@ -472,7 +411,7 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
     },
     async (request, reply) => {
       const { view, pull } = await pullOf(request, request.params.index);
-      await pulls.updateHead(view, pull, signedIn(request).user, request.query.style ?? 'merge');
+      await merging.updateHead(view, pull, signedIn(request).user, request.query.style ?? 'merge');
       return reply.code(200).send();
     },
   );
@@ -510,7 +449,7 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
     },
     async (request, reply) => {
       const { view, pull } = await pullOf(request, request.params.index);
-      await ctx.autoMerge.cancel(view, pull, signedIn(request).user);
+      await autoMerge.cancel(view, pull, signedIn(request).user);
       return reply.code(204).send(null);
     },
   );
@@ -529,11 +468,11 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
     },
     async (request, reply) => {
       const { view, pull } = await pullOf(request, request.params.index);
-      const page = pageOf(request.query, ctx.paging);
-      const rows = (await pulls.reviews(pull)).filter(
+      const page = pageOf(request.query, paging);
+      const rows = (await reviews.reviews(pull)).filter(
         (r) => r.type !== 0 || r.reviewer_id === request.viewer?.id,
       );
-      const json = await reviewsJson(
+      const json = await presenter.reviews(
         rows.slice(page.offset, page.offset + page.limit),
         pull,
         view.repo,
@@ -559,13 +498,13 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
     async (request) => {
       const { view, pull } = await pullOf(request, request.params.index);
       const b = request.body;
-      const row = await pulls.createReview(view, pull, signedIn(request).user, {
+      const row = await reviews.createReview(view, pull, signedIn(request).user, {
         event: b.event,
         body: b.body,
         commitId: b.commit_id,
         comments: b.comments,
       });
-      return reviewJson(row, pull, view.repo, request.viewer);
+      return presenter.review(row, pull, view.repo, request.viewer);
     },
   );
 
@@ -583,8 +522,8 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
     },
     async (request) => {
       const { view, pull } = await pullOf(request, request.params.index);
-      const row = await pulls.requireReview(pull, request.params.id, request.viewer);
-      return reviewJson(row, pull, view.repo, request.viewer);
+      const row = await reviews.requireReview(pull, request.params.id, request.viewer);
+      return presenter.review(row, pull, view.repo, request.viewer);
     },
   );
 
@@ -604,11 +543,11 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
     async (request) => {
       const { view, pull } = await pullOf(request, request.params.index);
       const b = request.body;
-      const row = await pulls.submitReview(view, pull, signedIn(request).user, request.params.id, {
+      const row = await reviews.submitReview(view, pull, signedIn(request).user, request.params.id, {
         event: b.event,
         body: b.body,
       });
-      return reviewJson(row, pull, view.repo, request.viewer);
+      return presenter.review(row, pull, view.repo, request.viewer);
     },
   );
 
@@ -625,7 +564,7 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
     },
     async (request, reply) => {
       const { view, pull } = await pullOf(request, request.params.index);
-      await pulls.deleteReview(view, pull, signedIn(request).user, request.params.id);
+      await reviews.deleteReview(view, pull, signedIn(request).user, request.params.id);
       return reply.code(204).send();
     },
   );
@@ -643,8 +582,8 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
     },
     async (request) => {
       const { view, pull } = await pullOf(request, request.params.index);
-      const rows = await pulls.reviewComments(pull, request.params.id, request.viewer);
-      return reviewCommentsJson(rows, pull, view.repo, request.viewer);
+      const rows = await reviews.reviewComments(pull, request.params.id, request.viewer);
+      return presenter.reviewComments(rows, pull, view.repo, request.viewer);
     },
   );
 
@@ -663,8 +602,13 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
     },
     async (request) => {
       const { view, pull } = await pullOf(request, request.params.index);
-      const row = await pulls.addReviewComment(pull, signedIn(request).user, request.params.id, request.body);
-      return (await reviewCommentsJson([row], pull, view.repo, request.viewer))[0]!;
+      const row = await reviews.addReviewComment(
+        pull,
+        signedIn(request).user,
+        request.params.id,
+        request.body,
+      );
+      return (await presenter.reviewComments([row], pull, view.repo, request.viewer))[0]!;
     },
   );
 
@@ -681,8 +625,13 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
     },
     async (request) => {
       const { view, pull } = await pullOf(request, request.params.index);
-      const row = await pulls.reviewComment(pull, request.params.id, request.params.comment, request.viewer);
-      return (await reviewCommentsJson([row], pull, view.repo, request.viewer))[0]!;
+      const row = await reviews.reviewComment(
+        pull,
+        request.params.id,
+        request.params.comment,
+        request.viewer,
+      );
+      return (await presenter.reviewComments([row], pull, view.repo, request.viewer))[0]!;
     },
   );
 
@@ -700,7 +649,7 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
     async (request, reply) => {
       const { view, pull } = await pullOf(request, request.params.index);
       const { id, comment } = request.params;
-      await pulls.deleteReviewComment(view, pull, signedIn(request).user, id, comment);
+      await reviews.deleteReviewComment(view, pull, signedIn(request).user, id, comment);
       return reply.code(204).send();
     },
   );
@@ -728,7 +677,7 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
       async (request) => {
         const { view, pull } = await pullOf(request, request.params.index);
         const body = (request.body ?? {}) as { message?: string; priors?: boolean };
-        const row = await pulls.dismissReview(
+        const row = await reviews.dismissReview(
           view,
           pull,
           signedIn(request).user,
@@ -736,7 +685,7 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
           dismiss,
           { message: body.message, priors: body.priors },
         );
-        return reviewJson(row, pull, view.repo, request.viewer);
+        return presenter.review(row, pull, view.repo, request.viewer);
       },
     );
 
@@ -754,14 +703,14 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
     },
     async (request, reply) => {
       const { view, pull } = await pullOf(request, request.params.index);
-      const rows = await pulls.requestReviewers(
+      const rows = await reviews.requestReviewers(
         view,
         pull,
         signedIn(request).user,
         request.body.reviewers ?? [],
         true,
       );
-      return reply.code(201).send(await reviewsJson(rows, pull, view.repo, request.viewer));
+      return reply.code(201).send(await presenter.reviews(rows, pull, view.repo, request.viewer));
     },
   );
 
@@ -778,7 +727,7 @@ export function pullsRoutes(app: Api, ctx: AppContext): void {
     },
     async (request, reply) => {
       const { view, pull } = await pullOf(request, request.params.index);
-      await pulls.requestReviewers(view, pull, signedIn(request).user, request.body.reviewers ?? [], false);
+      await reviews.requestReviewers(view, pull, signedIn(request).user, request.body.reviewers ?? [], false);
       return reply.code(204).send();
     },
   );

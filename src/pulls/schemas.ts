@@ -6,7 +6,7 @@ import { User } from '../users/schemas.js';
 import { Label } from '../labels/schemas.js';
 import { Milestone } from '../milestones/schemas.js';
 import { Repository } from '../repos/schemas.js';
-import { MERGE_STYLES } from './service.js';
+import { MERGE_STYLES } from './merging.js';
 
 const Time = Type.String({ format: 'date-time' });
 const NullableTime = Nullable(Time);

@@ -10,6 +10,7 @@ import {
   type PullReviewTable,
 } from './tables.js';
 import type { PullRow, ReviewRow, ReviewCommentRow, AutoMergeRow } from './tables.js';
+import type { RepoRow } from '../repos/tables.js';
 
 type Q = Db | Tx;
 
@@ -116,6 +117,25 @@ export function openTouching(q: Q, repoId: number, branch: string): Promise<Pull
     .execute();
 }
 
+/**
+ * A repository of account `ownerId` in the fork network of `base` (its fork or its parent), named
+ * `name` when given: where the head branch of a pull request into `base` may live.
+ */
+export async function relatedRepo(
+  q: Q,
+  ownerId: number,
+  base: Pick<RepoRow, 'id' | 'fork_id'>,
+  name: string | undefined,
+): Promise<RepoRow | undefined> {
+  let query = q
+    .selectFrom('repository')
+    .selectAll()
+    .where('owner_id', '=', ownerId)
+    .where((eb) => eb.or([eb('fork_id', '=', base.id), eb('id', '=', base.fork_id ?? -1)]));
+  if (name) query = query.where('name', '=', name);
+  return (await query.executeTakeFirst()) as RepoRow | undefined;
+}
+
 /** Open, unmerged pull requests from or to branch `from` of repository `repoId` now use `to`. */
 export async function renameBranch(q: Q, repoId: number, from: string, to: string): Promise<void> {
   const open = q.selectFrom('issue').select('issue.id').where('issue.is_closed', '=', 0);
@@ -138,6 +158,19 @@ export async function renameBranch(q: Q, repoId: number, from: string, to: strin
 }
 
 // Reviews
+
+/** The pending review requests (issue id and reviewer) of the pull requests `issueIds`. */
+export function reviewRequests(
+  q: Q,
+  issueIds: number[],
+): Promise<Array<{ issue_id: number; reviewer_id: number | null }>> {
+  return q
+    .selectFrom('pull_review')
+    .select(['issue_id', 'reviewer_id'])
+    .where('issue_id', 'in', issueIds)
+    .where('type', '=', ReviewType.request)
+    .execute();
+}
 
 export async function insertReview(q: Q, row: Insertable<PullReviewTable>): Promise<ReviewRow> {
   return q.insertInto('pull_review').values(row).returningAll().executeTakeFirstOrThrow();
@@ -312,4 +345,10 @@ export function autoMergesAtHead(q: Q, repoId: number, sha: string): Promise<Aut
     .where('pull_request.head_commit_id', '=', sha)
     .where('pull_request.has_merged', '=', 0)
     .execute();
+}
+
+/** Every pull request with a merge scheduled (the queue's start-up and periodic sweep), oldest first. */
+export async function scheduledAutoMergeIds(q: Q): Promise<number[]> {
+  const rows = await q.selectFrom('pull_auto_merge').select('pull_id').orderBy('created_unix').execute();
+  return rows.map((r) => r.pull_id);
 }

@@ -2,6 +2,7 @@
 // (is_pull = 1, sharing the repository's numbers) plus one pull_request row; reviews and review
 // requests are pull_review rows, their line comments pull_review_comment rows.
 import type { Generated, Selectable } from 'kysely';
+import type { IssueRow } from '../issues/tables.js';
 
 /** Forgejo's PullRequestStatus values. */
 export const PullStatus = {
@@ -38,6 +39,13 @@ export interface PullRequestTable {
   merged_unix: Generated<number>;
   allow_maintainer_edit: Generated<number>;
 }
+
+/** The timeline entries (comment types) only pull requests have, by Forgejo's numbers. */
+export const PullCommentType = {
+  changeTargetBranch: 25,
+  mergePull: 28,
+  dismissReview: 32,
+} as const;
 
 /** Forgejo's ReviewType values. */
 export const ReviewType = {
@@ -106,3 +114,9 @@ export type PullRow = Selectable<PullRequestTable>;
 export type ReviewRow = Selectable<PullReviewTable>;
 export type ReviewCommentRow = Selectable<PullReviewCommentTable>;
 export type AutoMergeRow = Selectable<PullAutoMergeTable>;
+
+/** A pull request: its issue row and its pull_request row. */
+export interface Pull {
+  issue: IssueRow;
+  pr: PullRow;
+}

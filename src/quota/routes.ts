@@ -2,11 +2,12 @@
 // and the signed-in user's and organizations' own views. All absent (404) when quota is disabled.
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import type { RouteAuth } from '../http/auth.js';
 import { signedIn, signedViewer } from '../http/auth.js';
-import { PageFields, PageQuery, pageOf, sendPage } from '../http/pagination.js';
+import { PageFields, PageQuery, pageOf, sendPage, type PagingSettings } from '../http/pagination.js';
+import type { OrgService } from '../orgs/service.js';
+import type { UserService } from '../users/service.js';
 import { User, toUserJson } from '../users/schemas.js';
 import type { UserRow } from '../users/tables.js';
 import {
@@ -25,7 +26,7 @@ import {
   toRuleJson,
   toUsedJson,
 } from './schemas.js';
-import type { ItemSources } from './service.js';
+import type { ItemSources, QuotaService } from './service.js';
 
 const RuleParams = Type.Object({ quotarule: Type.String() });
 const GroupParams = Type.Object({ quotagroup: Type.String() });
@@ -34,10 +35,18 @@ const GroupRuleParams = Type.Object({ quotagroup: Type.String(), quotarule: Type
 const NoContent = { 204: Type.Null() };
 const CheckQuery = Type.Object({ subject: Type.String({ description: 'subject of the quota' }) });
 
-export function quotaRoutes(app: Api, ctx: AppContext): void {
-  const { quota, users, orgs } = ctx;
+export interface QuotaRoutesDeps {
+  quota: QuotaService;
+  users: Pick<UserService, 'requireAccount'>;
+  /** An organization's own quota is shown to its members. */
+  orgs: Pick<OrgService, 'requireVisibleOrg' | 'requireMember'>;
+  paging: PagingSettings;
+  rootUrl: string;
+}
+
+export function quotaRoutes(app: Api, deps: QuotaRoutesDeps): void {
+  const { quota, users, orgs, paging, rootUrl } = deps;
   if (!quota.settings.enabled) return;
-  const rootUrl = ctx.config.server.rootUrl;
   const admin: RouteAuth = { scope: 'admin', admin: true };
   const tags = ['admin'];
 
@@ -198,7 +207,7 @@ export function quotaRoutes(app: Api, ctx: AppContext): void {
       config: { auth: admin },
     },
     async (request, reply) => {
-      const page = pageOf(request.query, ctx.paging);
+      const page = pageOf(request.query, paging);
       const result = await quota.usersOfGroup(request.params.quotagroup, page.limit, page.offset);
       return sendPage(request, reply, result, page, rootUrl, (u) =>
         toUserJson(u, { rootUrl, viewer: request.viewer }),
@@ -384,7 +393,7 @@ export function quotaRoutes(app: Api, ctx: AppContext): void {
         },
         async (request: FastifyRequest, reply: FastifyReply) => {
           const owner = await o.owner(request);
-          const page = pageOf(request.query as { page?: number; limit?: number }, ctx.paging);
+          const page = pageOf(request.query as { page?: number; limit?: number }, paging);
           const result = await quota.listItems(kind, owner.id, page.limit, page.offset);
           // Each kind's source yields exactly the shape of its `item` schema.
           return sendPage(request, reply, result as [never[], number], page, rootUrl, (x) => x);

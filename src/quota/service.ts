@@ -42,13 +42,28 @@ export interface Recalculation {
   drift: Drift[];
 }
 
+export interface QuotaServiceDeps {
+  db: Db;
+  /** [quota]: whether limits apply, and the groups of accounts in none. */
+  settings: QuotaSettings;
+  /** The sized things of each domain, for recalculation. */
+  usageSources: readonly UsageSource[];
+  /** The item lists of /user/quota/* (artifacts, attachments, packages). */
+  quotaItems: ItemSources;
+}
+
 export class QuotaService {
-  constructor(
-    private readonly db: Db,
-    readonly settings: QuotaSettings,
-    private readonly sources: readonly UsageSource[],
-    private readonly items: ItemSources,
-  ) {}
+  private readonly db: Db;
+  readonly settings: QuotaSettings;
+  private readonly sources: readonly UsageSource[];
+  private readonly items: ItemSources;
+
+  constructor(deps: QuotaServiceDeps) {
+    this.db = deps.db;
+    this.settings = deps.settings;
+    this.sources = deps.usageSources;
+    this.items = deps.quotaItems;
+  }
 
   // Rules
 

@@ -3,13 +3,15 @@
 // editing, deleting and uploading need write access to releases.
 import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import type { RouteAuth } from '../http/auth.js';
 import { signedIn } from '../http/auth.js';
-import { pageOf, sendPage } from '../http/pagination.js';
+import { pageOf, sendPage, type PagingSettings } from '../http/pagination.js';
+import type { Config } from '../config/config.js';
 import { declares } from '../quota/schemas.js';
+import type { RepoService } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
+import type { UserService } from '../users/service.js';
 import type { UserRow } from '../users/tables.js';
 import {
   Attachment,
@@ -19,7 +21,8 @@ import {
   toAttachmentJson,
 } from '../attachments/schemas.js';
 import { receiveUpload, streamedBody, uploadBody, uploadScope } from '../attachments/routes.js';
-import type { Holder } from '../attachments/service.js';
+import type { AttachmentService, Holder } from '../attachments/service.js';
+import type { ReleaseService } from './service.js';
 import type { ReleaseRow } from './tables.js';
 import {
   CreateReleaseOption,
@@ -46,9 +49,19 @@ const AssetParams = Type.Object({
   attachment_id: Type.Integer({ description: 'id of the attachment' }),
 });
 
-export function releasesRoutes(app: Api, ctx: AppContext): void {
-  const { repos, releases, attachments, users } = ctx;
-  const rootUrl = ctx.config.server.rootUrl;
+export interface ReleasesRoutesDeps {
+  repos: Pick<RepoService, 'requireRepo'>;
+  users: Pick<UserService, 'getById' | 'getByIds'>;
+  releases: ReleaseService;
+  attachments: AttachmentService;
+  /** [attachment] MAX_SIZE and MAX_FILES of an upload. */
+  uploadLimits: Pick<Config['attachment'], 'maxSize' | 'maxFiles'>;
+  paging: PagingSettings;
+  rootUrl: string;
+}
+
+export function releasesRoutes(app: Api, deps: ReleasesRoutesDeps): void {
+  const { repos, releases, attachments, users, uploadLimits, paging, rootUrl } = deps;
   const tags = ['repository'];
   const read: RouteAuth = { scope: 'repository' };
   const write: RouteAuth = { scope: 'repository', require: 'signed' };
@@ -108,7 +121,7 @@ export function releasesRoutes(app: Api, ctx: AppContext): void {
     async (request, reply) => {
       const { repo, seeDrafts } = await forRead(request, request.params);
       const q = request.query;
-      const page = pageOf({ page: q.page, limit: q.limit ?? q.per_page }, ctx.paging);
+      const page = pageOf({ page: q.page, limit: q.limit ?? q.per_page }, paging);
       const [rows, total] = await releases.list(
         repo,
         seeDrafts,
@@ -310,7 +323,7 @@ export function releasesRoutes(app: Api, ctx: AppContext): void {
     },
   );
 
-  uploadScope(app, ctx, (scope) => {
+  uploadScope(app, uploadLimits, (scope) => {
     scope.post(
       '/repos/:owner/:repo/releases/:id/assets',
       {
@@ -332,7 +345,7 @@ export function releasesRoutes(app: Api, ctx: AppContext): void {
       },
       async (request, reply) => {
         const { holder, doer } = await holderOf(request, request.params, 'write');
-        const a = await receiveUpload(ctx, request, holder, doer!, { raw: true, external: true });
+        const a = await receiveUpload(attachments, request, holder, doer!, { raw: true, external: true });
         return reply.code(201).send(toAttachmentJson(a, rootUrl));
       },
     );

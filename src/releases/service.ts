@@ -2,18 +2,19 @@
 // lightweight one, with the system git) at its target, like a push of that tag; a draft creates
 // none until it is published. Assets are attachments (see attachments/service.ts); deleting a
 // release deletes them and keeps the tag. Generated source archives are never stored or counted.
-import type { AppContext } from '../app/context.js';
+import type { Logger } from 'pino';
 import type { Identity } from '../auth/identity.js';
-import { nowUnix, transaction } from '../db/database.js';
+import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
 import { conflict, forbidden, invalid, invalidField, notFound } from '../errors.js';
-import type { RefUpdate } from '../events/bus.js';
+import type { EventBus, RefUpdate } from '../events/bus.js';
 import { isValidRefName, resolveRef, updateRef } from '../git/data.js';
 import { ZERO_OID } from '../git/git.js';
 import type { Page } from '../http/pagination.js';
 import { AccessMode } from '../orgs/store.js';
-import type { RepoAccess } from '../repos/service.js';
+import type { RepoAccess, RepoService } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
 import { hasScope } from '../tokens/scopes.js';
+import type { AfterCommit } from '../users/owned.js';
 import type { UserRow } from '../users/tables.js';
 import * as store from './store.js';
 import type { ReleaseRow } from './tables.js';
@@ -52,11 +53,36 @@ function checkTarget(target: string): void {
   }
 }
 
-export class ReleaseService {
-  constructor(private readonly ctx: AppContext) {}
+/** What other domains keep per release (its attachments) and must follow on its deletion. */
+export interface ReleaseHooks {
+  /** Before a release row is deleted: drop rows; return work for after commit (files). */
+  beforeDelete?(tx: Tx, release: ReleaseRow): Promise<AfterCommit | void>;
+}
 
-  private get db() {
-    return this.ctx.db;
+/** The push rules a tag created for a release must pass (the protection domain's). */
+export interface TagRules {
+  refusalFor(repo: RepoRow, pusher: UserRow, updates: RefUpdate[]): Promise<string | null>;
+}
+
+export interface ReleaseServiceDeps {
+  db: Db;
+  events: EventBus;
+  log: Logger;
+  repos: Pick<RepoService, 'pathOf' | 'beginIntent' | 'dropIntent' | 'afterPush'>;
+  protection: TagRules;
+}
+
+export class ReleaseService {
+  private readonly db: Db;
+  private readonly hooks: ReleaseHooks[] = [];
+
+  constructor(private readonly deps: ReleaseServiceDeps) {
+    this.db = deps.db;
+  }
+
+  /** Registers what another domain keeps per release. */
+  addHooks(hooks: ReleaseHooks): void {
+    this.hooks.push(hooks);
   }
 
   /** The Repository JSON's release_counter of several repositories at once. */
@@ -167,9 +193,9 @@ export class ReleaseService {
       throw err;
     }
     if (published?.update)
-      await this.ctx.repos.afterPush(repo.id, doer.id, [published.update], published.intent);
+      await this.deps.repos.afterPush(repo.id, doer.id, [published.update], published.intent);
     if (!release.is_draft) {
-      await this.ctx.events.emit('release.published', { repoId: repo.id, doerId: doer.id, release });
+      await this.deps.events.emit('release.published', { repoId: repo.id, doerId: doer.id, release });
     }
     return release;
   }
@@ -224,9 +250,9 @@ export class ReleaseService {
       throw err;
     }
     if (published?.update)
-      await this.ctx.repos.afterPush(repo.id, doer.id, [published.update], published.intent);
+      await this.deps.repos.afterPush(repo.id, doer.id, [published.update], published.intent);
     if (!updated.is_draft) {
-      await this.ctx.events.emit(release.is_draft ? 'release.published' : 'release.updated', {
+      await this.deps.events.emit(release.is_draft ? 'release.published' : 'release.updated', {
         repoId: repo.id,
         doerId: doer.id,
         release: updated,
@@ -239,13 +265,17 @@ export class ReleaseService {
   async delete(repo: RepoRow, release: ReleaseRow, doer?: UserRow): Promise<void> {
     this.assertWritable(repo);
     const after = await transaction(this.db, async (tx) => {
-      const removeBlobs = await this.ctx.attachments.deleteOfRelease(tx, release.id);
+      const work: AfterCommit[] = [];
+      for (const h of this.hooks) {
+        const w = await h.beforeDelete?.(tx, release);
+        if (w) work.push(w);
+      }
       await store.remove(tx, release.id);
-      return removeBlobs;
+      return work;
     });
-    await after();
+    for (const w of after) await w();
     if (!release.is_draft && !release.is_tag) {
-      await this.ctx.events.emit('release.deleted', {
+      await this.deps.events.emit('release.deleted', {
         repoId: repo.id,
         doerId: doer?.id ?? release.publisher_id,
         release,
@@ -265,19 +295,19 @@ export class ReleaseService {
     tag: string,
     target: string,
   ): Promise<{ sha: string; update?: RefUpdate; intent?: number }> {
-    const dir = this.ctx.repos.pathOf(repo);
+    const dir = this.deps.repos.pathOf(repo);
     const ref = `refs/tags/${tag}`;
     const existing = await resolveRef(dir, ref);
     if (existing) return { sha: existing.oid };
     const commit = await resolveRef(dir, target);
     if (!commit) throw notFound(`target "${target}" not found`);
     const update: RefUpdate = { ref, oldOid: ZERO_OID, newOid: commit.oid };
-    const refusal = await this.ctx.protection.refusalFor(repo, doer, [update]);
+    const refusal = await this.deps.protection.refusalFor(repo, doer, [update]);
     if (refusal) throw invalid(refusal);
     // Written down first: a crash before the release is recorded still records the tag.
-    const intent = await this.ctx.repos.beginIntent(repo.id, doer.id, [update]);
+    const intent = await this.deps.repos.beginIntent(repo.id, doer.id, [update]);
     if (!(await updateRef(dir, ref, ZERO_OID, commit.oid))) {
-      await this.ctx.repos.dropIntent(intent);
+      await this.deps.repos.dropIntent(intent);
       throw conflict(`tag already exists [name: ${tag}]`);
     }
     return { sha: commit.oid, update, intent };
@@ -286,10 +316,10 @@ export class ReleaseService {
   /** Removes a tag this service just created when the release could not be recorded. */
   private async undoTag(repo: RepoRow, update: RefUpdate, intent: number | undefined): Promise<void> {
     try {
-      await updateRef(this.ctx.repos.pathOf(repo), update.ref, update.newOid, ZERO_OID);
-      if (intent !== undefined) await this.ctx.repos.dropIntent(intent);
+      await updateRef(this.deps.repos.pathOf(repo), update.ref, update.newOid, ZERO_OID);
+      if (intent !== undefined) await this.deps.repos.dropIntent(intent);
     } catch (err) {
-      this.ctx.log.error(
+      this.deps.log.error(
         { err, repoId: repo.id, ref: update.ref },
         'removing a tag after a failed release failed',
       );

@@ -1,21 +1,18 @@
-// Web sessions: signing in and out of the browser interface, CSRF tokens, and sign-in throttling.
-// A session is a random cookie value whose SHA-256 is stored with its user and expiry; it is
-// replaced at every sign-in (never reused from before), extended while used, and removed at sign-out
-// and when the password changes. Sessions are for the web interface only: the API never reads them.
+// Web sessions: signing in and out of the browser interface, CSRF tokens, and sign-in throttling
+// (throttle.ts). A session is a random cookie value whose SHA-256 is stored with its user and
+// expiry; it is replaced at every sign-in (never reused from before), extended while used, and
+// removed at sign-out and, whoever makes the change and however (web, API, CLI), in the same
+// transaction as the user's password is set, the account suspended or prohibited from signing in
+// (users/service.ts `onCredentialsChanged`), or deleted (a foreign key). Sessions are rows only, so
+// this holds on every process at once. The API never reads a session.
 import crypto from 'node:crypto';
 import { nowUnix, type Db } from '../db/database.js';
-import { AppError } from '../errors.js';
 import type { UserRow } from '../users/tables.js';
 import type { UserService } from '../users/service.js';
 import * as store from './store.js';
+import type { SignInThrottle } from './throttle.js';
 
 const hash = (value: string) => crypto.createHash('sha256').update(value).digest('hex');
-
-/** Failed sign-ins counted over this window. */
-export const THROTTLE_WINDOW = 15 * 60;
-/** Failures per login name, and per address, within the window before sign-in is refused. */
-export const MAX_FAILURES_PER_LOGIN = 5;
-export const MAX_FAILURES_PER_ADDRESS = 20;
 
 export interface SessionUser {
   user: UserRow;
@@ -23,19 +20,37 @@ export interface SessionUser {
   key: string;
 }
 
+export interface SessionServiceDeps {
+  db: Db;
+  /** A new session records the sign-in; a change of the user's credentials ends its sessions. */
+  users: Pick<UserService, 'touchLastLogin' | 'onCredentialsChanged'>;
+  /** [security] SECRET_KEY, from which the CSRF key is derived (a random one when empty). */
+  secretKey: string;
+  /** Seconds a session lives without use ([session] SESSION_LIFE_TIME). */
+  lifetime: number;
+  /** The limiter of password sign-in (shared with Basic authentication). */
+  throttle: SignInThrottle;
+}
+
 export class SessionService {
   private readonly csrfKey: Buffer;
+  private readonly db: Db;
+  private readonly users: SessionServiceDeps['users'];
+  /** Seconds a session lives without use. */
+  readonly lifetime: number;
+  /** The limiter of password sign-in (shared with Basic authentication). */
+  readonly throttle: SignInThrottle;
 
-  constructor(
-    private readonly db: Db,
-    private readonly users: UserService,
-    secretKey: string,
-    /** Seconds a session lives without use. */
-    readonly lifetime: number,
-  ) {
+  constructor(deps: SessionServiceDeps) {
+    this.db = deps.db;
+    this.users = deps.users;
+    this.lifetime = deps.lifetime;
+    this.throttle = deps.throttle;
     this.csrfKey = Buffer.from(
-      crypto.hkdfSync('sha256', secretKey || crypto.randomBytes(32), 'anvil-csrf', 'anvil:csrf', 32),
+      crypto.hkdfSync('sha256', deps.secretKey || crypto.randomBytes(32), 'anvil-csrf', 'anvil:csrf', 32),
     );
+    // A new password, a suspension or a ban ends every session of the account.
+    deps.users.onCredentialsChanged((tx, userId) => store.removeOfUser(tx, userId));
   }
 
   /** Signs `user` in: a new session, whose cookie value is returned (shown to the browser only). */
@@ -67,11 +82,6 @@ export class SessionService {
     if (value) await store.remove(this.db, hash(value));
   }
 
-  /** Ends every session of the user but `keep` (after a password change). */
-  async destroyOthers(userId: number, keep?: string): Promise<void> {
-    await store.removeOfUser(this.db, userId, keep);
-  }
-
   /**
    * The CSRF token of a browser: an HMAC of its CSRF cookie and the signed-in user, so a token
    * from before signing in (or of another user) is worthless after.
@@ -91,28 +101,10 @@ export class SessionService {
   }
 
   /**
-   * Checks a sign-in: refuses (429) while the login name or the address has failed too often,
-   * counts a failure, and forgets the name's failures after a success. Returns the user, or
-   * undefined for wrong credentials.
+   * Checks a sign-in through the throttle (throttle.ts): refuses (429) while the account or the
+   * address has failed too often. Returns the user, or undefined for wrong credentials.
    */
-  async signIn(login: string, password: string, address: string): Promise<UserRow | undefined> {
-    const name = login.trim().toLowerCase();
-    const now = nowUnix();
-    const since = now - THROTTLE_WINDOW;
-    const failures = await store.countFailures(this.db, name, address, since);
-    if (failures.byLogin >= MAX_FAILURES_PER_LOGIN || failures.byAddress >= MAX_FAILURES_PER_ADDRESS) {
-      throw new AppError(
-        'too_many_requests',
-        'Too many failed sign-in attempts. Please wait a few minutes and try again.',
-      );
-    }
-    const user = await this.users.verifyCredentials(name, password);
-    if (!user) {
-      await store.addFailure(this.db, name, address, now);
-      await store.removeOldFailures(this.db, since - THROTTLE_WINDOW);
-      return undefined;
-    }
-    await store.clearFailures(this.db, name);
-    return user;
+  signIn(login: string, password: string, address: string): Promise<UserRow | undefined> {
+    return this.throttle.verify(login, password, address);
   }
 }

@@ -1,4 +1,5 @@
-// Queries on web sessions and failed sign-ins. Sessions are looked up by the SHA-256 of the cookie.
+// Queries on web sessions and failed sign-ins. Sessions are looked up by the SHA-256 of the cookie;
+// failures by their key (`user:<id>` or `name:<login>`, see throttle.ts) and address.
 import type { Db, Tx } from '../db/database.js';
 import type { UserRow } from '../users/tables.js';
 
@@ -49,15 +50,25 @@ export async function removeExpired(q: Q, now: number): Promise<number> {
   return Number(r.numDeletedRows);
 }
 
-export async function addFailure(q: Q, login: string, address: string, now: number): Promise<void> {
-  await q.insertInto('login_failure').values({ login, address, created_unix: now }).execute();
+/** Writes down a failed (or not yet checked) sign-in; its id. */
+export async function addFailure(q: Q, login: string, address: string, now: number): Promise<number> {
+  const r = await q
+    .insertInto('login_failure')
+    .values({ login, address, created_unix: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(r.id);
 }
 
-/** Failures since `since` for the login name and for the address. */
+export async function removeFailure(q: Q, id: number): Promise<void> {
+  await q.deleteFrom('login_failure').where('id', '=', id).execute();
+}
+
+/** Failures since `since` under the key and, when given, from the address. */
 export async function countFailures(
   q: Q,
   login: string,
-  address: string,
+  address: string | undefined,
   since: number,
 ): Promise<{ byLogin: number; byAddress: number }> {
   const count = async (column: 'login' | 'address', value: string) => {
@@ -69,7 +80,10 @@ export async function countFailures(
       .executeTakeFirstOrThrow();
     return Number(r.n);
   };
-  const [byLogin, byAddress] = await Promise.all([count('login', login), count('address', address)]);
+  const [byLogin, byAddress] = await Promise.all([
+    count('login', login),
+    address === undefined ? 0 : count('address', address),
+  ]);
   return { byLogin, byAddress };
 }
 

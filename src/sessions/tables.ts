@@ -11,8 +11,9 @@ export interface WebSessionTable {
 
 export interface LoginFailureTable {
   id: Generated<number>;
-  /** The login name tried, lower-cased. */
+  /** What the failure counts against: `user:<id>` of the account, or `name:<login>` (lower-cased). */
   login: string;
+  /** Where it came from ('' when the surface does not say). */
   address: string;
   created_unix: number;
 }

@@ -2,21 +2,32 @@
 // /users/{username}/gpg_keys) and of the instance's signing key (/signing-key.gpg, /signing-key.ssh,
 // /repos/{owner}/{repo}/signing-key.gpg: 404 when Anvil does not sign).
 import { Type } from 'typebox';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import type { RouteAuth } from '../http/auth.js';
 import { signedIn } from '../http/auth.js';
-import { PageFields, pageOf, sendPage } from '../http/pagination.js';
+import { PageFields, pageOf, sendPage, type PagingSettings } from '../http/pagination.js';
 import { notFound } from '../errors.js';
+import type { OrgService } from '../orgs/service.js';
+import type { RepoService } from '../repos/service.js';
+import type { UserService } from '../users/service.js';
 import { UserType } from '../users/tables.js';
+import type { SigningService } from './service.js';
 import { CreateGPGKeyOption, GPGKey, VerifyGPGKeyOption, toGpgKeyJson } from './schemas.js';
 
 const IdParams = Type.Object({ id: Type.Integer({ description: 'id of the key' }) });
 const TEXT = 'text/plain; charset=utf-8';
 
-export function signingRoutes(app: Api, ctx: AppContext): void {
-  const { signing, users } = ctx;
-  const rootUrl = ctx.config.server.rootUrl;
+export interface SigningRoutesDeps {
+  signing: SigningService;
+  users: Pick<UserService, 'requireAccount' | 'canSee'>;
+  orgs: Pick<OrgService, 'canSee'>;
+  repos: Pick<RepoService, 'requireRepo'>;
+  paging: PagingSettings;
+  rootUrl: string;
+}
+
+export function signingRoutes(app: Api, deps: SigningRoutesDeps): void {
+  const { signing, users, orgs, repos, paging, rootUrl } = deps;
   const own: RouteAuth = { scope: 'user', require: 'signed' };
   const tags = ['user'];
   const activated = (uid: number) => signing.activated(uid);
@@ -34,7 +45,7 @@ export function signingRoutes(app: Api, ctx: AppContext): void {
     },
     async (request, reply) => {
       const me = signedIn(request).user;
-      const page = pageOf(request.query, ctx.paging);
+      const page = pageOf(request.query, paging);
       const emails = await activated(me.id);
       return sendPage(request, reply, await signing.listKeys(me, page), page, rootUrl, (k) =>
         toGpgKeyJson(k, emails),
@@ -145,9 +156,9 @@ export function signingRoutes(app: Api, ctx: AppContext): void {
       const name = request.params.username;
       const u = await users.requireAccount(name);
       const org = u.type === UserType.Organization;
-      if (!(org ? await ctx.orgs.canSee(request.viewer, u) : users.canSee(request.viewer, u)))
+      if (!(org ? await orgs.canSee(request.viewer, u) : users.canSee(request.viewer, u)))
         throw notFound(`user does not exist [name: ${name}]`);
-      const page = pageOf(request.query, ctx.paging);
+      const page = pageOf(request.query, paging);
       // Organizations have no keys (Forgejo answers them an empty list).
       if (org) return sendPage(request, reply, [[], 0], page, rootUrl, (k: never) => k);
       const emails = await activated(u.id);
@@ -209,7 +220,7 @@ export function signingRoutes(app: Api, ctx: AppContext): void {
       config: { auth: { scope: 'repository' } },
     },
     async (request, reply) => {
-      await ctx.repos.requireRepo(request.params.owner, request.params.repo, request.viewer, 'read');
+      await repos.requireRepo(request.params.owner, request.params.repo, request.viewer, 'read');
       return reply.type(TEXT).send(await gpgKey());
     },
   );

@@ -5,12 +5,15 @@
 // instance key. Raw commits are read in one `git cat-file --batch` per request; results are kept in
 // a bounded LRU by commit id, dropped when keys change here and after a minute in any case.
 import type { Static } from 'typebox';
-import type { AppContext } from '../app/context.js';
-import { transaction } from '../db/database.js';
+import type { Logger } from 'pino';
+import type { Cluster } from '../cluster/service.js';
+import type { SigningConfig } from '../config/config.js';
+import { transaction, type Db } from '../db/database.js';
 import { invalid, notFound } from '../errors.js';
 import { readBlobs } from '../git/data.js';
 import { usersByEmails } from '../git/data-store.js';
 import type { PayloadCommitVerification } from '../git/data-schemas.js';
+import type { UserService } from '../users/service.js';
 import type { UserRow } from '../users/tables.js';
 import type { Page } from '../http/pagination.js';
 import * as openpgp from 'openpgp';
@@ -46,6 +49,19 @@ export const REASON = {
 const CACHE_SIZE = 5000;
 const CACHE_TTL_MS = 60_000;
 
+export interface SigningServiceDeps {
+  db: Db;
+  log: Logger;
+  /** [repository.signing]: the instance's key. */
+  signing: SigningConfig;
+  /** [security] SECRET_KEY (the verification tokens). */
+  secretKey: string;
+  /** Tells the other processes that keys changed, and hears of theirs. */
+  cluster: Pick<Cluster, 'on' | 'publish'>;
+  users: Pick<UserService, 'getByIds'>;
+  sshKeys?: SshKeyLookup | undefined;
+}
+
 export class SigningService {
   readonly instance: InstanceSigner;
   /** Wired to the ssh domain's keys; undefined while it is absent (SSH signatures then match only the instance key). */
@@ -54,37 +70,37 @@ export class SigningService {
   private generation = 0;
   private readonly parsedKeys = new Map<number, Promise<openpgp.PublicKey[]>>();
 
-  constructor(
-    private readonly ctx: AppContext,
-    sshKeys?: SshKeyLookup,
-  ) {
-    this.instance = new InstanceSigner(ctx.config.repository.signing, ctx.log);
-    this.sshKeys = sshKeys;
+  private readonly db: Db;
+
+  constructor(private readonly deps: SigningServiceDeps) {
+    this.db = deps.db;
+    this.instance = new InstanceSigner(deps.signing, deps.log);
+    this.sshKeys = deps.sshKeys;
     // Another process's keys changed (or, on a `reset`, may have).
-    ctx.cluster.on('signing.keys', () => this.forgetVerifications());
+    deps.cluster.on('signing.keys', () => this.forgetVerifications());
   }
 
   // Keys
 
   listKeys(owner: UserRow, page: Page): Promise<[GpgKeyFull[], number]> {
-    return store.listKeys(this.ctx.db, owner.id, page.limit, page.offset);
+    return store.listKeys(this.db, owner.id, page.limit, page.offset);
   }
 
   async getKey(owner: UserRow, id: number): Promise<GpgKeyFull> {
-    const row = await store.keyById(this.ctx.db, id);
+    const row = await store.keyById(this.db, id);
     if (!row || row.owner_id !== owner.id || row.primary_key_id !== '')
       throw notFound(`public key does not exist [id: ${id}]`);
-    return (await store.withParts(this.ctx.db, [row]))[0]!;
+    return (await store.withParts(this.db, [row]))[0]!;
   }
 
   /** The user's activated addresses, lower-cased (which of a key's addresses are verified). */
   async activated(uid: number): Promise<Set<string>> {
-    return (await store.activatedEmails(this.ctx.db, [uid])).get(uid) ?? new Set<string>();
+    return (await store.activatedEmails(this.db, [uid])).get(uid) ?? new Set<string>();
   }
 
   /** The current token to sign (and the previous minute's, still accepted). */
   tokens(user: UserRow): [string, string] {
-    const secret = this.ctx.config.security.secretKey;
+    const secret = this.deps.secretKey;
     return [verificationToken(user, secret, 1), verificationToken(user, secret, 0)];
   }
 
@@ -100,7 +116,7 @@ export class SigningService {
       verified = true;
     }
     const parsed = await Promise.all(chosen.map(parseKey));
-    const ids = await transaction(this.ctx.db, async (tx) => {
+    const ids = await transaction(this.db, async (tx) => {
       const activated = (await store.activatedEmails(tx, [user.id])).get(user.id) ?? new Set<string>();
       const taken = await store.keysByKeyIds(tx, [
         ...parsed.map((p) => p.keyId),
@@ -126,10 +142,10 @@ export class SigningService {
   }
 
   async deleteKey(doer: UserRow, id: number): Promise<void> {
-    const row = await store.keyById(this.ctx.db, id);
+    const row = await store.keyById(this.db, id);
     if (!row || row.primary_key_id !== '' || (row.owner_id !== doer.id && !doer.is_admin))
       throw notFound(`public key does not exist [id: ${id}]`);
-    await transaction(this.ctx.db, (tx) => store.deleteKey(tx, row));
+    await transaction(this.db, (tx) => store.deleteKey(tx, row));
     this.parsedKeys.delete(row.id);
     this.keysChanged();
   }
@@ -139,7 +155,7 @@ export class SigningService {
     const id = keyId.trim().toUpperCase().replace(/^0+/, '');
     if (!id) throw notFound('no key id given');
     const padded = id.padStart(16, '0');
-    const row = (await store.keysByKeyIds(this.ctx.db, [padded])).find(
+    const row = (await store.keysByKeyIds(this.db, [padded])).find(
       (r) => r.owner_id === user.id && r.primary_key_id === '',
     );
     if (!row) throw notFound(`public key does not exist [key_id: ${keyId}]`);
@@ -150,7 +166,7 @@ export class SigningService {
       (!(await signsToken(keys, token, signature)) && !(await signsToken(keys, last, signature)))
     )
       throw invalidTokenSignature(token);
-    await transaction(this.ctx.db, (tx) => store.markVerified(tx, row));
+    await transaction(this.db, (tx) => store.markVerified(tx, row));
     this.keysChanged();
     return this.getKey(user, row.id);
   }
@@ -161,7 +177,7 @@ export class SigningService {
    */
   keysChanged(): void {
     this.forgetVerifications();
-    this.ctx.cluster.publish('signing.keys');
+    this.deps.cluster.publish('signing.keys');
   }
 
   private forgetVerifications(): void {
@@ -207,7 +223,7 @@ export class SigningService {
     }
     const pre = await this.gpgCandidates([...gpgSigs.values()].flatMap((g) => (g ? [g] : [])));
     const committers = await usersByEmails(
-      this.ctx.db,
+      this.db,
       signed.map((p) => p.committerEmail),
     );
     for (const oid of missing) {
@@ -246,7 +262,7 @@ export class SigningService {
     owners: Map<number, UserRow>;
     activated: Map<number, Set<string>>;
   }> {
-    const db = this.ctx.db;
+    const db = this.db;
     const rows = await store.keysByKeyIds(db, [...new Set(sigs.flatMap((s) => s.keyIds))]);
     const primaryIds = [...new Set(rows.map((r) => r.primary_key_id).filter(Boolean))];
     const primaries = await store.keysByKeyIds(db, primaryIds);
@@ -259,7 +275,7 @@ export class SigningService {
     }
     const ownerIds = full.map((k) => k.owner_id);
     const [owners, activated] = await Promise.all([
-      this.ctx.users.getByIds(ownerIds),
+      this.deps.users.getByIds(ownerIds),
       store.activatedEmails(db, ownerIds),
     ]);
     return { byKeyId, owners, activated };
@@ -290,7 +306,7 @@ export class SigningService {
       // 2. The committer's keys that may vouch for the committer's address (signatures without a
       // known issuer id).
       const email = p.committerEmail.toLowerCase();
-      for (const key of await store.allKeysOf(this.ctx.db, committer.id)) {
+      for (const key of await store.allKeysOf(this.db, committer.id)) {
         if (!(key.verified === 1 || key.emails.some((e) => e.toLowerCase() === email))) continue;
         const id = await verifyGpg(sig.signature, p.payload, await this.keysOf(key));
         if (id) return { reason: `${committer.name} / ${id}`, signer: committer };
@@ -339,8 +355,7 @@ export class SigningService {
   async mergeSigning(doer: UserRow): Promise<CommitSigning | undefined> {
     const rules = this.instance.settings.merges;
     if (!this.instance.enabled || rules.includes('never')) return undefined;
-    if (rules.includes('pubkey') && (await store.listKeys(this.ctx.db, doer.id, 1, 0))[1] === 0)
-      return undefined;
+    if (rules.includes('pubkey') && (await store.listKeys(this.db, doer.id, 1, 0))[1] === 0) return undefined;
     return this.instance.commitSigning();
   }
 }

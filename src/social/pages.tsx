@@ -1,13 +1,15 @@
 // Stars and watches in the web interface: the buttons of a repository's home (with their counts,
 // and the fork button beside them) and the forms they post, as Forgejo's /{owner}/{repo}/action/*.
-import type { FastifyInstance } from 'fastify';
 import type { VNode } from 'preact';
-import type { AppContext } from '../app/context.js';
 import { AppError, notFound } from '../errors.js';
 import type { RepoRow } from '../repos/tables.js';
 import type { UserRow } from '../users/tables.js';
 import { CsrfField, type PageContext } from '../web/layout.js';
-import type { Web } from '../web/plugin.js';
+import type { PageRoutes } from '../web/plugin.js';
+import type { NotificationService } from '../notifications/service.js';
+import type { RepoService } from '../repos/service.js';
+import type { UserService } from '../users/service.js';
+import type { SocialService } from './service.js';
 
 export interface RepoActionState {
   starred: boolean;
@@ -15,11 +17,16 @@ export interface RepoActionState {
 }
 
 /** Whether the viewer stars and watches the repository (null when signed out). */
-export async function actionState(ctx: AppContext, repo: RepoRow, user: UserRow | null) {
+export interface ActionStateDeps {
+  social: Pick<SocialService, 'isStarred'>;
+  notifications: Pick<NotificationService, 'getWatch'>;
+}
+
+export async function actionState(deps: ActionStateDeps, repo: RepoRow, user: UserRow | null) {
   if (!user) return null;
   const [starred, watch] = await Promise.all([
-    ctx.social.isStarred(user, repo),
-    ctx.notifications.getWatch(repo, user),
+    deps.social.isStarred(user, repo),
+    deps.notifications.getWatch(repo, user),
   ]);
   return { starred, watching: !!watch };
 }
@@ -60,29 +67,38 @@ export function RepoActions(props: {
   );
 }
 
-export function socialPages(app: FastifyInstance, web: Web): void {
-  const { ctx } = web;
-  app.post('/:owner/:repo/action/:action', async (request, reply) => {
-    const user = web.requireUser(request);
-    const p = request.params as Record<string, string>;
-    const view = await ctx.repos.requireRepo(p['owner'] ?? '', p['repo'] ?? '', request.web.viewer, 'read');
-    const owner = (await ctx.users.getById(view.repo.owner_id))!;
-    const back = `/${owner.name}/${view.repo.name}`;
-    const run: Record<string, () => Promise<unknown>> = {
-      star: () => ctx.social.star(user, view.repo),
-      unstar: () => ctx.social.unstar(user, view.repo),
-      watch: () => ctx.notifications.watch(view.repo, user),
-      unwatch: () => ctx.notifications.unwatch(view.repo, user),
-    };
-    const fn = run[p['action'] ?? ''];
-    if (!fn) throw notFound('unknown action');
-    try {
-      await fn();
-    } catch (err) {
-      if (err instanceof AppError && (err.kind === 'forbidden' || err.kind === 'invalid'))
-        return web.redirect(reply, back, { kind: 'error', text: err.message });
-      throw err;
-    }
-    return web.redirect(reply, back);
-  });
+export interface SocialPagesDeps {
+  repos: Pick<RepoService, 'requireRepo'>;
+  users: Pick<UserService, 'getById'>;
+  social: Pick<SocialService, 'star' | 'unstar'>;
+  notifications: Pick<NotificationService, 'watch' | 'unwatch'>;
+}
+
+export function socialPages(deps: SocialPagesDeps): PageRoutes {
+  const { repos, users, social, notifications } = deps;
+  return (app, web) => {
+    app.post('/:owner/:repo/action/:action', async (request, reply) => {
+      const user = web.requireUser(request);
+      const p = request.params as Record<string, string>;
+      const view = await repos.requireRepo(p['owner'] ?? '', p['repo'] ?? '', request.web.viewer, 'read');
+      const owner = (await users.getById(view.repo.owner_id))!;
+      const back = `/${owner.name}/${view.repo.name}`;
+      const run: Record<string, () => Promise<unknown>> = {
+        star: () => social.star(user, view.repo),
+        unstar: () => social.unstar(user, view.repo),
+        watch: () => notifications.watch(view.repo, user),
+        unwatch: () => notifications.unwatch(view.repo, user),
+      };
+      const fn = run[p['action'] ?? ''];
+      if (!fn) throw notFound('unknown action');
+      try {
+        await fn();
+      } catch (err) {
+        if (err instanceof AppError && (err.kind === 'forbidden' || err.kind === 'invalid'))
+          return web.redirect(reply, back, { kind: 'error', text: err.message });
+        throw err;
+      }
+      return web.redirect(reply, back);
+    });
+  };
 }

@@ -2,27 +2,42 @@
 // star/follow (204), unstar/unfollow (204), and the lists (paged, only what the viewer may see).
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import { signedIn, type RouteAuth } from '../http/auth.js';
-import { PageQuery, pageOf, sendPage } from '../http/pagination.js';
+import { PageQuery, pageOf, sendPage, type PagingSettings } from '../http/pagination.js';
 import { notFound } from '../errors.js';
 import { isoTime } from '../http/format.js';
 import { RepoParams } from '../http/params.js';
 import { User, toUserJson } from '../users/schemas.js';
 import type { Viewer } from '../users/store.js';
 import type { UserRow } from '../users/tables.js';
-import { Repository } from '../repos/schemas.js';
-import { reposJsonOf } from '../repos/present.js';
-import type { ListFilter } from '../repos/store.js';
+import { Repository, type RepositoryJson } from '../repos/schemas.js';
+import type { RepoService } from '../repos/service.js';
+import type { RepoRow } from '../repos/tables.js';
+import type { OrgService } from '../orgs/service.js';
+import type { UserService } from '../users/service.js';
+import type { SocialService } from './service.js';
 import { UserType } from '../users/tables.js';
 
 const NoContent = { 204: Type.Null() };
 const UsernameParams = Type.Object({ username: Type.String() });
 
-export function socialRoutes(app: Api, ctx: AppContext): void {
-  const { repos, users, social } = ctx;
-  const rootUrl = ctx.config.server.rootUrl;
+/** What a repository list filters by (repos/ ListFilter). */
+type ListFilter = Parameters<RepoService['list']>[0];
+
+export interface SocialRoutesDeps {
+  repos: Pick<RepoService, 'requireRepo' | 'list'>;
+  users: Pick<UserService, 'requireAccount' | 'requireUser' | 'canSee'>;
+  orgs: Pick<OrgService, 'canSee' | 'requireVisibleOrg' | 'requireOwner'>;
+  social: SocialService;
+  /** Repositories as JSON (repos/present.ts). */
+  reposJson: (rows: RepoRow[], viewer: Viewer | null) => Promise<RepositoryJson[]>;
+  paging: PagingSettings;
+  rootUrl: string;
+}
+
+export function socialRoutes(app: Api, deps: SocialRoutesDeps): void {
+  const { repos, users, orgs, social, reposJson, paging, rootUrl } = deps;
   const userRead: RouteAuth = { scope: 'user' };
   const userSigned: RouteAuth = { scope: 'user', require: 'signed' };
   const repoRead: RouteAuth = { scope: 'repository' };
@@ -30,8 +45,7 @@ export function socialRoutes(app: Api, ctx: AppContext): void {
   /** An account the viewer may see (organizations included), else 404. */
   async function visibleAccount(name: string, viewer: Viewer | null): Promise<UserRow> {
     const u = await users.requireAccount(name);
-    const visible =
-      u.type === UserType.Organization ? await ctx.orgs.canSee(viewer, u) : users.canSee(viewer, u);
+    const visible = u.type === UserType.Organization ? await orgs.canSee(viewer, u) : users.canSee(viewer, u);
     if (!visible) throw notFound(`user does not exist [name: ${name}]`);
     return u;
   }
@@ -43,7 +57,7 @@ export function socialRoutes(app: Api, ctx: AppContext): void {
 
   /** A page of users, those the viewer cannot see left out. */
   const sendUsers = (request: FastifyRequest, reply: FastifyReply, result: [UserRow[], number]) => {
-    const page = pageOf(request.query as Record<string, unknown>, ctx.paging);
+    const page = pageOf(request.query as Record<string, unknown>, paging);
     const visible = result[0].filter((u) => users.canSee(request.viewer, u));
     return sendPage(request, reply, [visible, result[1]], page, rootUrl, (u) =>
       toUserJson(u, { rootUrl, viewer: request.viewer }),
@@ -52,7 +66,7 @@ export function socialRoutes(app: Api, ctx: AppContext): void {
 
   /** A page of repositories `filter` selects among those the viewer may read. */
   async function sendRepos(request: FastifyRequest, reply: FastifyReply, filter: ListFilter) {
-    const page = pageOf(request.query as Record<string, unknown>, ctx.paging);
+    const page = pageOf(request.query as Record<string, unknown>, paging);
     const viewer = request.viewer;
     const [rows, total] = await repos.list(
       {
@@ -63,7 +77,7 @@ export function socialRoutes(app: Api, ctx: AppContext): void {
       page.limit,
       page.offset,
     );
-    const json = await reposJsonOf(ctx, rows, viewer);
+    const json = await reposJson(rows, viewer);
     return sendPage(request, reply, [json, total], page, rootUrl, (r) => r);
   }
 
@@ -84,7 +98,7 @@ export function socialRoutes(app: Api, ctx: AppContext): void {
     },
     async (request, reply) => {
       const repo = await repoOf(request);
-      return sendUsers(request, reply, await social.stargazers(repo, pageOf(request.query, ctx.paging)));
+      return sendUsers(request, reply, await social.stargazers(repo, pageOf(request.query, paging)));
     },
   );
 
@@ -184,7 +198,7 @@ export function socialRoutes(app: Api, ctx: AppContext): void {
     },
     async (request, reply) => {
       const repo = await repoOf(request);
-      return sendUsers(request, reply, await social.watchers(repo, pageOf(request.query, ctx.paging)));
+      return sendUsers(request, reply, await social.watchers(repo, pageOf(request.query, paging)));
     },
   );
 
@@ -243,7 +257,7 @@ export function socialRoutes(app: Api, ctx: AppContext): void {
       sendUsers(
         request,
         reply,
-        await social.followers(signedIn(request).user, pageOf(request.query, ctx.paging)),
+        await social.followers(signedIn(request).user, pageOf(request.query, paging)),
       ),
   );
 
@@ -261,7 +275,7 @@ export function socialRoutes(app: Api, ctx: AppContext): void {
       sendUsers(
         request,
         reply,
-        await social.following(signedIn(request).user, pageOf(request.query, ctx.paging)),
+        await social.following(signedIn(request).user, pageOf(request.query, paging)),
       ),
   );
 
@@ -273,7 +287,7 @@ export function socialRoutes(app: Api, ctx: AppContext): void {
     },
     async (request, reply) => {
       const u = await visibleAccount((request.params as { username: string }).username, request.viewer);
-      return sendUsers(request, reply, await social.followers(u, pageOf(request.query, ctx.paging)));
+      return sendUsers(request, reply, await social.followers(u, pageOf(request.query, paging)));
     },
   );
 
@@ -285,7 +299,7 @@ export function socialRoutes(app: Api, ctx: AppContext): void {
     },
     async (request, reply) => {
       const u = await visibleAccount((request.params as { username: string }).username, request.viewer);
-      return sendUsers(request, reply, await social.following(u, pageOf(request.query, ctx.paging)));
+      return sendUsers(request, reply, await social.following(u, pageOf(request.query, paging)));
     },
   );
 
@@ -371,8 +385,8 @@ export function socialRoutes(app: Api, ctx: AppContext): void {
   /** The organization `name` when the signed-in caller owns it (403 for members, 404 when hidden). */
   async function ownedOrg(request: FastifyRequest, name: string): Promise<UserRow> {
     const viewer = { id: signedIn(request).user.id, isAdmin: signedIn(request).user.is_admin === 1 };
-    const org = await ctx.orgs.requireVisibleOrg(name, viewer);
-    await ctx.orgs.requireOwner(org, viewer);
+    const org = await orgs.requireVisibleOrg(name, viewer);
+    await orgs.requireOwner(org, viewer);
     return org;
   }
 
@@ -432,7 +446,7 @@ export function socialRoutes(app: Api, ctx: AppContext): void {
       },
       async (request, reply) => {
         const who = await blocker(request);
-        const page = pageOf(request.query, ctx.paging);
+        const page = pageOf(request.query, paging);
         const result = await social.blocked(who, page);
         return sendPage(request, reply, result, page, rootUrl, (b) => ({
           block_id: b.block_id,

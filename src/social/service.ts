@@ -1,7 +1,6 @@
-// Stars, follows and the lists of watchers: who may star (readers of the repository), who may be
-// followed (accounts the follower can see), and the counts kept in the same transaction as each
-// change. A new repository is watched by its creator ([service] AUTO_WATCH_NEW_REPOS).
-import type { AppContext } from '../app/context.js';
+// Stars, follows, blocks and the lists of watchers: who may star (readers of the repository), who
+// may be followed (accounts the follower can see), and the counts kept in the same transaction as
+// each change. (Watching a repository is the notifications domain's.)
 import { nowUnix, transaction, type Db } from '../db/database.js';
 import type { Page } from '../http/pagination.js';
 import type { RepoRow } from '../repos/tables.js';
@@ -9,17 +8,15 @@ import type { UserRow } from '../users/tables.js';
 import * as store from './store.js';
 import { forbidden } from '../errors.js';
 
+export interface SocialServiceDeps {
+  db: Db;
+}
+
 export class SocialService {
   private readonly db: Db;
 
-  constructor(private readonly ctx: AppContext) {
-    this.db = ctx.db;
-    if (ctx.config.service.autoWatchNewRepos) {
-      ctx.events.on('repository.created', async (e) => {
-        const [repo, doer] = await Promise.all([ctx.repos.getById(e.repoId), ctx.users.getById(e.doerId)]);
-        if (repo && doer) await ctx.notifications.watch(repo, doer);
-      });
-    }
+  constructor(deps: SocialServiceDeps) {
+    this.db = deps.db;
   }
 
   isStarred(user: UserRow, repo: RepoRow): Promise<boolean> {

@@ -7,6 +7,7 @@ import { Command } from 'commander';
 import { pino, destination } from 'pino';
 import { loadConfig, type Config } from '../config/config.js';
 import { createContext } from '../app/context.js';
+import { DataLock } from '../cluster/datalock.js';
 import { gitEnv } from '../git/git.js';
 import { fingerprintOf } from './keyparse.js';
 import type { ServAnswer } from './internal.js';
@@ -103,6 +104,9 @@ export function servCommand(): Command {
         process.stdout.write(answer.text);
         return;
       }
+      // While git runs, its quarantine is this process's: a server starting meanwhile must see it
+      // in use (cluster/datalock.ts).
+      const lock = DataLock.take(cfg.server.appDataPath);
       const child = spawn('git', [answer.service, answer.dir], { env: gitEnv(answer.env), stdio: 'inherit' });
       const code = await new Promise<number>((resolve) => {
         child.on('error', () => resolve(128));
@@ -117,6 +121,7 @@ export function servCommand(): Command {
           fail(`the push could not be recorded: ${(err as Error).message}`),
         );
       }
+      lock.release();
       if (code !== 0) process.exitCode = code;
     });
 }

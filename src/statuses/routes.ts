@@ -1,13 +1,16 @@
 // HTTP routes for commit statuses: create and list by full SHA (/repos/{owner}/{repo}/statuses/{sha})
-// and list or combine by branch, tag or SHA (/repos/{owner}/{repo}/commits/{ref}/statuses|status).
+// and list or combine by branch, tag, SHA or revision (/repos/{owner}/{repo}/commits/{ref}/statuses|status;
+// a ref that names nothing has no statuses, as in Forgejo, where Renovate reads a 404 as a deleted branch).
 // Writing needs write access to the code; reading follows the repository's visibility.
 import { Type, type Static } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
+import type { RepoService } from '../repos/service.js';
+import type { UserService } from '../users/service.js';
+import type { StatusService } from './service.js';
 import type { RouteAuth } from '../http/auth.js';
 import { signedIn } from '../http/auth.js';
-import { PageFields, pageOf, sendPage, setPageHeaders } from '../http/pagination.js';
+import { PageFields, pageOf, sendPage, setPageHeaders, type PagingSettings } from '../http/pagination.js';
 import type { RepoRow } from '../repos/tables.js';
 import { toRepoJson } from '../repos/schemas.js';
 import type { StatusRow } from './tables.js';
@@ -16,6 +19,7 @@ import {
   CommitStatus,
   CreateStatusOption,
   StatusListQuery,
+  emptyCombinedStatus,
   toCombinedStatusJson,
   toCommitStatusJson,
 } from './schemas.js';
@@ -24,12 +28,21 @@ const ShaParams = Type.Object({ owner: Type.String(), repo: Type.String(), sha: 
 const RefParams = Type.Object({
   owner: Type.String(),
   repo: Type.String(),
-  ref: Type.String({ description: "branch, tag or full commit SHA ('/' in a branch name as %2F)" }),
+  ref: Type.String({
+    description: "branch, tag, commit SHA (full or abbreviated) or revision ('/' in a branch name as %2F)",
+  }),
 });
 
-export function statusesRoutes(app: Api, ctx: AppContext): void {
-  const { repos, statuses, users } = ctx;
-  const rootUrl = ctx.config.server.rootUrl;
+export interface StatusesRoutesDeps {
+  statuses: StatusService;
+  repos: Pick<RepoService, 'requireRepo'>;
+  users: Pick<UserService, 'getById' | 'getByIds'>;
+  paging: PagingSettings;
+  rootUrl: string;
+}
+
+export function statusesRoutes(app: Api, deps: StatusesRoutesDeps): void {
+  const { repos, statuses, users, paging, rootUrl } = deps;
   const tags = ['repository'];
   const read: RouteAuth = { scope: 'repository' };
   const write: RouteAuth = { scope: 'repository', require: 'signed' };
@@ -45,15 +58,17 @@ export function statusesRoutes(app: Api, ctx: AppContext): void {
     );
   }
 
+  /** A page of the statuses of commit `sha` (none when `sha` is undefined: a ref that names nothing). */
   async function listReply(
     request: FastifyRequest,
     reply: FastifyReply,
     repo: RepoRow,
-    sha: string,
+    sha: string | undefined,
     q: Static<typeof StatusListQuery>,
   ) {
-    const page = pageOf(q, ctx.paging);
-    const [rows, total] = await statuses.list(repo, sha, { sort: q.sort, state: q.state }, page);
+    const page = pageOf(q, paging);
+    const [rows, total] =
+      sha === undefined ? [[], 0] : await statuses.list(repo, sha, { sort: q.sort, state: q.state }, page);
     return sendPage(
       request,
       reply,
@@ -115,6 +130,7 @@ export function statusesRoutes(app: Api, ctx: AppContext): void {
       schema: {
         tags,
         summary: "Get a commit's statuses, by branch/tag/commit reference",
+        description: 'None for a ref that names nothing (as in Forgejo: 200, not 404).',
         params: RefParams,
         querystring: StatusListQuery,
         response: { 200: Type.Array(CommitStatus) },
@@ -137,7 +153,8 @@ export function statusesRoutes(app: Api, ctx: AppContext): void {
         summary: "Get a commit's combined status, by branch/tag/commit reference",
         description:
           'The newest status of each context (paginated) and the combined state: the worst of ' +
-          'them (error, failure, warning, pending, success); empty when the commit has no status.',
+          'them (error, failure, warning, pending, success); empty when the commit has no status. ' +
+          "For a ref that names nothing, Forgejo's empty combined status (no sha, repository or URLs).",
         params: RefParams,
         querystring: Type.Object(PageFields),
         response: { 200: CombinedStatus },
@@ -148,7 +165,8 @@ export function statusesRoutes(app: Api, ctx: AppContext): void {
       const { owner, repo: name, ref } = request.params;
       const { repo, access } = await repos.requireRepo(owner, name, request.viewer);
       const sha = await statuses.resolveRef(repo, ref);
-      const page = pageOf(request.query, ctx.paging);
+      if (sha === undefined) return emptyCombinedStatus();
+      const page = pageOf(request.query, paging);
       const { rows, total, state } = await statuses.combined(repo, sha, page);
       const ownerRow = (await users.getById(repo.owner_id))!;
       const repository = toRepoJson(repo, ownerRow, access, { rootUrl, viewer: request.viewer });

@@ -107,3 +107,8 @@ export function toCombinedStatusJson(
     url: `${commitUrl}/status`,
   };
 }
+
+/** Forgejo's answer for a ref that names nothing: its zero CombinedStatus (no commit, repository or URLs). */
+export function emptyCombinedStatus(): CombinedStatusJson {
+  return { state: '', sha: '', total_count: 0, statuses: [], repository: null, commit_url: '', url: '' };
+}

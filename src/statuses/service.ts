@@ -1,13 +1,15 @@
 // Commit statuses: created by CI and other tools for a commit given by its full SHA, listed, and
 // combined into one state per commit (the newest status of each context counts). Statuses go
 // with their repository through the ON DELETE CASCADE of commit_status.repo_id.
-import type { AppContext } from '../app/context.js';
 import type { RepoRow } from '../repos/tables.js';
 import type { UserRow } from '../users/tables.js';
-import { nowUnix, transaction } from '../db/database.js';
+import { nowUnix, transaction, type Db } from '../db/database.js';
+import type { EventBus } from '../events/bus.js';
 import { invalidField, notFound } from '../errors.js';
 import { git } from '../git/git.js';
+import { isSafeRevision, revParseCommit } from '../git/revision.js';
 import type { Page } from '../http/pagination.js';
+import type { RepoService } from '../repos/service.js';
 import * as store from './store.js';
 import type { StatusSort } from './store.js';
 import type { StatusRow } from './tables.js';
@@ -45,11 +47,17 @@ export interface CreateStatusInput {
 
 const HEX = /^[0-9a-f]+$/i;
 
-export class StatusService {
-  constructor(private readonly ctx: AppContext) {}
+export interface StatusServiceDeps {
+  db: Db;
+  events: EventBus;
+  repos: Pick<RepoService, 'pathOf'>;
+}
 
-  private get db() {
-    return this.ctx.db;
+export class StatusService {
+  private readonly db: Db;
+
+  constructor(private readonly deps: StatusServiceDeps) {
+    this.db = deps.db;
   }
 
   /** Length of a full object name in `repo`: 40 (SHA-1) or 64 (SHA-256). */
@@ -75,26 +83,23 @@ export class StatusService {
   }
 
   /**
-   * The commit a branch name, tag name or full SHA names (in that order, as in Forgejo). An
-   * abbreviated SHA answers 422; anything else that names nothing answers 404.
+   * The commit `ref` names, as Forgejo's ResolveRefOrSha finds it: a branch, else a tag, else any
+   * revision git reads (a full or abbreviated SHA, `main~1`); undefined when it names nothing (the
+   * routes then answer no statuses, as Forgejo does, rather than 404).
    */
-  async resolveRef(repo: RepoRow, ref: string): Promise<string> {
-    const dir = this.ctx.repos.pathOf(repo);
-    if (ref && !ref.startsWith('-') && !/[\0\n]/.test(ref)) {
-      // Exact ref names only: show-ref --verify takes no revision syntax (no ~, ^, @{...}).
-      for (const full of [`refs/heads/${ref}`, `refs/tags/${ref}`]) {
-        const r = await git(['show-ref', '--verify', '--hash', full], { gitDir: dir, okCodes: [1, 128] });
-        const oid = r.code === 0 ? r.stdout.toString().trim() : '';
-        if (oid && HEX.test(oid)) {
-          const commit = await this.peelToCommit(repo, oid);
-          if (commit) return commit;
-        }
+  async resolveRef(repo: RepoRow, ref: string): Promise<string | undefined> {
+    if (!isSafeRevision(ref)) return undefined;
+    const dir = this.deps.repos.pathOf(repo);
+    // Exact ref names first: show-ref --verify takes no revision syntax (no ~, ^, @{...}).
+    for (const full of [`refs/heads/${ref}`, `refs/tags/${ref}`]) {
+      const r = await git(['show-ref', '--verify', '--hash', full], { gitDir: dir, okCodes: [1, 128] });
+      const oid = r.code === 0 ? r.stdout.toString().trim() : '';
+      if (oid && HEX.test(oid)) {
+        const commit = await this.peelToCommit(repo, oid);
+        if (commit) return commit;
       }
     }
-    const n = this.shaLength(repo);
-    if (HEX.test(ref) && ref.length === n) return this.requireCommitSha(repo, ref);
-    if (HEX.test(ref) && ref.length >= 4 && ref.length < n) return this.requireCommitSha(repo, ref);
-    throw notFound(`ref does not exist [ref: ${ref}]`);
+    return revParseCommit(dir, ref);
   }
 
   private async isCommit(repo: RepoRow, sha: string): Promise<boolean> {
@@ -104,7 +109,7 @@ export class StatusService {
   /** The commit `oid` is or (for an annotated tag) points to, or undefined. */
   private async peelToCommit(repo: RepoRow, oid: string): Promise<string | undefined> {
     const r = await git(['rev-parse', '--verify', '--quiet', `${oid}^{commit}`], {
-      gitDir: this.ctx.repos.pathOf(repo),
+      gitDir: this.deps.repos.pathOf(repo),
       okCodes: [1, 128],
     });
     const out = r.stdout.toString().trim();
@@ -128,7 +133,7 @@ export class StatusService {
         updated_unix: now,
       }),
     );
-    await this.ctx.events.emit('status.created', { repoId: repo.id, sha: full, doerId: creator.id });
+    await this.deps.events.emit('status.created', { repoId: repo.id, sha: full, doerId: creator.id });
     return row;
   }
 

@@ -143,7 +143,7 @@ export function clientIdentity(s: S3Settings): string {
 
 export function s3Client(s: S3Settings): S3Client {
   // The SDK warns on every start that its releases after January 2027 need Node 22: a fact for
-  // whoever upgrades the lockfile (README, "Storage"), not for the operator of a running site.
+  // whoever upgrades the lockfile (docs/operations.md, "S3 storage"), not for the operator of a running site.
   process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
   const aws = /(^|\.)amazonaws\.com(:\d+)?$/i.test(s.endpoint);
   return new S3Client({
@@ -434,7 +434,7 @@ export class S3BlobStore implements BlobStore {
     } while (token);
   }
 
-  async sweepTemporary(before: Date): Promise<RemovedLeftover[]> {
+  async sweepTemporary(before: Date, opts: { dryRun?: boolean } = {}): Promise<RemovedLeftover[]> {
     const removed: RemovedLeftover[] = [];
     if (!this.listsUploads) return removed;
     let keyMarker: string | undefined;
@@ -451,9 +451,11 @@ export class S3BlobStore implements BlobStore {
         );
         for (const u of r.Uploads ?? []) {
           if (!u.Key || !u.UploadId || !u.Initiated || u.Initiated >= before) continue;
-          await this.client.send(
-            new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: u.Key, UploadId: u.UploadId }),
-          );
+          if (!opts.dryRun) {
+            await this.client.send(
+              new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: u.Key, UploadId: u.UploadId }),
+            );
+          }
           removed.push({ name: `multipart upload ${u.Key} (${u.UploadId})`, size: 0 });
         }
         const more = r.IsTruncated;

@@ -73,9 +73,9 @@ export interface BlobStore {
   /**
    * Removes the backend's own leftovers of writes that never finished (the local backend's
    * temporary files and directories; an S3 backend's incomplete multipart uploads) last modified
-   * before `before`; what it removed.
+   * before `before`; what it removed (with `dryRun`, what it would remove, removing nothing).
    */
-  sweepTemporary(before: Date): Promise<RemovedLeftover[]>;
+  sweepTemporary(before: Date, opts?: { dryRun?: boolean }): Promise<RemovedLeftover[]>;
   /** Throws when the store cannot be written (health checks). */
   ping(): Promise<void>;
   /**
@@ -279,7 +279,7 @@ export class LocalBlobStore implements BlobStore {
       if (b.key.startsWith(prefix)) yield b;
   }
 
-  async sweepTemporary(before: Date): Promise<RemovedLeftover[]> {
+  async sweepTemporary(before: Date, opts: { dryRun?: boolean } = {}): Promise<RemovedLeftover[]> {
     const tmp = path.join(this.root, '.tmp');
     const removed: RemovedLeftover[] = [];
     let names: string[];
@@ -293,7 +293,7 @@ export class LocalBlobStore implements BlobStore {
       // A write in progress keeps touching its file (or, composing, its directory's files).
       const seen = newestIn(full);
       if (!seen || seen.mtimeMs >= before.getTime()) continue;
-      fs.rmSync(full, { recursive: true, force: true });
+      if (!opts.dryRun) fs.rmSync(full, { recursive: true, force: true });
       removed.push({ name: `.tmp/${name}`, size: seen.size });
     }
     return removed;

@@ -1,19 +1,27 @@
 // HTTP routes for a user's access tokens. Creating, listing and deleting tokens needs a password
 // (basic auth), never a token, so a leaked token cannot mint more.
 import { Type } from 'typebox';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import { signedIn } from '../http/auth.js';
 import { forbidden } from '../errors.js';
-import { PageQuery, pageOf, sendPage } from '../http/pagination.js';
+import { PageQuery, pageOf, sendPage, type PagingSettings } from '../http/pagination.js';
+import type { UserService } from '../users/service.js';
+import type { TokenService } from './service.js';
 import type { UserRow } from '../users/tables.js';
 import type { FastifyRequest } from 'fastify';
 import { AccessToken, CreateAccessTokenOption, toTokenJson } from './schemas.js';
 
 const UsernameParams = Type.Object({ username: Type.String() });
 
-export function tokenRoutes(app: Api, ctx: AppContext): void {
-  const { users, tokens } = ctx;
+export interface TokenRoutesDeps {
+  users: Pick<UserService, 'requireUser'>;
+  tokens: TokenService;
+  paging: PagingSettings;
+  rootUrl: string;
+}
+
+export function tokenRoutes(app: Api, deps: TokenRoutesDeps): void {
+  const { users, tokens, paging, rootUrl } = deps;
   const auth = { scope: 'user', require: 'basic' } as const;
 
   /** The path's user, who must be the caller (administrators may act for anyone). */
@@ -38,9 +46,9 @@ export function tokenRoutes(app: Api, ctx: AppContext): void {
     },
     async (request, reply) => {
       const u = await owner(request, request.params.username);
-      const page = pageOf(request.query, ctx.paging);
+      const page = pageOf(request.query, paging);
       const result = await tokens.list(u, page.limit, page.offset);
-      return sendPage(request, reply, result, page, ctx.config.server.rootUrl, (t) => toTokenJson(t));
+      return sendPage(request, reply, result, page, rootUrl, (t) => toTokenJson(t));
     },
   );
 

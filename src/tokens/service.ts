@@ -35,18 +35,30 @@ interface Resolved {
   tokenId: number;
 }
 
+/** The other processes' writes (cluster/service.ts). */
+export interface RemoteWrites {
+  /** Moves when another process wrote; 0 without other processes. */
+  generation(): number;
+}
+
+export interface TokenServiceDeps {
+  db: Db;
+  cluster: RemoteWrites;
+}
+
 export class TokenService {
   private readonly recent = new Map<string, { generation: string; until: number; resolved: Resolved }>();
+  private readonly db: Db;
+  private readonly cluster: RemoteWrites;
 
-  constructor(
-    private readonly db: Db,
-    /** Moves when another process wrote (cluster/service.ts); 0 without other processes. */
-    private readonly remoteGeneration: () => number = () => 0,
-  ) {}
+  constructor(deps: TokenServiceDeps) {
+    this.db = deps.db;
+    this.cluster = deps.cluster;
+  }
 
   /** This process's writes and those other processes announced: a cached row older than either is dropped. */
   private generation(): string {
-    return `${writeGeneration()}:${this.remoteGeneration()}`;
+    return `${writeGeneration()}:${this.cluster.generation()}`;
   }
 
   async create(user: UserRow, name: string, scopes: readonly string[] | undefined): Promise<CreatedToken> {

@@ -1,12 +1,13 @@
 // /repos/{owner}/{repo}/topics (read: readers; change: repository administrators, as Forgejo) and
 // /topics/search.
 import { Type } from 'typebox';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import { signedViewer } from '../http/auth.js';
-import { PageFields, pageOf, sendPage } from '../http/pagination.js';
+import { PageFields, pageOf, sendPage, type PagingSettings } from '../http/pagination.js';
 import { RepoParams } from '../http/params.js';
 import { isoTime } from '../http/format.js';
+import type { RepoService } from '../repos/service.js';
+import type { TopicService } from './service.js';
 
 const TopicName = Type.Object({ topics: Type.Array(Type.String()) }, { title: 'TopicName' });
 const RepoTopicOptions = Type.Object(
@@ -25,8 +26,15 @@ const TopicResponse = Type.Object(
 );
 const NoContent = { 204: Type.Null() };
 
-export function topicRoutes(app: Api, ctx: AppContext): void {
-  const { repos, topics } = ctx;
+export interface TopicRoutesDeps {
+  repos: Pick<RepoService, 'requireRepo'>;
+  topics: TopicService;
+  paging: PagingSettings;
+  rootUrl: string;
+}
+
+export function topicRoutes(app: Api, deps: TopicRoutesDeps): void {
+  const { repos, topics, paging, rootUrl } = deps;
   const read = { scope: 'repository' } as const;
   const write = { scope: 'repository', require: 'signed' } as const;
 
@@ -45,7 +53,7 @@ export function topicRoutes(app: Api, ctx: AppContext): void {
     },
     async (request) => {
       const { repo } = await repos.requireRepo(request.params.owner, request.params.repo, request.viewer);
-      const page = pageOf(request.query, ctx.paging);
+      const page = pageOf(request.query, paging);
       return { topics: (await topics.list(repo)).slice(page.offset, page.offset + page.limit) };
     },
   );
@@ -109,9 +117,9 @@ export function topicRoutes(app: Api, ctx: AppContext): void {
       config: { auth: read },
     },
     async (request, reply) => {
-      const page = pageOf(request.query, ctx.paging);
+      const page = pageOf(request.query, paging);
       const result = await topics.search(request.query.q ?? '', page);
-      const list = sendPage(request, reply, result, page, ctx.config.server.rootUrl, (t) => ({
+      const list = sendPage(request, reply, result, page, rootUrl, (t) => ({
         id: t.id,
         topic_name: t.name,
         repo_count: t.repo_count,

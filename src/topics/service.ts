@@ -1,10 +1,10 @@
 // Repository topics: Forgejo's name rule (lower case letters, digits, '-' and '.', starting with a
 // letter or digit, at most 35 characters; names are trimmed and lower-cased first), at most 25 per
 // repository, counts kept in the writing transaction, search by name.
-import type { AppContext } from '../app/context.js';
-import { nowUnix, transaction } from '../db/database.js';
+import { nowUnix, transaction, type Db } from '../db/database.js';
 import { AppError } from '../errors.js';
 import type { Page } from '../http/pagination.js';
+import type { RepoService } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
 import * as store from './store.js';
 
@@ -16,14 +16,23 @@ const normalize = (names: string[]) => [...new Set(names.map((n) => n.trim().toL
 
 export const isValidTopic = (name: string) => name.length <= 35 && TOPIC.test(name);
 
+export interface TopicServiceDeps {
+  db: Db;
+  /** A repository's deletion takes it out of its topics' counts. */
+  repos: Pick<RepoService, 'addHooks'>;
+}
+
 export class TopicService {
-  constructor(private readonly ctx: AppContext) {
+  private readonly db: Db;
+
+  constructor(deps: TopicServiceDeps) {
+    this.db = deps.db;
     // A deleted repository's topics lose it from their counts (and go when no repository is left).
-    ctx.repos.addHooks({ beforeDelete: (tx, repo) => store.replace(tx, repo.id, [], nowUnix()) });
+    deps.repos.addHooks({ beforeDelete: (tx, repo) => store.replace(tx, repo.id, [], nowUnix()) });
   }
 
   namesOf(repoIds: number[]): Promise<Map<number, string[]>> {
-    return store.namesOf(this.ctx.db, repoIds);
+    return store.namesOf(this.db, repoIds);
   }
 
   async list(repo: RepoRow): Promise<string[]> {
@@ -40,7 +49,7 @@ export class TopicService {
     if (topics.length > MAX_TOPICS) {
       throw new AppError('invalid', 'Exceeding maximum number of topics per repo', { invalidTopics: [] });
     }
-    await transaction(this.ctx.db, (tx) => store.replace(tx, repo.id, topics.sort(), nowUnix()));
+    await transaction(this.db, (tx) => store.replace(tx, repo.id, topics.sort(), nowUnix()));
   }
 
   async add(repo: RepoRow, name: string): Promise<void> {
@@ -68,6 +77,6 @@ export class TopicService {
   }
 
   search(keyword: string, page: Page) {
-    return store.search(this.ctx.db, keyword.trim(), page.limit, page.offset);
+    return store.search(this.db, keyword.trim(), page.limit, page.offset);
   }
 }

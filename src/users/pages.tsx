@@ -4,11 +4,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { AppError } from '../errors.js';
 import { CsrfField, Field, Layout, type PageContext } from '../web/layout.js';
-import { localTarget, type Web } from '../web/plugin.js';
+import type { PageRoutes, Web } from '../web/plugin.js';
 import { Pager, When, pageNumber } from '../web/components.js';
 import type { UserRow } from './tables.js';
 import { UserType, Visibility } from './tables.js';
 import { avatarPath } from './avatars.js';
+import type { OrgService } from '../orgs/service.js';
+import type { SessionService } from '../sessions/service.js';
+import type { UserService } from './service.js';
 
 const MIN_PASSWORD_LENGTH = 8;
 
@@ -220,20 +223,34 @@ export function ExploreTabs(props: { active: 'repos' | 'users' | 'organizations'
   );
 }
 
-export function userPages(app: FastifyInstance, web: Web): void {
-  const { ctx } = web;
-  const { users, orgs, sessions } = ctx;
+export interface UserPagesDeps {
+  users: Pick<UserService, 'create' | 'edit' | 'search'>;
+  orgs: Pick<OrgService, 'listOrgs'>;
+  sessions: Pick<SessionService, 'signIn'>;
+  /** [service] DISABLE_REGISTRATION: the sign-up page is closed. */
+  disableRegistration: boolean;
+  /** Accounts per page of the explore lists ([api] DEFAULT_PAGING_NUM). */
+  pageSize: number;
+}
+
+export function userPages(deps: UserPagesDeps): PageRoutes {
+  return (app, web) => registerUserPages(app, web, deps);
+}
+
+function registerUserPages(app: FastifyInstance, web: Web, deps: UserPagesDeps): void {
+  const { users, orgs, sessions } = deps;
 
   app.get('/user/login', async (request, reply) => {
     const q = request.query as Form;
-    if (request.web.user) return web.redirect(reply, localTarget(q['redirect_to']));
-    return web.send(reply, <LoginPage page={web.page(request)} redirectTo={localTarget(q['redirect_to'])} />);
+    const redirectTo = web.localTarget(q['redirect_to']);
+    if (request.web.user) return web.redirect(reply, redirectTo);
+    return web.send(reply, <LoginPage page={web.page(request)} redirectTo={redirectTo} />);
   });
 
   app.post('/user/login', async (request, reply) => {
     const login = field(request.body, 'user_name');
     const password = field(request.body, 'password');
-    const redirectTo = localTarget(field(request.body, 'redirect_to'));
+    const redirectTo = web.localTarget(field(request.body, 'redirect_to'));
     const again = (error: string, status: number) =>
       web.send(
         reply,
@@ -271,13 +288,13 @@ export function userPages(app: FastifyInstance, web: Web): void {
     );
 
   app.get('/user/sign_up', async (request, reply) => {
-    if (ctx.config.service.disableRegistration) return registrationClosed(request, reply);
+    if (deps.disableRegistration) return registrationClosed(request, reply);
     if (request.web.user) return web.redirect(reply, '/');
     return web.send(reply, <SignUpPage page={web.page(request)} values={{}} errors={{}} />);
   });
 
   app.post('/user/sign_up', async (request, reply) => {
-    if (ctx.config.service.disableRegistration) return registrationClosed(request, reply);
+    if (deps.disableRegistration) return registrationClosed(request, reply);
     const values: Form = {
       user_name: field(request.body, 'user_name').trim(),
       email: field(request.body, 'email').trim(),
@@ -315,14 +332,13 @@ export function userPages(app: FastifyInstance, web: Web): void {
     if (Object.keys(errors).length) {
       return web.send(reply, <ChangePasswordPage page={web.page(request)} errors={errors} />, 422);
     }
+    // Every session of the account ends with the change (users.edit); this browser gets a fresh one.
     const edited = await users.edit(user, { password, mustChangePassword: false });
-    // Every other session of the account ends; this browser gets a fresh one.
-    await sessions.destroyOthers(user.id);
     await web.signIn(request, reply, edited);
     return web.redirect(reply, '/', { kind: 'info', text: 'Your password has been updated.' });
   });
 
-  const pageSize = ctx.config.api.defaultPagingNum;
+  const { pageSize } = deps;
 
   app.get('/explore/users', async (request, reply) => {
     const q = request.query as Form;

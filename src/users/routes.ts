@@ -1,7 +1,9 @@
 // HTTP routes for accounts: /user, /users/*, and the administration of users under /admin/users.
 import { Type } from 'typebox';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
+import type { PagingSettings } from '../http/pagination.js';
+import type { OrgService } from '../orgs/service.js';
+import type { UserService } from './service.js';
 import { signedIn, signedViewer } from '../http/auth.js';
 import { PageFields, pageOf, sendPage } from '../http/pagination.js';
 import { invalid, notFound } from '../errors.js';
@@ -23,9 +25,16 @@ import {
 
 const UsernameParams = Type.Object({ username: Type.String() });
 
-export function userRoutes(app: Api, ctx: AppContext): void {
-  const { users, config } = ctx;
-  const rootUrl = config.server.rootUrl;
+export interface UserRoutesDeps {
+  users: UserService;
+  /** /users/{name} answers for a visible organization too. */
+  orgs: Pick<OrgService, 'canSee'>;
+  paging: PagingSettings;
+  rootUrl: string;
+}
+
+export function userRoutes(app: Api, deps: UserRoutesDeps): void {
+  const { users, orgs, paging, rootUrl } = deps;
   const json =
     (viewer: Parameters<typeof toUserJson>[1]['viewer']) => (u: Parameters<typeof toUserJson>[0]) =>
       toUserJson(u, { rootUrl, viewer });
@@ -156,7 +165,7 @@ export function userRoutes(app: Api, ctx: AppContext): void {
       config: { auth: { scope: 'user' } },
     },
     async (request, reply) => {
-      const page = pageOf(request.query, ctx.paging);
+      const page = pageOf(request.query, paging);
       const result = await users.search(
         { keyword: request.query.q?.trim(), uid: request.query.uid, viewer: request.viewer },
         page,
@@ -177,7 +186,7 @@ export function userRoutes(app: Api, ctx: AppContext): void {
       const u = await users.requireAccount(name);
       const visible =
         u.type === UserType.Organization
-          ? await ctx.orgs.canSee(request.viewer, u)
+          ? await orgs.canSee(request.viewer, u)
           : users.canSee(request.viewer, u);
       if (!visible) throw notFound(`user does not exist [name: ${name}]`);
       return toUserJson(u, { rootUrl, viewer: request.viewer });
@@ -203,7 +212,7 @@ export function userRoutes(app: Api, ctx: AppContext): void {
       config: { auth: { scope: 'admin', admin: true } },
     },
     async (request, reply) => {
-      const page = pageOf(request.query, ctx.paging);
+      const page = pageOf(request.query, paging);
       const result = await users.list(
         {
           type: UserType.Individual,
@@ -237,7 +246,7 @@ export function userRoutes(app: Api, ctx: AppContext): void {
         config: { auth: { scope: 'admin', admin: true } },
       },
       async (request, reply) => {
-        const page = pageOf(request.query, ctx.paging);
+        const page = pageOf(request.query, paging);
         const result = await users.searchEmails(request.query.q?.trim() || undefined, page);
         return sendPage(request, reply, result, page, rootUrl, (e) => toEmailJson(e, e.name));
       },

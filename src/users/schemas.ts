@@ -3,7 +3,7 @@
 import { Type, type Static } from 'typebox';
 import { isoTime } from '../http/format.js';
 import { visibilityName } from './tables.js';
-import type { Viewer } from './store.js';
+import type { Viewer } from './tables.js';
 import type { EmailRow, UserRow } from './tables.js';
 import { avatarPath } from './avatars.js';
 

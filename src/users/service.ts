@@ -17,7 +17,7 @@ import * as orgStore from '../orgs/store.js';
 import { checkOwnerName } from './names.js';
 import { UserType, Visibility, type VisibilityName } from './tables.js';
 import type { AfterCommit, OwnedResources } from './owned.js';
-import type { Viewer } from './store.js';
+import type { Viewer } from './tables.js';
 import type { UserRow } from './tables.js';
 import type { Page } from '../http/pagination.js';
 import type { EmailRow } from './tables.js';
@@ -98,12 +98,39 @@ function checkLoginSource(id: number | undefined): void {
 
 const b = (v: boolean | undefined) => (v === undefined ? undefined : v ? 1 : 0);
 
+/**
+ * Told, inside the transaction that makes the change, that what signed a user in no longer does:
+ * a new password (set by anyone), a suspension (`active` false) or a sign-in ban (`prohibit_login`).
+ */
+export type CredentialsChanged = (tx: Tx, userId: number) => Promise<void>;
+
+export interface UserServiceDeps {
+  db: Db;
+  /** What other domains report an account owns (checked before deletion, removed by a purge). */
+  owned: readonly OwnedResources[];
+  log: Logger;
+}
+
 export class UserService {
-  constructor(
-    private readonly db: Db,
-    private readonly owned: readonly OwnedResources[],
-    private readonly log: Logger,
-  ) {}
+  private readonly credentialsListeners: CredentialsChanged[] = [];
+  private readonly db: Db;
+  private readonly owned: readonly OwnedResources[];
+  private readonly log: Logger;
+
+  constructor(deps: UserServiceDeps) {
+    this.db = deps.db;
+    this.owned = deps.owned;
+    this.log = deps.log;
+  }
+
+  /** Listens to credential changes of every user, whatever path makes them (sessions end there). */
+  onCredentialsChanged(listener: CredentialsChanged): void {
+    this.credentialsListeners.push(listener);
+  }
+
+  private async credentialsChanged(tx: Tx, userId: number): Promise<void> {
+    for (const listener of this.credentialsListeners) await listener(tx, userId);
+  }
 
   getByName(name: string): Promise<UserRow | undefined> {
     return store.getByName(this.db, name);
@@ -294,6 +321,9 @@ export class UserService {
         visibility: input.visibility === undefined ? undefined : Visibility[input.visibility],
         updated_unix: nowUnix(),
       });
+      if (passwd !== undefined || input.active === false || input.prohibitLogin === true) {
+        await this.credentialsChanged(tx, u.id);
+      }
       return (await store.getById(tx, u.id))!;
     });
   }
@@ -324,6 +354,7 @@ export class UserService {
             `user is a member of at least one organization [name: ${u.name}]: remove them first, or purge`,
           );
         }
+        await this.credentialsChanged(tx, u.id);
         await store.remove(tx, u.id);
         return [] as AfterCommit[];
       });
@@ -331,7 +362,10 @@ export class UserService {
       return;
     }
 
-    await store.update(this.db, u.id, { prohibit_login: 1, is_active: 0, updated_unix: nowUnix() });
+    await transaction(this.db, async (tx) => {
+      await store.update(tx, u.id, { prohibit_login: 1, is_active: 0, updated_unix: nowUnix() });
+      await this.credentialsChanged(tx, u.id);
+    });
     const after = await transaction(this.db, async (tx) => {
       const cleanups: AfterCommit[] = [];
       const purgeOwner = async (ownerId: number) => {
@@ -366,11 +400,19 @@ export class UserService {
     }
   }
 
-  /** Password sign-in by user name or e-mail. Returns undefined on any mismatch. */
-  async verifyCredentials(login: string, password: string): Promise<UserRow | undefined> {
+  /** The person a sign-in name (a user name, or any activated e-mail address) names, if any. */
+  async findByLogin(login: string): Promise<UserRow | undefined> {
     // Any activated address of the person signs in, as in Forgejo.
     const u = login.includes('@') ? await this.byEmail(login) : await store.getByName(this.db, login);
-    if (!u || u.type !== UserType.Individual) {
+    return u && u.type === UserType.Individual ? u : undefined;
+  }
+
+  /**
+   * `u` when `password` is its password; undefined otherwise (or when there is no `u`). Unthrottled:
+   * the surfaces that take passwords go through sessions/throttle.ts, which calls it.
+   */
+  async checkPassword(u: UserRow | undefined, password: string): Promise<UserRow | undefined> {
+    if (!u) {
       // Spend the same time as a real check so response times do not reveal which accounts exist.
       await verifyPassword(await dummyHash(), password);
       return undefined;

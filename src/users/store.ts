@@ -4,20 +4,14 @@ import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import { preparedQuery } from '../db/prepared.js';
 import { UserType, Visibility, type UserTable } from './tables.js';
-import type { UserRow, NewUserRow, EmailRow } from './tables.js';
+import type { UserRow, NewUserRow, EmailRow, Viewer } from './tables.js';
 
 export type UserPatch = Updateable<UserTable>;
 type Q = Db | Tx;
 
-/** Who is looking: decides which limited and private accounts are visible. */
-export interface Viewer {
-  id: number;
-  isAdmin: boolean;
-  /** A public-only token sees only public accounts. */
-  publicOnly?: boolean;
-  /** An actions job token: write access to this one repository, public read elsewhere. */
-  repoId?: number;
-}
+// Declared in tables.ts (routes and pages take it from there); kept importable from here for the
+// domains that still do.
+export type { Viewer } from './tables.js';
 
 const byId = preparedQuery((q, id: number) => q.selectFrom('user').selectAll().where('id', '=', id));
 const byLowerName = preparedQuery((q, lower: string) =>

@@ -9,6 +9,16 @@ export type VisibilityName = keyof typeof Visibility;
 export const visibilityName = (v: number): VisibilityName =>
   v === Visibility.private ? 'private' : v === Visibility.limited ? 'limited' : 'public';
 
+/** Who is looking: decides which limited and private accounts are visible. */
+export interface Viewer {
+  id: number;
+  isAdmin: boolean;
+  /** A public-only token sees only public accounts. */
+  publicOnly?: boolean;
+  /** An actions job token: write access to this one repository, public read elsewhere. */
+  repoId?: number;
+}
+
 /** Columns with a database default are Generated: optional when inserting. */
 export interface UserTable {
   id: Generated<number>;

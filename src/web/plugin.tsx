@@ -3,22 +3,23 @@
 // sign in, and errors as pages in the site's look. Each domain's pages.tsx registers its routes
 // through `Web`; they call the same services as the API (and so the same permission checks).
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import multipart, { type MultipartFile } from '@fastify/multipart';
+import multipart from '@fastify/multipart';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { VNode } from 'preact';
-import type { AppContext } from '../app/context.js';
-import { AppError, MovedError } from '../errors.js';
+import type { Config } from '../config/config.js';
+import { AppError, MovedError, badRequest } from '../errors.js';
 import { movedTo, statusOf } from '../http/errors.js';
-import type { Viewer } from '../users/store.js';
+import type { SessionService } from '../sessions/service.js';
+import type { Viewer } from '../users/tables.js';
 import type { UserRow } from '../users/tables.js';
 import { Assets } from './assets.js';
 import { sendHtml } from './html.js';
 import { ErrorPage, type PageContext } from './layout.js';
+import { safeRedirect, siteOf, type Site } from './redirect.js';
+import { FormCsrfError, readMultipartForm, removeUploads, type Upload } from './uploads.js';
+
+export type { Upload } from './uploads.js';
 
 export const CSRF_COOKIE = '_csrf';
 const FLASH_COOKIE = 'anvil_flash';
@@ -38,13 +39,6 @@ declare module 'fastify' {
     /** Files of a multipart form, in temporary files removed once the response is sent. */
     uploads: Upload[] | null;
   }
-}
-
-/** A file posted with a form (multipart/form-data), waiting in a temporary file. */
-export interface Upload {
-  filename: string;
-  path: string;
-  size: number;
 }
 
 /** A form field's text ('' when absent; the first when it was sent several times). */
@@ -70,26 +64,63 @@ const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Where a user who must change the password may still go. */
 const MUST_CHANGE_ALLOWED = ['/user/settings/change_password', '/user/logout', '/assets/'];
 
+const CSRF_REFUSED =
+  'The form has expired or did not come from this site (invalid CSRF token). Go back, reload the page and try again.';
+
+/** What the pages' plumbing asks of web sessions (sessions/service.ts). */
+export type WebSessions = Pick<SessionService, 'resolve' | 'csrfToken' | 'checkCsrf' | 'create' | 'destroy'>;
+
+export interface WebDeps {
+  sessions: WebSessions;
+  /** [session]: the session cookie's name, and whether cookies are `Secure`. */
+  session: Pick<Config['session'], 'cookieName' | 'cookieSecure'>;
+  /** Largest file a form may post, in bytes ([attachment] MAX_SIZE). */
+  uploadLimit: number;
+  /** [server] ROOT_URL: redirects go only to paths of its origin. */
+  rootUrl: string;
+  /** Where files posted with forms wait for their request (uploads.ts `uploadsTempDir`). */
+  uploadsDir: string;
+}
+
 export class Web {
   readonly assets = new Assets();
   readonly siteName = 'Anvil';
+  readonly sessions: WebSessions;
+  readonly uploadLimit: number;
+  private readonly session: WebDeps['session'];
+  readonly uploadsDir: string;
+  private readonly site: Site;
 
-  constructor(readonly ctx: AppContext) {}
+  constructor(deps: WebDeps) {
+    this.sessions = deps.sessions;
+    this.session = deps.session;
+    this.uploadLimit = deps.uploadLimit;
+    this.uploadsDir = deps.uploadsDir;
+    this.site = siteOf(deps.rootUrl);
+  }
+
+  /**
+   * Where to send the browser for a target that came with the request (`redirect_to`, a form
+   * field): the normalised path of this site, or `fallback`. Every redirect goes through it.
+   */
+  localTarget(to: unknown, fallback = '/'): string {
+    return safeRedirect(to, this.site, fallback);
+  }
 
   private cookieOptions(maxAge?: number) {
     return {
       path: '/',
       httpOnly: true,
       sameSite: 'lax' as const,
-      secure: this.ctx.config.session.cookieSecure,
+      secure: this.session.cookieSecure,
       ...(maxAge !== undefined ? { maxAge } : {}),
     };
   }
 
   /** Resolves the browser's session and CSRF cookie (setting one when missing). */
   async resolve(request: FastifyRequest, reply: FastifyReply): Promise<WebState> {
-    const { sessions, config } = this.ctx;
-    const found = await sessions.resolve(request.cookies[config.session.cookieName]);
+    const { sessions, session } = this;
+    const found = await sessions.resolve(request.cookies[session.cookieName]);
     let browserId = request.cookies[CSRF_COOKIE];
     if (!browserId || !/^[A-Za-z0-9_-]{20,64}$/.test(browserId)) {
       browserId = crypto.randomBytes(18).toString('base64url');
@@ -137,21 +168,21 @@ export class Web {
   /** Redirects (303: the browser follows with GET) with a message shown on the next page. */
   redirect(reply: FastifyReply, to: string, flash?: { kind: 'info' | 'error'; text: string }): FastifyReply {
     if (flash) reply.setCookie(FLASH_COOKIE, `${flash.kind}:${flash.text}`, this.cookieOptions(60));
-    return reply.code(303).header('Location', to).send();
+    return reply.code(303).header('Location', this.localTarget(to)).send();
   }
 
   /** Starts a fresh session for `user` (the old one, if any, ends). */
   async signIn(request: FastifyRequest, reply: FastifyReply, user: UserRow): Promise<void> {
-    const { sessions, config } = this.ctx;
-    await sessions.destroy(request.cookies[config.session.cookieName]);
+    const { sessions, session } = this;
+    await sessions.destroy(request.cookies[session.cookieName]);
     const value = await sessions.create(user);
-    reply.setCookie(config.session.cookieName, value, this.cookieOptions());
+    reply.setCookie(session.cookieName, value, this.cookieOptions());
   }
 
   async signOut(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const { sessions, config } = this.ctx;
-    await sessions.destroy(request.cookies[config.session.cookieName]);
-    reply.clearCookie(config.session.cookieName, { path: '/' });
+    const { sessions, session } = this;
+    await sessions.destroy(request.cookies[session.cookieName]);
+    reply.clearCookie(session.cookieName, { path: '/' });
   }
 
   errorPage(request: FastifyRequest, reply: FastifyReply, status: number, message: string) {
@@ -169,41 +200,30 @@ export class Web {
   }
 }
 
-/** Safe local redirect target from a `redirect_to` value (never another site). */
-export function localTarget(to: unknown, fallback = '/'): string {
-  if (typeof to !== 'string' || !to.startsWith('/') || to.startsWith('//') || to.startsWith('/\\')) {
-    return fallback;
-  }
-  return to;
-}
-
 export type PageRoutes = (app: FastifyInstance, web: Web) => void;
 
 export async function registerWeb(app: FastifyInstance, web: Web, pages: PageRoutes[]): Promise<void> {
   web.assets.register(app);
   await app.register(async (scope) => {
     await scope.register(formbody, { bodyLimit: 1024 * 1024 });
-    // Forms with files: each file goes to a temporary file as it arrives (never whole in memory);
-    // the other fields are plain values, so the CSRF check reads them as for any form.
+    // Forms with files: read part by part only after the session and the CSRF token (header, or
+    // the form's first field) were checked, each file to a temporary file as it arrives (uploads.ts).
     await scope.register(multipart, {
-      attachFieldsToBody: 'keyValues',
-      limits: { fileSize: web.ctx.config.attachment.maxSize, files: 20, fields: 100 },
-      async onFile(this: FastifyRequest, part: MultipartFile) {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-upload-'));
-        const file = path.join(dir, 'file');
-        (this.uploads ??= []).push({ filename: '', path: file, size: 0 });
-        await pipeline(part.file, fs.createWriteStream(file));
-        if (part.file.truncated) throw new AppError('payload_too_large', `${part.filename} is too large`);
-        const upload: Upload = { filename: part.filename, path: file, size: fs.statSync(file).size };
-        this.uploads[this.uploads.length - 1] = upload;
-        (part as unknown as { value: Upload }).value = upload;
-      },
+      limits: { fileSize: web.uploadLimit, files: 20, fields: 100 },
     });
     scope.decorateRequest('uploads', null);
-    scope.addHook('onResponse', async (request) => {
-      for (const u of request.uploads ?? [])
-        fs.rmSync(path.dirname(u.path), { recursive: true, force: true });
+    const forget = async (request: FastifyRequest) => {
+      const uploads = request.uploads;
+      request.uploads = null;
+      if (uploads?.length) await removeUploads(uploads);
+    };
+    // Removed once the handler has answered (it is done with them then), even to a client that is
+    // gone (when onResponse may not run); a body cut off while read is handled where it is read.
+    scope.addHook('onSend', async (request, _reply, payload) => {
+      await forget(request);
+      return payload;
     });
+    scope.addHook('onResponse', forget);
     scope.decorateRequest('web', null as unknown as WebState);
     scope.addHook('onRequest', async (request, reply) => {
       request.web = await web.resolve(request, reply);
@@ -215,18 +235,37 @@ export async function registerWeb(app: FastifyInstance, web: Web, pages: PageRou
         }
       }
     });
+    const csrfValid = (request: FastifyRequest, presented: unknown) =>
+      web.sessions.checkCsrf(request.web.browserId, request.web.user?.id ?? null, presented);
+    // A multipart body is read here, before the handler and after the checks: no session, no body;
+    // no valid token before the first file, no file written.
+    scope.addHook('preValidation', async (request, reply) => {
+      if (!UNSAFE.has(request.method) || !request.isMultipart()) return;
+      if (!request.web.user) {
+        reply.header('connection', 'close');
+        throw new SignInRequired();
+      }
+      try {
+        request.body = await readMultipartForm(request, {
+          dir: web.uploadsDir,
+          csrfChecked: csrfValid(request, request.headers['x-csrf-token']),
+          checkCsrf: (token) => csrfValid(request, token),
+          track: (upload) => (request.uploads ??= []).push(upload),
+        });
+      } catch (err) {
+        await forget(request);
+        reply.header('connection', 'close');
+        if (err instanceof FormCsrfError) return web.errorPage(request, reply, 403, CSRF_REFUSED);
+        if (err instanceof AppError || (err as FastifyError).statusCode) throw err;
+        // Cut off or malformed: the client's doing, not a failure of the page.
+        throw badRequest(`The form did not arrive whole (${(err as Error).message}).`);
+      }
+    });
     scope.addHook('preHandler', async (request, reply) => {
       if (!UNSAFE.has(request.method)) return;
       const body = request.body as Record<string, unknown> | undefined;
       const presented = request.headers['x-csrf-token'] ?? body?.['_csrf'];
-      if (!web.ctx.sessions.checkCsrf(request.web.browserId, request.web.user?.id ?? null, presented)) {
-        return web.errorPage(
-          request,
-          reply,
-          403,
-          'The form has expired or did not come from this site (invalid CSRF token). Go back, reload the page and try again.',
-        );
-      }
+      if (!csrfValid(request, presented)) return web.errorPage(request, reply, 403, CSRF_REFUSED);
     });
     scope.setErrorHandler((err: FastifyError, request, reply) => {
       if (!request.web) request.web = { user: null, viewer: null, browserId: '', csrf: '', flash: undefined };
@@ -235,7 +274,7 @@ export async function registerWeb(app: FastifyInstance, web: Web, pages: PageRou
       }
       if (err instanceof MovedError) {
         const location = movedTo(request, err);
-        if (location) return reply.code(307).header('Location', location).send();
+        if (location) return reply.code(307).header('Location', web.localTarget(location)).send();
         return web.errorPage(request, reply, 404, 'Not found');
       }
       if (err instanceof AppError) {

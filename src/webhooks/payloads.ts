@@ -1,22 +1,25 @@
 // Forgejo's webhook payloads (modules/structs/hook.go): push, create, delete, fork, repository,
 // issues, issue_comment, pull_request (every pull_request_* event) and release. Repositories are shown as their owner sees them and users
 // as an anonymous caller does (e-mail addresses hidden unless public), as Forgejo does.
-import type { AppContext } from '../app/context.js';
+import type { AttachmentService } from '../attachments/service.js';
+import type { Db } from '../db/database.js';
 import { git, ZERO_OID } from '../git/git.js';
-import { IssuePresenter } from '../issues/present.js';
+import type { IssuePresenter } from '../issues/present.js';
 import { GHOST_USER } from '../issues/schemas.js';
 import type { CommentRow, IssueRow } from '../issues/tables.js';
-import { PullPresenter } from '../pulls/present.js';
+import type { PullPresenter } from '../pulls/present.js';
 import type { PullRequestJson } from '../pulls/schemas.js';
-import type { Pull } from '../pulls/service.js';
-import { AccessMode } from '../orgs/store.js';
+import type { Pull } from '../pulls/tables.js';
+import { AccessMode } from '../orgs/tables.js';
 import { REPO_UNITS } from '../orgs/service.js';
-import type { RepoAccess } from '../repos/service.js';
+import type { RepoAccess, RepoService } from '../repos/service.js';
+import type { ForkService } from '../repos/forks.js';
 import { toRepoJson, type RepositoryJson } from '../repos/schemas.js';
 import type { RepoRow } from '../repos/tables.js';
 import { toReleaseJson } from '../releases/schemas.js';
 import type { ReleaseRow } from '../releases/tables.js';
 import { toUserJson, type UserJson } from '../users/schemas.js';
+import type { UserService } from '../users/service.js';
 import type { UserRow } from '../users/tables.js';
 import * as store from './store.js';
 
@@ -143,17 +146,24 @@ export interface PullExtra {
   requestedReviewer?: UserJson | undefined;
 }
 
+export interface PayloadsDeps {
+  /** The accounts behind commits' e-mail addresses (the webhooks store's query). */
+  db: Db;
+  repos: Pick<RepoService, 'pathOf'>;
+  users: Pick<UserService, 'getById'>;
+  forks: Pick<ForkService, 'parentsJson'>;
+  attachments: Pick<AttachmentService, 'ofReleases'>;
+  /** Issues and comments as the API shows them to an anonymous caller. */
+  issues: Pick<IssuePresenter, 'issue' | 'comments'>;
+  pulls: Pick<PullPresenter, 'pull'>;
+  rootUrl: string;
+}
+
 export class Payloads {
-  private readonly present: IssuePresenter;
-  private readonly pulls: PullPresenter;
+  private readonly rootUrl: string;
 
-  constructor(private readonly ctx: AppContext) {
-    this.present = new IssuePresenter(ctx);
-    this.pulls = new PullPresenter(ctx);
-  }
-
-  private get rootUrl(): string {
-    return this.ctx.config.server.rootUrl;
+  constructor(private readonly deps: PayloadsDeps) {
+    this.rootUrl = deps.rootUrl;
   }
 
   /** A user as an anonymous caller sees them; the Ghost user when the account is gone. */
@@ -162,15 +172,15 @@ export class Payloads {
   }
 
   async userById(id: number): Promise<UserJson> {
-    return this.user(await this.ctx.users.getById(id));
+    return this.user(await this.deps.users.getById(id));
   }
 
   /** The repository as its owner sees it (Forgejo's payloads use owner access). */
   async subject(repo: RepoRow, owner?: UserRow): Promise<Subject | undefined> {
-    const o = owner ?? (await this.ctx.users.getById(repo.owner_id));
+    const o = owner ?? (await this.deps.users.getById(repo.owner_id));
     if (!o) return undefined;
     const parent = repo.is_fork
-      ? ((await this.ctx.forks.parentsJson([repo], null)).get(repo.id) ?? null)
+      ? ((await this.deps.forks.parentsJson([repo], null)).get(repo.id) ?? null)
       : null;
     const json = toRepoJson(repo, o, OWNER_ACCESS, { rootUrl: this.rootUrl, viewer: null }, parent);
     return { repo, owner: o, json };
@@ -188,7 +198,7 @@ export class Payloads {
     oldOid: string,
     newOid: string,
   ): Promise<{ commits: PayloadCommit[]; total: number; head: PayloadCommit | null }> {
-    const dir = this.ctx.repos.pathOf(s.repo);
+    const dir = this.deps.repos.pathOf(s.repo);
     if (newOid === ZERO_OID) return { commits: [], total: 0, head: null };
     if (!ref.startsWith('refs/heads/')) {
       const [head] = await this.commitsJson(s, await readCommits(dir, [`${newOid}^{commit}`], 1));
@@ -209,20 +219,20 @@ export class Payloads {
 
   /** One commit as a PayloadCommit (the test delivery's). */
   async commit(s: Subject, oid: string): Promise<PayloadCommit | null> {
-    const raw = await readCommits(this.ctx.repos.pathOf(s.repo), [oid], 1);
+    const raw = await readCommits(this.deps.repos.pathOf(s.repo), [oid], 1);
     return (await this.commitsJson(s, raw))[0] ?? null;
   }
 
   private async commitsJson(s: Subject, raw: RawCommit[]): Promise<PayloadCommit[]> {
     if (raw.length === 0) return [];
-    const dir = this.ctx.repos.pathOf(s.repo);
+    const dir = this.deps.repos.pathOf(s.repo);
     const [files, names] = await Promise.all([
       fileChanges(
         dir,
         raw.map((c) => c.id),
       ),
       store.usersByEmails(
-        this.ctx.db,
+        this.deps.db,
         raw.flatMap((c) => [c.authorEmail, c.committerEmail]),
       ),
     ]);
@@ -305,7 +315,7 @@ export class Payloads {
     sender: UserJson,
     extra: { changes?: Record<string, { from: string }>; commitId?: string } = {},
   ) {
-    const json = await this.present.issue(issue, null, s.repo);
+    const json = await this.deps.issues.issue(issue, null, s.repo);
     return {
       action,
       number: issue.index,
@@ -326,8 +336,8 @@ export class Payloads {
     changes?: Record<string, { from: string }>,
   ) {
     const [issueJson, [commentJson]] = await Promise.all([
-      this.present.issue(issue, null, s.repo),
-      this.present.comments(issue, [comment], null, s.repo),
+      this.deps.issues.issue(issue, null, s.repo),
+      this.deps.issues.comments(issue, [comment], null, s.repo),
     ]);
     return {
       action,
@@ -344,7 +354,7 @@ export class Payloads {
 
   /** The pull request as GET /repos/{owner}/{repo}/pulls/{index} shows it to an anonymous caller. */
   pullJson(s: Subject, pull: Pull): Promise<PullRequestJson> {
-    return this.pulls.pull(pull, s.repo, null);
+    return this.deps.pulls.pull(pull, s.repo, null);
   }
 
   /** Forgejo's PullRequestPayload (requested_reviewer and review are null unless the event has them). */
@@ -371,8 +381,8 @@ export class Payloads {
     sender: UserJson,
   ) {
     const [publisher, assets] = await Promise.all([
-      this.ctx.users.getById(release.publisher_id),
-      this.ctx.attachments.ofReleases([release.id]),
+      this.deps.users.getById(release.publisher_id),
+      this.deps.attachments.ofReleases([release.id]),
     ]);
     const links = {
       rootUrl: this.rootUrl,

@@ -4,13 +4,14 @@
 // history under .../hooks/{id}/deliveries; plus POST /repos/{owner}/{repo}/hooks/{id}/tests.
 import { Type, type TSchema } from 'typebox';
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../app/context.js';
 import type { Api } from '../http/types.js';
 import { signedIn, type RouteAuth } from '../http/auth.js';
-import { PageFields, pageOf, sendPage, setPageHeaders } from '../http/pagination.js';
+import { PageFields, pageOf, sendPage, setPageHeaders, type PagingSettings } from '../http/pagination.js';
+import type { OrgService } from '../orgs/service.js';
+import type { RepoService } from '../repos/service.js';
 import { declares } from '../quota/schemas.js';
 import { CreateHookOption, EditHookOption, Hook, HookDelivery } from './schemas.js';
-import type { HookScope } from './service.js';
+import type { HookScope, WebhookService } from './service.js';
 
 interface ScopeRoutes {
   /** The path before /hooks. */
@@ -23,9 +24,16 @@ interface ScopeRoutes {
   resolve(request: FastifyRequest): Promise<HookScope>;
 }
 
-export function webhooksRoutes(app: Api, ctx: AppContext): void {
-  const { repos, orgs, webhooks } = ctx;
-  const rootUrl = ctx.config.server.rootUrl;
+export interface WebhooksRoutesDeps {
+  webhooks: WebhookService;
+  repos: Pick<RepoService, 'requireRepo'>;
+  orgs: Pick<OrgService, 'requireVisibleOrg' | 'requireOwner'>;
+  paging: PagingSettings;
+  rootUrl: string;
+}
+
+export function webhooksRoutes(app: Api, deps: WebhooksRoutesDeps): void {
+  const { repos, orgs, webhooks, paging, rootUrl } = deps;
 
   const scopes: ScopeRoutes[] = [
     {
@@ -93,7 +101,7 @@ export function webhooksRoutes(app: Api, ctx: AppContext): void {
       },
       async (request, reply) => {
         const scope = await sc.resolve(request);
-        const page = pageOf(request.query, ctx.paging);
+        const page = pageOf(request.query, paging);
         const result = await webhooks.list(scope, page);
         return sendPage(request, reply, result, page, rootUrl, (h) => webhooks.toJson(h));
       },
@@ -213,7 +221,7 @@ export function webhooksRoutes(app: Api, ctx: AppContext): void {
       },
       async (request, reply) => {
         const scope = await sc.resolve(request);
-        const page = pageOf(request.query, ctx.paging);
+        const page = pageOf(request.query, paging);
         const [rows, total] = await webhooks.deliveries(scope, request.params.id, page);
         setPageHeaders(request, reply, total, page, rootUrl);
         return rows;

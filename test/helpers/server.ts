@@ -13,6 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { createContext, type AppContext } from '../../src/app/context.js';
 import { buildServer, type ServerOptions } from '../../src/app/server.js';
+import { DataLock } from '../../src/cluster/datalock.js';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { postgresConnection } from '../../src/db/database.js';
@@ -41,6 +42,8 @@ export interface TestServer {
   dataDir: string;
   /** Environment that points the CLI at this server's configuration. */
   env: NodeJS.ProcessEnv;
+  /** The data lock this server holds, as `anvil web` does (releasing it plays the server's death). */
+  dataLock: DataLock;
   admin: { name: string; password: string; token: string };
   api<T = unknown>(
     method: string,
@@ -235,6 +238,7 @@ export async function startServer(
   } else if (config.database.type === 'sqlite3' && !fs.existsSync(config.database.path)) {
     await copyTemplate(config.database, config.database.path);
   }
+  const dataLock = DataLock.take(dataDir);
   const ctx = await createContext(config, pino({ level: config.log.level }));
   const app = await buildServer(ctx, serverOptions);
   await app.listen({ host: '127.0.0.1', port });
@@ -278,13 +282,14 @@ export async function startServer(
     return { status: res.status, body: parsed as T, text, headers: res.headers };
   }
 
-  return {
+  const server: TestServer = {
     url,
     config,
     ctx,
     app,
     dataDir,
     env,
+    dataLock,
     admin: { name: 'root', password: adminPassword, token: adminToken },
     api,
     async createUser(name, opts = {}) {
@@ -316,6 +321,7 @@ export async function startServer(
         clearInterval(sweep);
       }
       await ctx.close();
+      server.dataLock.release();
       // The database is dropped in the background (about a second on MariaDB, which removes its
       // tables' files one by one): the file's next test goes on meanwhile, and the connection
       // dropping it keeps this process alive until it is gone.
@@ -325,6 +331,7 @@ export async function startServer(
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  return server;
 }
 
 /** The bundled CLI, as `anvil` runs it (scripts/build.js makes it before the tests). */

@@ -68,14 +68,22 @@ export class WebClient {
     });
   }
 
-  /** Posts a multipart form (files included) with the CSRF token of the last page. */
+  /**
+   * Posts a multipart form (files included) with the CSRF token of the last page as its first
+   * field, where the site's forms put it (unless the form has its own `_csrf`).
+   */
   async postMultipart(p: string, form: FormData): Promise<WebReply> {
-    if (!form.has('_csrf')) form.set('_csrf', this.csrf);
+    let body = form;
+    if (!form.has('_csrf')) {
+      body = new FormData();
+      body.append('_csrf', this.csrf);
+      form.forEach((v, k) => body.append(k, v));
+    }
     const res = await fetch(this.base + p, {
       method: 'POST',
       redirect: 'manual',
       headers: { accept: 'text/html', cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
-      body: form,
+      body,
     });
     this.remember(res);
     return {

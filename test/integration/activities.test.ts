@@ -14,6 +14,7 @@ interface Act {
   ref_name: string;
   is_private: boolean;
   comment_id: number;
+  comment: { id: number; body: string; user: { login: string }; html_url: string; issue_url: string } | null;
   created: string;
 }
 
@@ -68,6 +69,19 @@ describe('activity feeds', () => {
     assert.equal(comment.act_user.login, 'bob');
     assert.equal(comment.content, '1|a comment from bob');
     assert.ok(comment.comment_id > 0);
+    // Forgejo's Activity.comment: the Comment itself, for comment entries.
+    assert.equal(comment.comment?.id, comment.comment_id);
+    assert.equal(comment.comment?.body, 'a comment from bob');
+    assert.equal(comment.comment?.user.login, 'bob');
+    assert.equal(comment.comment?.html_url, `${s.url}/alice/pub/issues/1#issuecomment-${comment.comment_id}`);
+    assert.equal(comment.comment?.issue_url, `${s.url}/alice/pub/issues/1`);
+    assert.equal(push.comment, null);
+    assert.equal(push.comment_id, 0);
+    for (const feed of ['/users/bob/activities/feeds', '/users/alice/activities/feeds']) {
+      const r = await s.api<Act[]>('GET', feed);
+      const c = r.body.find((a) => a.op_type === 'comment_issue');
+      assert.deepEqual(c?.comment, comment.comment, feed);
+    }
     assert.equal(closed.is_private, false);
     const paged = await s.api<Act[]>('GET', '/repos/alice/pub/activities/feeds?limit=2&page=2');
     assert.deepEqual(ops(paged.body), ['comment_issue:alice/pub', 'create_issue:alice/pub']);
@@ -160,6 +174,33 @@ describe('activity feeds', () => {
     });
     assert.equal(teamFeed.status, 200, teamFeed.text);
     assert.deepEqual(ops(teamFeed.body), ['create_repo:guild/closed']);
+    // A comment in a repository whose issues the reader may not read (the team has the code
+    // unit only) is left out of the entry; members who may read it get it.
+    const issue = await s.api<{ number: number }>('POST', '/repos/guild/closed/issues', {
+      token: alice.token,
+      body: { title: 'internal' },
+    });
+    const said = await s.api<{ id: number }>(
+      'POST',
+      `/repos/guild/closed/issues/${issue.body.number}/comments`,
+      {
+        token: alice.token,
+        body: { body: 'members only' },
+      },
+    );
+    assert.equal(said.status, 201, said.text);
+    const commentOf = (acts: Act[]) => acts.find((a) => a.op_type === 'comment_issue');
+    const forBob = commentOf(
+      (await s.api<Act[]>('GET', `/teams/${team.body.id}/activities/feeds`, { token: bob.token })).body,
+    );
+    assert.ok(forBob, 'the entry itself is in the feed');
+    assert.equal(forBob.comment, null);
+    assert.equal(forBob.comment_id, 0);
+    const forAlice = commentOf(
+      (await s.api<Act[]>('GET', '/orgs/guild/activities/feeds', { token: alice.token })).body,
+    );
+    assert.equal(forAlice?.comment?.id, said.body.id);
+    assert.equal(forAlice?.comment?.body, 'members only');
     assert.equal(
       (await s.api('GET', `/teams/${team.body.id}/activities/feeds`, { token: carol.token })).status,
       404,

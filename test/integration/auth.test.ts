@@ -80,11 +80,65 @@ describe('authentication and authorization', () => {
     });
 
     it('answers 401 for a wrong password, on every route, public ones included', async () => {
+      const guessed = await s.createUser('guessed');
       for (const path of ['/user', '/users/carol', '/users/search', '/version', '/orgs']) {
-        const r = await s.api<Msg>('GET', path, { basic: ['carol', 'wrong-password'] });
+        const r = await s.api<Msg>('GET', path, { basic: ['guessed', 'wrong-password'] });
         assert.equal(r.status, 401, path);
         assert.equal(r.body.message, BAD_CREDENTIALS, path);
       }
+      // Five failures, then the account's password is refused for the window, whatever form of
+      // its name comes with it and on every surface that takes Basic authentication.
+      const repo = await s.api('POST', '/user/repos', { token: guessed.token, body: { name: 'guarded' } });
+      assert.equal(repo.status, 201, repo.text);
+      for (const login of ['guessed', 'GUESSED', 'guessed@example.com']) {
+        const r = await s.api<Msg>('GET', '/user', { basic: [login, guessed.password] });
+        assert.equal(r.status, 429, login);
+        assert.equal(
+          r.body.message,
+          'Too many failed sign-in attempts. Please wait a few minutes and try again.',
+        );
+      }
+      const git = await fetch(`${s.url}/guessed/guarded.git/info/refs?service=git-upload-pack`, {
+        headers: { authorization: `Basic ${Buffer.from(`guessed:${guessed.password}`).toString('base64')}` },
+      });
+      assert.equal(git.status, 429, 'git over HTTP too');
+      // Tokens are not passwords: they still work, as the password of Basic authentication too.
+      assert.equal((await s.api('GET', '/user', { token: guessed.token })).status, 200);
+      assert.equal((await s.api('GET', '/user', { basic: ['guessed', guessed.token] })).status, 200);
+      // More guesses change nothing, and no request slips through side by side.
+      const burst = await Promise.all(
+        Array.from({ length: 10 }, () => s.api('GET', '/user', { basic: ['guessed', 'wrong-again'] })),
+      );
+      assert.deepEqual(new Set(burst.map((r) => r.status)), new Set([429]));
+      // Time-based: once the failures are older than [security] LOGIN_THROTTLE_WINDOW (aged here
+      // rather than waited for), the password works again.
+      const window = s.config.security.signInThrottle.window;
+      await s.ctx.db
+        .updateTable('login_failure')
+        .set((eb) => ({ created_unix: eb('created_unix', '-', window) }))
+        .execute();
+      assert.equal((await s.api('GET', '/user', { basic: ['guessed', guessed.password] })).status, 200);
+    });
+
+    it('lets as many guesses through side by side as one after another', async () => {
+      const raced = await s.createUser('raced');
+      const guess = () => s.api('GET', '/user', { basic: ['raced', 'wrong-password'] });
+      const burst = (await Promise.all(Array.from({ length: 12 }, guess))).map((r) => r.status);
+      assert.deepEqual(
+        burst.filter((x) => x !== 401 && x !== 429),
+        [],
+        burst.join(),
+      );
+      // Each 401 was one guess counted; one after another, the rest of the five.
+      let guesses = burst.filter((x) => x === 401).length;
+      assert.ok(guesses <= 5, burst.join());
+      for (let status = 401; status === 401;) {
+        status = (await guess()).status;
+        if (status === 401) guesses++;
+        else assert.equal(status, 429);
+      }
+      assert.equal(guesses, 5, burst.join());
+      assert.equal((await s.api('GET', '/user', { basic: ['raced', raced.password] })).status, 429);
     });
 
     it('answers 401 for an unknown user, an empty password or a password of another user', async () => {

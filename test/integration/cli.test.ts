@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +16,7 @@ import { loadConfig, type Config } from '../../src/config/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { freePort, freshDatabase } from '../helpers/server.js';
 import { GitClient, repoUrl } from '../helpers/git.js';
+import { WebClient } from '../helpers/web.js';
 
 const CLI = fileURLToPath(new URL('../../bundle/cli.js', import.meta.url));
 
@@ -475,6 +477,11 @@ describe('anvil CLI', () => {
         signal: AbortSignal.timeout(10_000),
       }).then((res) => res.status);
     assert.equal(await basic('carol-pass-1'), 200);
+    // A browser signed in before the change is signed out by it.
+    const browser = new WebClient(w.url);
+    await browser.signIn('carol', 'carol-pass-1');
+    const signedIn = async () => (await browser.get('/user/settings/change_password')).status === 200;
+    assert.ok(await signedIn(), 'signed in on the web');
     const r = await cli(
       'admin',
       'user',
@@ -487,6 +494,7 @@ describe('anvil CLI', () => {
     );
     assertOk(r, 'change-password');
     assert.match(r.stdout, /carol's password has been successfully updated!/);
+    assert.equal(await signedIn(), false, 'the web session ended with the new password');
     assert.equal(await mustChangePassword('carol'), 1);
     assert.equal(await basic('carol-pass-1'), 401, 'the old password no longer signs in');
     assert.notEqual(await basic('carol-pass-2'), 401, 'the new password does (the account may not act yet)');
@@ -690,6 +698,40 @@ describe('anvil CLI', () => {
     assert.equal(code, 0, `exit after SIGTERM:\n${w.output()}`);
     web = undefined;
   });
+
+  it('anvil web exits by GRACEFUL_HAMMER_TIME with a request under way and its log output unread, then gone', async () => {
+    const w = await startWeb(['--config', iniPath], {
+      cwd: dir,
+      port,
+      env: cleanEnv({ ANVIL__SERVER__GRACEFUL_HAMMER_TIME: '2s', ANVIL__LOG__LEVEL: 'info' }),
+    });
+    const exited = new Promise<number | null>((resolve) => w.child.once('exit', (code) => resolve(code)));
+    // Its signal handlers are set once it has said where it listens.
+    while (!/listening on/.test(w.output())) await new Promise((r) => setTimeout(r, 50));
+    // A request whose body stops coming half-way.
+    const req = http.request(`${w.url}/api/v1/markdown`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': String(1 << 20) },
+    });
+    req.on('error', () => undefined);
+    req.write(`{"Text": "${'a'.repeat(1000)}`);
+    // The log output is no longer read: the pipe fills up with request lines (long URLs).
+    w.child.stdout!.pause();
+    const long = `${w.url}/api/v1/version?${'x'.repeat(6000)}`;
+    for (let i = 0; i < 8; i++) {
+      await Promise.all(Array.from({ length: 10 }, () => fetch(long).then((r) => r.arrayBuffer())));
+    }
+    w.child.kill('SIGTERM');
+    // The process reading the log output goes away after the deadline has passed.
+    await new Promise((r) => setTimeout(r, 3000));
+    w.child.stdout!.destroy();
+    const code = await Promise.race([
+      exited,
+      new Promise<'still running'>((r) => setTimeout(() => r('still running'), 30_000)),
+    ]);
+    req.destroy();
+    assert.equal(code, 1, 'the deadline ended the process');
+  });
 });
 
 describe('npm start contract: `anvil web` in a fresh directory without configuration', () => {
@@ -718,7 +760,7 @@ describe('npm start contract: `anvil web` in a fresh directory without configura
     );
     const version = await api<{ version: string }>(w.url, 'GET', '/version');
     assert.equal(version.status, 200);
-    assert.match(version.body.version, /\+anvil-/);
+    assert.match(version.body.version, /\+gitea-[0-9.]+-anvil-/);
     assert.ok(fs.existsSync(path.join(cwd, 'data', 'anvil.db')), './data/anvil.db');
     const ini = fs.readFileSync(path.join(cwd, 'data', 'app.ini'), 'utf8');
     const key = /^SECRET_KEY = (\S+)$/m.exec(ini)?.[1];

@@ -257,8 +257,6 @@ describe('crash safety (SIGKILL at fixed points, then a restart)', () => {
       ANVIL__LOG__LEVEL: 'warn',
       ANVIL__WEBHOOK__ALLOWED_HOST_LIST: 'loopback',
       ANVIL__ACTIONS__ENABLED: 'true',
-      // Everything a dead process left is a leftover at once, in this test.
-      ANVIL_TEST_SWEEP_GRACE_MS: '0',
     });
     for (const k of ['DB_TYPE', 'HOST', 'USER', 'NAME', 'PASSWD']) {
       const v = process.env[`ANVIL__DATABASE__${k}`];
@@ -429,7 +427,79 @@ describe('crash safety (SIGKILL at fixed points, then a restart)', () => {
     }
   });
 
+  describe('scheduled merge', () => {
+    it('killed after scheduling, before the queue ran: the restarted server merges it', async () => {
+      const name = 'automerge-scheduled';
+      const wt = await newRepo(name);
+      await git.git(['checkout', '--quiet', '-b', 'topic'], wt);
+      await git.commit(wt, 'topic.txt', 'topic work');
+      await git.git(['push', '--quiet', 'origin', 'topic'], wt);
+      const pr = await api<{ number: number }>('POST', `/repos/root/${name}/pulls`, {
+        head: 'topic',
+        base: 'main',
+        title: 'topic',
+      });
+      assert.equal(pr.status, 201, JSON.stringify(pr.body));
+      const mainBefore = (await git.lsRemote(remote(name))).get('refs/heads/main');
+      await crashDuring('automerge:scheduled', () =>
+        api('POST', `/repos/root/${name}/pulls/${pr.body.number}/merge`, {
+          Do: 'merge',
+          merge_when_checks_succeed: true,
+          delete_branch_after_merge: true,
+        }),
+      );
+      // The schedule was committed, the queue never ran: the start-up sweep finds it.
+      const merged = async () =>
+        (await api<{ merged: boolean }>('GET', `/repos/root/${name}/pulls/${pr.body.number}`)).body.merged;
+      const deadline = Date.now() + 15_000;
+      while (!(await merged())) {
+        if (Date.now() > deadline) throw new Error('the scheduled merge was not done after the restart');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const refs = await git.lsRemote(remote(name));
+      assert.notEqual(refs.get('refs/heads/main'), mainBefore);
+      let gone = !refs.has('refs/heads/topic');
+      for (let i = 0; !gone && i < 100; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        gone = !(await git.lsRemote(remote(name))).has('refs/heads/topic');
+      }
+      assert.ok(gone, 'the head branch deleted after the merge');
+      const again = await api('POST', `/repos/root/${name}/pulls/${pr.body.number}/merge`, {
+        Do: 'merge',
+        merge_when_checks_succeed: true,
+      });
+      assert.notEqual(again.status, 201, 'nothing is left to schedule');
+    });
+  });
+
   describe('uploads', () => {
+    it('an upload cut off by a kill: anvil doctor reports what it left, and the next start removes it', async () => {
+      await stop();
+      const w = await start();
+      const exited = new Promise((r) => w.child.once('exit', r));
+      const req = http.request(`${url}/api/packages/root/generic/killed/1.0.0/killed.bin`, {
+        method: 'PUT',
+        headers: { authorization: `token ${token}`, 'content-length': String(1 << 20) },
+      });
+      req.on('error', () => undefined);
+      req.write(Buffer.alloc(64 << 10, 1));
+      await waitFor('the upload to start', () => leftovers().some((f) => f.startsWith('packages/.tmp/')));
+      w.child.kill('SIGKILL');
+      await exited;
+      req.destroy();
+      web = undefined;
+      // No server runs: what the dead one left is a leftover, however young.
+      const check = await exec(process.execPath, [CLI, 'doctor'], { env, cwd: dataDir }).catch(
+        (e: { code: number; stdout: string }) => e,
+      );
+      assert.equal((check as { code?: number }).code, 1, `problems found:\n${check.stdout}`);
+      assert.match(check.stdout, /found: temporary file left over: packages\/\.tmp\/\S+ \(\d+ bytes\)/);
+      await start();
+      await assertNoLeftovers();
+      assert.equal((await api('GET', '/packages/root/generic/killed/1.0.0')).status, 404);
+      assert.match(await cli('doctor'), /No problems found/);
+    });
+
     it('an LFS upload killed while writing or before its row leaves nothing behind', async () => {
       const name = 'lfs-crash';
       await newRepo(name);

@@ -12,6 +12,7 @@ import { GitClient, repoUrl } from '../helpers/git.js';
 import { blobKey as lfsKey } from '../../src/lfs/service.js';
 import { blobKey as attachmentKey } from '../../src/attachments/service.js';
 import type { Storage } from '../../src/storage/storage.js';
+import { DataLock } from '../../src/cluster/datalock.js';
 
 const HOUR = 3600_000;
 const sha256 = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
@@ -318,6 +319,77 @@ describe('anvil doctor', () => {
       token: alice.token,
     });
     assert.equal(reactions.body.length, 1, 'the issue reaction stays');
+  });
+
+  it('leftovers: with the server alive only old ones count; once it is gone, whatever it left, however young', async () => {
+    const root = s.config.repository.root;
+    /** A file at `p`; with `agedFrom`, it and its directories up to that one made two hours old. */
+    const put = (p: string, agedFrom?: string) => {
+      fs.mkdirSync(path.dirname(p), { recursive: true });
+      fs.writeFileSync(p, crypto.randomBytes(100));
+      if (agedFrom) {
+        for (let q = p; q.startsWith(agedFrom); q = path.dirname(q)) age(q);
+      }
+      return p;
+    };
+    const objects = path.join(s.ctx.repos.pathOf({ id: projId }), 'objects');
+    const oldDir = path.join(objects, 'tmp_objdir-incoming-old1');
+    put(path.join(oldDir, 'pack', 'x.pack'), oldDir);
+    const youngQuarantine = put(path.join(objects, 'tmp_objdir-incoming-young', 'pack', 'x.pack'));
+    const youngTmp = put(path.join(s.dataDir, 'packages', '.tmp', 'young-upload'));
+    const youngScratch = put(path.join(root, '.tmp', 'fork-0123456789abcdef.git', 'HEAD'));
+    const orphanUuid = crypto.randomUUID();
+    const youngOrphan = put(file('attachments', attachmentKey(orphanUuid)));
+
+    // A server is running (it holds the data lock): young leftovers may be its work under way.
+    const alive = await doctor('--run', 'leftovers');
+    problems(alive, 'an old quarantine');
+    assert.match(
+      alive.stdout,
+      /found: git quarantine left over: \d+\.git\/objects\/tmp_objdir-incoming-old1/,
+    );
+    assert.doesNotMatch(alive.stdout, /young|fork-0123/, 'nothing young is reported');
+    assert.match((await doctor('--run', 'storages')).stdout, /\(storages\)\nOK\n/);
+    ok(await doctor('--run', 'leftovers', '--fix'), 'leftovers --fix');
+    assert.equal(fs.existsSync(oldDir), false, 'the old quarantine is removed');
+    for (const p of [youngQuarantine, youngTmp, youngScratch, youngOrphan]) {
+      assert.ok(fs.existsSync(p), `${p} is left to the running server`);
+    }
+
+    // The server is gone: nothing else uses the data, and what is there was left by it.
+    s.dataLock.release();
+    try {
+      const dead = await doctor();
+      problems(dead, "a dead server's leftovers");
+      assert.match(
+        dead.stdout,
+        /found: git quarantine left over: \d+\.git\/objects\/tmp_objdir-incoming-young/,
+      );
+      assert.match(
+        dead.stdout,
+        /found: temporary file left over: packages\/\.tmp\/young-upload \(100 bytes\)/,
+      );
+      assert.match(
+        dead.stdout,
+        /found: repository being prepared left over: \.tmp\/fork-0123456789abcdef\.git/,
+      );
+      assert.doesNotMatch(dead.stdout, /No problems found/);
+      const orphans = await doctor('--run', 'storages');
+      problems(orphans, "a dead server's orphaned blob");
+      assert.match(
+        orphans.stdout,
+        new RegExp(`found: attachments/${attachmentKey(orphanUuid)} \\(100 bytes\\)`),
+      );
+      const fixed = await doctor('--run', 'leftovers', '--fix');
+      ok(fixed, 'leftovers --fix');
+      for (const p of [youngQuarantine, youngTmp, youngScratch, youngOrphan]) {
+        assert.equal(fs.existsSync(p), false, `${p} is removed`);
+      }
+      assert.ok(fs.existsSync(file('attachments', attachmentKey(attachmentUuid))), 'a referenced blob stays');
+      ok(await doctor('--run', 'leftovers', '--run', 'storages'), 'nothing left');
+    } finally {
+      s.dataLock = DataLock.take(s.dataDir);
+    }
   });
 
   it('ends clean after the fixes', async () => {

@@ -1,5 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 describe('server metadata, errors and the API description', () => {
@@ -9,10 +10,29 @@ describe('server metadata, errors and the API description', () => {
   });
   after(() => s.close());
 
-  it('GET /version reports the Forgejo API level with Anvil as build metadata', async () => {
+  it('GET /version reads as a recent Forgejo to clients, with Anvil in the build metadata', async () => {
     const r = await s.api<{ version: string }>('GET', '/version');
     assert.equal(r.status, 200);
-    assert.match(r.body.version, /^\d+\.\d+\.\d+\+anvil-\d+\.\d+\.\d+/);
+    const v = r.body.version;
+    // Semantic Versioning 2.0.0 (what Renovate's semver and Go's version parsers accept).
+    const SEMVER =
+      /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$/;
+    const m = SEMVER.exec(v);
+    assert.ok(m, `${v} is semver`);
+    // Forgejo's form: its own version, then `+gitea-<the Gitea API level>` (what Renovate's gitea
+    // platform, the Gitea SDKs and others look for); Renovate's forgejo platform needs >= 10.
+    assert.ok(Number(m[1]) >= 11, v);
+    assert.match(v, /^\d+\.\d+\.\d+\+gitea-1\.22\.0(?![\d.])/);
+    assert.deepEqual(/\+gitea-(\d+)\.(\d+)\.(\d+)/.exec(v)?.slice(1), ['1', '22', '0']);
+    // Anvil's own version stays visible.
+    const pkg = JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    assert.ok(v.endsWith(`anvil-${pkg.version}`), v);
+    // Forgejo's own version endpoint answers the same string, without credentials.
+    const forgejo = await s.api<{ version: string }>('GET', '/api/forgejo/v1/version');
+    assert.equal(forgejo.status, 200, forgejo.text);
+    assert.deepEqual(forgejo.body, { version: v });
   });
 
   it('GET /settings/api reports the paging settings', async () => {

@@ -2,7 +2,8 @@
 // directory, as behind a load balancer: requests alternate between them. A push to A has its
 // webhook delivered exactly once; a runner long-polling B takes the job a push to A created at
 // once (the cluster channel wakes it, not a poll interval); a token revoked or a user suspended on
-// A is refused by B at once; the node making a delivery is killed with SIGKILL while the receiver
+// A is refused by B at once, as is a web session after a password set on A, and failed sign-ins on
+// A count on B; the node making a delivery is killed with SIGKILL while the receiver
 // hangs, and the other completes it after the claim's lease, nothing lost and nothing doubled.
 // Once with PostgreSQL's LISTEN/NOTIFY as the channel, once with Redis ([queue] TYPE = redis).
 // Multi-node requires PostgreSQL: on SQLite the suite is skipped.
@@ -19,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/config.js';
 import { createAdminWithToken, freePort, freshPostgresDatabase } from '../helpers/server.js';
 import { GitClient } from '../helpers/git.js';
+import { WebClient } from '../helpers/web.js';
 
 const CLI = fileURLToPath(new URL('../../bundle/cli.js', import.meta.url));
 const exec = promisify(execFile);
@@ -293,7 +295,7 @@ for (const channel of ['postgres', 'redis'] as const) {
       );
     });
 
-    it('a token revoked or a user suspended on A is refused by B at once', async () => {
+    it('a token revoked, a user suspended or a password set on A is refused by B at once', async () => {
       const bob = await api('a', 'POST', '/admin/users', {
         username: 'bob',
         email: 'bob@example.com',
@@ -355,6 +357,32 @@ for (const channel of ['postgres', 'redis'] as const) {
         200,
       );
       assert.equal((await api('a', 'GET', '/user', undefined, t2)).status, 200);
+
+      // A browser signed in on B is signed out by a password an administrator sets on A.
+      const browser = new WebClient(node('b').url);
+      await browser.signIn('bob', 'bob-password-1');
+      const signedIn = async (n: 'a' | 'b') => {
+        const res = await fetch(`${node(n).url}/repo/create`, {
+          redirect: 'manual',
+          headers: { cookie: [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+        });
+        return res.status === 200;
+      };
+      assert.ok((await signedIn('b')) && (await signedIn('a')), 'one session for both nodes');
+      const changed = await api('a', 'PATCH', '/admin/users/bob', {
+        source_id: 0,
+        login_name: 'bob',
+        password: 'bob-password-2',
+      });
+      assert.equal(changed.status, 200, JSON.stringify(changed.body));
+      assert.equal(await signedIn('b'), false, 'password set on A, session refused by B');
+      // Failed sign-ins on A count on B: five there, and B refuses the right password.
+      for (let i = 0; i < 5; i++) {
+        const wrong = `Basic ${Buffer.from('bob:not-it').toString('base64')}`;
+        assert.equal((await api('a', 'GET', '/user', undefined, wrong)).status, 401);
+      }
+      const right = `Basic ${Buffer.from('bob:bob-password-2').toString('base64')}`;
+      assert.equal((await api('b', 'GET', '/user', undefined, right)).status, 429);
     });
 
     it('a push to A has its webhook delivered exactly once', async () => {

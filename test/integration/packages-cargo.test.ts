@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { assertNothingKept, packagesUsed, tgz } from '../helpers/archives.js';
 
 interface Run {
   code: number;
@@ -55,6 +56,14 @@ function publishBody(meta: unknown, crate: Buffer): Buffer {
   b.writeUInt32LE(crate.length);
   return Buffer.concat([a, json, b, crate]);
 }
+
+/** A .crate as `cargo package` makes it: `{name}-{vers}/` with Cargo.toml, gzip'd tar. */
+const crateOf = (name: string, vers: string, more: Record<string, string | Buffer> = {}) =>
+  tgz({
+    [`${name}-${vers}/Cargo.toml`]: `[package]\nname = "${name}"\nversion = "${vers}"\n`,
+    [`${name}-${vers}/src/lib.rs`]: 'pub fn f() {}\n',
+    ...Object.fromEntries(Object.entries(more).map(([k, v]) => [`${name}-${vers}/${k}`, v])),
+  });
 
 const meta = (name: string, vers: string, extra: Record<string, unknown> = {}) => ({
   name,
@@ -418,12 +427,13 @@ describe('Cargo package registry (cargo client)', () => {
 
   it('refuses malformed publish bodies, names and versions with 400 in the errors shape', async () => {
     const auth = `Bearer ${u.token}`;
-    const good = publishBody(meta('shape_ok', '1.0.0'), Buffer.from('crate bytes'));
+    const crateOk = await crateOf('shape_ok', '1.0.0');
+    const good = publishBody(meta('shape_ok', '1.0.0'), crateOk);
     const cases: Array<[string, Buffer, RegExp]> = [
       ['empty', Buffer.alloc(0), /empty|ends inside/],
       ['two bytes of length', Buffer.from([1, 0]), /length of the metadata/],
       ['JSON shorter than its length', good.subarray(0, 20), /ends inside the metadata/],
-      ['no crate length', good.subarray(0, good.length - 'crate bytes'.length - 2), /length of the crate/],
+      ['no crate length', good.subarray(0, good.length - crateOk.length - 2), /length of the crate/],
       ['crate shorter than its length', good.subarray(0, good.length - 3), /before the end of the crate/],
       ['bad JSON', publishBody('{"name": "x", ', Buffer.from('c')), /no JSON/],
       ['JSON not an object', publishBody('[1,2]', Buffer.from('c')), /JSON object/],
@@ -452,6 +462,21 @@ describe('Cargo package registry (cargo client)', () => {
         /features/,
       ],
     ];
+    // Crates that are no sound gzip'd tar of the package.
+    const crateOkBad = await crateOf('crate_bad', '1.0.0');
+    const crates: Array<[string, Buffer, RegExp]> = [
+      ['a crate of random bytes', crypto.randomBytes(200), /not a valid gzip file/],
+      ['a crate cut short', crateOkBad.subarray(0, crateOkBad.length - 10), /not a valid gzip file/],
+      ['a gzip of no tar', zlib.gzipSync(Buffer.alloc(2000, 'x')), /not a valid tar archive/],
+      [
+        'a crate of another version',
+        await crateOf('crate_bad', '1.0.1'),
+        /no crate_bad-1\.0\.0\/Cargo\.toml/,
+      ],
+    ];
+    for (const [what, crate, detail] of crates)
+      cases.push([what, publishBody(meta('crate_bad', '1.0.0'), crate), detail]);
+    const used = await packagesUsed(s, u.token);
     for (const [what, body, detail] of cases) {
       const r = await rawPublish('u', body, auth);
       assert.equal(r.status, 400, what);
@@ -463,8 +488,12 @@ describe('Cargo package registry (cargo client)', () => {
     // Nothing of any of them was kept.
     const listed = await s.api<Array<{ name: string }>>('GET', '/packages/u?type=cargo', { token: u.token });
     assert.deepEqual(listed.body.map((p) => p.name).sort(), ['anvil_app', 'anvil_base']);
-    const tmp = path.join(s.dataDir, 'packages', 'tmp');
-    assert.deepEqual(fs.existsSync(tmp) ? fs.readdirSync(tmp) : [], [], 'no temporary file left');
+    await assertNothingKept(
+      s,
+      crates.map((c) => c[1]),
+      u.token,
+      used,
+    );
     // The well-formed body is accepted.
     const ok = await rawPublish('u', good, auth);
     assert.equal(ok.status, 200, await ok.text());
@@ -572,7 +601,7 @@ describe('Cargo package registry (cargo client)', () => {
       r = await s.api('PUT', `/teams/${id}/members/${member}`, { token: u.token });
       assert.equal(r.status, 204, r.text);
     }
-    const body = publishBody(meta('org_crate', '1.0.0'), Buffer.from('org crate'));
+    const body = publishBody(meta('org_crate', '1.0.0'), await crateOf('org_crate', '1.0.0'));
     const denied = await rawPublish('crates-org', body, `Bearer ${reader.token}`);
     assert.equal(denied.status, 403);
     const ok = await rawPublish('crates-org', body, `Bearer ${writer.token}`);
@@ -594,7 +623,10 @@ describe('Cargo package registry (cargo client)', () => {
     const q = await startServer({ ANVIL__PACKAGES__LIMIT_SIZE_CARGO: '1000' });
     try {
       const l = await q.createUser('limited');
-      const big = publishBody(meta('big', '1.0.0'), crypto.randomBytes(5000));
+      const big = publishBody(
+        meta('big', '1.0.0'),
+        await crateOf('big', '1.0.0', { 'data.bin': crypto.randomBytes(5000) }),
+      );
       const put = (authorization: string) =>
         fetch(`${q.url}/api/packages/limited/cargo/api/v1/crates/new`, {
           method: 'PUT',
@@ -621,7 +653,7 @@ describe('Cargo package registry (cargo client)', () => {
     });
     await s.api('PUT', '/admin/quota/groups/cargo-tiny/users/dave', { token: s.admin.token });
     const auth = `Bearer ${dave.token}`;
-    const r1 = await rawPublish('dave', publishBody(meta('q', '1.0.0'), Buffer.alloc(100, 1)), auth);
+    const r1 = await rawPublish('dave', publishBody(meta('q', '1.0.0'), await crateOf('q', '1.0.0')), auth);
     assert.equal(r1.status, 200, 'the upload that crosses the limit goes through, as in Forgejo');
     const r2 = await rawPublish('dave', publishBody(meta('q', '1.0.1'), Buffer.alloc(100, 2)), auth);
     assert.equal(r2.status, 413);
@@ -641,7 +673,7 @@ describe('Cargo package registry (cargo client)', () => {
     });
     const auth = `Bearer ${u.token}`;
     for (const v of ['1.0.0', '1.1.0']) {
-      const r = await rawPublish('u', publishBody(meta('gone', v), Buffer.from(`crate ${v}`)), auth);
+      const r = await rawPublish('u', publishBody(meta('gone', v), await crateOf('gone', v)), auth);
       assert.equal(r.status, 200);
     }
     assert.equal((await index('u', 'go/ne/gone')).lines.length, 2);

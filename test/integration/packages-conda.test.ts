@@ -485,11 +485,22 @@ with zipfile.ZipFile(out, 'w', compression=zipfile.ZIP_DEFLATED if mode == 'defl
     assert.equal(damaged.data.readUInt32LE(at), 0x04034b50);
     const dataAt = at + 30 + damaged.data.readUInt16LE(at + 26) + damaged.data.readUInt16LE(at + 28);
     damaged.data.fill(0xff, dataAt, dataAt + 16);
+    // Sound up to their info, broken after it: a .tar.bz2 cut short, a .conda with a damaged payload.
+    const cut = good.data.subarray(0, good.data.length - 100);
+    const goodConda = await condaFile({ name: 'good', version: '1.0', build: '0', subdir: 'linux-64' });
+    const pkgAt = goodConda.data.indexOf('pkg-good') - 30;
+    assert.equal(goodConda.data.readUInt32LE(pkgAt), 0x04034b50);
+    const pkgData =
+      pkgAt + 30 + goodConda.data.readUInt16LE(pkgAt + 26) + goodConda.data.readUInt16LE(pkgAt + 28);
+    const badPayload = Buffer.from(goodConda.data);
+    badPayload.fill(0xff, pkgData + 12, pkgData + 20);
     const cases: Array<[string, Buffer, RegExp]> = [
-      ['junk-1.0-0.tar.bz2', random, /not a \.tar\.bz2/],
-      ['junk-1.0-0.conda', random, /not a \.conda/],
-      ['junk-1.0-0.tar.bz2', await bzip2Of(random), /tar/],
-      ['junk-1.0-0.conda', good.data, /not a \.conda|zip/],
+      ['good-1.0-0.tar.bz2', cut, /\.tar\.bz2 package is not valid bzip2 data/],
+      ['good-1.0-0.conda', badPayload, /member pkg-good-1\.0-0\.tar\.zst is not valid zstd data/],
+      ['junk-1.0-0.tar.bz2', random, /\.tar\.bz2 package is not valid bzip2 data/],
+      ['junk-1.0-0.conda', random, /\.conda package is not a valid zip archive/],
+      ['junk-1.0-0.tar.bz2', await bzip2Of(random), /not a valid tar archive/],
+      ['junk-1.0-0.conda', good.data, /\.conda package is not a valid zip archive/],
       ['damaged-1.0-0.conda', damaged.data, /not valid deflate data/],
       ['noindex-1.0-0.tar.bz2', noIndex.data, /info\/index\.json/],
       ['noindex-1.0-0.conda', noIndexConda.data, /info\/index\.json/],
@@ -497,7 +508,7 @@ with zipfile.ZipFile(out, 'w', compression=zipfile.ZIP_DEFLATED if mode == 'defl
       ['other-1.0-0.tar.bz2', good.data, /named for other 1\.0/],
       ['good-2.0-0.tar.bz2', good.data, /named for good 2\.0/],
       ['good-1.0-1.tar.bz2', good.data, /\(1\)/],
-      ['good-1.0-0.conda', good.data, /not a \.conda/],
+      ['good-1.0-0.conda', good.data, /not a valid zip archive/],
       ['badsub-1.0-0.tar.bz2', badSubdir.data, /subdir/],
       // Bad names.
       ['good-1.0.tar.bz2', good.data, /invalid file name/],
@@ -518,7 +529,7 @@ with zipfile.ZipFile(out, 'w', compression=zipfile.ZIP_DEFLATED if mode == 'defl
     }
     const list = await s.api<unknown[]>('GET', '/packages/alice?q=bad', { token: alice.token });
     assert.deepEqual(list.body, []);
-    for (const d of [random, good.data, noIndex.data, badSubdir.data]) {
+    for (const d of [random, good.data, noIndex.data, badSubdir.data, cut, badPayload]) {
       const blobs = await s.ctx.db
         .selectFrom('package_blob')
         .select('id')

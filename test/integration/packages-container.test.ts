@@ -562,6 +562,26 @@ describe('container registry (skopeo and raw HTTP)', () => {
       assert.equal(code(r), 'DIGEST_INVALID');
       r = await reg('HEAD', `/v2/u/raw/blobs/sha256:${sha('abcdef')}`, { auth: basic(u) });
       assert.equal(r.status, 404);
+      // Of the uploads, finished or failed, nothing stays under packages/tmp/: no part, no folder.
+      const tmp = path.join(s.dataDir, 'packages', 'tmp');
+      assert.deepEqual(fs.existsSync(tmp) ? fs.readdirSync(tmp) : [], []);
+      // A part of a session still open is no leftover: the sweep keeps it (clients resume sessions).
+      r = await reg('POST', '/v2/u/raw/blobs/uploads/', { auth: basic(u) });
+      const open = r.headers.get('location')!;
+      r = await reg('PATCH', open, {
+        auth: basic(u),
+        body: 'ghi',
+        headers: { 'content-type': 'application/octet-stream' },
+      });
+      assert.equal(r.status, 202);
+      const swept = await s.ctx.sweeper.sweep({ graceMs: 0, now: Date.now() + 1000 });
+      assert.deepEqual(
+        swept.orphans.filter((o) => o.key.startsWith('tmp/')),
+        [],
+      );
+      r = await reg('PUT', `${open}?digest=sha256:${sha('ghi')}`, { auth: basic(u) });
+      assert.equal(r.status, 201);
+      assert.deepEqual(fs.readdirSync(tmp), []);
     });
 
     it('refuses manifests naming missing blobs or wrong sizes, and bad manifests', async () => {

@@ -10,6 +10,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { assertNothingKept, packagesUsed } from '../helpers/archives.js';
 
 interface PackageJson {
   id: number;
@@ -174,9 +175,16 @@ describe('generic package registry', () => {
     assert.equal((await fetch(gen('alice', 'dup/1/a.txt'))).status, 404);
   });
 
-  it('answers 400 for invalid names, versions and file names', async () => {
+  it('answers 400 for invalid names, versions and file names, as Forgejo', async () => {
     const auth = `token ${alice.token}`;
-    for (const p of ['bad%20name/1/f.txt', 'ok/1/bad%24file', 'ok/%20v1/f.txt', 'ok/1/..']) {
+    for (const p of [
+      'bad%20name/1/f.txt',
+      'ok/1/bad%3Cfile',
+      'ok/%20v1/f.txt',
+      'ok/1/..',
+      '-/1/f.txt',
+      'ok/1/%20f',
+    ]) {
       const r = await put(gen('alice', p), 'x', auth);
       // `ok/1/..` reaches the server as `ok/`, a path with other methods only: 405.
       assert.ok([400, 404, 405].includes(r.status), `${p}: ${r.status}`);
@@ -184,6 +192,45 @@ describe('generic package registry', () => {
       const body = (await r.json()) as { message: string };
       assert.ok(body.message);
     }
+    // `.` and `..` as a name, a version or a file name, sent as they are (a client would remove them).
+    const used = await packagesUsed(s, alice.token);
+    for (const p of ['../1/f.txt', './1/f.txt', 'ok/../f.txt', 'ok/./f.txt', 'ok/1/..', 'ok/1/.']) {
+      const r = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        // A path given apart from the URL is sent as it is (a URL would lose its dot segments).
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port: new URL(s.url).port,
+            path: `/api/packages/alice/generic/${p}`,
+            method: 'PUT',
+            headers: { authorization: auth, 'content-length': '1' },
+          },
+          (res) => {
+            let body = '';
+            res.setEncoding('utf8').on('data', (d: string) => (body += d));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
+        req.on('error', reject);
+        req.end('x');
+      });
+      assert.equal(r.status, 400, `${p}: ${r.status} ${r.body}`);
+      assert.match(r.body, /invalid/, p);
+    }
+    await assertNothingKept(s, [], alice.token, used);
+    const dotted = await s.ctx.db
+      .selectFrom('package')
+      .select('name')
+      .where('name', 'in', ['.', '..'])
+      .execute();
+    assert.deepEqual(dotted, []);
+    // What Forgejo allows in a file name: spaces and punctuation inside.
+    const r = await put(
+      gen('alice', 'ok/1/my%20file%20(1)%20%5Bv%5D%2B%3D~!%40%23%24%25%5E%26.txt'),
+      'x',
+      auth,
+    );
+    assert.equal(r.status, 201, await r.text());
   });
 
   it('asks for credentials with 401 and WWW-Authenticate', async () => {

@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { assertNothingKept, packagesUsed, zip } from '../helpers/archives.js';
 
 interface Run {
   code: number;
@@ -405,7 +406,7 @@ describe('Maven package registry', () => {
 
   describe('over HTTP', () => {
     const base = `${GROUP_PATH}/${ARTIFACT}`;
-    const content = crypto.randomBytes(5000);
+    const content = zip({ 'data.bin': crypto.randomBytes(5000) });
     const pomText = `<project><modelVersion>4.0.0</modelVersion><groupId>${GROUP}</groupId><artifactId>${ARTIFACT}</artifactId><version>3.0</version></project>`;
 
     before(async () => {
@@ -516,21 +517,27 @@ describe('Maven package registry', () => {
       const auth = `token ${alice.token}`;
       const again = await put(file('alice', `${base}/3.0/Hello-Lib-3.0.jar`), 'other', auth);
       assert.equal(again.status, 409);
-      const sources = await put(file('alice', `${base}/3.0/Hello-Lib-3.0-sources.jar`), 'src', auth);
+      const sources = await put(
+        file('alice', `${base}/3.0/Hello-Lib-3.0-sources.jar`),
+        zip({ 'A.java': 'class A {}' }),
+        auth,
+      );
       assert.equal(sources.status, 201);
       // A SNAPSHOT's file may be published again; the old content (and its quota) goes.
       const url = file('alice', `${base}/4.0-SNAPSHOT/Hello-Lib-4.0-SNAPSHOT.jar`);
-      assert.equal((await put(url, 'first build', auth)).status, 201);
-      assert.equal((await put(url, 'second', auth)).status, 201);
-      assert.equal(await (await fetch(url)).text(), 'second');
+      const firstBuild = zip({ 'build.txt': 'first build' });
+      const second = zip({ 'build.txt': 'second' });
+      assert.equal((await put(url, firstBuild, auth)).status, 201);
+      assert.equal((await put(url, second, auth)).status, 201);
+      assert.deepEqual(Buffer.from(await (await fetch(url)).arrayBuffer()), second);
       const blobs = await s.ctx.db
         .selectFrom('package_blob')
         .select('hash_sha256')
-        .where('hash_sha256', '=', sha('sha256', 'first build'))
+        .where('hash_sha256', '=', sha('sha256', firstBuild))
         .execute();
       assert.deepEqual(blobs, []);
       assert.deepEqual(
-        storedFiles(s.dataDir).filter((f) => f.endsWith(sha('sha256', 'first build'))),
+        storedFiles(s.dataDir).filter((f) => f.endsWith(sha('sha256', firstBuild))),
         [],
       );
       const drift = await s.ctx.quota.recalculate();
@@ -566,7 +573,7 @@ describe('Maven package registry', () => {
       assert.equal(r.status, 403);
       assert.equal(await versionRow('5.0'), undefined);
       // The password as basic auth writes, as Maven's settings.xml would send it.
-      r = await put(url, 'x', basic('alice', alice.password));
+      r = await put(url, zip({ 'x.txt': 'x' }), basic('alice', alice.password));
       assert.equal(r.status, 201);
     });
 
@@ -633,6 +640,40 @@ describe('Maven package registry', () => {
       assert.deepEqual(pkg, []);
     });
 
+    it('refuses a Java archive that is no sound zip with 400 and keeps nothing of it', async () => {
+      const auth = `token ${alice.token}`;
+      const good = zip({
+        'META-INF/MANIFEST.MF': 'Manifest-Version: 1.0\n',
+        'A.class': crypto.randomBytes(300),
+      });
+      const cases: Array<[string, Buffer]> = [
+        ['broken-1.0.jar', crypto.randomBytes(400)],
+        ['broken-1.0.war', good.subarray(0, good.length - 30)],
+        ['broken-1.0.aar', Buffer.from('x')],
+      ];
+      const used = await packagesUsed(s, alice.token);
+      for (const [name, data] of cases) {
+        const r = await put(file('alice', `org/broken/broken/1.0/${name}`), data, auth);
+        const body = (await r.json()) as { message: string };
+        assert.equal(r.status, 400, `${name}: ${body.message}`);
+        assert.match(body.message, new RegExp(`${name.replace(/\./g, '\\.')} is not a valid zip archive`));
+      }
+      await assertNothingKept(
+        s,
+        cases.map((c) => c[1]),
+        alice.token,
+        used,
+      );
+      const pkg = await s.ctx.db
+        .selectFrom('package')
+        .select('id')
+        .where('name', '=', 'org.broken:broken')
+        .execute();
+      assert.deepEqual(pkg, []);
+      const ok = await put(file('alice', 'org/broken/broken/1.0/broken-1.0.jar'), good, auth);
+      assert.equal(ok.status, 201);
+    });
+
     it('leaves no row and no blob behind when an upload is cut off half-way', async () => {
       const before = storedFiles(s.dataDir);
       const url = new URL(file('alice', 'org/cut/big/1.0/big-1.0.jar'));
@@ -683,7 +724,8 @@ describe('Maven package registry', () => {
       const auth = `token ${dave.token}`;
       // This upload crosses the limit and passes (as in Forgejo); the next is refused.
       assert.equal(
-        (await put(file('dave', 'org/q/lib/1.0/lib-1.0.jar'), Buffer.alloc(1500, 1), auth)).status,
+        (await put(file('dave', 'org/q/lib/1.0/lib-1.0.jar'), zip({ a: Buffer.alloc(1400, 1) }), auth))
+          .status,
         201,
       );
       const over = await put(file('dave', 'org/q/lib/1.0/lib-1.0.pom'), pomText, auth);
@@ -709,9 +751,9 @@ describe('Maven package registry: [packages] LIMIT_SIZE_MAVEN', () => {
     // Without Content-Length: refused while streaming.
     r = await put(url('2'), new Blob([Buffer.alloc(5000)]).stream(), `token ${u.token}`);
     assert.equal(r.status, 403);
-    r = await put(url('3'), Buffer.alloc(1000), `token ${u.token}`);
+    r = await put(url('3'), zip({ a: Buffer.alloc(900) }), `token ${u.token}`);
     assert.equal(r.status, 201);
-    r = await put(url('4'), Buffer.alloc(5000), `token ${s.admin.token}`);
+    r = await put(url('4'), zip({ a: Buffer.alloc(5000) }), `token ${s.admin.token}`);
     assert.equal(r.status, 201);
     r = await put(`${s.url}/api/packages/erin/generic/g/1/g.bin`, Buffer.alloc(5000), `token ${u.token}`);
     assert.equal(r.status, 201);

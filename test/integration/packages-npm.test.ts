@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { assertNothingKept, packagesUsed, tgz } from '../helpers/archives.js';
 
 interface Packument {
   name: string;
@@ -307,6 +308,46 @@ describe('npm package registry (npm client)', () => {
     assert.equal(r.status, 400);
     assert.match(((await r.json()) as { error: string }).error, /integrity/);
     assert.equal((await packument('@s/broken')).status, 404);
+  });
+
+  it('refuses a tarball that is no sound gzip tar of a package with 400, keeping nothing', async () => {
+    const good = await tgz({
+      'package/package.json': '{"name":"@s/bad","version":"1.0.0"}',
+      'package/a.js': '1',
+    });
+    const text = zlib.gzipSync(Buffer.from('just some text, no tar at all\n'.repeat(100)));
+    const cases: Array<[string, Buffer, RegExp]> = [
+      ['a 6-byte truncated gzip', good.subarray(0, 6), /not a valid gzip file/],
+      ['a gzip cut half-way', good.subarray(0, good.length >> 1), /not a valid gzip file/],
+      ['bytes that are no gzip', crypto.randomBytes(300), /not a valid gzip file/],
+      ['a gzip of no tar', text, /not a valid tar archive/],
+      ['no package.json', await tgz({ 'package/index.js': 'x' }), /no package\.json/],
+      ['a package.json that is no JSON', await tgz({ 'package/package.json': '{nope' }), /not JSON/],
+    ];
+    const used = await packagesUsed(s, u.token);
+    for (const [what, tarball, problem] of cases) {
+      const r = await rawPublish('@s/bad', publishBody('@s/bad', '1.0.0', tarball), u.token);
+      const body = (await r.json()) as { error: string };
+      assert.equal(r.status, 400, `${what}: ${body.error}`);
+      assert.match(body.error, /tarball/, what);
+      assert.match(body.error, problem, what);
+    }
+    assert.equal((await packument('@s/bad')).status, 404);
+    await assertNothingKept(
+      s,
+      cases.map((c) => c[1]),
+      u.token,
+      used,
+    );
+    // A publish with no tarball at all: 400, not the 404 of an unknown package.
+    const none = publishBody('@s/bad', '1.0.0', good) as Record<string, unknown>;
+    delete none['_attachments'];
+    const r = await rawPublish('@s/bad', none, u.token);
+    assert.equal(r.status, 400);
+    assert.match(((await r.json()) as { error: string }).error, /_attachments/);
+    // The sound tarball is taken.
+    const ok = await rawPublish('@s/bad', publishBody('@s/bad', '1.0.0', good), u.token);
+    assert.equal(ok.status, 201, await ok.text());
   });
 
   it('refuses invalid names with 400', async () => {

@@ -14,6 +14,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { assertNothingKept, packagesUsed, tgz, zip } from '../helpers/archives.js';
 
 interface Run {
   code: number;
@@ -73,6 +74,16 @@ async function upload(
 }
 
 const sha256 = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
+
+const pkgInfo = (name: string, version: string) =>
+  `Metadata-Version: 2.1\nName: ${name}\nVersion: ${version}\n`;
+
+/** An sdist made in the test: `{name}-{version}/PKG-INFO` (and `more`), gzip'd tar. */
+const sdist = (name: string, version: string, more: Record<string, string | Buffer> = {}) =>
+  tgz({
+    [`${name}-${version}/PKG-INFO`]: pkgInfo(name, version),
+    ...Object.fromEntries(Object.entries(more).map(([k, v]) => [`${name}-${version}/${k}`, v])),
+  });
 const basic = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
 
 describe('PyPI registry', () => {
@@ -244,6 +255,60 @@ describe('PyPI registry', () => {
     );
   });
 
+  it('refuses distributions that are not what their names say with 400, keeping nothing', async () => {
+    const wheel = zip({
+      'broken.py': 'x = 1\n',
+      'broken-1.0.dist-info/METADATA': pkgInfo('broken', '1.0'),
+      'broken-1.0.dist-info/WHEEL': 'Wheel-Version: 1.0\n',
+    });
+    const tarGz = await sdist('broken', '1.0');
+    const random = crypto.randomBytes(500);
+    const cases: Array<[string, Buffer, RegExp]> = [
+      ['broken-1.0-py3-none-any.whl', random, /not a valid zip archive/],
+      ['broken-1.0-py3-none-any.whl', wheel.subarray(0, wheel.length - 10), /not a valid zip archive/],
+      ['broken-1.0-py3-none-any.whl', zip({ 'broken.py': 'x = 1\n' }), /no wheel/],
+      ['broken-1.0.tar.gz', random, /not a valid gzip file/],
+      ['broken-1.0.tar.gz', tarGz.subarray(0, tarGz.length - 10), /not a valid gzip file/],
+      ['broken-1.0.tar.gz', await tgz({ 'broken-1.0/setup.py': '' }), /PKG-INFO/],
+      ['broken-1.0.zip', random, /not a valid zip archive/],
+      ['broken-1.0.tar.bz2', random, /not valid bzip2 data/],
+      ['broken-1.0.tar.xz', random, /not xz data/],
+    ];
+    const used = await packagesUsed(s, alice.token);
+    for (const [name, data, problem] of cases) {
+      const r = await upload(
+        repoUrl('alice'),
+        { name: 'broken', version: '1.0', sha256_digest: sha256(data) },
+        { name, data },
+        basic('alice', alice.token),
+      );
+      const body = (await r.json()) as { message: string };
+      assert.equal(r.status, 400, `${name}: ${body.message}`);
+      assert.match(body.message, problem, name);
+      assert.match(body.message, new RegExp(name.replace(/\./g, '\\.')), name);
+    }
+    const list = await s.api<unknown[]>('GET', '/packages/alice?q=broken', { token: alice.token });
+    assert.deepEqual(list.body, []);
+    await assertNothingKept(
+      s,
+      cases.map((c) => c[1]),
+      alice.token,
+      used,
+    );
+    for (const [name, data] of [
+      ['broken-1.0-py3-none-any.whl', wheel],
+      ['broken-1.0.tar.gz', tarGz],
+    ] as const) {
+      const r = await upload(
+        repoUrl('alice'),
+        { name: 'broken', version: '1.0', sha256_digest: sha256(data) },
+        { name, data },
+        basic('alice', alice.token),
+      );
+      assert.equal(r.status, 201, await r.text());
+    }
+  });
+
   it('answers 409 for a file that exists, which twine --skip-existing passes', async () => {
     const d = fs.mkdtempSync(path.join(work, 'dup-'));
     const v = await buildDists(d, 'dupe', '2.0', 'x');
@@ -324,7 +389,7 @@ describe('PyPI registry', () => {
     const q = await startServer({ ANVIL__PACKAGES__LIMIT_SIZE_PYPI: '1000' });
     try {
       const u = await q.createUser('limited');
-      const big = crypto.randomBytes(5000);
+      const big = await sdist('big', '1.0', { 'data.bin': crypto.randomBytes(5000) });
       const r = await upload(
         `${q.url}/api/packages/limited/pypi`,
         { name: 'big', version: '1.0', sha256_digest: sha256(big) },
@@ -353,7 +418,7 @@ describe('PyPI registry', () => {
       body: { name: 'tiny', rules: [{ name: 'pkg-tiny' }] },
     });
     await s.api('PUT', '/admin/quota/groups/tiny/users/dave', { token: s.admin.token });
-    const first = Buffer.alloc(100, 1);
+    const first = await sdist('q', '1.0');
     const r1 = await upload(
       repoUrl('dave'),
       { name: 'q', version: '1.0', sha256_digest: sha256(first) },

@@ -1,8 +1,10 @@
-// Scheduled merges ("merge when checks succeed"): scheduling answers 201 and waits for the required
-// status check, then merges as the scheduler with their style (deleting the branch when asked);
-// a second schedule is 409; cancelling (DELETE /pulls/{index}/merge) is for the scheduler or an
-// administrator (403 otherwise, 404 when nothing is scheduled); the timeline records both; with
-// nothing to wait for, the merge happens at once.
+// Scheduled merges ("merge when checks succeed"): scheduling answers 201 without merging inside
+// the request (as Forgejo does; Renovate aborts a repository whose branch vanishes under it); the
+// queue merges once the required status check passes, at once when none is required, as the
+// scheduler with their style (deleting the branch when asked); a second schedule is 409;
+// cancelling (DELETE /pulls/{index}/merge) is for the scheduler or an administrator (403
+// otherwise, 404 when nothing is scheduled); the timeline records both. Holding the queue's
+// cluster lease (as another process would) shows that nothing merges outside the queue.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -53,20 +55,78 @@ describe('scheduled merges', () => {
   });
   after(async () => s.close());
 
-  it('merges at once when nothing is pending', async () => {
-    await branch('quick');
-    const n = await open('quick');
-    await waitFor(
+  /** Holds the queue's lease, as another process working it would: nothing merges meanwhile. */
+  const holdQueue = async () => {
+    await s.ctx.pulls.idle();
+    await s.ctx.autoMerge.idle();
+    const lease = await s.ctx.cluster.leases.acquire('automerge');
+    assert.ok(lease, 'the queue is idle');
+    return () => s.ctx.cluster.leases.release(lease);
+  };
+  const mergeable = (n: number) =>
+    waitFor(
       async () =>
         (await s.api<{ mergeable: boolean }>('GET', `/repos/alice/proj/pulls/${n}`, { token: alice.token }))
           .body.mergeable,
     );
+
+  it('schedules with 201 and no body, then the queue merges at once when nothing is pending', async () => {
+    await branch('quick');
+    const n = await open('quick');
+    await mergeable(n);
+    const release = await holdQueue();
     const r = await s.api('POST', `/repos/alice/proj/pulls/${n}/merge`, {
       token: alice.token,
       body: { Do: 'merge', merge_when_checks_succeed: true },
     });
-    assert.equal(r.status, 200, r.text);
-    assert.equal((await pull(n)).body.merged, true);
+    assert.equal(r.status, 201, r.text);
+    assert.equal(r.text, '');
+    assert.equal((await pull(n)).body.merged, false, 'not merged inside the request');
+    assert.ok((await timeline(n)).includes('pull_scheduled_merge'));
+    await release();
+    assert.ok(await waitFor(async () => (await pull(n)).body.merged), 'merged by the queue');
+  });
+
+  it("answers Renovate's calls as Forgejo does: the branch outlives the request, then its statuses are empty", async () => {
+    // Renovate (platform forgejo, automerge): open the pull request, schedule its merge with
+    // delete_branch_after_merge, then read the branch's statuses. A 404 there aborts the repository.
+    const tip = await branch('renovate/dep-1.x');
+    const n = await open('renovate/dep-1.x');
+    await mergeable(n);
+    const release = await holdQueue();
+    const r = await s.api('POST', `/repos/alice/proj/pulls/${n}/merge`, {
+      token: alice.token,
+      body: { Do: 'merge', merge_when_checks_succeed: true, delete_branch_after_merge: true },
+    });
+    assert.equal(r.status, 201, r.text);
+    const statuses = () =>
+      s.api<Array<{ status: string }>>('GET', '/repos/alice/proj/commits/renovate%2Fdep-1.x/statuses', {
+        token: alice.token,
+      });
+    const before = await statuses();
+    assert.equal(before.status, 200, before.text);
+    assert.deepEqual(before.body, []);
+    const status = await s.api<{ sha: string }>(
+      'GET',
+      '/repos/alice/proj/commits/renovate%2Fdep-1.x/status',
+      {
+        token: alice.token,
+      },
+    );
+    assert.equal(status.body.sha, tip, 'the branch is still there');
+    await release();
+    assert.ok(await waitFor(async () => (await pull(n)).body.merged), 'merged by the queue');
+    assert.ok(
+      await waitFor(
+        async () =>
+          (await s.api('GET', '/repos/alice/proj/branches/renovate%2Fdep-1.x', { token: alice.token }))
+            .status === 404,
+      ),
+      'the branch deleted after the merge',
+    );
+    const after = await statuses();
+    assert.equal(after.status, 200, after.text);
+    assert.deepEqual(after.body, []);
   });
 
   it('waits for the required check, then merges; a second schedule is 409', async () => {
@@ -101,7 +161,7 @@ describe('scheduled merges', () => {
       token: alice.token,
       body: { state: 'failure', context: 'ci' },
     });
-    await new Promise((res) => setTimeout(res, 300));
+    await s.ctx.autoMerge.idle();
     assert.equal((await pull(n)).body.merged, false);
     // The check passes: merged, squashed, and the branch deleted.
     await s.api('POST', `/repos/alice/proj/statuses/${tip}`, {
@@ -190,7 +250,7 @@ describe('scheduled merges', () => {
       token: alice.token,
       body: { state: 'success', context: 'ci' },
     });
-    await new Promise((res) => setTimeout(res, 300));
+    await s.ctx.autoMerge.idle();
     assert.equal((await pull(n)).body.merged, false);
     // Bob cannot schedule (no write access); an unknown pull request is 404.
     const denied = await s.api('POST', `/repos/alice/proj/pulls/${n}/merge`, {

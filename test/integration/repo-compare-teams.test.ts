@@ -355,4 +355,45 @@ describe('compare, the pull request of a commit, diffs and patches', () => {
     const bad = await s.api('GET', '/repos/alice/proj/pulls/1.zip', { token: alice.token });
     assert.equal(bad.status, 404);
   });
+
+  it('reads base and head as git does (revisions, abbreviated SHAs, tags); 404 for none, 422 for an option', async () => {
+    // main is now the merge of feature: main~1 is where feature started.
+    const tag = await s.api('POST', '/repos/alice/proj/tags', {
+      token: alice.token,
+      body: { tag_name: 'v-first', target: first, message: 'first' },
+    });
+    assert.equal(tag.status, 201, tag.text);
+    const main = await s.api<{ commit: { id: string } }>('GET', '/repos/alice/proj/branches/main', {
+      token: alice.token,
+    });
+    const cases: Array<[string, string[]]> = [
+      ['main~1...feature', [second, first]],
+      ['main~1..feature', [second, first]],
+      [`main~1...${second.slice(0, 7)}`, [second, first]],
+      [`${base.slice(0, 8)}..feature%5E0`, [second, first]],
+      ['v-first...feature', [second]],
+      ['main~1...v-first', [first]],
+      ['feature~1...feature', [second]],
+      ['main%5E2...main', [main.body.commit.id]],
+      ['feature~1', []],
+    ];
+    for (const [spec, want] of cases) {
+      const r = await compare(spec);
+      assert.equal(r.status, 200, `${spec}: ${r.text}`);
+      assert.deepEqual(
+        r.body.commits.map((c) => c.sha),
+        want,
+        spec,
+      );
+      assert.equal(r.body.total_commits, want.length, spec);
+    }
+    for (const spec of ['main...feature~9', 'nope~1...main', `main...${'0'.repeat(7)}`, 'main...main%5E3']) {
+      const r = await compare(spec);
+      assert.equal(r.status, 404, `${spec}: ${r.text}`);
+    }
+    for (const spec of ['--output=x...main', 'main...--output=x', '--output=x', 'main..-x']) {
+      const r = await compare(spec);
+      assert.equal(r.status, 422, `${spec}: ${r.text}`);
+    }
+  });
 });

@@ -433,14 +433,43 @@ describe('statuses by branch, tag or SHA, and the combined status', () => {
     );
   });
 
-  it('answers 404 for a ref that names nothing and 422 for an abbreviated SHA', async () => {
-    for (const p of ['statuses', 'status']) {
-      assert.equal((await s.api('GET', `/repos/alice/ci/commits/nope/${p}`)).status, 404, p);
-      assert.equal((await s.api('GET', `/repos/alice/ci/commits/main~1/${p}`)).status, 404, p);
-      assert.equal((await s.api('GET', `/repos/alice/ci/commits/${'a'.repeat(40)}/${p}`)).status, 404, p);
-      const short = await s.api<Msg>('GET', `/repos/alice/ci/commits/${sha.slice(0, 8)}/${p}`);
-      assert.equal(short.status, 422, p);
-      assert.match(short.body.message, /full commit SHA/);
+  it('answers no statuses for a ref that names nothing, as Forgejo does (Renovate takes a 404 for a deleted branch)', async () => {
+    const refs = ['nope', 'renovate%2Fgone', 'main~1', 'a'.repeat(40), 'abcdef1', '--output=x', 'x%0Ay'];
+    for (const ref of refs) {
+      const list = await s.api<StatusJson[]>('GET', `/repos/alice/ci/commits/${ref}/statuses`);
+      assert.equal(list.status, 200, `${ref}: ${list.text}`);
+      assert.deepEqual(list.body, [], ref);
+      assert.equal(list.headers.get('x-total-count'), '0', ref);
+      const c = await combined(ref);
+      assert.equal(c.status, 200, `${ref}: ${c.text}`);
+      // Forgejo's empty CombinedStatus: nothing is known of the ref, not even a commit.
+      assert.deepEqual(
+        c.body,
+        { state: '', sha: '', total_count: 0, statuses: [], repository: null, commit_url: '', url: '' },
+        ref,
+      );
+    }
+    // A repository the caller may not see is still not found.
+    assert.equal((await s.api('GET', '/repos/alice/hidden/commits/nope/statuses')).status, 404);
+    assert.equal((await s.api('GET', '/repos/alice/hidden/commits/nope/status')).status, 404);
+  });
+
+  it('finds a commit by abbreviated SHA and by revision, as git reads them', async () => {
+    const byBranch = await combined('main');
+    assert.equal(byBranch.body.sha, sha);
+    for (const ref of [sha.slice(0, 8), sha.slice(0, 12).toUpperCase(), 'feature%2Fx~1', 'v1%5E']) {
+      const c = await combined(ref);
+      assert.equal(c.status, 200, `${ref}: ${c.text}`);
+      assert.deepEqual(c.body, byBranch.body, ref);
+      const list = await s.api<StatusJson[]>('GET', `/repos/alice/ci/commits/${ref}/statuses`);
+      assert.deepEqual(
+        list.body.map((x) => [x.id, x.status]),
+        [
+          [2, 'success'],
+          [1, 'pending'],
+        ],
+        ref,
+      );
     }
   });
 

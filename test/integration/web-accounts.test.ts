@@ -144,6 +144,202 @@ describe('web accounts', () => {
     assert.equal(c.cookies.has('i_like_gitea'), false);
   });
 
+  it('throttles one account whatever form of its name is typed, and lifts after the window', async () => {
+    const user = await s.createUser('namey');
+    const c = new WebClient(s.url);
+    await c.get('/user/login');
+    // Five failures under three forms of one account: name, e-mail address, another case.
+    for (const login of ['namey', 'namey@example.com', 'NAMEY', 'Namey@Example.com', ' namey ']) {
+      const r = await c.post('/user/login', { user_name: login, password: 'wrong-password' });
+      assert.equal(r.status, 401, login);
+    }
+    for (const login of ['namey', 'namey@example.com']) {
+      const blocked = await c.post('/user/login', { user_name: login, password: user.password });
+      assert.equal(blocked.status, 429, login);
+      assert.match(blocked.text, /Too many failed sign-in attempts/);
+    }
+    // The same limiter guards Basic authentication of the account.
+    const api = await s.api<{ message: string }>('GET', '/user', { basic: [user.name, user.password] });
+    assert.equal(api.status, 429);
+    assert.match(api.body.message, /Too many failed sign-in attempts/);
+    // A name no account has counts under the name as typed, normalised.
+    for (const login of ['Ghost', 'ghost ', 'GHOST', 'ghost', 'gHost']) {
+      assert.equal((await c.post('/user/login', { user_name: login, password: 'x-password' })).status, 401);
+    }
+    assert.equal((await c.post('/user/login', { user_name: 'ghost', password: 'x-password' })).status, 429);
+    // Failures only count within the window ([security] LOGIN_THROTTLE_WINDOW): once they are
+    // older than it, the account signs in again (rows aged rather than minutes slept).
+    const window = s.config.security.signInThrottle.window;
+    await s.ctx.db
+      .updateTable('login_failure')
+      .set((eb) => ({ created_unix: eb('created_unix', '-', window) }))
+      .execute();
+    const lifted = await c.post('/user/login', { user_name: 'namey@example.com', password: user.password });
+    assert.equal(lifted.status, 303, lifted.text);
+  });
+
+  it('sends the browser back only to a path of this site after signing in', async () => {
+    const user = await s.createUser('redirected');
+    const evil = [
+      '/\t/evil.example',
+      '/\n/evil.example',
+      '/\r/evil.example',
+      '/\r\nSet-Cookie: x=1',
+      '\t//evil.example',
+      ' //evil.example',
+      '/\\evil.example',
+      '\\\\evil.example',
+      '/%2F/evil.example',
+      '/%5C/evil.example',
+      '/%2f%2fevil.example',
+      '%09/evil.example',
+      '/%09/evil.example',
+      '//evil.example',
+      '///evil.example',
+      'javascript:alert(1)',
+      'JavaScript:alert(1)//',
+      'data:text/html,<script>alert(1)</script>',
+      'https://evil.example',
+      'http://evil.example/path',
+      'https:evil.example',
+      '/%2e%2e//evil.example',
+      '/.//evil.example',
+      '/x/../..//evil.example',
+      '/\u0001/evil.example',
+      '/\u007f',
+      'http://redirected@evil.example/',
+    ];
+    /** A Location the browser resolves on this site, with nothing a header may not carry. */
+    const assertLocal = (location: string | null, what: string) => {
+      assert.ok(location, what);
+      assert.match(location, /^\/(?![/\\])[\x21-\x7e]*$/, `${what}: ${JSON.stringify(location)}`);
+      assert.equal(new URL(location, 'http://anvil.test/').host, 'anvil.test', what);
+    };
+    const signed = new WebClient(s.url);
+    await signed.signIn(user.name, user.password);
+    for (const to of evil) {
+      const what = `redirect_to=${JSON.stringify(to)}`;
+      // Signed in already: straight back; percent-encoded in the query and as typed.
+      const back = await signed.get(`/user/login?redirect_to=${encodeURIComponent(to)}`);
+      assert.equal(back.status, 303, what);
+      assertLocal(back.location, `GET ${what}`);
+      // Signing in: the form's hidden field, then the answer to the sign-in.
+      const c = new WebClient(s.url);
+      const form = await c.get(`/user/login?redirect_to=${encodeURIComponent(to)}`);
+      assert.equal(form.status, 200, what);
+      const hidden = /name="redirect_to" value="([^"]*)"/.exec(form.text)?.[1] ?? '';
+      assertLocal(hidden.replaceAll('&amp;', '&'), `form ${what}`);
+      // A failed sign-in shows the form again with control characters too, never a 500 (a few:
+      // failures count against this address).
+      if ([...to].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f)) {
+        const wrong = await c.post('/user/login', {
+          user_name: `nobody-${evil.indexOf(to)}`,
+          password: 'x',
+          redirect_to: to,
+        });
+        assert.equal(wrong.status, 401, what);
+      }
+      const r = await c.post('/user/login', {
+        user_name: user.name,
+        password: user.password,
+        redirect_to: to,
+      });
+      assert.equal(r.status, 303, `${what}: ${r.text.slice(0, 200)}`);
+      assertLocal(r.location, `POST ${what}`);
+    }
+    // Raw query strings as a link would carry them.
+    for (const raw of [
+      '/%09/evil.example',
+      '/%0D%0A/evil.example',
+      '%2F%2Fevil.example',
+      '/%5Cevil.example',
+    ]) {
+      const back = await signed.get(`/user/login?redirect_to=${raw}`);
+      assert.equal(back.status, 303, raw);
+      assertLocal(back.location, `GET raw ${raw}`);
+    }
+    // Paths of this site survive, normalised, with their query and fragment.
+    const kept = [
+      ['/alice/repo/issues?state=closed&q=a+b#issue-1', '/alice/repo/issues?state=closed&q=a+b#issue-1'],
+      ['/explore/repos', '/explore/repos'],
+      ['/a/./b/../c', '/a/c'],
+      ['/a b', '/a%20b'],
+      [`${s.url}/explore/users`, '/explore/users'],
+      ['/%2F/local', '/%2F/local'],
+    ];
+    for (const [to, want] of kept) {
+      const back = await signed.get(`/user/login?redirect_to=${encodeURIComponent(to!)}`);
+      assert.equal(back.location, want, to);
+      const c = new WebClient(s.url);
+      await c.get('/user/login');
+      const r = await c.post('/user/login', {
+        user_name: user.name,
+        password: user.password,
+        redirect_to: to!,
+      });
+      assert.equal(r.location, want, `POST ${to}`);
+    }
+  });
+
+  it('ends every session of an account when its password changes, whoever changes it', async () => {
+    const user = await s.createUser('sessiony');
+    let password = user.password;
+    const signedIn = async (c: WebClient) => (await c.get('/repo/create')).status === 200;
+    const browsers = async () => {
+      const a = new WebClient(s.url);
+      const b = new WebClient(s.url);
+      for (const c of [a, b]) {
+        await c.signIn(user.name, password);
+        assert.ok(await signedIn(c), 'signed in');
+      }
+      return [a, b] as const;
+    };
+    // The user's own form: that browser goes on with a fresh session, the other is signed out.
+    let [a, b] = await browsers();
+    await a.get('/user/settings/change_password');
+    password = 'own-form-pass-2';
+    const own = await a.post('/user/settings/change_password', { password, retype: password });
+    assert.equal(own.status, 303);
+    assert.ok(await signedIn(a), 'the browser that changed it stays signed in');
+    assert.equal(await signedIn(b), false, 'the other browser is signed out');
+    // An administrator through the API.
+    [a, b] = await browsers();
+    password = 'admin-set-pass-3';
+    const patched = await s.api('PATCH', `/admin/users/${user.name}`, {
+      token: s.admin.token,
+      body: { password, must_change_password: false },
+    });
+    assert.equal(patched.status, 200, patched.text);
+    assert.equal(await signedIn(a), false, 'an administrator’s new password ends the sessions');
+    assert.equal(await signedIn(b), false);
+    // Another change (a description) ends nothing.
+    [a] = await browsers();
+    await s.api('PATCH', `/admin/users/${user.name}`, { token: s.admin.token, body: { description: 'hi' } });
+    assert.ok(await signedIn(a), 'other edits leave sessions alone');
+    // Suspension and a sign-in ban end them for good: lifting either does not bring them back.
+    for (const [set, unset] of [
+      [{ active: false }, { active: true }],
+      [{ prohibit_login: true }, { prohibit_login: false }],
+    ] as const) {
+      [a] = await browsers();
+      const on = await s.api('PATCH', `/admin/users/${user.name}`, { token: s.admin.token, body: set });
+      assert.equal(on.status, 200);
+      assert.equal(await signedIn(a), false, JSON.stringify(set));
+      await s.api('PATCH', `/admin/users/${user.name}`, { token: s.admin.token, body: unset });
+      assert.equal(await signedIn(a), false, `${JSON.stringify(unset)} does not revive the session`);
+      const count = await s.ctx.db
+        .selectFrom('web_session')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('user_id', '=', user.id)
+        .executeTakeFirstOrThrow();
+      assert.equal(Number(count.n), 0, 'the rows are gone');
+    }
+    // Deletion.
+    [a] = await browsers();
+    assert.equal((await s.api('DELETE', `/admin/users/${user.name}`, { token: s.admin.token })).status, 204);
+    assert.equal(await signedIn(a), false, 'a deleted account’s session ends');
+  });
+
   it('sends a user who must change the password to change it first', async () => {
     const made = await s.api('POST', '/admin/users', {
       token: s.admin.token,

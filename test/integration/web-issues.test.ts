@@ -1,7 +1,13 @@
 // Issue and pull request pages in the web interface, over HTTP: lists (open/closed, search),
 // an issue with its text and comments rendered and sanitized, a pull request page, numbers under
 // the wrong list redirected, private repositories and turned-off units hidden, and the html_url
-// of issues, comments and pull requests answering 200.
+// of issues, comments and pull requests answering 200. Forms with files: refused before any file
+// is written without a session or a CSRF token ahead of the first file, and no temporary file left
+// behind, a request cut off included.
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -114,5 +120,117 @@ describe('web issue pages', () => {
     await s.api('PATCH', '/repos/alice/proj', { token: alice.token, body: { has_issues: false } });
     assert.equal((await anon.get('/alice/proj/issues')).status, 404);
     assert.equal((await anon.get('/alice/proj/issues/1')).status, 404);
+  });
+
+  describe('forms with files', () => {
+    const BOUNDARY = 'anvil-test-boundary';
+    const field = (name: string, value: string) =>
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+    const fileHead = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="files"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+    const uploadsDir = () => path.join(s.dataDir, 'tmp', 'uploads');
+    const leftovers = () => (fs.existsSync(uploadsDir()) ? fs.readdirSync(uploadsDir()) : []);
+    const systemTemp = () => fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith('anvil-upload-'));
+    let index = 0;
+
+    before(async () => {
+      await s.api('POST', '/user/repos', { token: alice.token, body: { name: 'files', auto_init: true } });
+      const issue = await s.api<{ number: number }>('POST', '/repos/alice/files/issues', {
+        token: alice.token,
+        body: { title: 'Files go here' },
+      });
+      assert.equal(issue.status, 201, issue.text);
+      index = issue.body.number;
+    });
+
+    /**
+     * Starts a multipart POST whose body never ends: `head` and 256 KiB of a file, then nothing.
+     * The answer, if the server gives one before the body is whole (else null after 3 s).
+     */
+    function unfinished(cookies: string, head: string) {
+      const req = http.request(`${s.url}/alice/files/issues/${index}/comments`, {
+        method: 'POST',
+        headers: {
+          accept: 'text/html',
+          cookie: cookies,
+          'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+        },
+      });
+      req.on('error', () => undefined);
+      const answer = new Promise<http.IncomingMessage | null>((resolve) => {
+        req.once('response', (res) => {
+          res.resume();
+          resolve(res);
+        });
+        setTimeout(() => resolve(null), 3000).unref();
+      });
+      req.write(head);
+      req.write(Buffer.alloc(256 * 1024, 1));
+      return { req, answer };
+    }
+    const cookiesOf = (c: WebClient) => [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    async function until(what: string, ok: () => boolean) {
+      for (let i = 0; i < 100 && !ok(); i++) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(ok(), what);
+    }
+
+    it('refuses an anonymous form before reading it, writing nothing', async () => {
+      const before = systemTemp();
+      const anon = new WebClient(s.url);
+      await anon.get(`/alice/files/issues/${index}`);
+      const { req, answer } = unfinished(cookiesOf(anon), field('_csrf', anon.csrf) + fileHead);
+      const res = await answer;
+      req.destroy();
+      assert.ok(res, 'answered before the body was whole');
+      assert.equal(res.statusCode, 303);
+      assert.match(res.headers.location ?? '', /^\/user\/login\?redirect_to=/);
+      assert.equal(res.headers.connection, 'close', 'the rest of the body is not read');
+      assert.deepEqual(leftovers(), []);
+      assert.deepEqual(systemTemp(), before, 'nothing in the system temporary folder either');
+    });
+
+    it('refuses a file that comes before a valid CSRF token, writing nothing', async () => {
+      const c = new WebClient(s.url);
+      await c.signIn(alice.name, alice.password);
+      await c.get(`/alice/files/issues/${index}`);
+      for (const [what, head] of [
+        ['no token', field('content', 'hello') + fileHead],
+        ['a wrong token', field('_csrf', 'not-the-token') + fileHead],
+        ['the token after the file', fileHead],
+      ] as const) {
+        const { req, answer } = unfinished(cookiesOf(c), head);
+        const res = await answer;
+        req.destroy();
+        assert.ok(res, `${what}: answered before the body was whole`);
+        assert.equal(res.statusCode, 403, what);
+        assert.equal(res.headers.connection, 'close', what);
+        assert.deepEqual(leftovers(), [], what);
+      }
+      // The token in the X-Csrf-Token header lets the files come in any order.
+      const form = new FormData();
+      form.append('files', new Blob([Buffer.from('header token') as Buffer<ArrayBuffer>]), 'h.txt');
+      form.append('content', 'by header');
+      const ok = await fetch(`${s.url}/alice/files/issues/${index}/comments`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie: cookiesOf(c), 'x-csrf-token': c.csrf, accept: 'text/html' },
+        body: form,
+      });
+      assert.equal(ok.status, 303, await ok.text());
+      await until('removed once answered', () => leftovers().length === 0);
+    });
+
+    it('removes the temporary file of a form cut off half-way', async () => {
+      const c = new WebClient(s.url);
+      await c.signIn(alice.name, alice.password);
+      await c.get(`/alice/files/issues/${index}`);
+      const { req } = unfinished(cookiesOf(c), field('_csrf', c.csrf) + fileHead);
+      await until('the file is being written under the data directory', () => leftovers().length === 1);
+      req.destroy();
+      await until('the file is removed once the client is gone', () => leftovers().length === 0);
+      const comments = await s.api<unknown[]>('GET', `/repos/alice/files/issues/${index}/comments`, {
+        token: alice.token,
+      });
+      assert.equal(comments.body.length, 1, 'only the complete form made a comment');
+    });
   });
 });

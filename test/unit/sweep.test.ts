@@ -46,7 +46,7 @@ beforeEach(() => {
 });
 
 function sweeper(references: BlobReferences[] = []): Sweeper {
-  return new Sweeper(storage, repos, references, silent);
+  return new Sweeper({ storage, repoRoot: repos, blobReferences: references, log: silent });
 }
 
 /** A contribution for `store` under `prefix` whose rows reference `keys`, counting its calls. */
@@ -264,6 +264,27 @@ describe('Sweeper', () => {
     assert.deepEqual(fs.readdirSync(path.join(objects, 'pack')), ['pack-real.pack']);
   });
 
+  it('empties the temporary folders named to it (the web’s uploads) of what is past the grace period', async () => {
+    const uploads = path.join(dir, 'tmp', 'uploads');
+    fs.mkdirSync(uploads, { recursive: true });
+    fs.writeFileSync(path.join(uploads, 'upload-old'), 'abandoned');
+    age(path.join(uploads, 'upload-old'), 2 * HOUR);
+    fs.writeFileSync(path.join(uploads, 'upload-busy'), 'still arriving');
+    const s = new Sweeper({
+      storage,
+      repoRoot: repos,
+      blobReferences: [],
+      log: silent,
+      temporaryDirs: { uploads, missing: path.join(dir, 'not-there') },
+    });
+    const report = await s.sweep();
+    assert.deepEqual(
+      report.temporary.map((t) => [t.store, t.name, t.size]),
+      [['uploads', 'upload-old', 9]],
+    );
+    assert.deepEqual(fs.readdirSync(uploads), ['upload-busy']);
+  });
+
   it('takes its grace period from the sweep, the sweeper, or one hour by default', async () => {
     assert.equal(SWEEP_GRACE_MS, HOUR);
     const tmp = path.join(dir, 'lfs', '.tmp');
@@ -272,11 +293,64 @@ describe('Sweeper', () => {
     age(path.join(tmp, 'ten-minutes'), 10 * 60_000);
     assert.equal((await sweeper().sweep()).temporary.length, 0);
     assert.equal((await sweeper().sweep({ graceMs: 20 * 60_000 })).temporary.length, 0);
-    const short = new Sweeper(storage, repos, [], silent, 5 * 60_000);
+    const short = new Sweeper({
+      storage,
+      repoRoot: repos,
+      blobReferences: [],
+      log: silent,
+      graceMs: 5 * 60_000,
+    });
     assert.deepEqual(
       (await short.sweep()).temporary.map((t) => t.name),
       ['.tmp/ten-minutes'],
     );
+  });
+
+  it("with no grace, removes everything older than the moment it is given (a dead process's), nothing newer", async () => {
+    const tmp = path.join(dir, 'packages', '.tmp');
+    const objects = path.join(repos, '3.git', 'objects');
+    const scratch = path.join(repos, '.tmp');
+    for (const d of [tmp, objects, scratch]) fs.mkdirSync(d, { recursive: true });
+    fs.writeFileSync(path.join(tmp, 'dead-upload'), 'xx');
+    fs.mkdirSync(path.join(objects, 'tmp_objdir-incoming-dead'));
+    fs.writeFileSync(path.join(objects, 'tmp_objdir-incoming-dead', 'x'), 'y');
+    fs.mkdirSync(path.join(scratch, 'fork-dead.git'));
+    fs.writeFileSync(path.join(scratch, 'fork-dead.git', 'HEAD'), 'ref: refs/heads/main\n');
+    const orphans = referencing('attachments', '', []);
+    await put(storage.attachments as LocalBlobStore, 'a/b/dead', 'orphan');
+    // A minute old: an hour's grace keeps all of it.
+    for (const p of [tmp, objects, scratch, path.join(dir, 'attachments', 'a')]) age(p, 60_000);
+    assert.deepEqual(await sweeper([orphans.refs]).sweep(), { temporary: [], quarantine: [], orphans: [] });
+    const at = Date.now() - 1000;
+    // Written after that moment: another process's work, kept.
+    fs.writeFileSync(path.join(tmp, 'new-upload'), 'z');
+    fs.mkdirSync(path.join(scratch, 'fork-new.git'));
+
+    const dry = await sweeper([orphans.refs]).sweep({ graceMs: 0, now: at, dryRun: true });
+    const names = (r: typeof dry) => [
+      ...r.temporary.map((t) => `${t.store}/${t.name}`),
+      ...r.quarantine.map((q) => q.name),
+      ...r.orphans.map((o) => `${o.store}/${o.key}`),
+    ];
+    assert.deepEqual(names(dry).sort(), [
+      '.tmp/fork-dead.git',
+      '3.git/objects/tmp_objdir-incoming-dead',
+      'attachments/a/b/dead',
+      'packages/.tmp/dead-upload',
+    ]);
+    assert.ok(fs.existsSync(path.join(tmp, 'dead-upload')), 'a dry run removes nothing');
+    assert.ok(fs.existsSync(path.join(dir, 'attachments', 'a', 'b', 'dead')));
+    assert.deepEqual(
+      (await sweeper([orphans.refs]).sweep({ graceMs: 0, now: at, dryRun: true, orphans: false })).orphans,
+      [],
+    );
+
+    const swept = await sweeper([orphans.refs]).sweep({ graceMs: 0, now: at });
+    assert.deepEqual(names(swept).sort(), names(dry).sort());
+    assert.deepEqual(fs.readdirSync(tmp), ['new-upload']);
+    assert.deepEqual(fs.readdirSync(scratch), ['fork-new.git']);
+    assert.deepEqual(fs.readdirSync(objects), []);
+    assert.equal(await storage.attachments.stat('a/b/dead'), undefined);
   });
 
   it('sweeps as soon as it is started, and stop() waits for that sweep', async () => {

@@ -1,7 +1,7 @@
 // Accounts (people and organizations share the user table, as in Forgejo), access tokens,
 // organization membership and teams.
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

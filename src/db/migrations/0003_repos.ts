@@ -1,6 +1,6 @@
 // Repositories, collaborators, team access and branch records.
 import type { CreateTableBuilder, Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

@@ -1,6 +1,6 @@
 // Git LFS: the objects each repository holds (blobs live in storage, shared by oid) and file locks.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

@@ -2,7 +2,7 @@
 // per-commit counter that numbers them). Everything hangs off its repository with ON DELETE
 // CASCADE, so deleting a repository removes its rules and statuses in the same statement.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 const FLAGS = [

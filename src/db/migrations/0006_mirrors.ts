@@ -3,7 +3,7 @@
 // credentials are encrypted (auth/secrets.ts) in `credentials`, empty when there are none.
 // Forks need no new columns: repository.fork_id, is_fork and num_forks exist since 0003.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

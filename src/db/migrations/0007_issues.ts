@@ -4,7 +4,7 @@
 // organization labels, its organization) with ON DELETE CASCADE; a deleted user leaves their
 // issues and comments in place without a poster (shown as the Ghost user).
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 /** 9999-12-31T23:59:59Z: Forgejo's "no due date" for milestones. */

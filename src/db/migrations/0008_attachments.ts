@@ -3,7 +3,7 @@
 // says what holds an attachment. Sizes count toward the repository owner's quota; deleting a
 // repository drops its rows (and their usage) first, the cascade is a safety net.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

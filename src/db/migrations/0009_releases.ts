@@ -1,7 +1,7 @@
 // Releases: one per tag and repository (tag names compared without case). A draft has no tag yet;
 // publishing it creates the tag. `is_tag` marks a row that only records a tag (no release shown).
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

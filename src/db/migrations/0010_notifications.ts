@@ -1,7 +1,7 @@
 // Notification threads (one per user and issue or pull request, bumped back to unread by later
 // events) and repository watches. Both hang off their user and repository with ON DELETE CASCADE.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

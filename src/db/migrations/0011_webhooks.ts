@@ -2,7 +2,7 @@
 // and hook_task, their durable delivery queue and history. Repository and owner hooks go with
 // their repository or account (ON DELETE CASCADE), deliveries with their hook.
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

@@ -7,7 +7,7 @@
 // finds it), so that what a job does with its job token (pushes, comments) has a poster that
 // exists. Its name is reserved: nobody can create or rename an account to it.
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

@@ -5,7 +5,7 @@
 // Deleting a repository drops its artifacts (and their usage and files) first through the
 // repository hooks; the cascades are a safety net.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

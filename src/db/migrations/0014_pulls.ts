@@ -1,7 +1,7 @@
 // Pull requests: the pull_request row beside its issue row (is_pull = 1), and reviews (review
 // requests included) in pull_review.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

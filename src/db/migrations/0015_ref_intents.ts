@@ -2,7 +2,7 @@
 // or tag made through the API, a mirror sync) and removed once the database and the listeners know
 // what happened. Rows left by a crash are completed at the next start (src/repos/recovery.ts).
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

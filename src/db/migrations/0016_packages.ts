@@ -3,7 +3,7 @@
 // one stored object per distinct SHA-256, however many files name it). Properties are name/value
 // pairs on a version, a file or a package (npm dist-tags, for example).
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

@@ -1,7 +1,7 @@
 // Web sessions (the browser's sign-in), and failed sign-in attempts for throttling. The cookie
 // holds a random value; only its SHA-256 is stored, like access tokens.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

@@ -1,7 +1,7 @@
 // Stars and follows, with their counts kept on the rows they count (repository.num_stars exists;
 // the user gets num_followers, num_following and num_stars), updated in the same transaction.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

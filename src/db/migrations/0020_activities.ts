@@ -2,7 +2,7 @@
 // published, ...), written from the event bus once per feed it belongs to, as Forgejo does: the
 // actor's and the repository owner's (`user_id`). A feed is then one index range, newest first.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

@@ -1,6 +1,6 @@
 // Per-owner package cleanup rules (Forgejo's package_cleanup_rule): one per owner and package type.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

@@ -2,7 +2,7 @@
 // organization, `user_id`) blocks another (`block_id`), who may then not star, watch, follow, open
 // issues or pull requests, comment or react in its repositories.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

@@ -2,7 +2,7 @@
 // secondary ones added by the user; every address belongs to one account at most), and the
 // account settings of /user/settings that had no column yet.
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

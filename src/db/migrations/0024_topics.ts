@@ -2,7 +2,7 @@
 // repositories that carry it, kept in the writing transaction) and `repo_topic` (which repository
 // carries which).
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

@@ -2,7 +2,7 @@
 // (`user_redirect`, after a rename) and a repository's former owner and name (`repo_redirect`,
 // after a rename or a transfer). Requests naming them are redirected to the current names.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

@@ -2,7 +2,7 @@
 // the file, the line (positive: a line of the new side, negative: of the old side), the commits
 // it was made on and the diff hunk up to that line.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

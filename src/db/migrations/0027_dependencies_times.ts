@@ -4,7 +4,7 @@
 // (a user's running clock on an issue). Timeline events refer to the other issue of a dependency
 // (`dependent_issue_id`) and to the tracked time they recorded (`time_id`).
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

@@ -3,7 +3,7 @@
 // the tags it matches. Both hang off their repository with ON DELETE CASCADE; deleting a user or a
 // team removes it from every allow-list.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

@@ -2,7 +2,7 @@
 // id (a UUID), the SHA-256 of the client secret (shown once, at creation), the redirect URIs (a
 // JSON array) and whether the client is confidential.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

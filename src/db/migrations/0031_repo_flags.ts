@@ -1,7 +1,7 @@
 // Repository flags (`repo_flag`, as Forgejo): a set of free-form strings per repository that site
 // administrators set (for instrumentation and moderation); each name once per repository.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

@@ -3,7 +3,7 @@
 // organization), the teams to give the repository once accepted (a JSON array of ids) and when it
 // was asked. The row goes when the transfer is accepted or rejected, or with the repository.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

@@ -1,7 +1,7 @@
 // Scheduled merges ("merge when checks succeed"), as Forgejo's pull_auto_merge: at most one per
 // pull request, with who asked, the merge style and message, and whether to delete the head branch.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

@@ -2,7 +2,7 @@
 // the authorized_keys form of the key ("type base64"), its SHA256 fingerprint and, for a deploy
 // key, whether it may push. A user key is unique by fingerprint; a deploy key once per repository.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

@@ -2,7 +2,7 @@
 // their primary in primary_key_id), the armored text the user gave kept on the primary row, and the
 // user's activated addresses that matched the key's user IDs when it was added (gpg_key_email).
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { withId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

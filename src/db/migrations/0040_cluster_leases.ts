@@ -3,7 +3,7 @@
 // `expires_ms`; `started_ms` is when it was last taken, so a periodic task runs once per period
 // whichever node's timer fires first. Portable: the key is varchar(255), times are bigints.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 
 export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
   await db.schema

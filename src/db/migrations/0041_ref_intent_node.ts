@@ -2,7 +2,7 @@
 // what it left unfinished, while another process's intents are its own until they are stale (it
 // may still be in the middle of them).
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 
 export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
   await db.schema

@@ -1,5 +1,5 @@
 import type { CreateTableBuilder } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 
 /** Adds the auto-increment integer primary key `id` in the dialect's own way. */
 export function withId<T extends string>(t: CreateTableBuilder<T, never>, dialect: Dialect) {

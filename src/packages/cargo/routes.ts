@@ -4,21 +4,25 @@
 // unyank, search and owners. Errors are `{"errors":[{"detail":...}]}`, which cargo shows.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
-import type { AppContext } from '../../app/context.js';
 import { badRequest, notFound, unauthorized } from '../../errors.js';
-import { registryScope } from '../registry.js';
-import { CargoService, indexPath, isCrateName, isSemver, readPublishBody } from './service.js';
+import type { PackageService } from '../service.js';
+import { registryScope, type RegistryDeps } from '../registry.js';
+import { type CargoService, indexPath, isCrateName, isSemver, readPublishBody } from './service.js';
 
 type Params = Record<string, string | undefined>;
 const errorBody = (message: string) => ({ errors: [{ detail: message }] });
 
-export function cargoRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const { packages } = ctx;
-  const cargo = new CargoService(ctx);
+export interface CargoRoutesDeps extends RegistryDeps {
+  packages: PackageService;
+  cargo: CargoService;
+}
+
+export function cargoRoutes(app: FastifyInstance, deps: CargoRoutesDeps): void {
+  const { packages, cargo } = deps;
 
   void app.register(
     async (scope) => {
-      registryScope(scope, ctx, errorBody);
+      registryScope(scope, deps, errorBody);
       // The publish body is binary (and cargo sends no Content-Type): read as a stream.
       scope.removeAllContentTypeParsers();
       scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));

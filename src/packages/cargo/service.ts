@@ -1,17 +1,19 @@
 // The Cargo format (sparse protocol): `cargo publish`'s binary body (u32 little-endian length,
-// JSON metadata, u32 little-endian length, the .crate), index files built from the database
+// JSON metadata, u32 little-endian length, the .crate: read to its end, a gzip'd tar with
+// `{name}-{version}/Cargo.toml`), index files built from the database
 // (one JSON line per version with its dependencies, features, checksum and yanked flag, a
 // version property `cargo.yanked`), yank and unyank, search and owners. A version that exists is
 // refused with 409.
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import type { AppContext } from '../../app/context.js';
 import { badRequest, conflict } from '../../errors.js';
 import type { UserRow } from '../../users/tables.js';
 import { Visibility } from '../../users/tables.js';
 import * as store from '../store.js';
-import { PropertyRef, type PackageRow, type VersionRow } from '../service.js';
+import type { PackageService, StoredFile } from '../service.js';
+import { PropertyRef, type PackageRow, type VersionRow } from '../tables.js';
+import { readTar } from '../tar.js';
 
 export const YANKED = 'cargo.yanked';
 /** Cargo's (and Forgejo's) crate name rule. */
@@ -77,6 +79,16 @@ export function compareSemver(a: string, b: string): number {
     return p < q ? -1 : 1;
   }
   return x.pre.length - y.pre.length;
+}
+
+/**
+ * A .crate as `cargo package` makes it: a gzip'd tar, sound to its end, whose files are under
+ * `{name}-{version}/` with its Cargo.toml; else 400.
+ */
+export async function checkCrate(file: StoredFile, name: string, version: string): Promise<void> {
+  const manifest = `${name}-${version}/Cargo.toml`;
+  const tar = await readTar(await file.open(), file.size, 'gzip', 'the .crate', (n) => n === manifest);
+  if (!tar.kept.has(manifest)) throw badRequest(`the .crate has no ${manifest}`);
 }
 
 /** The parts of a publish body: the parsed metadata and the crate's bytes, as a stream. */
@@ -253,18 +265,22 @@ interface RenderedIndex {
   gzipped?: Promise<Buffer>;
 }
 
+export interface CargoServiceDeps {
+  packages: PackageService;
+  rootUrl: string;
+}
+
 export class CargoService {
   private readonly rendered = new Map<number, RenderedIndex>();
+  private readonly packages: PackageService;
 
-  constructor(private readonly ctx: AppContext) {}
-
-  private get packages() {
-    return this.ctx.packages;
+  constructor(private readonly deps: CargoServiceDeps) {
+    this.packages = deps.packages;
   }
 
   /** The registry's config.json. */
   config(owner: UserRow): Json {
-    const base = `${this.ctx.config.server.rootUrl}api/packages/${encodeURIComponent(owner.name)}/cargo`;
+    const base = `${this.deps.rootUrl}api/packages/${encodeURIComponent(owner.name)}/cargo`;
     return {
       dl: `${base}/api/v1/crates`,
       api: base,
@@ -295,6 +311,7 @@ export class CargoService {
         data: body.crate,
         newVersionOnly: true,
         metadata: JSON.stringify(stored),
+        verify: (_digests, file) => checkCrate(file, name, version),
         inTransaction: async (tx, _pkg, v) => {
           await store.addProperty(tx, PropertyRef.version, v.id, YANKED, 'false');
         },

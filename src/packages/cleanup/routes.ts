@@ -2,15 +2,23 @@
 // has these in its web UI only), with /preview listing what a rule would remove now.
 import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../../app/context.js';
 import type { Api } from '../../http/types.js';
 import { signedViewer, type RouteAuth } from '../../http/auth.js';
+import type { UserService } from '../../users/service.js';
 import { Package, OwnerParams, toPackageJson } from '../schemas.js';
+import type { PackageService } from '../service.js';
+import type { PackageCleanup } from './service.js';
 import { CleanupRule, CreateCleanupRule, EditCleanupRule, RuleParams, toRuleJson } from './schemas.js';
 
-export function packageCleanupRoutes(app: Api, ctx: AppContext): void {
-  const { packages, packageCleanup: cleanup, users } = ctx;
-  const rootUrl = ctx.config.server.rootUrl;
+export interface PackageCleanupRoutesDeps {
+  packages: Pick<PackageService, 'requireOwner'>;
+  cleanup: PackageCleanup;
+  users: Pick<UserService, 'getByIds'>;
+  rootUrl: string;
+}
+
+export function packageCleanupRoutes(app: Api, deps: PackageCleanupRoutesDeps): void {
+  const { packages, cleanup, users, rootUrl } = deps;
   const tags = ['package'];
   const read: RouteAuth = { scope: 'package', require: 'signed' };
   const write: RouteAuth = { scope: 'package', require: 'signed' };

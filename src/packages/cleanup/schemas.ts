@@ -2,7 +2,7 @@
 // the fields are its package_cleanup_rule's).
 import { Type, type Static } from 'typebox';
 import { isoTime } from '../../http/format.js';
-import { PACKAGE_TYPES } from '../service.js';
+import { PACKAGE_TYPES } from '../tables.js';
 import type { RuleRow } from './tables.js';
 
 const types = PACKAGE_TYPES.map((t) => Type.Literal(t));

@@ -5,16 +5,20 @@
 // unfinished uploads, once older than OLDER_THAN.
 import { deleteStaleUploads } from '../container/store.js';
 import type { Logger } from 'pino';
-import type { AppContext } from '../../app/context.js';
-import { nextRunIn, type Schedule } from '../../config/config.js';
-import { nowUnix, transaction } from '../../db/database.js';
-import { isUniqueViolation } from '../../actions/service.js';
+import type { Cluster } from '../../cluster/service.js';
+import { nextRunIn, type Config, type Schedule } from '../../config/config.js';
+import type { CronService } from '../../cron/service.js';
+import { nowUnix, transaction, type Db } from '../../db/database.js';
+import { uniqueViolation } from '../../db/retry.js';
 import { conflict, forbidden, invalidField, notFound } from '../../errors.js';
-import type { Viewer } from '../../users/store.js';
+import type { OrgService } from '../../orgs/service.js';
+import type { BlobStore } from '../../storage/storage.js';
+import type { UserService } from '../../users/service.js';
+import type { Viewer } from '../../users/tables.js';
 import type { UserRow } from '../../users/tables.js';
 import { UserType } from '../../users/tables.js';
-import { PACKAGE_TYPES } from '../service.js';
-import type { VersionWithPackage } from '../store.js';
+import type { PackageService } from '../service.js';
+import { PACKAGE_TYPES, type VersionWithPackage } from '../tables.js';
 import * as store from './store.js';
 import type { RuleRow } from './tables.js';
 
@@ -83,30 +87,49 @@ export function selectForRemoval(
   return out;
 }
 
+export interface PackageCleanupDeps {
+  db: Db;
+  log: Logger;
+  /** Where package blobs and unfinished uploads are (storage.packages). */
+  blobs: BlobStore;
+  /** [cron.cleanup_packages]. */
+  settings: Config['cron']['cleanupPackages'];
+  users: Pick<UserService, 'getById'>;
+  /** An organization's owners manage its rules. */
+  orgs: Pick<OrgService, 'isOwner'>;
+  /** Versions, blobs and packages go through the packages' own removal. */
+  packages: Pick<PackageService, 'packageById' | 'deleteVersion' | 'removeOrphanBlob' | 'removeIfEmpty'>;
+  /** The job runs under a lease, reported as the cleanup_packages task. */
+  cron: Pick<CronService, 'track'>;
+  cluster: Pick<Cluster, 'once'>;
+}
+
 export class PackageCleanup {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<CleanupReport> | undefined;
+  private readonly db: Db;
+  private readonly log: Logger;
 
-  constructor(
-    private readonly ctx: AppContext,
-    private readonly log: Logger,
-  ) {}
+  constructor(private readonly deps: PackageCleanupDeps) {
+    this.db = deps.db;
+    this.log = deps.log;
+  }
 
   // Rules
 
   /** Rules are the owner's settings: the user, an organization's owners, site administrators. */
   async assertMayManage(owner: UserRow, viewer: Viewer): Promise<void> {
     if (viewer.isAdmin || viewer.id === owner.id) return;
-    if (owner.type === UserType.Organization && (await this.ctx.orgs.isOwner(owner, viewer))) return;
+    if (owner.type === UserType.Organization && (await this.deps.orgs.isOwner(owner, viewer))) return;
     throw forbidden(`only the owner of ${owner.name} may manage its package cleanup rules`);
   }
 
   list(owner: UserRow) {
-    return store.rulesOf(this.ctx.db, owner.id);
+    return store.rulesOf(this.db, owner.id);
   }
 
   async require(owner: UserRow, id: number): Promise<RuleRow> {
-    const rule = Number.isSafeInteger(id) ? await store.getRule(this.ctx.db, owner.id, id) : undefined;
+    const rule = Number.isSafeInteger(id) ? await store.getRule(this.db, owner.id, id) : undefined;
     if (!rule) throw notFound(`package cleanup rule does not exist [id: ${id}]`);
     return rule;
   }
@@ -127,7 +150,7 @@ export class PackageCleanup {
     this.check(input);
     const now = nowUnix();
     try {
-      return await transaction(this.ctx.db, async (tx) => {
+      return await transaction(this.db, async (tx) => {
         if (await store.ruleOfType(tx, owner.id, input.type)) {
           throw conflict(`a cleanup rule for ${input.type} packages exists already`);
         }
@@ -146,7 +169,7 @@ export class PackageCleanup {
         return (await store.getRule(tx, owner.id, id))!;
       });
     } catch (err) {
-      if (isUniqueViolation(err)) throw conflict(`a cleanup rule for ${input.type} packages exists already`);
+      if (uniqueViolation(err)) throw conflict(`a cleanup rule for ${input.type} packages exists already`);
       throw err;
     }
   }
@@ -154,7 +177,7 @@ export class PackageCleanup {
   async edit(owner: UserRow, rule: RuleRow, input: RuleInput): Promise<RuleRow> {
     this.check(input);
     try {
-      return await transaction(this.ctx.db, async (tx) => {
+      return await transaction(this.db, async (tx) => {
         if (
           input.type !== undefined &&
           input.type !== rule.type &&
@@ -176,31 +199,31 @@ export class PackageCleanup {
         return (await store.getRule(tx, owner.id, rule.id))!;
       });
     } catch (err) {
-      if (isUniqueViolation(err)) throw conflict(`a cleanup rule for ${input.type} packages exists already`);
+      if (uniqueViolation(err)) throw conflict(`a cleanup rule for ${input.type} packages exists already`);
       throw err;
     }
   }
 
   async delete(rule: RuleRow): Promise<void> {
-    await store.deleteRule(this.ctx.db, rule.id);
+    await store.deleteRule(this.db, rule.id);
   }
 
   /** The versions the rule would remove if it ran now (whether or not it is enabled). */
   async preview(rule: RuleRow): Promise<VersionWithPackage[]> {
-    const versions = await store.versionsOfType(this.ctx.db, rule.owner_id, rule.type);
+    const versions = await store.versionsOfType(this.db, rule.owner_id, rule.type);
     return selectForRemoval(rule, versions, nowUnix());
   }
 
   /** Applies one rule now: removes up to PER_RUN versions through the packages' own deletion. */
   async apply(rule: RuleRow): Promise<number> {
-    const owner = await this.ctx.users.getById(rule.owner_id);
+    const owner = await this.deps.users.getById(rule.owner_id);
     if (!owner) return 0;
     const doomed = (await this.preview(rule)).slice(0, PER_RUN);
     let removed = 0;
     for (const v of doomed) {
-      const pkg = await this.ctx.packages.packageById(v.package_id);
+      const pkg = await this.deps.packages.packageById(v.package_id);
       if (!pkg) continue;
-      await this.ctx.packages.deleteVersion(pkg, v, owner);
+      await this.deps.packages.deleteVersion(pkg, v, owner);
       removed++;
     }
     return removed;
@@ -210,14 +233,14 @@ export class PackageCleanup {
 
   /** Runs the job at start (RUN_AT_START) and on its schedule, until `stop()`. */
   start(): void {
-    const task = this.ctx.config.cron.cleanupPackages;
+    const task = this.deps.settings;
     if (!task.enabled || this.timer) return;
     // One process of several runs it per period (cluster/service.ts); the others skip it.
     const period = periodMs(task.schedule);
-    const once = () => this.ctx.cluster.once('cleanup_packages', period, () => this.run());
+    const once = () => this.deps.cluster.once('cleanup_packages', period, () => this.run());
     const schedule = () => {
       this.timer = setTimeout(() => {
-        void this.ctx.cron
+        void this.deps.cron
           .track('cleanup_packages', once())
           .catch((err: unknown) => this.log.error({ err }, 'package cleanup failed'))
           .finally(schedule);
@@ -225,7 +248,7 @@ export class PackageCleanup {
       this.timer.unref();
     };
     if (task.runAtStart) {
-      void this.ctx.cron
+      void this.deps.cron
         .track('cleanup_packages', once())
         .catch((err: unknown) => this.log.error({ err }, 'package cleanup failed'));
     }
@@ -246,25 +269,25 @@ export class PackageCleanup {
 
   private async runOnce(): Promise<CleanupReport> {
     const report: CleanupReport = { versions: 0, blobs: 0, packages: 0, uploads: 0 };
-    for (const rule of await store.enabledRules(this.ctx.db)) {
+    for (const rule of await store.enabledRules(this.db)) {
       try {
         report.versions += await this.apply(rule);
       } catch (err) {
         this.log.error({ err, rule: rule.id }, 'a package cleanup rule failed');
       }
     }
-    const before = nowUnix() - this.ctx.config.cron.cleanupPackages.olderThan;
+    const before = nowUnix() - this.deps.settings.olderThan;
     for (;;) {
-      const blobs = await store.unreferencedBlobs(this.ctx.db, before, 500);
+      const blobs = await store.unreferencedBlobs(this.db, before, 500);
       let removed = 0;
-      for (const b of blobs) if (await this.ctx.packages.removeOrphanBlob(b.id, b.hash_sha256)) removed++;
+      for (const b of blobs) if (await this.deps.packages.removeOrphanBlob(b.id, b.hash_sha256)) removed++;
       report.blobs += removed;
       if (blobs.length < 500 || removed === 0) break;
     }
-    for (const p of await store.emptyPackages(this.ctx.db, before)) {
-      if (await this.ctx.packages.removeIfEmpty(p.id)) report.packages++;
+    for (const p of await store.emptyPackages(this.db, before)) {
+      if (await this.deps.packages.removeIfEmpty(p.id)) report.packages++;
     }
-    const blobs = this.ctx.storage.packages;
+    const blobs = this.deps.blobs;
     const cutoff = new Date(before * 1000);
     for await (const entry of blobs.list('tmp/')) {
       if (entry.mtime >= cutoff) continue;
@@ -272,7 +295,7 @@ export class PackageCleanup {
       if (await blobs.delete(entry.key, { ifUnmodifiedSince: cutoff }).catch(() => false)) report.uploads++;
     }
     // Container upload sessions left unfinished (their parts were under tmp/).
-    report.uploads += await deleteStaleUploads(this.ctx.db, before);
+    report.uploads += await deleteStaleUploads(this.db, before);
     if (report.versions || report.blobs || report.packages || report.uploads) {
       this.log.info(report, 'package cleanup removed versions, blobs, empty packages and unfinished uploads');
     }

@@ -2,7 +2,8 @@
 // left (blobs no file names, packages with no version).
 import type { Insertable, Updateable } from 'kysely';
 import type { Db, Tx } from '../../db/database.js';
-import { notInternal, type VersionWithPackage } from '../store.js';
+import { notInternal } from '../store.js';
+import type { VersionWithPackage } from '../tables.js';
 import type { PackageCleanupRuleTable } from './tables.js';
 import type { RuleRow } from './tables.js';
 

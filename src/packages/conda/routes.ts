@@ -6,10 +6,10 @@
 import { STATUS_CODES } from 'node:http';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../app/context.js';
 import { badRequest, notFound, unauthorized } from '../../errors.js';
-import { registryScope } from '../registry.js';
-import { CondaService, type Repodata } from './service.js';
+import type { PackageService } from '../service.js';
+import { registryScope, type RegistryDeps } from '../registry.js';
+import { type CondaService, type Repodata } from './service.js';
 
 type Params = Record<string, string>;
 const errorBody = (message: string, status: number) => ({ reason: STATUS_CODES[status] ?? '', message });
@@ -24,13 +24,17 @@ const REPODATA = new Set([
 const GET_PATH = /^(?:(.+)\/)?([^/]+)\/([^/]+)$/;
 const PUT_PATH = /^(?:(.+)\/)?([^/]+)$/;
 
-export function condaRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const { packages } = ctx;
-  const conda = new CondaService(ctx);
+export interface CondaRoutesDeps extends RegistryDeps {
+  packages: PackageService;
+  conda: CondaService;
+}
+
+export function condaRoutes(app: FastifyInstance, deps: CondaRoutesDeps): void {
+  const { packages, conda } = deps;
 
   void app.register(
     async (scope) => {
-      registryScope(scope, ctx, errorBody);
+      registryScope(scope, deps, errorBody);
       scope.removeAllContentTypeParsers();
       scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
 

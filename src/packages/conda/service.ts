@@ -8,14 +8,15 @@ import crypto from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { Readable } from 'node:stream';
 import { LRUCache } from 'lru-cache';
-import type { AppContext } from '../../app/context.js';
 import type { Identity } from '../../auth/identity.js';
 import { viewerOf } from '../../auth/identity.js';
 import { badRequest, notFound } from '../../errors.js';
 import type { UserRow } from '../../users/tables.js';
 import * as core from '../store.js';
 import { PropertyRef } from '../tables.js';
-import type { AddedFile } from '../service.js';
+import type { Db } from '../../db/database.js';
+import type { RepoService } from '../../repos/service.js';
+import type { AddedFile, PackageService } from '../service.js';
 import { kindOf, readInfo, type CondaKind, type InfoFiles } from './archive.js';
 import * as store from './store.js';
 
@@ -207,6 +208,13 @@ export interface Repodata {
   etag: string;
 }
 
+export interface CondaServiceDeps {
+  db: Db;
+  packages: Pick<PackageService, 'addFile' | 'reposByIds' | 'packageById' | 'assertCanReadPackage'>;
+  /** A package linked to a repository is listed to those who may read it. */
+  repos: Pick<RepoService, 'accessMany'>;
+}
+
 export class CondaService {
   /** bzip2 forms of recent repodata documents, by the SHA-256 of their JSON. */
   private readonly bz2 = new LRUCache<string, Buffer>({
@@ -214,7 +222,7 @@ export class CondaService {
     sizeCalculation: (b) => Math.max(1, b.length),
   });
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly deps: CondaServiceDeps) {}
 
   /** Streams a package file into the registry; its metadata is read back from what was stored. */
   async upload(
@@ -229,7 +237,7 @@ export class CondaService {
     const expected = parseFileName(filename);
     let info: PackageInfo | undefined;
     const fullName = channel ? `${channel}/${expected.name}` : expected.name;
-    return this.ctx.packages.addFile(
+    return this.deps.packages.addFile(
       {
         owner,
         creator,
@@ -269,7 +277,7 @@ export class CondaService {
   ): Promise<Repodata> {
     const channel = checkChannel(channelPath);
     if (!checkSubdir(subdir)) throw notFound(`no such subdir [subdir: ${subdir}]`);
-    const rows = await store.repodataRows(this.ctx.db, owner.id, channel, subdir);
+    const rows = await store.repodataRows(this.deps.db, owner.id, channel, subdir);
     const hidden = await this.hiddenRepos(rows, owner, identity);
     const packages: Record<string, RepodataEntry> = {};
     const condas: Record<string, RepodataEntry> = {};
@@ -322,8 +330,8 @@ export class CondaService {
   ): Promise<Set<number>> {
     const ids = [...new Set(rows.map((r) => r.repo_id).filter((id): id is number => id !== null))];
     if (ids.length === 0) return new Set();
-    const repos = await this.ctx.packages.reposByIds(ids);
-    const access = await this.ctx.repos.accessMany(
+    const repos = await this.deps.packages.reposByIds(ids);
+    const access = await this.deps.repos.accessMany(
       [...repos.values()],
       viewerOf(identity),
       new Map([[owner.id, owner]]),
@@ -350,12 +358,12 @@ export class CondaService {
   ) {
     const channel = checkChannel(channelPath);
     const file = checkSubdir(subdir)
-      ? await store.findFile(this.ctx.db, owner.id, channel, subdir, filename.toLowerCase())
+      ? await store.findFile(this.deps.db, owner.id, channel, subdir, filename.toLowerCase())
       : undefined;
     if (!file) throw notFound(`package file does not exist [name: ${filename}]`);
     if (file.repo_id !== null) {
-      const pkg = await this.ctx.packages.packageById(file.package_id);
-      if (pkg) await this.ctx.packages.assertCanReadPackage(pkg, identity);
+      const pkg = await this.deps.packages.packageById(file.package_id);
+      if (pkg) await this.deps.packages.assertCanReadPackage(pkg, identity);
     }
     return file;
   }

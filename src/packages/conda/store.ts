@@ -3,7 +3,7 @@
 // A Conda package's channel is its package property `conda.channel` ('' for none); a file's
 // subdir is its composite key.
 import type { Db, Tx } from '../../db/database.js';
-import type { FileWithBlob } from '../store.js';
+import type { FileWithBlob } from '../tables.js';
 import { PropertyRef } from '../tables.js';
 
 type Q = Db | Tx;

@@ -7,19 +7,17 @@
 import { Readable } from 'node:stream';
 import rangeParser from 'range-parser';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../app/context.js';
-import type { Identity } from '../../auth/identity.js';
+import type { Authenticator, Identity } from '../../auth/identity.js';
 import { AppError, unauthorized } from '../../errors.js';
 import { statusOf } from '../../http/errors.js';
+import type { UserService } from '../../users/service.js';
 import type { UserRow } from '../../users/tables.js';
-import {
-  checkImage,
-  ContainerService,
-  MANIFEST_MAX,
-  metadataOf,
-  OciError,
-  type ImageFile,
-} from './service.js';
+import type { PackageService } from '../service.js';
+import type { ContainerBlobs } from './blobs.js';
+import { checkImage, MANIFEST_MAX, metadataOf, OciError } from './oci.js';
+import type { ContainerService } from './service.js';
+import type { ImageFile } from './tables.js';
+import type { RegistryTokens } from './tokens.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -87,10 +85,20 @@ const announcedOf = (request: FastifyRequest) => {
   return length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined;
 };
 
-export function containerRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const { packages } = ctx;
-  const containers = new ContainerService(ctx);
-  const realm = `Bearer realm="${ctx.config.server.rootUrl}v2/token",service="container_registry",scope="*"`;
+export interface ContainerRoutesDeps {
+  packages: Pick<PackageService, 'assertEnabled' | 'requireOwner'>;
+  /** Images and manifests. */
+  images: ContainerService;
+  blobs: ContainerBlobs;
+  tokens: RegistryTokens;
+  auth: Pick<Authenticator, 'authenticate'>;
+  users: Pick<UserService, 'assertMayAct'>;
+  rootUrl: string;
+}
+
+export function containerRoutes(app: FastifyInstance, deps: ContainerRoutesDeps): void {
+  const { packages, images, blobs, tokens, auth, users } = deps;
+  const realm = `Bearer realm="${deps.rootUrl}v2/token",service="container_registry",scope="*"`;
 
   const sendError = (reply: FastifyReply, status: number, code: string, message: string) => {
     if (status === 401) reply.header('WWW-Authenticate', realm);
@@ -114,9 +122,9 @@ export function containerRoutes(app: FastifyInstance, ctx: AppContext): void {
       request.registryCredentials = true;
       let identity: Identity | null | undefined;
       const bearer = /^bearer\s+(.+)$/i.exec(header);
-      if (bearer) identity = await containers.verifyToken(bearer[1]!.trim());
-      if (identity === undefined) identity = await ctx.auth.authenticate({ authorization: header });
-      if (identity) ctx.users.assertMayAct(identity.user);
+      if (bearer) identity = await tokens.verifyToken(bearer[1]!.trim());
+      if (identity === undefined) identity = await auth.authenticate({ authorization: header });
+      if (identity) users.assertMayAct(identity.user);
       request.registryIdentity = identity;
     });
     scope.setErrorHandler((err: FastifyError, request, reply) => {
@@ -141,7 +149,7 @@ export function containerRoutes(app: FastifyInstance, ctx: AppContext): void {
     scope.get('/v2', async (_request, reply) => reply.redirect('/v2/', 301));
 
     scope.get('/v2/token', async (request, reply) => {
-      const issued = containers.issueToken(request.registryIdentity);
+      const issued = tokens.issueToken(request.registryIdentity);
       return reply.type('application/json').send({
         token: issued.token,
         access_token: issued.token,
@@ -155,7 +163,7 @@ export function containerRoutes(app: FastifyInstance, ctx: AppContext): void {
       const q = request.query as Record<string, string | undefined>;
       const n = q['n'] !== undefined && /^\d+$/.test(q['n']) ? Math.min(Number(q['n']), 10000) : -1;
       const last = q['last'] ?? '';
-      const repos = await containers.catalog(request.registryIdentity, last, n);
+      const repos = await images.catalog(request.registryIdentity, last, n);
       if (n >= 0 && repos.length > n) {
         repos.length = n;
         reply.header(
@@ -204,7 +212,7 @@ export function containerRoutes(app: FastifyInstance, ctx: AppContext): void {
         if (!route.id) {
           if (method !== 'POST') throw new OciError(405, 'UNSUPPORTED', `${method} is not supported here`);
           if (q['mount'] && q['from']) {
-            if (await containers.mount(o, user, identity!, image, q['from'], q['mount'])) {
+            if (await blobs.mount(o, user, identity!, image, q['from'], q['mount'])) {
               body?.resume();
               return reply
                 .code(201)
@@ -214,16 +222,16 @@ export function containerRoutes(app: FastifyInstance, ctx: AppContext): void {
                 .send();
             }
           }
-          const upload = await containers.startUpload(o, user, image);
+          const upload = await blobs.startUpload(o, user, image);
           if (q['digest'] !== undefined) {
             // Monolithic: the body is the blob.
             try {
-              const row = await containers.appendPart(o, user, upload, body ?? Readable.from([]), {
+              const row = await blobs.appendPart(o, user, upload, body ?? Readable.from([]), {
                 ...(announcedOf(request) !== undefined ? { announced: announcedOf(request)! } : {}),
               });
-              await containers.finishUpload(o, user, row, q['digest']);
+              await blobs.finishUpload(o, user, row, q['digest']);
             } catch (err) {
-              await containers.cancelUpload({ ...upload, parts: 1 }).catch(() => undefined);
+              await blobs.cancelUpload({ ...upload, parts: 1 }).catch(() => undefined);
               throw err;
             }
             return reply
@@ -236,18 +244,18 @@ export function containerRoutes(app: FastifyInstance, ctx: AppContext): void {
           body?.resume();
           return uploadHeaders(reply.code(202), o, image, upload.id, 0).send();
         }
-        const upload = await containers.requireUpload(o, image, route.id);
+        const upload = await blobs.requireUpload(o, image, route.id);
         if (method === 'GET') {
           return uploadHeaders(reply.code(204), o, image, upload.id, upload.bytes_received).send();
         }
         if (method === 'DELETE') {
-          await containers.cancelUpload(upload);
+          await blobs.cancelUpload(upload);
           return reply.code(204).send();
         }
         if (method === 'PATCH') {
           const range = request.headers['content-range'];
           const announced = announcedOf(request);
-          const row = await containers.appendPart(o, user, upload, body ?? Readable.from([]), {
+          const row = await blobs.appendPart(o, user, upload, body ?? Readable.from([]), {
             ...(announced !== undefined ? { announced } : {}),
             ...(typeof range === 'string' ? { range } : {}),
           });
@@ -259,11 +267,11 @@ export function containerRoutes(app: FastifyInstance, ctx: AppContext): void {
           let row = upload;
           const announced = announcedOf(request);
           if (body && announced !== 0) {
-            row = await containers.appendPart(o, user, upload, body, {
+            row = await blobs.appendPart(o, user, upload, body, {
               ...(announced !== undefined ? { announced } : {}),
             });
           }
-          await containers.finishUpload(o, user, row, digest);
+          await blobs.finishUpload(o, user, row, digest);
           return reply
             .code(201)
             .header('Location', `/v2/${o.lower_name}/${image}/blobs/${digest}`)
@@ -277,11 +285,11 @@ export function containerRoutes(app: FastifyInstance, ctx: AppContext): void {
       if (route.kind === 'blob') {
         if (method === 'DELETE') {
           const o = await owner(request, route.owner, 'write');
-          await containers.deleteBlob(o, image, route.digest, identity!);
+          await blobs.deleteBlob(o, image, route.digest, identity!);
           return reply.code(202).header('Content-Length', '0').send();
         }
         const o = await owner(request, route.owner, 'read');
-        const file = await containers.blob(o, image, route.digest, identity);
+        const file = await blobs.blob(o, image, route.digest, identity);
         const size = Number(file.size);
         blobHeaders(reply, file, route.digest).type('application/octet-stream');
         if (method === 'HEAD') return reply.code(200).send();
@@ -299,17 +307,17 @@ export function containerRoutes(app: FastifyInstance, ctx: AppContext): void {
               .code(206)
               .header('Content-Range', `bytes ${start}-${end}/${size}`)
               .header('Content-Length', String(end - start + 1))
-              .send(await containers.open(file, { start, end }));
+              .send(await blobs.open(file, { start, end }));
           }
         }
-        return reply.code(200).send(await containers.open(file));
+        return reply.code(200).send(await blobs.open(file));
       }
 
       if (route.kind === 'manifest') {
         if (method === 'PUT') {
           const o = await owner(request, route.owner, 'write');
           const bytes = await readAll(body, MANIFEST_MAX);
-          const digest = await containers.putManifest(
+          const digest = await images.putManifest(
             o,
             identity!.user,
             image,
@@ -326,26 +334,26 @@ export function containerRoutes(app: FastifyInstance, ctx: AppContext): void {
         }
         if (method === 'DELETE') {
           const o = await owner(request, route.owner, 'write');
-          const pkg = await containers.requireImage(o, image, identity);
-          await containers.deleteManifest(pkg, route.reference, identity!.user);
+          const pkg = await images.requireImage(o, image, identity);
+          await images.deleteManifest(pkg, route.reference, identity!.user);
           return reply.code(202).header('Content-Length', '0').send();
         }
         const o = await owner(request, route.owner, 'read');
-        const pkg = await containers.requireImage(o, image, identity);
-        const file = await containers.manifest(pkg, route.reference);
+        const pkg = await images.requireImage(o, image, identity);
+        const file = await images.manifest(pkg, route.reference);
         const digest = `sha256:${file.hash_sha256}`;
         blobHeaders(reply, file, digest).type(metadataOf(file).mediaType);
         if (method === 'HEAD') return reply.code(200).send();
         if (method !== 'GET') throw new OciError(405, 'UNSUPPORTED', `${method} is not supported here`);
-        return reply.code(200).send(await containers.open(file, undefined, true));
+        return reply.code(200).send(await blobs.open(file, undefined, true));
       }
 
       // tags/list
       if (method !== 'GET') throw new OciError(405, 'UNSUPPORTED', `${method} is not supported here`);
       const o = await owner(request, route.owner, 'read');
-      const pkg = await containers.requireImage(o, image, identity);
+      const pkg = await images.requireImage(o, image, identity);
       const n = q['n'] !== undefined && /^\d+$/.test(q['n']) ? Math.min(Number(q['n']), 10000) : -1;
-      const tags = await containers.tags(pkg, q['last'] ?? '', n >= 0 ? n + 1 : -1);
+      const tags = await images.tags(pkg, q['last'] ?? '', n >= 0 ? n + 1 : -1);
       if (n >= 0 && tags.length > n) {
         tags.length = n;
         reply.header(

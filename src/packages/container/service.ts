@@ -5,92 +5,38 @@
 // uploaded before a manifest names them are files of the internal version `_upload`; a manifest
 // takes them over. A blob is stored once whatever names it, and counted (quota) per file.
 //
-// Uploads stream: each POST/PATCH/PUT body goes through the core's hashing stream into a part
-// under tmp/container/{upload}/; finishing composes the parts into the blob named by its SHA-256.
-// The digests of a one-part upload (what skopeo and docker send) are those of its part; those of
-// several parts come from reading the stored parts again.
-//
-// The token of /v2/token is `payload.signature` (HMAC-SHA256 with a key derived from [security]
-// SECRET_KEY), naming the user, the scopes of the credential it was issued for and an expiry.
+// This file: images, manifests (a manifest's bytes are a blob like any other), tags and the
+// catalog. Blob uploads and reads are blobs.ts, the /v2/token tokens tokens.ts, and the names,
+// digests and errors of the distribution spec oci.ts.
 import crypto from 'node:crypto';
-import { pipeline } from 'node:stream/promises';
-import { pipeline as pipe, Readable, Writable } from 'node:stream';
-import type { AppContext } from '../../app/context.js';
+import { Readable } from 'node:stream';
+import { transaction, nowUnix, type Db, type Tx } from '../../db/database.js';
 import type { Identity } from '../../auth/identity.js';
-import { nowUnix, transaction, type Tx } from '../../db/database.js';
-import { uniqueViolation } from '../../db/retry.js';
-import { AppError, unauthorized } from '../../errors.js';
+import type { EventBus } from '../../events/bus.js';
 import { recordUsage } from '../../quota/usage.js';
 import * as repoStore from '../../repos/store.js';
-import { formatScopes, storedScopes } from '../../tokens/scopes.js';
+import type { BlobStore } from '../../storage/storage.js';
 import type { UserRow } from '../../users/tables.js';
-import { hashingStream, type Digests } from '../hashing.js';
-import { blobKey, SUBJECT, type PackageRow, type VersionRow } from '../service.js';
+import type { Digests } from '../hashing.js';
+import { blobKey, SUBJECT, type PackageService } from '../service.js';
 import * as core from '../store.js';
-import { UPLOAD_VERSION } from '../store.js';
+import type { PackageRow, VersionRow } from '../tables.js';
+import {
+  fileNameOf,
+  INDEX_TYPES,
+  isDigest,
+  MANIFEST_TYPES,
+  oci,
+  retrying,
+  shaOf,
+  versionOf,
+  type ManifestMetadata,
+} from './oci.js';
 import * as store from './store.js';
-import { KeyedLock } from '../../locks.js';
-import type { ImageFile } from './store.js';
-import type { UploadRow } from './tables.js';
+import type { ImageFile } from './tables.js';
 
-export type { ImageFile } from './store.js';
-export type { UploadRow } from './tables.js';
-
-/** An error in the registry's own form: `{"errors":[{"code","message"}]}` with this status. */
-export class OciError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-const oci = (status: number, code: string, message: string) => new OciError(status, code, message);
-
-export const MANIFEST_MAX = 10 << 20;
 const CONFIG_MAX = 1 << 20;
-const TOKEN_TTL = 3600;
-const RETRIES = 5;
-
-const DIGEST = /^sha256:([0-9a-f]{64})$/;
-const TAG = /^[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127}$/;
-const IMAGE = /^[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*)*$/;
-
-const INDEX_TYPES = [
-  'application/vnd.oci.image.index.v1+json',
-  'application/vnd.docker.distribution.manifest.list.v2+json',
-];
-const MANIFEST_TYPES = [
-  'application/vnd.oci.image.manifest.v1+json',
-  'application/vnd.docker.distribution.manifest.v2+json',
-];
 const SOURCE = 'org.opencontainers.image.source';
-
-export const isDigest = (ref: string) => DIGEST.test(ref);
-
-/** The hex SHA-256 of a digest reference, or a 400 DIGEST_INVALID. */
-export function shaOf(digest: string): string {
-  const m = DIGEST.exec(digest);
-  if (!m) throw oci(400, 'DIGEST_INVALID', `invalid or unsupported digest: ${digest}`);
-  return m[1]!;
-}
-
-export function checkImage(image: string): void {
-  if (image.length > 255 || !IMAGE.test(image))
-    throw oci(400, 'NAME_INVALID', `invalid image name: ${image}`);
-}
-
-/** The stored version of a manifest reference: a tag as given (lower case), or a digest. */
-function versionOf(reference: string): string {
-  if (isDigest(reference)) return reference;
-  if (!TAG.test(reference)) throw oci(400, 'MANIFEST_INVALID', `invalid tag: ${reference}`);
-  return reference.toLowerCase();
-}
-
-const partKey = (upload: string, n: number) => `tmp/container/${upload}/${String(n).padStart(8, '0')}`;
-const fileNameOf = (sha: string) => `sha256_${sha}`;
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json | undefined =>
@@ -130,119 +76,40 @@ function descriptor(v: unknown, what: string): Descriptor {
   return out;
 }
 
-/** What a version's metadata_json holds. */
-export interface ManifestMetadata {
-  mediaType: string;
-  isTagged: boolean;
-  platform?: string;
-  manifests?: Array<{ digest: string; platform: string; size: number }>;
-  labels?: Record<string, string>;
-}
-
-export function metadataOf(file: { metadata_json: string }): ManifestMetadata {
-  try {
-    return JSON.parse(file.metadata_json) as ManifestMetadata;
-  } catch {
-    return { mediaType: MANIFEST_TYPES[0]!, isTagged: false };
-  }
-}
-
 function digestsOf(body: Buffer): Digests {
   const h = (a: string) => crypto.createHash(a).update(body).digest('hex');
   return { md5: h('md5'), sha1: h('sha1'), sha256: h('sha256'), sha512: h('sha512') };
 }
 
-function isUnique(err: unknown): boolean {
-  const msg = err instanceof Error ? err.message : '';
-  return uniqueViolation(err) || /UNIQUE constraint|duplicate key/i.test(msg);
-}
-
-/** Runs a transaction again when a concurrent one of the same push won a unique index. */
-async function retrying<T>(fn: () => Promise<T>): Promise<T> {
-  for (let i = 0; ; i++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (i < RETRIES && isUnique(err)) {
-        await new Promise((r) => setTimeout(r, 5 + Math.random() * 20));
-        continue;
-      }
-      throw err;
-    }
-  }
+export interface ContainerServiceDeps {
+  db: Db;
+  events: EventBus;
+  /** Where blobs are (storage.packages): a manifest's config is read from there. */
+  blobs: BlobStore;
+  rootUrl: string;
+  packages: Pick<
+    PackageService,
+    | 'getPackage'
+    | 'assertCanReadPackage'
+    | 'checkLimits'
+    | 'withBlobLock'
+    | 'removeBlobs'
+    | 'eventInfo'
+    | 'deleteVersion'
+    | 'requireOwner'
+    | 'packageById'
+  >;
 }
 
 export class ContainerService {
-  /** Digests of the first part of uploads (the blob's own when it is the only part). */
-  private readonly firstPart = new Map<string, Digests>();
-  private readonly uploadLocks = new KeyedLock<string>();
-  private readonly tokenKey: Buffer;
+  private readonly db: Db;
+  private readonly blobs: BlobStore;
+  private readonly packages: ContainerServiceDeps['packages'];
 
-  constructor(private readonly ctx: AppContext) {
-    const secret = ctx.config.security.secretKey || crypto.randomBytes(32).toString('hex');
-    this.tokenKey = Buffer.from(
-      crypto.hkdfSync('sha256', secret, 'anvil-container-token', 'anvil:container-registry-token', 32),
-    );
-  }
-
-  private get db() {
-    return this.ctx.db;
-  }
-  private get packages() {
-    return this.ctx.packages;
-  }
-  private get blobs() {
-    return this.ctx.storage.packages;
-  }
-
-  // Tokens
-
-  /** A signed token for `identity` (null: anonymous), valid for an hour. */
-  issueToken(identity: Identity | null): { token: string; expiresIn: number; issuedAt: string } {
-    const now = nowUnix();
-    const payload = identity
-      ? {
-          u: identity.user.id,
-          s: formatScopes(identity.scopes),
-          ...(identity.tokenId !== undefined ? { t: identity.tokenId } : {}),
-          ...(identity.repoId !== undefined ? { r: identity.repoId } : {}),
-          e: now + TOKEN_TTL,
-        }
-      : { u: 0, e: now + TOKEN_TTL };
-    const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
-    const sig = crypto.createHmac('sha256', this.tokenKey).update(body).digest('base64url');
-    return { token: `${body}.${sig}`, expiresIn: TOKEN_TTL, issuedAt: new Date(now * 1000).toISOString() };
-  }
-
-  /**
-   * The identity a registry token names: undefined when `token` is not one (another kind of
-   * token), null for an anonymous one; a 401 when it is one but forged, expired or of a user gone.
-   */
-  async verifyToken(token: string): Promise<Identity | null | undefined> {
-    const m = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/.exec(token);
-    if (!m) return undefined;
-    const expected = crypto.createHmac('sha256', this.tokenKey).update(m[1]!).digest();
-    const given = Buffer.from(m[2]!, 'base64url');
-    if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) {
-      throw unauthorized('invalid registry token');
-    }
-    let p: { u?: unknown; s?: unknown; t?: unknown; r?: unknown; e?: unknown };
-    try {
-      p = JSON.parse(Buffer.from(m[1]!, 'base64url').toString('utf8')) as typeof p;
-    } catch {
-      throw unauthorized('invalid registry token');
-    }
-    if (typeof p.e !== 'number' || p.e < nowUnix()) throw unauthorized('the registry token has expired');
-    if (p.u === 0) return null;
-    const user = typeof p.u === 'number' ? await this.ctx.users.getById(p.u) : undefined;
-    if (!user) throw unauthorized('invalid registry token');
-    return {
-      user,
-      method: 'token',
-      scopes: storedScopes(typeof p.s === 'string' ? p.s : ''),
-      ...(typeof p.t === 'number' ? { tokenId: p.t } : {}),
-      ...(typeof p.r === 'number' ? { repoId: p.r } : {}),
-    };
+  constructor(private readonly deps: ContainerServiceDeps) {
+    this.db = deps.db;
+    this.blobs = deps.blobs;
+    this.packages = deps.packages;
   }
 
   // Images
@@ -258,341 +125,6 @@ export class ContainerService {
     await this.packages.assertCanReadPackage(pkg, identity);
     return pkg;
   }
-
-  async blob(owner: UserRow, image: string, digest: string, identity: Identity | null): Promise<ImageFile> {
-    const sha = shaOf(digest);
-    const pkg = await this.getImage(owner, image);
-    if (pkg) await this.packages.assertCanReadPackage(pkg, identity);
-    const file = pkg && (await store.findBlob(this.db, pkg.id, sha));
-    if (!file) throw oci(404, 'BLOB_UNKNOWN', `blob unknown to registry: ${digest}`);
-    return file;
-  }
-
-  /** Opens a blob (a byte range, end inclusive); a manifest read counts a download of its version. */
-  open(file: ImageFile, range?: { start: number; end: number }, countDownload = false) {
-    return this.packages.open(file, range, countDownload);
-  }
-
-  // Uploads
-
-  async startUpload(owner: UserRow, creator: UserRow, image: string): Promise<UploadRow> {
-    await this.packages.checkLimits(owner, creator, 'container');
-    const now = nowUnix();
-    const row: UploadRow = {
-      id: crypto.randomUUID(),
-      owner_id: owner.id,
-      image,
-      bytes_received: 0,
-      parts: 0,
-      created_unix: now,
-      updated_unix: now,
-    };
-    await store.insertUpload(this.db, row);
-    return row;
-  }
-
-  async requireUpload(owner: UserRow, image: string, id: string): Promise<UploadRow> {
-    const row = /^[0-9a-f-]{36}$/.test(id) ? await store.getUpload(this.db, id) : undefined;
-    if (!row || row.owner_id !== owner.id || row.image !== image) {
-      throw oci(404, 'BLOB_UPLOAD_UNKNOWN', 'blob upload unknown to registry');
-    }
-    return row;
-  }
-
-  private withUploadLock<T>(id: string, fn: () => Promise<T>): Promise<T> {
-    return this.uploadLocks.run(id, fn);
-  }
-
-  /**
-   * Appends a body to an upload as its next part. With a Content-Range (`start-end`), `start` must
-   * be the bytes received so far and the body exactly that long (416 otherwise).
-   */
-  async appendPart(
-    owner: UserRow,
-    creator: UserRow,
-    upload: UploadRow,
-    data: Readable,
-    opts: { announced?: number; range?: string },
-  ): Promise<UploadRow> {
-    return this.withUploadLock(upload.id, async () => {
-      const row = await this.requireUpload(owner, upload.image, upload.id);
-      let expected: number | undefined;
-      if (opts.range !== undefined) {
-        const m = /^(?:bytes[= ])?(\d+)-(\d+)$/.exec(opts.range.trim());
-        if (!m || Number(m[1]) !== row.bytes_received || Number(m[2]) < Number(m[1])) {
-          data.resume();
-          throw oci(
-            416,
-            'BLOB_UPLOAD_INVALID',
-            `the chunk must start at byte ${row.bytes_received} (Content-Range: ${opts.range})`,
-          );
-        }
-        expected = Number(m[2]) - Number(m[1]) + 1;
-      }
-      await this.packages.checkLimits(owner, creator, 'container', opts.announced);
-      const limit = this.packages.sizeLimit('container', creator);
-      const key = partKey(row.id, row.parts);
-      const hasher = hashingStream(limit >= 0 ? Math.max(0, limit - row.bytes_received) : -1, opts.announced);
-      const hashed = pipe(data, hasher, () => undefined);
-      try {
-        await this.blobs.put(key, hashed);
-      } catch (err) {
-        data.destroy();
-        await this.blobs.delete(key).catch(() => undefined);
-        throw err;
-      }
-      const size = hasher.size;
-      if (expected !== undefined && size !== expected) {
-        await this.blobs.delete(key).catch(() => undefined);
-        throw oci(
-          416,
-          'BLOB_UPLOAD_INVALID',
-          `the chunk has ${size} bytes, its Content-Range says ${expected}`,
-        );
-      }
-      if (!(await store.addPart(this.db, row.id, row.parts, size, nowUnix()))) {
-        await this.blobs.delete(key).catch(() => undefined);
-        throw oci(404, 'BLOB_UPLOAD_UNKNOWN', 'blob upload unknown to registry');
-      }
-      if (row.parts === 0) this.firstPart.set(row.id, hasher.digests());
-      return { ...row, bytes_received: row.bytes_received + size, parts: row.parts + 1 };
-    });
-  }
-
-  /** Cancels an upload: its row and parts go. */
-  async cancelUpload(upload: UploadRow): Promise<void> {
-    await this.withUploadLock(upload.id, () => this.dropUpload(upload.id, upload.parts));
-  }
-
-  private async dropUpload(id: string, parts: number): Promise<void> {
-    this.firstPart.delete(id);
-    await store.deleteUpload(this.db, id);
-    for (let i = 0; i < parts; i++) await this.blobs.delete(partKey(id, i)).catch(() => undefined);
-  }
-
-  /**
-   * Finishes an upload as the blob `digest` (400 DIGEST_INVALID when its bytes have another one):
-   * the blob is stored (once) and becomes a file of the image's upload version.
-   */
-  async finishUpload(owner: UserRow, creator: UserRow, upload: UploadRow, digest: string): Promise<void> {
-    const sha = shaOf(digest);
-    await this.withUploadLock(upload.id, async () => {
-      let row = await this.requireUpload(owner, upload.image, upload.id);
-      if (row.parts === 0) {
-        // An empty blob: one empty part.
-        const key = partKey(row.id, 0);
-        const hasher = hashingStream(-1, 0);
-        await this.blobs.put(
-          key,
-          pipe(Readable.from([]), hasher, () => undefined),
-        );
-        await store.addPart(this.db, row.id, 0, 0, nowUnix());
-        this.firstPart.set(row.id, hasher.digests());
-        row = { ...row, parts: 1 };
-      }
-      const parts = Array.from({ length: row.parts }, (_, i) => partKey(row.id, i));
-      let digests = row.parts === 1 ? this.firstPart.get(row.id) : undefined;
-      try {
-        digests ??= await this.digestsOfParts(parts, row.bytes_received);
-      } catch (err) {
-        await this.dropUpload(row.id, row.parts);
-        if (err instanceof AppError && err.kind === 'not_found') {
-          throw oci(404, 'BLOB_UPLOAD_UNKNOWN', 'the parts of this upload are gone');
-        }
-        throw err;
-      }
-      if (digests.sha256 !== sha) {
-        await this.dropUpload(row.id, row.parts);
-        throw oci(
-          400,
-          'DIGEST_INVALID',
-          `the uploaded bytes have the digest sha256:${digests.sha256}, not ${digest}`,
-        );
-      }
-      await this.commitBlob(owner, creator, row.image, digests, row.bytes_received, {
-        place: async (key) => {
-          if (parts.length === 1) await this.blobs.move(parts[0]!, key);
-          else await this.blobs.compose(key, parts);
-        },
-        discard: async () => {
-          for (const p of parts) await this.blobs.delete(p).catch(() => undefined);
-        },
-      });
-      this.firstPart.delete(row.id);
-      await store.deleteUpload(this.db, row.id);
-    });
-  }
-
-  /** The digests of stored parts, read again in order. */
-  private async digestsOfParts(parts: string[], size: number): Promise<Digests> {
-    const hasher = hashingStream(-1, size);
-    const blobs = this.blobs;
-    async function* bytes() {
-      for (const p of parts) yield* await blobs.open(p);
-    }
-    await pipeline(
-      Readable.from(bytes(), { objectMode: false }),
-      hasher,
-      new Writable({ write: (_c, _e, cb) => cb() }),
-    );
-    return hasher.digests();
-  }
-
-  /**
-   * Places a blob under its key (unless stored already) and makes it a file of the image's upload
-   * version (unless the image has a file naming it already), with its quota usage.
-   */
-  private async commitBlob(
-    owner: UserRow,
-    creator: UserRow,
-    image: string,
-    digests: Digests,
-    size: number,
-    how: { place: (key: string) => Promise<void>; discard: () => Promise<void> },
-  ): Promise<void> {
-    const key = blobKey(digests.sha256);
-    await this.packages.withBlobLock(digests.sha256, async () => {
-      let placed = false;
-      if (await this.blobs.stat(key)) await how.discard();
-      else {
-        await how.place(key);
-        placed = true;
-      }
-      try {
-        await retrying(() =>
-          transaction(this.db, async (tx) => {
-            const blob = await core.ensureBlob(tx, {
-              size,
-              hash_md5: digests.md5,
-              hash_sha1: digests.sha1,
-              hash_sha256: digests.sha256,
-              hash_sha512: digests.sha512,
-              created_unix: nowUnix(),
-            });
-            await this.addToUploads(tx, owner, creator, image, blob.id, Number(blob.size), digests.sha256);
-          }),
-        );
-      } catch (err) {
-        if (placed && !(await core.getBlob(this.db, digests.sha256))) {
-          await this.blobs.delete(key).catch(() => undefined);
-        }
-        throw err;
-      }
-    });
-  }
-
-  private async ensurePackage(tx: Tx, owner: UserRow, image: string): Promise<PackageRow> {
-    return core.ensurePackage(tx, {
-      owner_id: owner.id,
-      repo_id: null,
-      type: 'container',
-      name: image,
-      lower_name: image,
-      created_unix: nowUnix(),
-    });
-  }
-
-  /** Makes the blob a file of the image's upload version unless the image names it already. */
-  private async addToUploads(
-    tx: Tx,
-    owner: UserRow,
-    creator: UserRow,
-    image: string,
-    blobId: number,
-    size: number,
-    sha: string,
-  ): Promise<void> {
-    const pkg = await this.ensurePackage(tx, owner, image);
-    if (await store.findBlob(tx, pkg.id, sha)) return;
-    let version = await core.getVersion(tx, pkg.id, UPLOAD_VERSION);
-    version ??= await core.insertVersion(tx, {
-      package_id: pkg.id,
-      creator_id: creator.id,
-      version: UPLOAD_VERSION,
-      lower_version: UPLOAD_VERSION,
-      metadata_json: '{}',
-      created_unix: nowUnix(),
-    });
-    const name = fileNameOf(sha);
-    await core.insertFile(tx, {
-      version_id: version.id,
-      blob_id: blobId,
-      name,
-      lower_name: name,
-      is_lead: 0,
-      created_unix: nowUnix(),
-    });
-    await recordUsage(tx, owner.id, SUBJECT, size);
-    await core.bumpRevision(tx, pkg.id);
-  }
-
-  /**
-   * Cross-repository mount: the blob `digest` of image `from` (`owner/image`, readable by
-   * `identity`) becomes a blob of `image` without any byte sent. False when there is no such blob.
-   */
-  async mount(
-    owner: UserRow,
-    creator: UserRow,
-    identity: Identity,
-    image: string,
-    from: string,
-    digest: string,
-  ): Promise<boolean> {
-    const sha = shaOf(digest);
-    const slash = from.indexOf('/');
-    if (slash < 0) return false;
-    const fromImage = from.slice(slash + 1).toLowerCase();
-    if (!IMAGE.test(fromImage)) return false;
-    let source: ImageFile;
-    try {
-      const fromOwner = await this.packages.requireOwner(from.slice(0, slash), identity, 'read');
-      source = await this.blob(fromOwner, fromImage, digest, identity);
-    } catch (err) {
-      if (err instanceof AppError || err instanceof OciError) return false;
-      throw err;
-    }
-    await this.packages.checkLimits(owner, creator, 'container');
-    await retrying(() =>
-      transaction(this.db, async (tx) => {
-        // The source blob may have gone since: then this is no mount.
-        const blob = await core.getBlob(tx, sha);
-        if (!blob || blob.id !== source.blob_id) throw oci(404, 'BLOB_UNKNOWN', 'blob unknown to registry');
-        await this.addToUploads(tx, owner, creator, image, blob.id, Number(blob.size), sha);
-      }),
-    ).catch((err: unknown) => {
-      if (err instanceof OciError) return;
-      throw err;
-    });
-    const pkg = await this.getImage(owner, image);
-    return !!pkg && !!(await store.findBlob(this.db, pkg.id, sha));
-  }
-
-  /** Deletes a blob uploaded to the image and not (yet) named by a manifest. */
-  async deleteBlob(owner: UserRow, image: string, digest: string, identity: Identity): Promise<void> {
-    const file = await this.blob(owner, image, digest, identity);
-    const pkg = (await this.getImage(owner, image))!;
-    const uploads = await store.uploadFiles(this.db, pkg.id, [file.blob_id]);
-    if (uploads.length === 0) {
-      throw oci(405, 'UNSUPPORTED', 'the blob is part of a manifest: delete the manifest instead');
-    }
-    // Internal rows: no package event.
-    const orphans = await transaction(this.db, async (tx) => {
-      await core.deleteFiles(
-        tx,
-        uploads.map((f) => f.id),
-      );
-      await recordUsage(tx, owner.id, SUBJECT, -uploads.reduce((n, f) => n + Number(f.size), 0));
-      if ((await core.filesOfVersions(tx, [uploads[0]!.version_id])).length === 0) {
-        await core.deleteVersion(tx, uploads[0]!.version_id);
-        if ((await core.countVersions(tx, pkg.id)) === 0) await core.deletePackage(tx, pkg.id);
-      }
-      await core.bumpRevision(tx, pkg.id);
-      return core.removeUnreferencedBlobs(tx, [file.blob_id]);
-    });
-    await this.packages.removeBlobs(orphans);
-  }
-
-  // Manifests
 
   /** Stores a manifest under a tag or its digest; its digest. */
   async putManifest(
@@ -726,7 +258,7 @@ export class ContainerService {
     });
     await this.packages.removeBlobs(orphans);
     if (emitted) {
-      await this.ctx.events.emit('package.created', {
+      await this.deps.events.emit('package.created', {
         package: this.packages.eventInfo(emitted.pkg, emitted.version),
         doerId: creator.id,
       });
@@ -757,7 +289,7 @@ export class ContainerService {
     size: number,
   ): Promise<{ pkg: PackageRow; version: VersionRow; orphans: string[] }> {
     const now = nowUnix();
-    const pkg = await this.ensurePackage(tx, owner, image);
+    const pkg = await store.ensureImage(tx, owner.id, image);
     let version = await core.getVersion(tx, pkg.id, lowerVersion);
     let freed: number[] = [];
     if (version) {
@@ -850,7 +382,7 @@ export class ContainerService {
    */
   private async linkBySource(tx: Tx, owner: UserRow, pkg: PackageRow, source: string): Promise<void> {
     if (pkg.repo_id !== null) return;
-    const root = this.ctx.config.server.rootUrl;
+    const root = this.deps.rootUrl;
     if (!source.toLowerCase().startsWith(root.toLowerCase())) return;
     const [o, r] = source.slice(root.length).split(/[/?#]/);
     if (!o || !r || o.toLowerCase() !== owner.lower_name) return;

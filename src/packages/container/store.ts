@@ -1,13 +1,25 @@
 // Queries of the container registry: upload sessions, and finding blobs and manifests of an
 // image by digest (a blob belongs to an image when a file of any of its versions names it). No HTTP.
 import type { Insertable } from 'kysely';
-import type { Db, Tx } from '../../db/database.js';
-import type { FileWithBlob } from '../store.js';
-import { UPLOAD_VERSION } from '../store.js';
-import type { PackageBlobUploadTable } from './tables.js';
+import { nowUnix, type Db, type Tx } from '../../db/database.js';
+import { ensurePackage, UPLOAD_VERSION } from '../store.js';
+import type { FileWithBlob, PackageRow } from '../tables.js';
+import type { ImageFile, PackageBlobUploadTable } from './tables.js';
 import type { UploadRow } from './tables.js';
 
 type Q = Db | Tx;
+
+/** The image's package (made when absent). */
+export function ensureImage(q: Q, ownerId: number, image: string): Promise<PackageRow> {
+  return ensurePackage(q, {
+    owner_id: ownerId,
+    repo_id: null,
+    type: 'container',
+    name: image,
+    lower_name: image,
+    created_unix: nowUnix(),
+  });
+}
 
 export async function insertUpload(q: Q, row: Insertable<PackageBlobUploadTable>): Promise<void> {
   await q.insertInto('package_blob_upload').values(row).execute();
@@ -33,6 +45,13 @@ export async function addPart(q: Q, id: string, parts: number, size: number, now
   return Number(r.numUpdatedRows) > 0;
 }
 
+/** Of `ids`, the upload sessions that exist. */
+export async function existingUploads(q: Q, ids: string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set();
+  const rows = await q.selectFrom('package_blob_upload').select('id').where('id', 'in', ids).execute();
+  return new Set(rows.map((r) => r.id));
+}
+
 export async function deleteUpload(q: Q, id: string): Promise<boolean> {
   const r = await q.deleteFrom('package_blob_upload').where('id', '=', id).executeTakeFirst();
   return Number(r.numDeletedRows) > 0;
@@ -55,8 +74,6 @@ function filesOfPackage(q: Q, packageId: number) {
     ])
     .where('package_version.package_id', '=', packageId);
 }
-
-export type ImageFile = FileWithBlob & { lower_version: string; metadata_json: string };
 
 /** A file of the image naming the blob `sha256` (any version, the upload version included). */
 export async function findBlob(q: Q, packageId: number, sha256: string): Promise<ImageFile | undefined> {

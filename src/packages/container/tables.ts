@@ -1,5 +1,6 @@
 // Tables of the container registry (see db/migrations/0037_container_uploads.ts).
 import type { Selectable } from 'kysely';
+import type { FileWithBlob } from '../tables.js';
 
 export interface PackageBlobUploadTable {
   /** A random UUID: the upload's address is /v2/{image}/blobs/uploads/{id}. */
@@ -18,3 +19,6 @@ export interface ContainerTables {
 }
 
 export type UploadRow = Selectable<PackageBlobUploadTable>;
+
+/** A file of an image with its blob and its version's name and metadata. */
+export type ImageFile = FileWithBlob & { lower_version: string; metadata_json: string };

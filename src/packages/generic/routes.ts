@@ -5,9 +5,9 @@
 import { Readable } from 'node:stream';
 import rangeParser from 'range-parser';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../app/context.js';
 import { unauthorized } from '../../errors.js';
-import { registryScope, sendRegistryError } from '../registry.js';
+import type { PackageService } from '../service.js';
+import { registryScope, sendRegistryError, type RegistryDeps } from '../registry.js';
 import { checkFileName, checkName, checkVersion } from './service.js';
 
 interface FileParams {
@@ -19,11 +19,15 @@ interface FileParams {
 
 const errorBody = (message: string) => ({ message });
 
-export function genericRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const { packages } = ctx;
+export interface GenericRoutesDeps extends RegistryDeps {
+  packages: PackageService;
+}
+
+export function genericRoutes(app: FastifyInstance, deps: GenericRoutesDeps): void {
+  const { packages } = deps;
   void app.register(
     async (scope) => {
-      registryScope(scope, ctx, errorBody);
+      registryScope(scope, deps, errorBody);
       scope.removeAllContentTypeParsers();
       scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
 

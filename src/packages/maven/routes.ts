@@ -6,9 +6,9 @@
 // challenge, which registry.ts gives.
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../app/context.js';
 import { unauthorized } from '../../errors.js';
-import { registryScope } from '../registry.js';
+import type { PackageService } from '../service.js';
+import { registryScope, type RegistryDeps } from '../registry.js';
 import { parsePath } from './metadata.js';
 import { MavenService, type Found } from './service.js';
 
@@ -30,12 +30,16 @@ function contentType(fileName: string): string {
   return CONTENT_TYPES[ext] ?? 'application/octet-stream';
 }
 
-export function mavenRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const { packages } = ctx;
-  const maven = new MavenService(ctx);
+export interface MavenRoutesDeps extends RegistryDeps {
+  packages: PackageService;
+  maven: MavenService;
+}
+
+export function mavenRoutes(app: FastifyInstance, deps: MavenRoutesDeps): void {
+  const { packages, maven } = deps;
   void app.register(
     async (scope) => {
-      registryScope(scope, ctx, errorBody);
+      registryScope(scope, deps, errorBody);
       scope.removeAllContentTypeParsers();
       scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
 

@@ -6,12 +6,14 @@
 // The package is named `groupId:artifactId`, keeping case, as in Forgejo.
 import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { AppContext } from '../../app/context.js';
 import type { Identity } from '../../auth/identity.js';
 import { badRequest, notFound } from '../../errors.js';
 import type { UserRow } from '../../users/tables.js';
 import * as store from '../store.js';
-import type { FileWithBlob, PackageRow, VersionRow } from '../service.js';
+import type { Db } from '../../db/database.js';
+import type { PackageService } from '../service.js';
+import type { FileWithBlob, PackageRow, VersionRow } from '../tables.js';
+import { readZipDirectory } from '../zip.js';
 import {
   isSnapshot,
   packageName,
@@ -51,11 +53,18 @@ export type Found =
   | { kind: 'file'; file: FileWithBlob; checksum?: Checksum }
   | { kind: 'metadata'; body: Buffer; lastModified: number; checksum?: Checksum };
 
-export class MavenService {
-  constructor(private readonly ctx: AppContext) {}
+export interface MavenServiceDeps {
+  db: Db;
+  packages: PackageService;
+}
 
-  private get packages() {
-    return this.ctx.packages;
+export class MavenService {
+  private readonly db: Db;
+  private readonly packages: PackageService;
+
+  constructor(deps: MavenServiceDeps) {
+    this.db = deps.db;
+    this.packages = deps.packages;
   }
 
   /**
@@ -79,6 +88,9 @@ export class MavenService {
       return 200;
     }
     const isPom = p.fileName.toLowerCase().endsWith('.pom');
+    // Java archives are zips: their central directory is read before the file is kept (no CRC
+    // is checked: a jar's members are not read).
+    const isZip = /\.(?:jar|war|ear|aar|zip)$/i.test(p.fileName);
     let metadata: string | undefined;
     if (isPom) {
       const pom = await readAll(data, POM_MAX, 'the POM');
@@ -100,6 +112,9 @@ export class MavenService {
         // A SNAPSHOT is mutable: its files (and its maven-metadata.xml) may be published again.
         overwrite: isSnapshot(p.version),
         ...(metadata !== undefined ? { metadata } : {}),
+        ...(isZip
+          ? { verify: async (_d, file) => void (await readZipDirectory(file, `the file ${p.fileName}`)) }
+          : {}),
         inTransaction: async (tx, _pkg, version, created) => {
           // A POM published after the jar (Maven's order) describes the existing version.
           if (metadata !== undefined && !created) await store.updateVersionMetadata(tx, version.id, metadata);
@@ -120,7 +135,7 @@ export class MavenService {
   ): Promise<void> {
     const body = (await readAll(data, CHECKSUM_MAX, 'a checksum file')).toString('utf8').trim();
     const pkg = await this.packages.getPackage(owner, 'maven', name);
-    const v = pkg && (await store.getVersion(this.ctx.db, pkg.id, version.toLowerCase()));
+    const v = pkg && (await store.getVersion(this.db, pkg.id, version.toLowerCase()));
     if (!v) throw notFound(`package version does not exist [name: ${name}, version: ${version}]`);
     const file = await this.packages.requireFile(v.id, fileName);
     // The digest, optionally followed by the file name (`sha1sum` output).
@@ -150,7 +165,7 @@ export class MavenService {
 
   /** A version's file by name; in a SNAPSHOT, a plain `-SNAPSHOT` name finds the newest build. */
   private async fileOf(version: VersionRow, artifactId: string, fileName: string): Promise<FileWithBlob> {
-    const exact = await store.getFile(this.ctx.db, version.id, fileName.toLowerCase());
+    const exact = await store.getFile(this.db, version.id, fileName.toLowerCase());
     if (exact) return exact;
     const pattern = snapshotPattern(artifactId, version.version, fileName);
     if (pattern) {

@@ -3,10 +3,10 @@
 // escaped (`@scope%2Fname`, one path segment, decoded into the parameter) or, in tarball URLs
 // of other registries, as two segments (`@scope/name`): both forms are routed.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../app/context.js';
 import { badRequest, notFound, unauthorized } from '../../errors.js';
-import { registryScope } from '../registry.js';
-import { NpmService, checkName } from './service.js';
+import type { PackageService } from '../service.js';
+import { registryScope, type RegistryDeps } from '../registry.js';
+import { type NpmService, checkName } from './service.js';
 
 type Params = Record<string, string | undefined>;
 type Handler = (request: FastifyRequest, reply: FastifyReply, name: string) => Promise<unknown>;
@@ -23,16 +23,22 @@ function nameOf(p: Params): string {
   return p['name'] ?? '';
 }
 
-export function npmRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const { packages } = ctx;
-  const npm = new NpmService(ctx);
-  const limit = ctx.config.packages.limitSizeNpm;
+export interface NpmRoutesDeps extends RegistryDeps {
+  packages: PackageService;
+  npm: NpmService;
+  /** [packages] LIMIT_SIZE_NPM: a publish body may be that much and a third larger. */
+  limitSizeNpm: number;
+}
+
+export function npmRoutes(app: FastifyInstance, deps: NpmRoutesDeps): void {
+  const { packages, npm } = deps;
+  const limit = deps.limitSizeNpm;
   // base64 makes the tarball a third larger; the rest of the document is small.
   const publishBodyLimit = limit >= 0 ? Math.ceil(limit * 1.4) + (4 << 20) : 1 << 30;
 
   void app.register(
     async (scope) => {
-      registryScope(scope, ctx, errorBody);
+      registryScope(scope, deps, errorBody);
       const base = '/:owner/npm';
 
       /** Registers `path` for a one-segment name and for a scope and name in two segments. */

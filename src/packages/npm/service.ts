@@ -1,18 +1,20 @@
 // The npm format: publishing (one version with its tarball, base64 in `_attachments`, checked
-// against the client's integrity), the packument, dist-tags (a version property `npm.tag` per
-// tag), deprecation, unpublishing and search. Versions are refused when they exist (409).
+// against the client's integrity and read to its end: a gzip'd tar holding a package.json), the
+// packument, dist-tags (a version property `npm.tag` per tag), deprecation, unpublishing and
+// search. Versions are refused when they exist (409).
 import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import type { AppContext } from '../../app/context.js';
 import type { Identity } from '../../auth/identity.js';
 import { isoTime } from '../../http/format.js';
 import type { Tx } from '../../db/database.js';
 import { badRequest, notFound } from '../../errors.js';
 import type { UserRow } from '../../users/tables.js';
 import * as store from '../store.js';
-import { PropertyRef, type PackageRow, type VersionRow } from '../service.js';
+import type { PackageService, StoredFile } from '../service.js';
+import { PropertyRef, type PackageRow, type VersionRow } from '../tables.js';
+import { readTar } from '../tar.js';
 
 const TAG = 'npm.tag';
 /** Forgejo's (and the npm registry's) package name rule. */
@@ -27,6 +29,22 @@ export function checkName(name: string): void {
 
 export function isSemver(v: string): boolean {
   return v.length <= 256 && SEMVER.test(v);
+}
+
+/**
+ * A tarball as npm packs it: a gzip'd tar, sound to its end, with the package's package.json
+ * (`package/package.json`: one directory, whatever its name, holds the package); else 400.
+ */
+async function checkTarball(stored: StoredFile): Promise<void> {
+  const isManifest = (name: string) => /^[^/]+\/package\.json$/.test(name);
+  const tar = await readTar(await stored.open(), stored.size, 'gzip', 'the tarball', isManifest);
+  const manifest = [...tar.kept.values()][0];
+  if (!manifest) throw badRequest('the tarball has no package.json (package/package.json)');
+  try {
+    JSON.parse(manifest.toString('utf8'));
+  } catch {
+    throw badRequest("the tarball's package.json is not JSON");
+  }
 }
 
 type Json = Record<string, unknown>;
@@ -69,10 +87,18 @@ interface Rendered {
   bodies: Map<string, Promise<Buffer>>;
 }
 
+export interface NpmServiceDeps {
+  packages: PackageService;
+  rootUrl: string;
+}
+
 export class NpmService {
   private readonly rendered = new Map<string, Rendered>();
+  private readonly packages: PackageService;
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly deps: NpmServiceDeps) {
+    this.packages = deps.packages;
+  }
 
   /**
    * A packument's body in the form asked for, gzip-compressed or not, with the ETag it is sent
@@ -108,12 +134,8 @@ export class NpmService {
     return { body: await body, etag: `"${pkg.id}-${revision}-${form === 'full' ? 'f' : 'a'}"` };
   }
 
-  private get packages() {
-    return this.ctx.packages;
-  }
-
   tarballUrl(owner: UserRow, name: string, version: string, file: string): string {
-    const root = this.ctx.config.server.rootUrl;
+    const root = this.deps.rootUrl;
     return `${root}api/packages/${encodeURIComponent(owner.name)}/npm/${name.replace('/', '%2f')}/-/${encodeURIComponent(version)}/${encodeURIComponent(file)}`;
   }
 
@@ -132,7 +154,12 @@ export class NpmService {
     if (!versions || Object.keys(versions).length === 0) throw badRequest('no version to publish');
     const attachments = obj(doc['_attachments']);
     if (!attachments || Object.keys(attachments).length === 0) {
-      return this.deprecate(owner, urlName, versions);
+      // `npm deprecate` PUTs the versions with their `deprecated` field and no tarball; anything
+      // else without one has nothing to publish.
+      if (Object.values(versions).some((v) => typeof obj(v)?.['deprecated'] === 'string')) {
+        return this.deprecate(owner, urlName, versions);
+      }
+      throw badRequest('the publish has no tarball (_attachments is missing or empty)');
     }
     if (Object.keys(versions).length !== 1 || Object.keys(attachments).length !== 1) {
       throw badRequest('exactly one version and one attachment are published at a time');
@@ -187,6 +214,7 @@ export class NpmService {
         data: Readable.from([tarball]),
         newVersionOnly: true,
         metadata: JSON.stringify(kept),
+        verify: (_digests, stored) => checkTarball(stored),
         inTransaction: async (tx, pkg, v) => {
           for (const [tag] of tags) await this.setTagIn(tx, pkg, v, tag);
         },
@@ -348,7 +376,7 @@ export class NpmService {
           description: typeof meta['description'] === 'string' ? meta['description'] : '',
           keywords: Array.isArray(meta['keywords']) ? meta['keywords'] : [],
           links: {
-            registry: `${this.ctx.config.server.rootUrl}api/packages/${owner.name}/npm/${pkg.name.replace('/', '%2f')}`,
+            registry: `${this.deps.rootUrl}api/packages/${owner.name}/npm/${pkg.name.replace('/', '%2f')}`,
           },
           publisher: { username: owner.name, email: '' },
         },

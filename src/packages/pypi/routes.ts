@@ -5,12 +5,13 @@
 import multipart from '@fastify/multipart';
 import Negotiator from 'negotiator';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../app/context.js';
 import { badRequest, unauthorized } from '../../errors.js';
 import { readMultipart } from '../../attachments/upload.js';
-import { registryScope } from '../registry.js';
+import type { PackageService } from '../service.js';
+import { registryScope, type RegistryDeps } from '../registry.js';
 import {
-  PypiService,
+  type PypiService,
+  checkDistribution,
   checkFileName,
   checkName,
   checkVersion,
@@ -26,13 +27,17 @@ const errorBody = (message: string) => ({ message });
 const JSON_TYPE = 'application/vnd.pypi.simple.v1+json';
 const HTML_TYPES = ['application/vnd.pypi.simple.v1+html', 'text/html'];
 
-export function pypiRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const { packages } = ctx;
-  const pypi = new PypiService(ctx);
+export interface PypiRoutesDeps extends RegistryDeps {
+  packages: PackageService;
+  pypi: PypiService;
+}
+
+export function pypiRoutes(app: FastifyInstance, deps: PypiRoutesDeps): void {
+  const { packages, pypi } = deps;
 
   void app.register(
     async (scope) => {
-      registryScope(scope, ctx, errorBody);
+      registryScope(scope, deps, errorBody);
       scope.removeAllContentTypeParsers();
       await scope.register(multipart, {
         limits: {
@@ -75,10 +80,11 @@ export function pypiRoutes(app: FastifyInstance, ctx: AppContext): void {
             data: stream,
             newVersionOnly: false,
             metadata: JSON.stringify(metadataOf(fields)),
-            verify: (digests) => {
+            verify: async (digests, stored) => {
               if (digests.sha256 !== digest) {
                 throw badRequest(`the file's sha256 is ${digests.sha256}, not ${digest} (sha256_digest)`);
               }
+              await checkDistribution(filename, stored);
             },
           });
         });

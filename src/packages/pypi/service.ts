@@ -1,12 +1,16 @@
 // The PyPI format: names (PEP 508, normalized as PEP 503 says), versions (PEP 440), file names,
-// the metadata twine sends with an upload, and the simple index of a project (PEP 503 HTML and
-// PEP 691 JSON) with each file's sha256 and its version's Requires-Python.
-import type { AppContext } from '../../app/context.js';
+// the distribution files themselves (checked sound before they are kept), the metadata twine
+// sends with an upload, and the simple index of a project (PEP 503 HTML and PEP 691 JSON) with
+// each file's sha256 and its version's Requires-Python.
 import type { Identity } from '../../auth/identity.js';
 import { badRequest, notFound } from '../../errors.js';
 import type { UserRow } from '../../users/tables.js';
 import * as store from '../store.js';
-import type { PackageRow } from '../service.js';
+import type { Db } from '../../db/database.js';
+import type { PackageService, StoredFile } from '../service.js';
+import type { PackageRow } from '../tables.js';
+import { readTar } from '../tar.js';
+import { readRange, readZipDirectory, readZipMember } from '../zip.js';
 
 /** PEP 508 project names. */
 const NAME = /^[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?$/i;
@@ -35,6 +39,40 @@ export function checkFileName(name: string): void {
   if (!FILE.test(name) || name.length > 255) {
     throw badRequest(`invalid file name [name: ${name}]: a .whl, .tar.gz, .zip or .egg distribution`);
   }
+}
+
+/** The most of a wheel's METADATA read. */
+const METADATA_MAX = 4 << 20;
+
+/**
+ * The stored distribution is what its name says, sound (else 400): a wheel is a zip with
+ * `{name}.dist-info/METADATA` and `WHEEL`; a .zip or .egg a zip; an sdist a tar (gzip'd or
+ * bzip2'd, read to its end) with `{name}-{version}/PKG-INFO`; a .tar.xz starts as xz data does.
+ */
+export async function checkDistribution(filename: string, file: StoredFile): Promise<void> {
+  const what = `the file ${filename}`;
+  if (/\.(?:whl|zip|egg)$/.test(filename)) {
+    const entries = await readZipDirectory(file, what);
+    if (!filename.endsWith('.whl')) return;
+    const find = (member: string) =>
+      entries.find((e) => new RegExp(`^[^/]+\\.dist-info/${member}$`).test(e.name));
+    const metadata = find('METADATA');
+    if (!metadata || !find('WHEEL'))
+      throw badRequest(`${what} is no wheel: it has no *.dist-info/METADATA and WHEEL`);
+    await readZipMember(file, metadata, what, METADATA_MAX);
+    return;
+  }
+  if (filename.endsWith('.tar.xz')) {
+    const head = file.size >= 6 ? await readRange(file, 0, 6) : Buffer.alloc(0);
+    if (!head.equals(Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00])))
+      throw badRequest(`${what} is not xz data`);
+    return;
+  }
+  const codec = filename.endsWith('.tar.bz2') ? 'bzip2' : 'gzip';
+  const isPkgInfo = (n: string) => /^[^/]+\/PKG-INFO$/.test(n);
+  const tar = await readTar(await file.open(), file.size, codec, what, isPkgInfo);
+  if (tar.kept.size === 0)
+    throw badRequest(`${what} is no source distribution: it has no {name}-{version}/PKG-INFO`);
 }
 
 /** The metadata fields of twine's upload form that Anvil keeps with a version. */
@@ -66,24 +104,30 @@ export interface IndexFile {
   requiresPython: string;
 }
 
+export interface PypiServiceDeps {
+  db: Db;
+  packages: Pick<PackageService, 'requirePackage'>;
+  rootUrl: string;
+}
+
 export class PypiService {
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly deps: PypiServiceDeps) {}
 
   /** The project `name` (any spelling PEP 503 normalizes alike) of `owner`, else 404. */
   async requireProject(owner: UserRow, name: string, identity: Identity | null): Promise<PackageRow> {
-    return this.ctx.packages.requirePackage(owner, 'pypi', normalizeName(name), identity);
+    return this.deps.packages.requirePackage(owner, 'pypi', normalizeName(name), identity);
   }
 
   /** Every file of every version of a project, oldest version first, for the simple index. */
   async indexFiles(owner: UserRow, pkg: PackageRow): Promise<IndexFile[]> {
-    const db = this.ctx.db;
+    const db = this.deps.db;
     const versions = await store.versionsOf(db, pkg.id);
     const files = await store.filesOfVersions(
       db,
       versions.map((v) => v.id),
     );
     const byVersion = new Map(versions.map((v) => [v.id, v]));
-    const base = `${this.ctx.config.server.rootUrl}api/packages/${encodeURIComponent(owner.name)}/pypi/files`;
+    const base = `${this.deps.rootUrl}api/packages/${encodeURIComponent(owner.name)}/pypi/files`;
     const out: IndexFile[] = [];
     for (const f of files) {
       const v = byVersion.get(f.version_id);

@@ -1,10 +1,10 @@
 // `npm test`: build, then run every test file under dist/test with Node's test runner.
 // Set ANVIL__DATABASE__DB_TYPE=postgres (and ANVIL__DATABASE__NAME, HOST, USER) to run the same
 // suite against PostgreSQL; each test server then makes and drops a database of its own.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildAll } from './build.js';
 import { ensurePrerequisites } from './prerequisites.js';
 
@@ -24,13 +24,49 @@ function testFiles(dir) {
   });
 }
 
+// Files that touch no database: run once, on SQLite (CI's first pass), not again on PostgreSQL
+// and MariaDB. test/unit is pure logic by definition; the few integration files listed drive
+// tools only.
+const DATABASE_FREE = ['unit/', 'integration/prerequisites.test.js'];
+const otherDatabase = ['postgres', 'postgresql', 'mysql', 'mariadb'].includes(
+  (process.env.ANVIL__DATABASE__DB_TYPE ?? '').toLowerCase(),
+);
+
 const args = process.argv.slice(2);
 const targets = args.length
   ? args.map((a) => path.resolve(root, 'dist', a.replace(/\.ts$/, '.js')))
-  : testFiles(path.join(root, 'dist', 'test')).sort();
-const run = spawnSync(
-  process.execPath,
-  ['--test', '--test-reporter=spec', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`, ...targets],
-  { stdio: 'inherit', cwd: root },
+  : testFiles(path.join(root, 'dist', 'test'))
+      .sort()
+      .filter((f) => {
+        const rel = path
+          .relative(path.join(root, 'dist', 'test'), f)
+          .split(path.sep)
+          .join('/');
+        return !(otherDatabase && DATABASE_FREE.some((p) => rel.startsWith(p)));
+      });
+// One migrated database (or SQLite file) per run, copied by each test server (test/helpers/template.ts).
+const { makeTemplate, TEMPLATE_ENV } = await import(
+  pathToFileURL(path.join(root, 'dist', 'test', 'helpers', 'template.js')).href
 );
-process.exit(run.status ?? 1);
+const template = await makeTemplate(process.env);
+if (otherDatabase && !args.length) {
+  console.log(`npm test: ${DATABASE_FREE.join(', ')} touch no database; they run on the SQLite pass only`);
+}
+const child = spawn(
+  process.execPath,
+  [
+    '--test',
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${path.join(root, 'scripts', 'test-durations.js')}`,
+    '--test-reporter-destination=stdout',
+    `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`,
+    ...targets,
+  ],
+  { stdio: 'inherit', cwd: root, env: { ...process.env, [TEMPLATE_ENV]: template.value } },
+);
+// Ctrl-C reaches the runner too; wait for it, so that the template is still dropped.
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+const status = await new Promise((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
+await template.drop();
+process.exit(status);

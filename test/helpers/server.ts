@@ -19,6 +19,7 @@ import { createRequire } from 'node:module';
 import { postgresConnection } from '../../src/db/database.js';
 import { createDatabaseSql, mysqlConnection } from '../../src/db/mysql.js';
 import mysql from 'mysql2/promise';
+import { copyTemplate } from './template.js';
 
 export interface Reply<T = unknown> {
   status: number;
@@ -68,15 +69,21 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** For PostgreSQL runs: a database of its own for this server, dropped at close. */
+/**
+ * For PostgreSQL runs: a database of its own for this server, dropped at close; empty, or with
+ * `migrated`, a copy of the run's migrated template when there is one (see template.ts).
+ */
 export async function freshPostgresDatabase(
   base: Config['database'],
+  migrated = false,
 ): Promise<{ name: string; drop(): Promise<void> }> {
   const name = `${base.name}_${process.pid}_${crypto.randomBytes(4).toString('hex')}`.toLowerCase();
-  const admin = new pg.Client(postgresConnection(base, 'postgres'));
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
+  if (!(migrated && (await copyTemplate(base, name)))) {
+    const admin = new pg.Client(postgresConnection(base, 'postgres'));
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${name}"`);
+    await admin.end();
+  }
   return {
     name,
     async drop() {
@@ -153,16 +160,19 @@ export async function startS3rver(): Promise<S3Server> {
   };
 }
 
-/** For MySQL runs: a database of its own for this server, dropped at close. */
+/** For MySQL runs: as freshPostgresDatabase. */
 export async function freshMysqlDatabase(
   base: Config['database'],
+  migrated = false,
 ): Promise<{ name: string; drop(): Promise<void> }> {
   const name = `${base.name}_${process.pid}_${crypto.randomBytes(4).toString('hex')}`.toLowerCase();
-  const admin = await mysql.createConnection(mysqlConnection(base, null));
-  try {
-    await admin.query(createDatabaseSql(name, base.charset));
-  } finally {
-    await admin.end();
+  if (!(migrated && (await copyTemplate(base, name)))) {
+    const admin = await mysql.createConnection(mysqlConnection(base, null));
+    try {
+      await admin.query(createDatabaseSql(name, base.charset));
+    } finally {
+      await admin.end();
+    }
   }
   return {
     name,
@@ -180,12 +190,16 @@ export async function freshMysqlDatabase(
 /** ANVIL_TEST_STORAGE=minio: every test server keeps its blobs on an s3rver of its own. */
 const TEST_STORAGE = process.env['ANVIL_TEST_STORAGE'] ?? 'local';
 
-/** For PostgreSQL and MySQL runs: a database of its own, dropped by drop(); undefined on SQLite. */
+/**
+ * For PostgreSQL and MySQL runs: a database of its own, dropped by drop(); undefined on SQLite.
+ * Empty (what a new site starts from), or with `migrated` a copy of the run's template.
+ */
 export async function freshDatabase(
   base: Config['database'],
+  migrated = false,
 ): Promise<{ name: string; drop(): Promise<void> } | undefined> {
-  if (base.type === 'postgres') return freshPostgresDatabase(base);
-  if (base.type === 'mysql') return freshMysqlDatabase(base);
+  if (base.type === 'postgres') return freshPostgresDatabase(base, migrated);
+  if (base.type === 'mysql') return freshMysqlDatabase(base, migrated);
   return undefined;
 }
 
@@ -216,11 +230,13 @@ export async function startServer(
   };
   let config = loadConfig({ env, cwd: dataDir });
   let dropDb: (() => Promise<void>) | undefined;
-  const fresh = await freshDatabase(config.database);
+  const fresh = await freshDatabase(config.database, true);
   if (fresh) {
     env['ANVIL__DATABASE__NAME'] = fresh.name;
     config = loadConfig({ env, cwd: dataDir });
     dropDb = fresh.drop;
+  } else if (config.database.type === 'sqlite3' && !fs.existsSync(config.database.path)) {
+    await copyTemplate(config.database, config.database.path);
   }
   const dataLock = DataLock.take(dataDir);
   const ctx = await createContext(config, pino({ level: config.log.level }));
@@ -294,10 +310,23 @@ export async function startServer(
       return { name, password, token: t.body.sha1, id: r.body.id };
     },
     async close() {
-      await app.close();
+      // Node closes the connections idle when close() begins; one whose response was still
+      // finishing then (a stream's end comes after its last bytes reached the client) would
+      // hold close() for Fastify's keep-alive timeout of 72 s.
+      const closing = app.close();
+      const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+      try {
+        await closing;
+      } finally {
+        clearInterval(sweep);
+      }
       await ctx.close();
       server.dataLock.release();
-      if (dropDb) await dropDb();
+      // The database is dropped in the background (about a second on MariaDB, which removes its
+      // tables' files one by one): the file's next test goes on meanwhile, and the connection
+      // dropping it keeps this process alive until it is gone.
+      if (dropDb)
+        void dropDb().catch((err: unknown) => console.error(`dropping a test database: ${String(err)}`));
       await s3?.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

@@ -64,7 +64,11 @@ describe('crash safety (SIGKILL at fixed points, then a restart)', () => {
     for (;;) {
       if (child.exitCode !== null || child.signalCode !== null)
         throw new Error(`anvil web exited before serving:\n${out}`);
-      if (Date.now() > deadline) throw new Error(`anvil web did not answer in time:\n${out}`);
+      if (Date.now() > deadline) {
+        // Not left to take the port later, which would fail every following start.
+        child.kill('SIGKILL');
+        throw new Error(`anvil web did not answer in time:\n${out}`);
+      }
       try {
         const res = await fetch(`${url}/api/v1/version`, { signal: AbortSignal.timeout(2000) });
         await res.arrayBuffer();
@@ -349,12 +353,23 @@ describe('crash safety (SIGKILL at fixed points, then a restart)', () => {
       const t0 = Date.now();
       const exited = exitOf(w, 15_000);
       w.child.kill('SIGTERM');
-      // New connections are refused at once while the upload is still running.
-      await new Promise((r) => setTimeout(r, 200));
-      await assert.rejects(fetch(`${url}/api/v1/version`));
+      // New connections are refused while the upload is still running (before the hammer ends the
+      // process), however long a loaded machine takes to act on the signal.
+      let refusedWhileRunning = false;
+      while (!refusedWhileRunning && w.child.exitCode === null && w.child.signalCode === null) {
+        const refused = await fetch(`${url}/api/v1/version`).then(
+          async (res) => (await res.arrayBuffer(), false),
+          () => true,
+        );
+        refusedWhileRunning = refused && w.child.exitCode === null;
+        if (!refused) await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.ok(refusedWhileRunning, `a new connection was refused before the exit:\n${w.output()}`);
       assert.equal(await exited, 1, `the hammer should have stopped it:\n${w.output()}`);
+      // Not before the hammer time (the upload would have been waited for); how much later depends
+      // on the machine's load, so it is not asserted.
       const took = Date.now() - t0;
-      assert.ok(took >= 900 && took < 5000, `exited after ${took} ms`);
+      assert.ok(took >= 900, `exited after ${took} ms`);
       assert.match(w.output(), /GRACEFUL_HAMMER_TIME/);
       req.destroy();
       web = undefined;

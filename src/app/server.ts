@@ -61,7 +61,6 @@ import { genericRoutes } from '../packages/generic/routes.js';
 import { npmRoutes } from '../packages/npm/routes.js';
 import cookie from '@fastify/cookie';
 import { registerWeb, Web, type PageRoutes } from '../web/plugin.js';
-import { withLegacyContext } from './web-transition.js';
 import { setNotFoundPage } from '../http/errors.js';
 import { avatarFileRoutes, avatarsRoutes } from '../avatars/routes.js';
 import { oauth2Routes } from '../oauth2/routes.js';
@@ -652,16 +651,13 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   // The web interface: pages for browsers, on sessions (never accepted by the API above).
   await app.register(cookie);
   await app.register(async (scope) => avatarFileRoutes(scope, { avatars: ctx.avatars }));
-  const web = withLegacyContext(
-    new Web({
-      sessions: ctx.sessions,
-      session: ctx.config.session,
-      uploadLimit: ctx.config.attachment.maxSize,
-      rootUrl: ctx.config.server.rootUrl,
-      uploadsDir: uploadsTempDir(ctx.config.server.appDataPath),
-    }),
-    ctx,
-  );
+  const web = new Web({
+    sessions: ctx.sessions,
+    session: ctx.config.session,
+    uploadLimit: ctx.config.attachment.maxSize,
+    rootUrl: ctx.config.server.rootUrl,
+    uploadsDir: uploadsTempDir(ctx.config.server.appDataPath),
+  });
   await registerWeb(app, web, webPages(ctx));
   setNotFoundPage(app, (request, reply) => web.notFoundPage(request, reply));
   return app;

@@ -151,6 +151,9 @@ export class LocalBlobStore implements BlobStore {
       faultPoint('storage:written');
       fs.renameSync(tmp, target);
     } catch (err) {
+      // A stream destroyed before its file was opened still opens (and creates) it, then closes:
+      // remove the file only once it is closed, or it appears again after the removal.
+      if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
       fs.rmSync(tmp, { force: true });
       throw err;
     }

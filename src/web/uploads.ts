@@ -83,9 +83,12 @@ export async function readMultipartForm(
       size: 0,
     };
     opts.track(upload);
+    const out = fs.createWriteStream(upload.path, { flags: 'wx' });
     try {
-      await pipeline(file.file, fs.createWriteStream(upload.path, { flags: 'wx' }));
+      await pipeline(file.file, out);
     } catch (err) {
+      // Removal comes later: only once the file is closed (a stream still opening creates it).
+      if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
       if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE')
         throw new AppError('payload_too_large', `${file.filename} is too large`);
       throw err;

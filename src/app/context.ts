@@ -17,7 +17,7 @@ import type { PagingSettings } from '../http/pagination.js';
 import type { ItemSources } from '../quota/service.js';
 import { type Storage } from '../storage/storage.js';
 import { closeStorage, openStorage } from '../storage/backends.js';
-import { SWEEP_INTERVAL_MS, Sweeper, type BlobReferences } from '../storage/sweep.js';
+import { Sweeper, type BlobReferences } from '../storage/sweep.js';
 import { LfsService } from '../lfs/service.js';
 import { ProtectionService } from '../protection/service.js';
 import { StatusService } from '../statuses/service.js';
@@ -60,7 +60,7 @@ import { GitDataService } from '../git/data-service.js';
 import { GitRefService } from '../git/data-refs.js';
 import { GitFileService } from '../git/data-files.js';
 import { SshCommands } from '../ssh/command.js';
-import { CHECK_MS as RECOVERY_CHECK_MS, RefRecovery, STALE_INTENT_SECONDS } from '../repos/recovery.js';
+import { RefRecovery } from '../repos/recovery.js';
 import { GenerateService } from '../repos/generate.js';
 import { UnadoptedService } from '../repos/unadopted.js';
 import { PackageService } from '../packages/service.js';
@@ -80,13 +80,13 @@ import { ActivityService } from '../activities/service.js';
 import { PackageCleanup } from '../packages/cleanup/service.js';
 import { OpsService } from '../ops/service.js';
 import { Metrics } from '../ops/metrics.js';
-import { CronService, describeSchedule } from '../cron/service.js';
+import { CronService } from '../cron/service.js';
+import { registerSchedules } from './schedules.js';
 import { TopicService } from '../topics/service.js';
 import { AvatarService } from '../avatars/service.js';
 import { OAuth2Service } from '../oauth2/service.js';
 import { RepoMetaService } from '../repometa/service.js';
 import { WikiService } from '../wiki/service.js';
-import { nextRunIn } from '../config/config.js';
 import { SshKeyService } from '../ssh/service.js';
 import { SigningService } from '../signing/service.js';
 import { Cluster } from '../cluster/service.js';
@@ -256,30 +256,11 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     },
     passwords: signInThrottle,
   });
-  const ctx = {
-    config,
-    db,
-    dialect: database.dialect,
-    log,
-    paging: config.api,
-    users,
-    tokens,
-    orgs,
-    quota,
-    repos,
-    refChanges,
-    events,
-    // A push the checks allowed is written down before git moves a ref (see repos/recovery.ts).
-    pushes: new PushRegistry({ intents: refChanges }),
-    recovery: new RefRecovery({ db, repos, refChanges, log }),
-    auth,
-    storage,
-    contributions,
-    cluster,
-    close: () => database.close(),
-  } as AppContext;
+  // A push the checks allowed is written down before git moves a ref (see repos/recovery.ts).
+  const pushes = new PushRegistry({ intents: refChanges });
+  const recovery = new RefRecovery({ db, repos, refChanges, log });
   // Domains built on the core: each registers its contributions, push checks and event listeners.
-  ctx.lfs = new LfsService({
+  const lfs = new LfsService({
     db,
     log,
     events,
@@ -289,10 +270,10 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     usageSources: contributions.usageSources,
     blobReferences: contributions.blobReferences,
   });
-  ctx.protection = new ProtectionService({ db, log, pushes: ctx.pushes, repos, users });
-  ctx.statuses = new StatusService({ db, events, repos });
+  const protection = new ProtectionService({ db, log, pushes: pushes, repos, users });
+  const statuses = new StatusService({ db, events, repos });
   const rootUrl = config.server.rootUrl;
-  ctx.forks = new ForkService({
+  const forks = new ForkService({
     db,
     events,
     log,
@@ -300,12 +281,12 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     refChanges,
     orgs,
     quota,
-    protection: ctx.protection,
+    protection: protection,
     repository: config.repository,
   });
-  ctx.repoTransfers = new RepoTransfers({ db, events, repos });
-  ctx.collaborators = new Collaborators({ db });
-  ctx.generator = new GenerateService({
+  const repoTransfers = new RepoTransfers({ db, events, repos });
+  const collaborators = new Collaborators({ db });
+  const generator = new GenerateService({
     db,
     repos,
     orgs,
@@ -313,37 +294,37 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     rootUrl,
     ssh: config.ssh,
   });
-  ctx.unadopted = new UnadoptedService({ db, repos, root: config.repository.root });
-  ctx.labels = new LabelService({ db, repos });
-  ctx.milestones = new MilestoneService({ db });
-  ctx.social = new SocialService({ db });
-  ctx.times = new TimeService({ db, users });
-  ctx.issues = new IssueService({
+  const unadopted = new UnadoptedService({ db, repos, root: config.repository.root });
+  const labels = new LabelService({ db, repos });
+  const milestones = new MilestoneService({ db });
+  const social = new SocialService({ db });
+  const times = new TimeService({ db, users });
+  const issues = new IssueService({
     db,
     events,
     log,
     users,
     repos,
-    social: ctx.social,
-    labels: ctx.labels,
-    milestones: ctx.milestones,
-    times: ctx.times,
+    social: social,
+    labels: labels,
+    milestones: milestones,
+    times: times,
   });
-  ctx.commitReferences = new CommitReferences({ events, log, repos, users, issues: ctx.issues });
-  ctx.issueLists = new IssueListService({
+  const commitReferences = new CommitReferences({ events, log, repos, users, issues: issues });
+  const issueLists = new IssueListService({
     db,
     users,
     orgs,
     repos,
-    labels: ctx.labels,
-    milestones: ctx.milestones,
-    issues: ctx.issues,
+    labels: labels,
+    milestones: milestones,
+    issues: issues,
   });
-  ctx.issueTriage = new IssueTriageService({ db, events, labels: ctx.labels });
-  ctx.issueComments = new CommentService({ db, events, log, social: ctx.social, issues: ctx.issues });
-  ctx.dependencies = new DependencyService({ db, users, repos, issues: ctx.issues });
-  ctx.releases = new ReleaseService({ db, events, log, repos, refChanges, protection: ctx.protection });
-  ctx.attachments = new AttachmentService({
+  const issueTriage = new IssueTriageService({ db, events, labels: labels });
+  const issueComments = new CommentService({ db, events, log, social: social, issues: issues });
+  const dependencies = new DependencyService({ db, users, repos, issues: issues });
+  const releases = new ReleaseService({ db, events, log, repos, refChanges, protection: protection });
+  const attachments = new AttachmentService({
     db,
     log,
     blobs: storage.attachments,
@@ -352,33 +333,33 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     quota,
     users,
     repos,
-    issues: ctx.issues,
-    releases: ctx.releases,
+    issues: issues,
+    releases: releases,
     usageSources: contributions.usageSources,
     quotaItems: contributions.quotaItems,
     blobReferences: contributions.blobReferences,
   });
-  ctx.notifications = new NotificationService({
+  const notifications = new NotificationService({
     db,
     events,
     users,
     orgs,
     repos,
-    issues: ctx.issues,
-    social: ctx.social,
+    issues: issues,
+    social: social,
     autoWatchNewRepos: config.service.autoWatchNewRepos,
   });
-  ctx.topics = new TopicService({ db, repos });
-  ctx.markup = new MarkupService({ users, rootUrl: config.server.rootUrl });
-  ctx.avatars = new AvatarService({
+  const topics = new TopicService({ db, repos });
+  const markup = new MarkupService({ users, rootUrl: config.server.rootUrl });
+  const avatars = new AvatarService({
     db,
     blobs: storage.avatars,
     blobReferences: contributions.blobReferences,
     picture: config.picture,
   });
-  ctx.oauth2 = new OAuth2Service({ db });
-  ctx.repoMeta = new RepoMetaService({ db, events, log, repos });
-  ctx.sshKeys = new SshKeyService({
+  const oauth2 = new OAuth2Service({ db });
+  const repoMeta = new RepoMetaService({ db, events, log, repos });
+  const sshKeys = new SshKeyService({
     db,
     auth,
     users,
@@ -386,10 +367,10 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     minimumKeySizes: config.ssh.minimumKeySizes,
     secretKey: config.security.secretKey,
   });
-  ctx.wiki = new WikiService({ events, repos, rootUrl });
-  ctx.activities = new ActivityService({ db, events, cluster, repos, users, issues: ctx.issues });
+  const wiki = new WikiService({ events, repos, rootUrl });
+  const activities = new ActivityService({ db, events, cluster, repos, users, issues: issues });
   // SSH signatures are checked against users' SSH keys (the ssh domain).
-  ctx.signing = new SigningService({
+  const signing = new SigningService({
     db,
     log,
     signing: config.repository.signing,
@@ -398,181 +379,181 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     users,
     sshKeys: {
       byFingerprint: async (fp) => {
-        const { user } = await ctx.sshKeys.byFingerprint(fp);
+        const { user } = await sshKeys.byFingerprint(fp);
         return user && { userId: user.owner_id, fingerprint: user.fingerprint };
       },
     },
   });
   // Verifications of commits signed with SSH keys are forgotten when users' keys change.
-  ctx.sshKeys.onKeysChanged(() => ctx.signing.keysChanged());
-  ctx.repoPresenter = new RepoPresenter({
+  sshKeys.onKeysChanged(() => signing.keysChanged());
+  const repoPresenter = new RepoPresenter({
     rootUrl,
     ssh: config.ssh,
     users,
     orgs,
     repos,
-    transfers: ctx.repoTransfers,
-    issues: ctx.issues,
-    topics: ctx.topics,
-    languages: ctx.repoMeta,
-    releases: ctx.releases,
+    transfers: repoTransfers,
+    issues: issues,
+    topics: topics,
+    languages: repoMeta,
+    releases: releases,
   });
-  ctx.gitData = new GitDataService({ db, repos, users, signing: ctx.signing, lfs: ctx.lfs, rootUrl });
-  ctx.pullReviews = new PullReviewService({ db, events, repos, users, protection: ctx.protection });
-  ctx.pullMergeability = new MergeabilityService({
+  const gitData = new GitDataService({ db, repos, users, signing: signing, lfs: lfs, rootUrl });
+  const pullReviews = new PullReviewService({ db, events, repos, users, protection: protection });
+  const pullMergeability = new MergeabilityService({
     db,
     events,
     log,
     repos,
-    protection: ctx.protection,
-    statuses: ctx.statuses,
-    reviews: ctx.pullReviews,
+    protection: protection,
+    statuses: statuses,
+    reviews: pullReviews,
   });
-  ctx.pulls = new PullService({
+  const pulls = new PullService({
     db,
     events,
     repos,
     users,
-    issues: ctx.issues,
-    issueLists: ctx.issueLists,
-    issueTriage: ctx.issueTriage,
-    labels: ctx.labels,
-    milestones: ctx.milestones,
-    social: ctx.social,
-    signing: ctx.signing,
-    background: ctx.pullMergeability,
+    issues: issues,
+    issueLists: issueLists,
+    issueTriage: issueTriage,
+    labels: labels,
+    milestones: milestones,
+    social: social,
+    signing: signing,
+    background: pullMergeability,
   });
-  ctx.gitRefs = new GitRefService({
-    reader: ctx.gitData,
+  const gitRefs = new GitRefService({
+    reader: gitData,
     repos: refChanges,
-    protection: ctx.protection,
+    protection: protection,
     quota,
-    pulls: ctx.pulls,
+    pulls: pulls,
     rootUrl,
   });
-  ctx.gitFiles = new GitFileService({ reader: ctx.gitData, refs: ctx.gitRefs });
-  ctx.pullMerges = new MergeService({
+  const gitFiles = new GitFileService({ reader: gitData, refs: gitRefs });
+  const pullMerges = new MergeService({
     db,
     events,
     log,
     repos,
     refChanges,
     users,
-    issues: ctx.issues,
-    labels: ctx.labels,
-    milestones: ctx.milestones,
-    protection: ctx.protection,
-    signing: ctx.signing,
-    mergeability: ctx.pullMergeability,
-    recovery: ctx.recovery,
+    issues: issues,
+    labels: labels,
+    milestones: milestones,
+    protection: protection,
+    signing: signing,
+    mergeability: pullMergeability,
+    recovery: recovery,
   });
-  ctx.autoMerge = new AutoMergeService({
+  const autoMerge = new AutoMergeService({
     db,
     events,
     log,
     cluster,
     repos,
     users,
-    mergeability: ctx.pullMergeability,
-    merging: ctx.pullMerges,
+    mergeability: pullMergeability,
+    merging: pullMerges,
   });
   const issuePresenter = new IssuePresenter({
     rootUrl: config.server.rootUrl,
     users,
     repos,
-    issues: ctx.issues,
-    labels: ctx.labels,
-    milestones: ctx.milestones,
-    times: ctx.times,
+    issues: issues,
+    labels: labels,
+    milestones: milestones,
+    times: times,
   });
-  ctx.pullPresenter = new PullPresenter({
+  const pullPresenter = new PullPresenter({
     issues: issuePresenter,
     repos,
     users,
-    repoPresenter: ctx.repoPresenter,
-    pulls: ctx.pulls,
-    reviews: ctx.pullReviews,
+    repoPresenter: repoPresenter,
+    pulls: pulls,
+    reviews: pullReviews,
     rootUrl: config.server.rootUrl,
   });
-  ctx.sweeper = new Sweeper({
+  const sweeper = new Sweeper({
     storage,
     repoRoot: config.repository.root,
     blobReferences: contributions.blobReferences,
     log,
     temporaryDirs: { uploads: uploadsTempDir(config.server.appDataPath) },
   });
-  ctx.sessions = new SessionService({
+  const sessions = new SessionService({
     db,
     users,
     secretKey: config.security.secretKey,
     lifetime: config.session.lifetime,
     throttle: signInThrottle,
   });
-  ctx.ops = new OpsService({ db, storage, log });
-  ctx.metrics = new Metrics({ enabled: config.metrics.enabled, gauges: ctx.ops });
+  const ops = new OpsService({ db, storage, log });
+  const metrics = new Metrics({ enabled: config.metrics.enabled, gauges: ops });
   // Webhooks: managed hooks, the listeners that turn events into deliveries, the delivery queue.
   const webhookSecrets = new HookSecrets(config.security.secretKey);
-  ctx.webhookQueue = new DeliveryQueue({
+  const webhookQueue = new DeliveryQueue({
     db,
     dialect: database.dialect,
     log,
     settings: config.webhook,
     leaseSeconds: config.cluster.leaseSeconds,
-    metrics: ctx.metrics,
+    metrics: metrics,
     secrets: webhookSecrets,
   });
   const webhookPayloads = new Payloads({
     db,
     repos,
     users,
-    repoPresenter: ctx.repoPresenter,
-    attachments: ctx.attachments,
+    repoPresenter: repoPresenter,
+    attachments: attachments,
     issues: issuePresenter,
-    pulls: ctx.pullPresenter,
+    pulls: pullPresenter,
     rootUrl: config.server.rootUrl,
     ssh: config.ssh,
   });
-  ctx.webhookDispatcher = new WebhookDispatcher({
+  const webhookDispatcher = new WebhookDispatcher({
     db,
     events,
     repos,
-    issues: ctx.issues,
-    pulls: ctx.pulls,
+    issues: issues,
+    pulls: pulls,
     users,
     payloads: webhookPayloads,
-    queue: ctx.webhookQueue,
+    queue: webhookQueue,
     rootUrl: config.server.rootUrl,
   });
-  ctx.webhooks = new WebhookService({
+  const webhooks = new WebhookService({
     db,
     repos,
     payloads: webhookPayloads,
-    queue: ctx.webhookQueue,
+    queue: webhookQueue,
     secrets: webhookSecrets,
   });
   // The scheduled tasks administrators list and start (/admin/cron), by Forgejo's names.
-  ctx.cron = new CronService({ log, metrics: ctx.metrics });
-  ctx.sshCommands = new SshCommands({
-    sshKeys: ctx.sshKeys,
+  const cron = new CronService({ log, metrics: metrics });
+  const sshCommands = new SshCommands({
+    sshKeys: sshKeys,
     repos,
     users,
-    pushes: ctx.pushes,
+    pushes: pushes,
     refChanges,
-    wiki: ctx.wiki,
-    metrics: ctx.metrics,
+    wiki: wiki,
+    metrics: metrics,
     log,
     rootUrl,
     localRootUrl: config.server.localRootUrl,
   });
-  ctx.mirrors = new MirrorService({
+  const mirrors = new MirrorService({
     db,
     events,
     log,
     repos,
     refChanges,
     orgs,
-    forks: ctx.forks,
-    cron: ctx.cron,
+    forks: forks,
+    cron: cron,
     leases: cluster.leases,
     mirror: config.mirror,
     migrations: config.migrations,
@@ -581,7 +562,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     secretKey: config.security.secretKey,
   });
   // Actions, artifacts and packages (after the cron service: their background jobs report to it).
-  ctx.actions = new ActionsService({
+  const actions = new ActionsService({
     db,
     events,
     log,
@@ -592,7 +573,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     users,
     repos,
   });
-  ctx.runners = new RunnerService({
+  const runners = new RunnerService({
     db,
     log,
     cluster,
@@ -601,15 +582,15 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     rootUrl: config.server.rootUrl,
     users,
     repos,
-    actions: ctx.actions,
+    actions: actions,
   });
-  ctx.artifactContent = new ArtifactContent({
+  const artifactContent = new ArtifactContent({
     db,
     log,
     blobs: storage.artifacts,
     secretKey: config.security.secretKey,
   });
-  ctx.artifacts = new ArtifactService({
+  const artifacts = new ArtifactService({
     db,
     log,
     blobs: storage.artifacts,
@@ -618,14 +599,14 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     rootUrl: config.server.rootUrl,
     quota,
     repos,
-    runs: ctx.actions,
-    cron: ctx.cron,
+    runs: actions,
+    cron: cron,
     cluster,
     usageSources: contributions.usageSources,
     quotaItems: contributions.quotaItems,
     blobReferences: contributions.blobReferences,
   });
-  ctx.packages = new PackageService({
+  const packages = new PackageService({
     db,
     log,
     events,
@@ -641,22 +622,21 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     owned: contributions.owned,
     blobReferences: contributions.blobReferences,
   });
-  const packages = ctx.packages;
-  ctx.npmPackages = new NpmService({ packages, rootUrl: config.server.rootUrl });
-  ctx.mavenPackages = new MavenService({ db, packages });
-  ctx.pypiPackages = new PypiService({ db, packages, rootUrl: config.server.rootUrl });
-  ctx.cargoPackages = new CargoService({ packages, rootUrl: config.server.rootUrl });
-  ctx.condaPackages = new CondaService({ db, packages, repos });
-  ctx.containerImages = new ContainerService({
+  const npmPackages = new NpmService({ packages, rootUrl: config.server.rootUrl });
+  const mavenPackages = new MavenService({ db, packages });
+  const pypiPackages = new PypiService({ db, packages, rootUrl: config.server.rootUrl });
+  const cargoPackages = new CargoService({ packages, rootUrl: config.server.rootUrl });
+  const condaPackages = new CondaService({ db, packages, repos });
+  const containerImages = new ContainerService({
     db,
     events,
     blobs: storage.packages,
     rootUrl: config.server.rootUrl,
     packages,
   });
-  ctx.containerBlobs = new ContainerBlobs({ db, blobs: storage.packages, packages });
-  ctx.registryTokens = new RegistryTokens({ secretKey: config.security.secretKey, users });
-  ctx.packageCleanup = new PackageCleanup({
+  const containerBlobs = new ContainerBlobs({ db, blobs: storage.packages, packages });
+  const registryTokens = new RegistryTokens({ secretKey: config.security.secretKey, users });
+  const packageCleanup = new PackageCleanup({
     db,
     log,
     blobs: storage.packages,
@@ -664,65 +644,110 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     users,
     orgs,
     packages,
-    cron: ctx.cron,
+    cron: cron,
     cluster,
   });
-  const cleanup = config.cron.cleanupPackages;
-  if (cleanup.enabled) {
-    ctx.cron.register({
-      name: 'cleanup_packages',
-      schedule: describeSchedule(cleanup.schedule),
-      nextIn: () => nextRunIn(cleanup.schedule),
-      run: () => ctx.cluster.leases.run('task:cleanup_packages', () => ctx.packageCleanup.run()),
-    });
-  }
-  if (config.mirror.enabled) {
-    ctx.cron.register({
-      name: 'update_mirrors',
-      schedule: '@every 60s',
-      nextIn: () => ctx.cron.nextOfEvery(60_000),
-      run: () => ctx.mirrors.tick(),
-    });
-  }
-  ctx.cron.register({
-    name: 'cleanup_actions',
-    schedule: '@every 3600s',
-    nextIn: () => ctx.cron.nextOfEvery(3_600_000),
-    run: () => ctx.cluster.leases.run('task:cleanup_actions', () => ctx.artifacts.sweep()),
-  });
-  // Changes interrupted by a crash (git and database out of step), completed once they are stale.
-  ctx.cron.register({
-    name: 'recover_unfinished_changes',
-    schedule: `@every ${RECOVERY_CHECK_MS / 1000}s`,
-    nextIn: () => ctx.cron.nextOfEvery(RECOVERY_CHECK_MS),
-    run: () =>
-      ctx.cluster.leases.run('task:recover_unfinished_changes', () =>
-        ctx.recovery.recover(Math.floor(Date.now() / 1000) - STALE_INTENT_SECONDS),
-      ),
-  });
-  // Blobs and directories no row refers to any more (after their grace period).
-  ctx.cron.register({
-    name: 'sweep_leftovers',
-    schedule: `@every ${SWEEP_INTERVAL_MS / 1000}s`,
-    nextIn: () => ctx.cron.nextOfEvery(SWEEP_INTERVAL_MS),
-    run: () => ctx.cluster.leases.run('task:sweep_leftovers', () => ctx.sweeper.sweep()),
-  });
+  registerSchedules({ config, cron, cluster, packageCleanup, mirrors, artifacts, recovery, sweeper });
   // Background work (started by `anvil web`) ends before the database closes. Each periodic task
   // runs under a lease (`task:<name>`, cluster/), so of several processes one runs it at a time.
-  ctx.close = async () => {
-    ctx.cluster.stopSchedules();
-    await ctx.recovery.stop();
-    await ctx.autoMerge.stop();
-    await ctx.mirrors.stop();
-    await ctx.webhooks.stop();
-    await ctx.artifacts.stop();
-    await ctx.runners.stop();
-    await ctx.sweeper.stop();
-    await ctx.packageCleanup.stop();
-    await ctx.packages.stop();
-    await ctx.cluster.close();
+  const close = async () => {
+    cluster.stopSchedules();
+    await recovery.stop();
+    await autoMerge.stop();
+    await mirrors.stop();
+    await webhooks.stop();
+    await artifacts.stop();
+    await runners.stop();
+    await sweeper.stop();
+    await packageCleanup.stop();
+    await packages.stop();
+    await cluster.close();
     await database.close();
-    closeStorage(ctx.storage);
+    closeStorage(storage);
   };
-  return ctx;
+  return {
+    config,
+    db,
+    dialect: database.dialect,
+    log,
+    paging: config.api,
+    users,
+    tokens,
+    orgs,
+    quota,
+    repos,
+    refChanges,
+    repoTransfers,
+    collaborators,
+    repoPresenter,
+    gitData,
+    gitRefs,
+    gitFiles,
+    sshCommands,
+    events,
+    pushes,
+    auth,
+    storage,
+    contributions,
+    sweeper,
+    lfs,
+    protection,
+    statuses,
+    mirrors,
+    issues,
+    issueLists,
+    issueTriage,
+    issueComments,
+    commitReferences,
+    dependencies,
+    times,
+    labels,
+    milestones,
+    attachments,
+    releases,
+    notifications,
+    webhooks,
+    webhookQueue,
+    webhookDispatcher,
+    pulls,
+    pullReviews,
+    pullMergeability,
+    pullMerges,
+    autoMerge,
+    pullPresenter,
+    actions,
+    runners,
+    artifacts,
+    artifactContent,
+    forks,
+    generator,
+    unadopted,
+    recovery,
+    packages,
+    npmPackages,
+    mavenPackages,
+    pypiPackages,
+    cargoPackages,
+    condaPackages,
+    containerImages,
+    containerBlobs,
+    registryTokens,
+    sessions,
+    social,
+    activities,
+    packageCleanup,
+    cron,
+    topics,
+    markup,
+    avatars,
+    oauth2,
+    repoMeta,
+    ops,
+    metrics,
+    sshKeys,
+    signing,
+    wiki,
+    cluster,
+    close,
+  };
 }

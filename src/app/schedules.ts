@@ -1,0 +1,67 @@
+// The periodic tasks of `anvil web`, registered with the cron service (listed and started by
+// administrators at /admin/cron, by Forgejo's names). Each runs under a lease (`task:<name>`), so
+// of several processes on one database one runs it at a time.
+import type { Config } from '../config/config.js';
+import { nextRunIn } from '../config/config.js';
+import { describeSchedule, type CronService } from '../cron/service.js';
+import type { Cluster } from '../cluster/service.js';
+import type { PackageCleanup } from '../packages/cleanup/service.js';
+import type { MirrorService } from '../mirrors/service.js';
+import type { ArtifactService } from '../artifacts/service.js';
+import { CHECK_MS as RECOVERY_CHECK_MS, STALE_INTENT_SECONDS, type RefRecovery } from '../repos/recovery.js';
+import { SWEEP_INTERVAL_MS, type Sweeper } from '../storage/sweep.js';
+
+export interface ScheduledWork {
+  config: Config;
+  cron: CronService;
+  cluster: Cluster;
+  packageCleanup: PackageCleanup;
+  mirrors: MirrorService;
+  artifacts: ArtifactService;
+  recovery: RefRecovery;
+  sweeper: Sweeper;
+}
+
+export function registerSchedules(work: ScheduledWork): void {
+  const { config, cron, cluster, packageCleanup, mirrors, artifacts, recovery, sweeper } = work;
+  const cleanup = config.cron.cleanupPackages;
+  if (cleanup.enabled) {
+    cron.register({
+      name: 'cleanup_packages',
+      schedule: describeSchedule(cleanup.schedule),
+      nextIn: () => nextRunIn(cleanup.schedule),
+      run: () => cluster.leases.run('task:cleanup_packages', () => packageCleanup.run()),
+    });
+  }
+  if (config.mirror.enabled) {
+    cron.register({
+      name: 'update_mirrors',
+      schedule: '@every 60s',
+      nextIn: () => cron.nextOfEvery(60_000),
+      run: () => mirrors.tick(),
+    });
+  }
+  cron.register({
+    name: 'cleanup_actions',
+    schedule: '@every 3600s',
+    nextIn: () => cron.nextOfEvery(3_600_000),
+    run: () => cluster.leases.run('task:cleanup_actions', () => artifacts.sweep()),
+  });
+  // Changes interrupted by a crash (git and database out of step), completed once they are stale.
+  cron.register({
+    name: 'recover_unfinished_changes',
+    schedule: `@every ${RECOVERY_CHECK_MS / 1000}s`,
+    nextIn: () => cron.nextOfEvery(RECOVERY_CHECK_MS),
+    run: () =>
+      cluster.leases.run('task:recover_unfinished_changes', () =>
+        recovery.recover(Math.floor(Date.now() / 1000) - STALE_INTENT_SECONDS),
+      ),
+  });
+  // Blobs and directories no row refers to any more (after their grace period).
+  cron.register({
+    name: 'sweep_leftovers',
+    schedule: `@every ${SWEEP_INTERVAL_MS / 1000}s`,
+    nextIn: () => cron.nextOfEvery(SWEEP_INTERVAL_MS),
+    run: () => cluster.leases.run('task:sweep_leftovers', () => sweeper.sweep()),
+  });
+}

@@ -30,6 +30,8 @@ export default tseslint.config(
       },
     },
   },
+  // CommonJS configuration files of tools (dependency-cruiser).
+  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } } },
   // Generated protobuf code (npm run proto) starts with an eslint-disable line it may not need.
   { files: ['src/*/gen/**'], linterOptions: { reportUnusedDisableDirectives: 'off' } },
 );

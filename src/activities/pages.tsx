@@ -5,7 +5,7 @@ import type { RepoService } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
 import type { UserService } from '../users/service.js';
 import type { ActivityService } from './service.js';
-import type { Viewer } from '../users/store.js';
+import type { Viewer } from '../users/tables.js';
 import type { UserRow } from '../users/tables.js';
 import { When } from '../web/components.js';
 import type { ActionRow } from './tables.js';

@@ -8,7 +8,7 @@ import { notFound } from '../errors.js';
 import { RepoParams } from '../http/params.js';
 import { toUserJson } from '../users/schemas.js';
 import { UserType } from '../users/tables.js';
-import type { Viewer } from '../users/store.js';
+import type { Viewer } from '../users/tables.js';
 import type { UserRow } from '../users/tables.js';
 import type { RepositoryJson } from '../repos/schemas.js';
 import type { RepoService } from '../repos/service.js';

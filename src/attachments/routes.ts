@@ -15,7 +15,7 @@ import { validatorCompiler } from '../http/validation.js';
 import type { Api } from '../http/types.js';
 import { canWriteIssues, type IssueService, type RepoView } from '../issues/service.js';
 import type { IssueRow } from '../issues/tables.js';
-import { AccessMode } from '../orgs/store.js';
+import { AccessMode } from '../orgs/tables.js';
 import { declares } from '../quota/schemas.js';
 import type { RepoService } from '../repos/service.js';
 import { hasScope } from '../tokens/scopes.js';

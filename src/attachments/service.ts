@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
 import { AppError, badRequest, invalid, notFound } from '../errors.js';
-import { AccessMode } from '../orgs/store.js';
+import { AccessMode } from '../orgs/tables.js';
 import { measureRows, recordUsage, type OwnerTotals, type UsageSource } from '../quota/usage.js';
 import type { ItemSource } from '../quota/usage.js';
 import type { QuotaUsedAttachmentJson } from '../quota/schemas.js';

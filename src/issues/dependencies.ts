@@ -5,10 +5,10 @@
 import { nowUnix, transaction, type Db } from '../db/database.js';
 import { forbidden, invalidField, notFound } from '../errors.js';
 import type { Page } from '../http/pagination.js';
-import { AccessMode } from '../orgs/store.js';
+import { AccessMode } from '../orgs/tables.js';
 import type { RepoService } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
-import type { Viewer } from '../users/store.js';
+import type { Viewer } from '../users/tables.js';
 import type { UserService } from '../users/service.js';
 import type { UserRow } from '../users/tables.js';
 import { canWriteIssues, unitOf, type IssueService, type RepoView } from './service.js';

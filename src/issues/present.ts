@@ -1,7 +1,7 @@
 // Issues, comments, timeline events and reactions as JSON: everything a page of them refers to
 // (posters, assignees, labels, milestones, repositories, attachments) is loaded in a few queries
 // for the whole page, through the services.
-import type { Viewer } from '../users/store.js';
+import type { Viewer } from '../users/tables.js';
 import type { RepoRow } from '../repos/tables.js';
 import type { LabelRow } from '../labels/tables.js';
 import { toLabelJson } from '../labels/schemas.js';
@@ -17,7 +17,7 @@ import {
   type ReactionJson,
   type TimelineCommentJson,
 } from './schemas.js';
-import { AccessMode } from '../orgs/store.js';
+import { AccessMode } from '../orgs/tables.js';
 import { unitOf, type IssueService } from './service.js';
 import type { TimeService } from './times.js';
 import type { LabelService } from '../labels/service.js';

@@ -13,7 +13,7 @@ import type { RepoRow } from '../repos/tables.js';
 import type { UserService } from '../users/service.js';
 import type { UserRow } from '../users/tables.js';
 import { UserType } from '../users/tables.js';
-import { AccessMode } from '../orgs/store.js';
+import { AccessMode } from '../orgs/tables.js';
 import type { AfterCommit } from '../users/owned.js';
 import type { EventBus, IssueChanges } from '../events/bus.js';
 import type { LabelService } from '../labels/service.js';

@@ -10,7 +10,6 @@ import type { IssueRow, CommentRow, ReactionRow, WatchRow } from './tables.js';
 import { PLAIN_COMMENT_COLUMNS, type IssueSort, type PlainCommentRow } from './tables.js';
 
 // Row shapes and sorts live in tables.ts (routes and presenters read them); kept here for callers.
-export type { IssueSort, PlainCommentRow } from './tables.js';
 
 type Q = Db | Tx;
 

@@ -6,7 +6,7 @@
 import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
 import { conflict, forbidden, invalidField, notFound } from '../errors.js';
 import type { Page } from '../http/pagination.js';
-import { AccessMode } from '../orgs/store.js';
+import { AccessMode } from '../orgs/tables.js';
 import type { UserService } from '../users/service.js';
 import type { UserRow } from '../users/tables.js';
 import { UserType } from '../users/tables.js';

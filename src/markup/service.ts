@@ -2,7 +2,7 @@
 // line breaks and whether references to issues and commits are linked; mentions are linked to the
 // accounts that exist and the viewer may see, looked up in one query per document.
 import type { UserService } from '../users/service.js';
-import type { Viewer } from '../users/store.js';
+import type { Viewer } from '../users/tables.js';
 import { invalidField } from '../errors.js';
 import { mentionedNames, renderMarkdown } from './render.js';
 

@@ -3,13 +3,13 @@
 // whose repository (or issue) their user can no longer read are dropped from the answer and removed.
 import { Type, type Static } from 'typebox';
 import { isoTime } from '../http/format.js';
-import { AccessMode } from '../orgs/store.js';
+import { AccessMode } from '../orgs/tables.js';
 import { unitOf, type IssueService } from '../issues/service.js';
 import { Repository, toRepoJson, type SshCloneAddress } from '../repos/schemas.js';
 import type { RepoService } from '../repos/service.js';
 import type { UserService } from '../users/service.js';
 import type { NotificationService } from './service.js';
-import type { Viewer } from '../users/store.js';
+import type { Viewer } from '../users/tables.js';
 import type { NotificationRow } from './tables.js';
 import { NotificationSource, NotificationStatus } from './tables.js';
 

@@ -5,7 +5,7 @@
 import { nowUnix, transaction, type Db } from '../db/database.js';
 import { notFound } from '../errors.js';
 import type { Page } from '../http/pagination.js';
-import { AccessMode } from '../orgs/store.js';
+import { AccessMode } from '../orgs/tables.js';
 import * as issueStore from '../issues/store.js';
 import { unitOf, type IssueService } from '../issues/service.js';
 import type { OrgService } from '../orgs/service.js';
@@ -13,7 +13,7 @@ import type { RepoService } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
 import type { SocialService } from '../social/service.js';
 import type { UserService } from '../users/service.js';
-import type { Viewer } from '../users/store.js';
+import type { Viewer } from '../users/tables.js';
 import type { UserRow } from '../users/tables.js';
 import * as store from './store.js';
 import { NotificationSource } from './tables.js';

@@ -11,7 +11,6 @@ type Q = Db | Tx;
 
 // Declared in tables.ts (routes and pages take them from there); kept importable from here for the
 // domains that still do.
-export { AccessMode, accessModeName, type AccessModeName } from './tables.js';
 
 export async function orgIdsOfMember(q: Q, uid: number): Promise<number[]> {
   const rows = await q.selectFrom('org_user').select('org_id').where('uid', '=', uid).execute();

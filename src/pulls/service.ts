@@ -26,6 +26,7 @@ import { UserType } from '../users/tables.js';
 import type { LabelService } from '../labels/service.js';
 import type { MilestoneService } from '../milestones/service.js';
 import * as issueStore from '../issues/store.js';
+import type { IssueSort } from '../issues/tables.js';
 import type { IssueListService } from '../issues/lists.js';
 import type { IssueService, RepoView } from '../issues/service.js';
 import type { IssueTriageService } from '../issues/triage.js';
@@ -304,7 +305,7 @@ export class PullService {
     },
     page: Page,
   ): Promise<[Pull[], number]> {
-    const sorts: Record<string, issueStore.IssueSort> = {
+    const sorts: Record<string, IssueSort> = {
       oldest: 'oldest',
       recentupdate: 'recentupdate',
       leastupdate: 'leastupdate',

@@ -6,7 +6,7 @@ import { Attachment, toAttachmentJson } from '../attachments/schemas.js';
 import { escapeSegments, type AttachmentRow } from '../attachments/service.js';
 import { TagArchiveDownloadCount } from '../git/data-schemas.js';
 import { User, toUserJson, type UserJson } from '../users/schemas.js';
-import type { Viewer } from '../users/store.js';
+import type { Viewer } from '../users/tables.js';
 import type { UserRow } from '../users/tables.js';
 import type { ReleaseRow } from './tables.js';
 

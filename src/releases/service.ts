@@ -10,7 +10,7 @@ import type { EventBus, RefUpdate } from '../events/bus.js';
 import { isValidRefName, resolveRef, updateRef } from '../git/data.js';
 import { ZERO_OID } from '../git/git.js';
 import type { Page } from '../http/pagination.js';
-import { AccessMode } from '../orgs/store.js';
+import { AccessMode } from '../orgs/tables.js';
 import type { RefChanges } from '../repos/ref-changes.js';
 import type { RepoAccess, RepoService } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';

@@ -9,7 +9,7 @@ import { notFound } from '../errors.js';
 import { isoTime } from '../http/format.js';
 import { RepoParams } from '../http/params.js';
 import { User, toUserJson } from '../users/schemas.js';
-import type { Viewer } from '../users/store.js';
+import type { Viewer } from '../users/tables.js';
 import type { UserRow } from '../users/tables.js';
 import { Repository, type RepositoryJson } from '../repos/schemas.js';
 import type { RepoService } from '../repos/service.js';

@@ -11,7 +11,6 @@ type Q = Db | Tx;
 
 // Declared in tables.ts (routes and pages take it from there); kept importable from here for the
 // domains that still do.
-export type { Viewer } from './tables.js';
 
 const byId = preparedQuery((q, id: number) => q.selectFrom('user').selectAll().where('id', '=', id));
 const byLowerName = preparedQuery((q, lower: string) =>

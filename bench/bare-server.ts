@@ -1,7 +1,7 @@
 // The baseline for bench/users.ts: a bare Fastify handler doing the same indexed SQLite lookup
 // as GET /api/v1/users/{username}, with nothing else (no auth, no schemas, no Kysely).
 import Fastify from 'fastify';
-import SQLite from 'better-sqlite3';
+import { SQLite } from '../src/db/sqlite-driver.js';
 
 const [dbPath, port] = process.argv.slice(2);
 const db = new SQLite(dbPath!, { readonly: true });

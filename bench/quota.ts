@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import SQLite from 'better-sqlite3';
+import { SQLite } from '../src/db/sqlite-driver.js';
 import { keepAliveClient } from './keepalive.js';
 import { freePort } from '../test/helpers/server.js';
 import { waitFor200, quantile, runNodeQuiet } from './common.js';

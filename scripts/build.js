@@ -13,6 +13,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export const EXTERNAL = [
   'better-sqlite3',
+  'better-sqlite3-napi',
   'argon2',
   'pg',
   'mysql2',

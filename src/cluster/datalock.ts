@@ -11,7 +11,7 @@
 // exclusive one, and with no busy timeout fails at once while anyone holds a shared one.
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { SQLite, type SqliteDb } from '../db/sqlite-driver.js';
 
 export const LOCK_FILE = 'anvil.lock';
 /** How long taking the shared lock waits for another process's moment of exclusive hold. */
@@ -19,7 +19,7 @@ const SHARED_WAIT_MS = 10_000;
 
 export class DataLock {
   private constructor(
-    private readonly db: Database.Database | undefined,
+    private readonly db: SqliteDb | undefined,
     /** No other process held the lock when this one took it (it may be taken since). */
     readonly alone: boolean,
     /** When that was known (ms): leftovers older than this are no running process's. */
@@ -33,10 +33,10 @@ export class DataLock {
    */
   static take(dir: string): DataLock {
     const at = Date.now();
-    let db: Database.Database | undefined;
+    let db: SqliteDb | undefined;
     try {
       fs.mkdirSync(dir, { recursive: true });
-      db = new Database(path.join(dir, LOCK_FILE), { timeout: 0 });
+      db = new SQLite(path.join(dir, LOCK_FILE), { timeout: 0 });
     } catch {
       return new DataLock(undefined, false, at);
     }

@@ -9,7 +9,7 @@
 // loses a deadlock or a serialization check runs again (retry.ts).
 import fs from 'node:fs';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
+import { SQLite, type SqliteDb, type SqliteStatement } from './sqlite-driver.js';
 import type pg from 'pg';
 import {
   CompiledQuery,
@@ -171,7 +171,7 @@ export async function openDatabase(config: Config, opts: { migrate?: boolean } =
       throw err;
     }
   }
-  let reader: SQLite.Database | undefined;
+  let reader: SqliteDb | undefined;
   if (dialect === 'sqlite') {
     reader = new SQLite(config.database.path, { readonly: true });
     reader.pragma(`busy_timeout = ${BUSY_BUDGET_MS}`);
@@ -194,7 +194,7 @@ export async function openDatabase(config: Config, opts: { migrate?: boolean } =
  * statement is kept and reused. Kysely runs a statement to completion before the next one, so
  * sharing a statement is safe.
  */
-function cachingStatements(sqlite: SQLite.Database): SqliteDatabase & {
+function cachingStatements(sqlite: SqliteDb): SqliteDatabase & {
   prepare(sql: string): RowStatement;
 } {
   const cache = new Map<string, RowStatement>();
@@ -222,7 +222,7 @@ class RowStatement {
   readonly reader: boolean;
   private readonly toRow: ((values: unknown[]) => Record<string, unknown>) | undefined;
 
-  constructor(private readonly stmt: SQLite.Statement) {
+  constructor(private readonly stmt: SqliteStatement) {
     this.reader = stmt.reader;
     if (this.reader) {
       stmt.raw(true);
@@ -281,7 +281,7 @@ function sleep(ms: number): Promise<void> {
 
 /** Kysely's SQLite dialect with SqliteWriterDriver in place of its driver. */
 class SqliteWriterDialect implements KyselyDialect {
-  constructor(private readonly sqlite: SQLite.Database) {}
+  constructor(private readonly sqlite: SqliteDb) {}
 
   createDriver(): Driver {
     return new SqliteWriterDriver(this.sqlite, cachingStatements(this.sqlite));
@@ -311,7 +311,7 @@ class SqliteWriterDriver implements Driver {
   // Savepoints are compiled and run as Kysely's own driver does; it needs no state for that.
   readonly #savepoints: SqliteDriver;
 
-  constructor(sqlite: SQLite.Database, statements: SqliteDatabase & { prepare(sql: string): RowStatement }) {
+  constructor(sqlite: SqliteDb, statements: SqliteDatabase & { prepare(sql: string): RowStatement }) {
     this.#statements = statements;
     this.#connection = new WriterConnection(sqlite, statements, this.#turn);
     this.#savepoints = new SqliteDriver({ database: statements });
@@ -370,7 +370,7 @@ const ROLLBACK = CompiledQuery.raw('rollback');
  */
 class WriterConnection implements DatabaseConnection {
   constructor(
-    private readonly sqlite: SQLite.Database,
+    private readonly sqlite: SqliteDb,
     private readonly statements: { prepare(sql: string): RowStatement },
     private readonly turn: Turn,
   ) {}

@@ -5,7 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import SQLite from 'better-sqlite3';
+import { SQLite } from '../../src/db/sqlite-driver.js';
 import { runCli, startServer, type Reply, type TestServer } from '../helpers/server.js';
 
 /** The write-lock cases are SQLite's own (one writer at a time, held by another connection). */

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
+import { SQLite } from '../../src/db/sqlite-driver.js';
 import pg from 'pg';
 import mysql from 'mysql2/promise';
 import { loadConfig, type Config } from '../../src/config/config.js';

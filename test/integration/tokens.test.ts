@@ -2,7 +2,7 @@
 // deletion by id or name, and storage of a hash only.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import SQLite from 'better-sqlite3';
+import { SQLite } from '../../src/db/sqlite-driver.js';
 import pg from 'pg';
 import { postgresConnection } from '../../src/db/database.js';
 import mysql from 'mysql2/promise';

@@ -58,7 +58,9 @@ user
     'require a password change (default: true, false for the first user)',
     parseBool,
   )
-  .action(async (opts: Parameters<AdminModule['userCreate']>[0]) => (await admin_()).userCreate(opts));
+  .action(async (opts: Parameters<typeof import('./cli/users.js').userCreate>[0]) =>
+    (await import('./cli/users.js')).userCreate(opts),
+  );
 
 user
   .command('list')

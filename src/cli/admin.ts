@@ -1,14 +1,41 @@
-// What the administration commands of `anvil` do (`admin user ...`, `admin quota recalculate`,
-// `dump`, `restore`, `doctor`, `admin storage migrate`); cli.ts declares them and loads this module
-// only when one of them runs.
+// What the administration commands of `anvil` do (`admin user ...` but create, `admin quota
+// recalculate`, `dump`, `restore`, `doctor`, `admin storage migrate`); cli.ts declares them and
+// loads this module only when one of them runs.
 import path from 'node:path';
-import type { AppContext } from '../app/context.js';
+import { pino, destination } from 'pino';
+import { createContext, type AppContext } from '../app/context.js';
+import { DataLock } from '../cluster/datalock.js';
 import { dump, restore, type DumpDeps } from '../ops/dump.js';
 import { listChecks, runDoctor, selectChecks, type DoctorContext } from '../ops/doctor.js';
 import { kindsOf, migrateStorage, settingsFor } from '../storage/migrate.js';
-import { config, withContext } from './common.js';
+import { config } from './common.js';
 
 type Opts = { config?: string };
+
+/**
+ * Runs an admin command with a context on the configured database, closing it afterwards. The
+ * command holds the data lock meanwhile (cluster/datalock.ts); `fn` is told whether no other
+ * process used the data, and since when.
+ */
+export async function withContext(
+  opts: { config?: string },
+  fn: (ctx: AppContext, aloneSince: number | undefined) => Promise<void>,
+): Promise<void> {
+  const cfg = config(opts);
+  const log = pino({ level: 'warn' }, destination(2));
+  const lock = DataLock.take(cfg.server.appDataPath);
+  try {
+    const ctx = await createContext(cfg, log);
+    try {
+      const alone = lock.alone && (await ctx.cluster.leases.othersAlive()).length === 0;
+      await fn(ctx, alone ? lock.at : undefined);
+    } finally {
+      await ctx.close();
+    }
+  } finally {
+    lock.release();
+  }
+}
 
 /** What `anvil dump` and `anvil restore` use of the site. */
 function dumpDeps(ctx: AppContext): DumpDeps {
@@ -40,27 +67,6 @@ function doctorContext(ctx: AppContext): DoctorContext {
     blobReferences: ctx.contributions.blobReferences,
   };
 }
-
-export const userCreate = (
-  opts: Opts & {
-    username: string;
-    password: string;
-    email: string;
-    admin: boolean;
-    mustChangePassword?: boolean;
-  },
-) =>
-  withContext(opts, async (ctx) => {
-    const first = (await ctx.users.list({ type: 0 }, { page: 1, limit: 1, offset: 0 }))[1] === 0;
-    const created = await ctx.users.create({
-      username: opts.username,
-      password: opts.password,
-      email: opts.email,
-      isAdmin: opts.admin,
-      mustChangePassword: opts.mustChangePassword ?? !first,
-    });
-    console.log(`New user '${created.name}' has been successfully created!`);
-  });
 
 export const userList = (opts: Opts & { admin: boolean }) =>
   withContext(opts, async (ctx) => {

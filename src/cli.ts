@@ -170,8 +170,9 @@ admin
   );
 
 // `anvil runner` (its client reads the Actions protocol's descriptors at load) is loaded unless
-// another command is named: for `anvil runner ...`, and for help or an unknown name to list it.
-const declared = new Set(program.commands.map((c) => c.name()).concat('keys', 'serv'));
+// another command is named (or --version): for `anvil runner ...`, and for help or an unknown name
+// to list it.
+const declared = new Set(program.commands.map((c) => c.name()).concat('keys', 'serv', '-V', '--version'));
 if (!declared.has(process.argv[2] ?? '')) {
   program.addCommand((await import('./actions/runner-cli.js')).runnerCommand());
 }

@@ -68,13 +68,15 @@ export async function buildAll({ bundle = true } = {}) {
       path.basename(f),
     ),
   );
-  // Chunks of earlier builds go once a day old: a process started before a rebuild may still
-  // import its own.
+  // What earlier builds wrote and this one did not: licence files go, chunks once a day old (a
+  // process started before a rebuild may still import its own).
   for (const file of fs.readdirSync(outdir)) {
-    if (!/^chunk-/.test(file) || written.has(file) || written.has(file.replace(/\.LEGAL\.txt$/, '')))
-      continue;
+    if (written.has(file)) continue;
     const p = path.join(outdir, file);
-    if (Date.now() - fs.statSync(p).mtimeMs > 24 * 3600_000) fs.rmSync(p, { force: true });
+    if (file.endsWith('.LEGAL.txt')) fs.rmSync(p, { force: true });
+    else if (/^chunk-.*\.js$/.test(file) && Date.now() - fs.statSync(p).mtimeMs > 24 * 3600_000) {
+      fs.rmSync(p, { force: true });
+    }
   }
   // V8 keeps a source with one character outside Latin-1 as two bytes per character: the CLI's
   // 6 MB would take 12 MB of every server's memory. esbuild escapes strings; a regular expression

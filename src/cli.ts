@@ -1,24 +1,13 @@
 #!/usr/bin/env node
 // The `anvil` command: `anvil web` serves Anvil; `anvil admin ...` administers it from the shell.
-import path from 'node:path';
-import { dump, restore, type DumpDeps } from './ops/dump.js';
+// This module only declares the commands: each loads what it runs (src/cli/*, a chunk of the
+// bundle) when it runs, so that the commands run per SSH operation in OpenSSH mode (`anvil keys`,
+// `anvil serv`) and the admin commands start without reading the whole server.
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { pino, destination, type Logger } from 'pino';
-import { loadConfig, ConfigError, ensureInternalToken, type Config } from './config/config.js';
-import { createContext, type AppContext } from './app/context.js';
-import { DataLock } from './cluster/datalock.js';
-import { armDeadline } from './app/deadline.js';
-import { LogOutput } from './app/log-output.js';
-import { buildServer } from './app/server.js';
+import { ConfigError } from './config/config.js';
 import { AppError } from './errors.js';
 import { VERSION } from './version.js';
-import { runnerCommand } from './actions/runner-cli.js';
-import { listChecks, runDoctor, selectChecks, type DoctorContext } from './ops/doctor.js';
-import { CHECK_MS as RECOVERY_CHECK_MS, STALE_INTENT_SECONDS } from './repos/recovery.js';
-import { SWEEP_INTERVAL_MS } from './storage/sweep.js';
-import { startSshServer, type RunningSshServer } from './ssh/server.js';
 import { keysCommand, servCommand } from './ssh/serv.js';
-import { kindsOf, migrateStorage, settingsFor } from './storage/migrate.js';
 
 function parseBool(value: string | undefined): boolean {
   if (value === undefined) return true;
@@ -35,180 +24,8 @@ function parsePort(value: string): string {
   return value;
 }
 
-/** The configuration; `overrides` are ANVIL__SECTION__KEY settings that win over the environment. */
-function config(opts: { config?: string }, forServer = false, overrides: NodeJS.ProcessEnv = {}): Config {
-  return loadConfig({
-    configPath: opts.config,
-    persistSecretKey: forServer,
-    env: { ...process.env, ...overrides },
-  });
-}
-
-/**
- * Runs an admin command with a context on the configured database, closing it afterwards. The
- * command holds the data lock meanwhile (cluster/datalock.ts); `fn` is told whether no other
- * process used the data, and since when.
- */
-async function withContext(
-  opts: { config?: string },
-  fn: (ctx: AppContext, aloneSince: number | undefined) => Promise<void>,
-): Promise<void> {
-  const cfg = config(opts);
-  const log = pino({ level: 'warn' }, destination(2));
-  const lock = DataLock.take(cfg.server.appDataPath);
-  try {
-    const ctx = await createContext(cfg, log);
-    try {
-      const alone = lock.alone && (await ctx.cluster.leases.othersAlive()).length === 0;
-      await fn(ctx, alone ? lock.at : undefined);
-    } finally {
-      await ctx.close();
-    }
-  } finally {
-    lock.release();
-  }
-}
-
-/** What `anvil dump` and `anvil restore` use of the site. */
-function dumpDeps(ctx: AppContext): DumpDeps {
-  return {
-    db: ctx.db,
-    dialect: ctx.dialect,
-    storage: ctx.storage,
-    repoRoot: ctx.config.repository.root,
-    configPath: ctx.config.configPath,
-    appDataPath: ctx.config.server.appDataPath,
-    recovery: ctx.recovery,
-    quota: ctx.quota,
-  };
-}
-
-/** What the checks of `anvil doctor` use of the site. */
-function doctorContext(ctx: AppContext): DoctorContext {
-  return {
-    db: ctx.db,
-    storage: ctx.storage,
-    repoRoot: ctx.config.repository.root,
-    repos: ctx.repos,
-    refChanges: ctx.refChanges,
-    wiki: ctx.wiki,
-    recovery: ctx.recovery,
-    sweeper: ctx.sweeper,
-    quota: ctx.quota,
-    users: ctx.users,
-    blobReferences: ctx.contributions.blobReferences,
-  };
-}
-
-/** How long a stopping server waits for its last log lines to be taken by a slow reader. */
-const LOG_DRAIN_MS = 500;
-
-export function startLogger(cfg: Config, output: LogOutput): Logger {
-  return pino({ level: cfg.log.level }, output);
-}
-
-async function web(opts: { config?: string; port?: string }): Promise<void> {
-  // --port is [server] HTTP_PORT, set before loading so that a default ROOT_URL follows it.
-  const cfg = config(opts, true, opts.port === undefined ? {} : { ANVIL__SERVER__HTTP_PORT: opts.port });
-  const output = new LogOutput();
-  const log = startLogger(cfg, output);
-  for (const warning of cfg.warnings) log.warn(warning);
-  // Shared with `anvil serv` (OpenSSH mode) through the data directory unless configured.
-  ensureInternalToken(cfg);
-  // Held while this process runs: whether another process uses the data on this machine.
-  const lock = DataLock.take(cfg.server.appDataPath);
-  const ctx = await createContext(cfg, log);
-  // Other processes on this database hear this one, and it them (src/cluster).
-  await ctx.cluster.start();
-  // Alone: no other process on this machine (the lock) and no other node (presence leases).
-  // Changes a crash interrupted are completed before the first request is served: all of them
-  // when alone, else this process's own and stale ones (the others' may be under way).
-  const alone = lock.alone && (await ctx.cluster.leases.othersAlive()).length === 0;
-  const now = Math.floor(Date.now() / 1000);
-  await ctx.recovery.recover(alone ? now + 1 : now - STALE_INTENT_SECONDS, cfg.cluster.nodeName);
-  const app = await buildServer(ctx);
-  const address = await app.listen({ host: cfg.server.httpAddr, port: cfg.server.httpPort });
-  // The built-in SSH server (its host keys are made on first start, while HTTP already serves);
-  // a port already taken is logged, and HTTP goes on.
-  let ssh: RunningSshServer | undefined;
-  if (cfg.ssh.start) {
-    try {
-      ssh = await startSshServer(ctx);
-    } catch (err) {
-      log.error({ err }, `the SSH server cannot listen on ${cfg.ssh.listenHost}:${cfg.ssh.listenPort}`);
-    }
-  }
-  ctx.cron.start();
-  // Periodic work runs once per period across processes (a lease per task, src/cluster).
-  ctx.cluster.every(
-    'recover_unfinished_changes',
-    RECOVERY_CHECK_MS,
-    () => ctx.recovery.recover(Math.floor(Date.now() / 1000) - STALE_INTENT_SECONDS),
-    { track: (w) => ctx.cron.track('recover_unfinished_changes', w) },
-  );
-  ctx.mirrors.start();
-  ctx.webhooks.start();
-  // Scheduled merges: those waiting when the last process stopped are checked now.
-  ctx.autoMerge.start();
-  ctx.artifacts.start();
-  ctx.runners.start();
-  // Leftovers of interrupted uploads and pushes: swept now, then hourly. Alone, everything older
-  // than the moment that was known belonged to a process that died: swept with no grace period.
-  let startup = alone;
-  ctx.cluster.every(
-    'sweep_leftovers',
-    SWEEP_INTERVAL_MS,
-    () => {
-      const bounds = startup ? { graceMs: 0, now: lock.at } : {};
-      startup = false;
-      return ctx.sweeper.sweep(bounds);
-    },
-    { firstMs: 0, track: (w) => ctx.cron.track('sweep_leftovers', w) },
-  );
-  ctx.packageCleanup.start();
-  // Where it listens is said at any level but `none`.
-  const announce =
-    log.isLevelEnabled('info') || log.level === 'silent' ? log : log.child({}, { level: 'info' });
-  announce.info(
-    `Anvil ${VERSION.anvil} listening on ${address}${ssh ? ` (SSH on ${cfg.ssh.listenHost}:${ssh.port})` : ''}, serving ${cfg.server.rootUrl} (database: ${cfg.database.type})`,
-  );
-  // Graceful shutdown: stop accepting, let requests and pushes under way finish, stop the
-  // background work, close the database. [server] GRACEFUL_HAMMER_TIME is a hard deadline, armed
-  // before anything else is done: a request still running then is cut off (what it changed is
-  // whole or absent: see repos/recovery.ts) and the process exits whatever else is under way; a
-  // second signal exits at once. The log output never holds the process up (app/log-output.ts).
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      announce.warn(`${signal} again: exiting now`);
-      process.exit(1);
-    }
-    stopping = true;
-    const hammer = cfg.server.gracefulHammerTime;
-    armDeadline(
-      hammer * 1000,
-      () =>
-        announce.warn(`requests still under way after ${hammer} s ([server] GRACEFUL_HAMMER_TIME): exiting`),
-      () => output.drained(LOG_DRAIN_MS),
-    );
-    announce.info(`${signal}: finishing the requests under way (for up to ${hammer} s), then exiting`);
-    void (async () => {
-      let code = 0;
-      try {
-        await ssh?.close();
-        await app.close();
-        await ctx.close();
-      } catch (err) {
-        log.error({ err }, 'stopping failed');
-        code = 1;
-      }
-      await output.drained(LOG_DRAIN_MS);
-      process.exit(code);
-    })();
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-}
+type AdminModule = typeof import('./cli/admin.js');
+const admin_ = (): Promise<AdminModule> => import('./cli/admin.js');
 
 const program = new Command('anvil')
   .description('Anvil: a self-hosted code-hosting service with a Forgejo-compatible API')
@@ -223,7 +40,7 @@ program
   .description('start the web server')
   .addOption(configOption())
   .option('-p, --port <port>', 'port to listen on (overrides [server] HTTP_PORT)', parsePort)
-  .action(web);
+  .action(async (opts: { config?: string; port?: string }) => (await import('./cli/web.js')).web(opts));
 
 const admin = program.command('admin').description('administration commands');
 const user = admin.command('user').description('manage users');
@@ -241,26 +58,8 @@ user
     'require a password change (default: true, false for the first user)',
     parseBool,
   )
-  .action(
-    async (opts: {
-      config?: string;
-      username: string;
-      password: string;
-      email: string;
-      admin: boolean;
-      mustChangePassword?: boolean;
-    }) =>
-      withContext(opts, async (ctx) => {
-        const first = (await ctx.users.list({ type: 0 }, { page: 1, limit: 1, offset: 0 }))[1] === 0;
-        const created = await ctx.users.create({
-          username: opts.username,
-          password: opts.password,
-          email: opts.email,
-          isAdmin: opts.admin,
-          mustChangePassword: opts.mustChangePassword ?? !first,
-        });
-        console.log(`New user '${created.name}' has been successfully created!`);
-      }),
+  .action(async (opts: Parameters<typeof import('./cli/users.js').userCreate>[0]) =>
+    (await import('./cli/users.js')).userCreate(opts),
   );
 
 user
@@ -268,28 +67,7 @@ user
   .description('list users')
   .addOption(configOption())
   .option('--admin', 'list only site administrators', false)
-  .action(async (opts: { config?: string; admin: boolean }) =>
-    withContext(opts, async (ctx) => {
-      const rows: string[][] = [['ID', 'Username', 'Email', 'IsActive', 'IsAdmin']];
-      const limit = 1000;
-      for (let page = 1; ; page++) {
-        const [users] = await ctx.users.list({ type: 0 }, { page, limit, offset: (page - 1) * limit });
-        for (const u of users) {
-          if (opts.admin && !u.is_admin) continue;
-          rows.push([String(u.id), u.name, u.email, String(u.is_active === 1), String(u.is_admin === 1)]);
-        }
-        if (users.length < limit) break;
-      }
-      const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-      for (const r of rows)
-        console.log(
-          r
-            .map((c, i) => c.padEnd(widths[i]!))
-            .join('  ')
-            .trimEnd(),
-        );
-    }),
-  );
+  .action(async (opts: Parameters<AdminModule['userList']>[0]) => (await admin_()).userList(opts));
 
 user
   .command('delete')
@@ -297,13 +75,7 @@ user
   .addOption(configOption())
   .requiredOption('--username <name>', 'user name')
   .option('--purge', 'also delete their repositories, memberships and organizations they alone own', false)
-  .action(async (opts: { config?: string; username: string; purge: boolean }) =>
-    withContext(opts, async (ctx) => {
-      const u = await ctx.users.requireUser(opts.username);
-      await ctx.users.delete(u, { purge: opts.purge });
-      console.log(`User '${u.name}' has been deleted.`);
-    }),
-  );
+  .action(async (opts: Parameters<AdminModule['userDelete']>[0]) => (await admin_()).userDelete(opts));
 
 user
   .command('change-password')
@@ -312,16 +84,8 @@ user
   .requiredOption('--username <name>', 'user name')
   .requiredOption('--password <password>', 'new password')
   .option('--must-change-password [bool]', 'require a password change at next sign-in', parseBool)
-  .action(
-    async (opts: { config?: string; username: string; password: string; mustChangePassword?: boolean }) =>
-      withContext(opts, async (ctx) => {
-        const u = await ctx.users.requireUser(opts.username);
-        await ctx.users.edit(u, {
-          password: opts.password,
-          mustChangePassword: opts.mustChangePassword ?? false,
-        });
-        console.log(`${u.name}'s password has been successfully updated!`);
-      }),
+  .action(async (opts: Parameters<AdminModule['userChangePassword']>[0]) =>
+    (await admin_()).userChangePassword(opts),
   );
 
 user
@@ -336,17 +100,8 @@ user
     'all',
   )
   .option('--raw', 'print only the token', false)
-  .action(
-    async (opts: { config?: string; username: string; tokenName: string; scopes: string; raw: boolean }) =>
-      withContext(opts, async (ctx) => {
-        const u = await ctx.users.requireUser(opts.username);
-        const scopes = opts.scopes
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean);
-        const created = await ctx.tokens.create(u, opts.tokenName, scopes);
-        console.log(opts.raw ? created.token : `Access token was successfully created: ${created.token}`);
-      }),
+  .action(async (opts: Parameters<AdminModule['userGenerateAccessToken']>[0]) =>
+    (await admin_()).userGenerateAccessToken(opts),
   );
 
 const quota = admin.command('quota').description('quota engine');
@@ -358,25 +113,8 @@ quota
   )
   .addOption(configOption())
   .option('--owner <name>', 'only this user or organization')
-  .action(async (opts: { config?: string; owner?: string }) =>
-    withContext(opts, async (ctx) => {
-      const owner = opts.owner ? await ctx.users.requireAccount(opts.owner) : undefined;
-      const { resized, drift } = await ctx.quota.reconcile(owner?.id);
-      for (const r of resized) {
-        console.log(`size: ${r.kind} ${r.name}: recorded ${r.recorded}, measured ${r.measured} (fixed)`);
-      }
-      const names = await ctx.users.getByIds([...new Set(drift.map((d) => d.ownerId))]);
-      for (const d of drift) {
-        const who = names.get(d.ownerId)?.name ?? `#${d.ownerId}`;
-        console.log(`drift: ${who} ${d.subject}: stored ${d.stored}, actual ${d.actual} (fixed)`);
-      }
-      if (resized.length) console.log(`${resized.length} recorded size(s) corrected.`);
-      console.log(
-        drift.length
-          ? `${drift.length} total(s) corrected.`
-          : 'No drift: stored usage matches the resources.',
-      );
-    }),
+  .action(async (opts: Parameters<AdminModule['quotaRecalculate']>[0]) =>
+    (await admin_()).quotaRecalculate(opts),
   );
 
 program
@@ -390,23 +128,14 @@ program
     'the archive to write',
     `anvil-dump-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}.tar.gz`,
   )
-  .action(async (opts: { config?: string; file: string }) => {
-    await withContext(opts, async (ctx) => {
-      await dump(dumpDeps(ctx), path.resolve(opts.file), (line) => console.log(line));
-      console.log(`Written: ${path.resolve(opts.file)}`);
-    });
-  });
+  .action(async (opts: Parameters<AdminModule['dumpSite']>[0]) => (await admin_()).dumpSite(opts));
 
 program
   .command('restore')
   .description('restore a dump made by `anvil dump` into a new site (an empty database and repository root)')
   .addOption(configOption())
   .argument('<file>', 'the archive')
-  .action(async (file: string, opts: { config?: string }) => {
-    await withContext(opts, async (ctx) => {
-      await restore(dumpDeps(ctx), path.resolve(file), (line) => console.log(line));
-    });
-  });
+  .action(async (file: string, opts: { config?: string }) => (await admin_()).restoreSite(file, opts));
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -422,32 +151,7 @@ program
   .option('--run <name>', 'run this check (repeatable); default: the default checks', collect, [])
   .option('--all', 'run every check, the expensive ones too', false)
   .option('--full', 'git-fsck: a full fsck (every object read) rather than connectivity only', false)
-  .action(
-    async (opts: {
-      config?: string;
-      fix: boolean;
-      list: boolean;
-      run: string[];
-      all: boolean;
-      full: boolean;
-    }) => {
-      if (opts.list) {
-        for (const line of listChecks()) console.log(line);
-        return;
-      }
-      const checks = selectChecks(opts.run, opts.all);
-      let remaining = 0;
-      await withContext(opts, async (ctx, aloneSince) => {
-        const options = {
-          fix: opts.fix,
-          full: opts.full,
-          ...(aloneSince !== undefined ? { aloneSince } : {}),
-        };
-        remaining = await runDoctor(doctorContext(ctx), checks, options, (line) => console.log(line));
-      });
-      if (remaining) process.exitCode = 1;
-    },
-  );
+  .action(async (opts: Parameters<AdminModule['doctor']>[0]) => (await admin_()).doctor(opts));
 
 admin
   .command('storage')
@@ -461,23 +165,18 @@ admin
   .requiredOption('--from <type>', 'local or minio')
   .requiredOption('--to <type>', 'local or minio')
   .option('--type <kind>', 'lfs, attachments, artifacts, packages, avatars or all', 'all')
-  .action(async (opts: { config?: string; from: string; to: string; type: string }) => {
-    const load = (t?: string) => config(opts, false, t ? { ANVIL__STORAGE__STORAGE_TYPE: t } : {}).storage;
-    const reports = await migrateStorage(
-      kindsOf(opts.type),
-      settingsFor(opts.from, load),
-      settingsFor(opts.to, load),
-      (line) => console.log(line),
-    );
-    const failed = reports.reduce((n, r) => n + r.failed.length, 0);
-    if (failed) {
-      console.log(`${failed} blob(s) not copied; run the command again.`);
-      process.exitCode = 1;
-    } else console.log('Done: every blob is on the target.');
-  });
+  .action(async (opts: Parameters<AdminModule['storageMigrate']>[0]) =>
+    (await admin_()).storageMigrate(opts),
+  );
 
-program.addCommand(runnerCommand());
-program.addCommand(keysCommand(createContext));
+// `anvil runner` (its client reads the Actions protocol's descriptors at load) is loaded unless
+// another command is named (or --version): for `anvil runner ...`, and for help or an unknown name
+// to list it.
+const declared = new Set(program.commands.map((c) => c.name()).concat('keys', 'serv', '-V', '--version'));
+if (!declared.has(process.argv[2] ?? '')) {
+  program.addCommand((await import('./actions/runner-cli.js')).runnerCommand());
+}
+program.addCommand(keysCommand(async (cfg, log) => (await import('./cli/keys.js')).openSshKeys(cfg, log)));
 program.addCommand(servCommand());
 
 program.parseAsync(process.argv).catch((err: unknown) => {

@@ -69,17 +69,42 @@ export function keysCommand(open: OpenSshKeys): Command {
     );
 }
 
+/**
+ * A POST to the server's internal SSH endpoint. node:http rather than fetch: loading fetch (undici,
+ * and its WebAssembly parser) takes longer than the whole request, and this runs per SSH operation.
+ */
 async function internal<T>(cfg: Config, path: string, body: unknown): Promise<T> {
-  const res = await fetch(`${cfg.server.localRootUrl}api/internal/ssh/${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${cfg.security.internalToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
+  const url = new URL(`${cfg.server.localRootUrl}api/internal/ssh/${path}`);
+  const client = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  const payload = JSON.stringify(body);
+  const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const req = client.request(
+      url,
+      {
+        method: 'POST',
+        // One request per connection, closed when answered: nothing holds the process once done.
+        agent: false,
+        headers: {
+          authorization: `Bearer ${cfg.security.internalToken}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(payload),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
   });
-  const text = await res.text();
   try {
     return JSON.parse(text) as T;
   } catch {
-    throw new Error(`Anvil answered ${res.status}: ${text.slice(0, 200)}`);
+    throw new Error(`Anvil answered ${status}: ${text.slice(0, 200)}`);
   }
 }
 

@@ -12,10 +12,10 @@ module.exports = {
     {
       name: 'only-the-root-knows-the-app',
       comment:
-        'Only the composition root (src/app/) and the CLI that starts it know the application: ' +
+        'Only the composition root (src/app/) and the CLI that starts it (src/cli.ts, src/cli/) know the application: ' +
         'services, routes and pages receive the collaborators they name.',
       severity: 'error',
-      from: { path: '^src/', pathNot: ['^src/app/', '^src/cli\\.ts$'] },
+      from: { path: '^src/', pathNot: ['^src/app/', '^src/cli\\.ts$', '^src/cli/'] },
       to: { path: '^src/app/' },
     },
     {

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../test/helpers/server.js';
-import { median, rssMb, runNodeQuiet, waitFor200 } from './common.js';
+import { cpuSeconds, median, rssMb, runNodeQuiet, waitFor200 } from './common.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = process.env['AFTER_CLI'] ?? path.join(here, '..', 'bundle', 'cli.js');
@@ -25,6 +25,8 @@ const TARGET_RSS_MB = 90;
 
 interface Spawn {
   startupMs: number;
+  /** CPU time (user + system) the server had used by its first 200: less swayed by a busy machine. */
+  cpuMs: number;
   rssMb: number;
   anonMb: number;
 }
@@ -40,8 +42,9 @@ async function once(bundle: string, env: NodeJS.ProcessEnv, port: number): Promi
   try {
     await waitFor200(`http://127.0.0.1:${port}/api/v1/version`, 30_000);
     const startupMs = Number(process.hrtime.bigint() - started) / 1e6;
+    const cpuMs = cpuSeconds(child.pid!) * 1000;
     await new Promise((r) => setTimeout(r, IDLE_MS));
-    return { startupMs, rssMb: rssMb(child.pid!), anonMb: anonMb(child.pid!) };
+    return { startupMs, cpuMs, rssMb: rssMb(child.pid!), anonMb: anonMb(child.pid!) };
   } finally {
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
@@ -87,6 +90,7 @@ try {
       name,
       {
         startupMs: Math.round(median(r.map((s) => s.startupMs))),
+        cpuMs: Math.round(median(r.map((s) => s.cpuMs))),
         idleRssMb: Math.round(median(r.map((s) => s.rssMb))),
         idleAnonMb: Math.round(median(r.map((s) => s.anonMb))),
         startupRuns: r.map((s) => Math.round(s.startupMs)),
@@ -95,16 +99,17 @@ try {
     ]),
   );
   console.log(JSON.stringify({ flags: FLAGS, idleAfterMs: IDLE_MS, spawns: SPAWNS, ...summary }, null, 2));
-  const row = (label: string, key: 'startupMs' | 'idleRssMb', unit: string, target: number) =>
+  const row = (label: string, key: 'startupMs' | 'cpuMs' | 'idleRssMb', unit: string, target?: number) =>
     `${label.padEnd(22)}${Object.values(summary)
       .map((s) => `${s[key]} ${unit}`.padStart(10))
-      .join('')}${`< ${target} ${unit}`.padStart(12)}`;
+      .join('')}${target === undefined ? '' : `< ${target} ${unit}`.padStart(12)}`;
   console.log(
     `${''.padEnd(22)}${Object.keys(summary)
       .map((k) => k.padStart(10))
       .join('')}${'target'.padStart(12)}`,
   );
   console.log(row('first 200 after spawn', 'startupMs', 'ms', TARGET_STARTUP_MS));
+  console.log(row('CPU by first 200', 'cpuMs', 'ms'));
   console.log(row('idle RSS', 'idleRssMb', 'MB', TARGET_RSS_MB));
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });

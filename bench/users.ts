@@ -8,22 +8,30 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { freePort } from '../test/helpers/server.js';
-import { waitFor200, median, rssMb as rssMbExact, runNodeQuiet as run } from './common.js';
+import { cpuSeconds, waitFor200, median, rssMb as rssMbExact, runNodeQuiet as run } from './common.js';
 
 /** Resident memory in whole MB. */
 const rssMb = (pid: number) => Math.round(rssMbExact(pid));
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const cli = path.join(here, '..', 'bundle', 'cli.js');
+// BENCH_CLI=<bundle> measures another build (e.g. a copy of main's dist/bundle/cli.js).
+const cli = process.env['BENCH_CLI'] ?? path.join(here, '..', 'bundle', 'cli.js');
+/** The flags `npm start` uses (package.json); BENCH_NODE_FLAGS='' runs without. */
+const NODE_FLAGS = (process.env['BENCH_NODE_FLAGS'] ?? '--max-semi-space-size=16').split(' ').filter(Boolean);
 const DURATION = Number(process.env['BENCH_SECONDS'] ?? 5);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 
 const CONNECTIONS = 10;
 
-async function load(url: string, headers: Record<string, string>): Promise<number> {
+/** CPU microseconds the server at `pid` spent per request, run by run (a busy machine sways it less). */
+const cpuPerRequest: Record<number, number[]> = {};
+
+async function load(url: string, headers: Record<string, string>, pid: number): Promise<number> {
+  const cpu = cpuSeconds(pid);
   const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers });
   if (result.non2xx > 0 || result.errors > 0)
     throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  (cpuPerRequest[pid] ??= []).push(((cpuSeconds(pid) - cpu) * 1e6) / result.requests.total);
   return result.requests.average;
 }
 
@@ -60,8 +68,7 @@ try {
     env,
   );
   const started = process.hrtime.bigint();
-  // The flags `npm start` uses (see package.json).
-  const anvil = spawn(process.execPath, ['--max-semi-space-size=16', cli, 'web'], { env, stdio: 'inherit' });
+  const anvil = spawn(process.execPath, [...NODE_FLAGS, cli, 'web'], { env, stdio: 'inherit' });
   children.push(anvil);
   await waitFor200(`http://127.0.0.1:${port}/api/v1/version`, 10_000);
   const startupMs = Number(process.hrtime.bigint() - started) / 1e6;
@@ -108,8 +115,10 @@ try {
   const anvilRuns: number[] = [];
   const bareRuns: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
-    anvilRuns.push(await load(`http://127.0.0.1:${port}${target}`, { authorization: `token ${token}` }));
-    bareRuns.push(await load(`http://127.0.0.1:${barePort}${target}`, {}));
+    anvilRuns.push(
+      await load(`http://127.0.0.1:${port}${target}`, { authorization: `token ${token}` }, anvil.pid!),
+    );
+    bareRuns.push(await load(`http://127.0.0.1:${barePort}${target}`, {}, bare.pid!));
   }
   const anvilRps = median(anvilRuns);
   const bareRps = median(bareRuns);
@@ -122,6 +131,9 @@ try {
         anvilRps: Math.round(anvilRps),
         bareRps: Math.round(bareRps),
         ratio: Number(ratio.toFixed(3)),
+        anvilCpuUsPerRequest: Math.round(median(cpuPerRequest[anvil.pid!]!)),
+        bareCpuUsPerRequest: Math.round(median(cpuPerRequest[bare.pid!]!)),
+        cpuRatio: Number((median(cpuPerRequest[bare.pid!]!) / median(cpuPerRequest[anvil.pid!]!)).toFixed(3)),
         anvilRuns: anvilRuns.map(Math.round),
         bareRuns: bareRuns.map(Math.round),
         startupMs: Math.round(startupMs),

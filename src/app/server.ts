@@ -1,8 +1,6 @@
 // Builds the HTTP server: the /api/v1 API (authenticated in one hook), its OpenAPI description at
 // /swagger.v1.json and a browsable page at /api/swagger.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from './context.js';
 import type { Api } from '../http/types.js';
@@ -10,6 +8,7 @@ import { frameworkErrors, registerErrorHandling } from '../http/errors.js';
 import { registerAuth } from '../http/auth.js';
 import { parseQuery, serializerCompiler, validatorCompiler } from '../http/validation.js';
 import { transformOpenApi } from '../http/openapi.js';
+import { registerOpenApi } from '../http/swagger.js';
 import {
   BODY_LIMIT,
   BODY_TIMEOUTS,
@@ -532,38 +531,41 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   guardSlowBodies(app.server, docsUrl, options.bodyTimeouts ?? BODY_TIMEOUTS);
   countRequests(app, { metrics: ctx.metrics });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: {
-        title: 'Anvil API',
-        description:
-          "Anvil: a self-hosted code-hosting service. The API is compatible with Forgejo's /api/v1.",
-        version: VERSION.api,
-      },
-      servers: [{ url: `${ctx.config.server.rootUrl}api/v1` }],
-      components: {
-        securitySchemes: {
-          BasicAuth: { type: 'http', scheme: 'basic' },
-          AuthorizationHeaderToken: {
-            type: 'apiKey',
-            in: 'header',
-            name: 'Authorization',
-            description: 'API tokens must be prepended with "token" followed by a space.',
-          },
-          SudoHeader: {
-            type: 'apiKey',
-            in: 'header',
-            name: 'Sudo',
-            description: 'Sudo API request as the user (admins only).',
+  registerOpenApi(
+    app,
+    {
+      openapi: {
+        openapi: '3.0.3',
+        info: {
+          title: 'Anvil API',
+          description:
+            "Anvil: a self-hosted code-hosting service. The API is compatible with Forgejo's /api/v1.",
+          version: VERSION.api,
+        },
+        servers: [{ url: `${ctx.config.server.rootUrl}api/v1` }],
+        components: {
+          securitySchemes: {
+            BasicAuth: { type: 'http', scheme: 'basic' },
+            AuthorizationHeaderToken: {
+              type: 'apiKey',
+              in: 'header',
+              name: 'Authorization',
+              description: 'API tokens must be prepended with "token" followed by a space.',
+            },
+            SudoHeader: {
+              type: 'apiKey',
+              in: 'header',
+              name: 'Sudo',
+              description: 'Sudo API request as the user (admins only).',
+            },
           },
         },
+        security: [{ BasicAuth: [] }, { AuthorizationHeaderToken: [] }, { SudoHeader: [] }],
       },
-      security: [{ BasicAuth: [] }, { AuthorizationHeaderToken: [] }, { SudoHeader: [] }],
+      transformObject: transformOpenApi,
     },
-    transformObject: transformOpenApi,
-  });
-  await app.register(swaggerUi, { routePrefix: '/api/swagger' });
+    '/api/swagger',
+  );
   app.get('/swagger.v1.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(

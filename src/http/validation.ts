@@ -13,20 +13,22 @@
 // has hundreds of routes and most processes serve a few of them, so compiling them all up front
 // costs start-up time and memory for nothing. `compileAll()` forces every pending one (tests use
 // it to prove every schema compiles).
-import { createRequire } from 'node:module';
 import querystring from 'node:querystring';
-import type { Ajv, Options, ValidateFunction } from 'ajv';
+import ajvModule, { type Ajv, type Options, type ValidateFunction } from 'ajv';
+import formatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import type fastJsonType from 'fast-json-stringify';
+import fastJsonModule from 'fast-json-stringify';
 
-// Ajv, ajv-formats and fast-json-stringify are CommonJS and only needed once a first request
-// comes: they are loaded then (synchronously), which keeps them out of start-up.
-const require = createRequire(import.meta.url);
+// Ajv, ajv-formats and fast-json-stringify are the copies Fastify itself loads at start-up (its
+// default compilers import them; the bundle holds one copy of each), so importing them here costs
+// nothing more. Loading them from node_modules on the first request instead loaded a second copy
+// of each, which the first request waited for.
+const { Ajv: AjvClass } = ajvModule as unknown as typeof import('ajv');
+const addFormats = formatsModule as unknown as (ajv: Ajv) => Ajv;
+const fastJson = fastJsonModule as unknown as typeof import('fast-json-stringify').default;
 
 function make(coerceTypes: Options['coerceTypes']): Ajv {
-  const { Ajv } = require('ajv') as typeof import('ajv');
-  const addFormats = require('ajv-formats') as (ajv: Ajv) => Ajv;
-  const ajv = new Ajv({
+  const ajv = new AjvClass({
     coerceTypes,
     useDefaults: true,
     removeAdditional: true,
@@ -136,8 +138,7 @@ export function serializerCompiler(): (route: { schema: unknown }) => (data: unk
       const key = JSON.stringify(schema);
       let fn = cache.get(key);
       if (!fn) {
-        const fastJson = require('fast-json-stringify') as typeof fastJsonType;
-        fn = fastJson(schema as Parameters<typeof fastJsonType>[0]) as (data: unknown) => string;
+        fn = fastJson(schema as Parameters<typeof fastJson>[0]) as (data: unknown) => string;
         cache.set(key, fn);
       }
       return fn;

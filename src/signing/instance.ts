@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Logger } from 'pino';
-import * as openpgp from 'openpgp';
+import type * as openpgp from 'openpgp';
+import { loadOpenpgp } from './openpgp.js';
 import type { SigningConfig } from '../config/config.js';
 import { sshFingerprint, sshPublicKeyBlob } from './verify.js';
 
@@ -46,7 +47,7 @@ export class InstanceSigner {
           env: { PATH: process.env['PATH'], HOME: process.env['HOME'], ...this.env() },
         });
         if (!stdout.includes('BEGIN PGP PUBLIC KEY BLOCK')) throw new Error('no such key');
-        return { armored: stdout, keys: await openpgp.readKeys({ armoredKeys: stdout }) };
+        return { armored: stdout, keys: await (await loadOpenpgp()).readKeys({ armoredKeys: stdout }) };
       } catch (err) {
         this.log.warn(
           `[repository.signing] SIGNING_KEY ${this.settings.signingKey}: cannot export it (${(err as Error).message})`,

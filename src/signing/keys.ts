@@ -2,7 +2,8 @@
 // key ids as 16 upper-case hex digits, capabilities from the algorithm, the e-mails of the user IDs
 // that are not revoked), and the token a user signs to prove a key is theirs.
 import crypto from 'node:crypto';
-import * as openpgp from 'openpgp';
+import type * as openpgp from 'openpgp';
+import { loadOpenpgp } from './openpgp.js';
 import { invalidField } from '../errors.js';
 
 export interface ParsedSubkey {
@@ -33,7 +34,7 @@ export async function readArmoredKeys(
 ): Promise<openpgp.PublicKey[]> {
   let keys: openpgp.Key[];
   try {
-    keys = await openpgp.readKeys({ armoredKeys: text });
+    keys = await (await loadOpenpgp()).readKeys({ armoredKeys: text });
   } catch (err) {
     throw invalidField(field, `failed to parse the GPG key: ${(err as Error).message}`);
   }
@@ -97,15 +98,17 @@ export async function signsToken(
 ): Promise<openpgp.PublicKey | undefined> {
   let sig: openpgp.Signature;
   try {
-    sig = await openpgp.readSignature({ armoredSignature: signature });
+    sig = await (await loadOpenpgp()).readSignature({ armoredSignature: signature });
   } catch {
     return undefined;
   }
   for (const text of [token, `${token}\n`, `${token}\r\n`, `${token}\n\n`]) {
     for (const key of keys) {
       try {
-        const r = await openpgp.verify({
-          message: await openpgp.createMessage({ binary: Buffer.from(text) }),
+        const r = await (
+          await loadOpenpgp()
+        ).verify({
+          message: await (await loadOpenpgp()).createMessage({ binary: Buffer.from(text) }),
           signature: sig,
           verificationKeys: key,
         });

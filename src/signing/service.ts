@@ -16,7 +16,8 @@ import type { PayloadCommitVerification } from '../git/data-schemas.js';
 import type { UserService } from '../users/service.js';
 import type { UserRow } from '../users/tables.js';
 import type { Page } from '../http/pagination.js';
-import * as openpgp from 'openpgp';
+import type * as openpgp from 'openpgp';
+import { loadOpenpgp } from './openpgp.js';
 import * as store from './store.js';
 import type { GpgKeyFull } from './store.js';
 import { parseKey, readArmoredKeys, signsToken, verificationToken } from './keys.js';
@@ -189,7 +190,9 @@ export class SigningService {
   private keysOf(row: { id: number; armored: string }): Promise<openpgp.PublicKey[]> {
     let p = this.parsedKeys.get(row.id);
     if (!p) {
-      p = openpgp.readKeys({ armoredKeys: row.armored }).catch(() => []) as Promise<openpgp.PublicKey[]>;
+      p = loadOpenpgp()
+        .then((o) => o.readKeys({ armoredKeys: row.armored }))
+        .catch(() => []) as Promise<openpgp.PublicKey[]>;
       this.parsedKeys.set(row.id, p);
       if (this.parsedKeys.size > CACHE_SIZE) this.parsedKeys.delete(this.parsedKeys.keys().next().value!);
     }

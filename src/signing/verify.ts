@@ -2,7 +2,8 @@
 // header) and payload, OpenPGP detached signatures (openpgp), and git's SSH signatures (the SSHSIG
 // armored format of ssh-keygen -Y sign, parsed here; keys read with ssh2, checked with node:crypto).
 import crypto from 'node:crypto';
-import * as openpgp from 'openpgp';
+import type * as openpgp from 'openpgp';
+import { loadOpenpgp } from './openpgp.js';
 import { ssh2 } from '../ssh/lib.js';
 
 // Commits
@@ -58,7 +59,7 @@ export async function readGpgSignature(
   armored: string,
 ): Promise<{ signature: openpgp.Signature; keyIds: string[] } | undefined> {
   try {
-    const signature = await openpgp.readSignature({ armoredSignature: armored });
+    const signature = await (await loadOpenpgp()).readSignature({ armoredSignature: armored });
     const keyIds = [...signature.getSigningKeyIDs()].map((k) => k.toHex().toUpperCase());
     return { signature, keyIds: keyIds.filter((k) => !/^0+$/.test(k)) };
   } catch {
@@ -74,8 +75,8 @@ export async function verifyGpg(
 ): Promise<string | undefined> {
   if (keys.length === 0) return undefined;
   try {
-    const message = await openpgp.createMessage({ binary: payload });
-    const r = await openpgp.verify({ message, signature, verificationKeys: keys });
+    const message = await (await loadOpenpgp()).createMessage({ binary: payload });
+    const r = await (await loadOpenpgp()).verify({ message, signature, verificationKeys: keys });
     for (const s of r.signatures) {
       try {
         if (await s.verified) return s.keyID.toHex().toUpperCase();

@@ -3,7 +3,7 @@
 // carry.
 import { createRequire } from 'node:module';
 
-type Ssh2 = typeof import('ssh2');
+export type Ssh2 = typeof import('ssh2');
 
 const require = createRequire(import.meta.url);
 let loaded: Ssh2 | undefined;

@@ -86,9 +86,13 @@ export async function assertNothingKept(
       .where('hash_sha256', '=', sha)
       .execute();
     assert.deepEqual(rows, [], 'no blob row');
-    const file = path.join(s.dataDir, 'packages', sha.slice(0, 2), sha.slice(2, 4), sha);
-    assert.equal(fs.existsSync(file), false, 'no stored blob');
+    const key = `${sha.slice(0, 2)}/${sha.slice(2, 4)}/${sha}`;
+    assert.equal(await s.ctx.storage.packages.stat(key), undefined, 'no stored blob');
   }
+  // Local or S3: no temporary blob; on local disk, no temporary file or folder either.
+  const temporary: string[] = [];
+  for await (const blob of s.ctx.storage.packages.list('tmp/')) temporary.push(blob.key);
+  assert.deepEqual(temporary, [], 'no temporary blob');
   for (const dir of ['tmp', '.tmp']) {
     const p = path.join(s.dataDir, 'packages', dir);
     assert.deepEqual(fs.existsSync(p) ? fs.readdirSync(p) : [], [], `nothing left in packages/${dir}`);

@@ -7,6 +7,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import { loadPg, postgresConnection } from '../db/database.js';
+type RedisClass = typeof import('ioredis').Redis;
 
 export interface Transport {
   readonly kind: 'redis' | 'postgres' | 'local';
@@ -82,7 +83,13 @@ class RedisTransport implements Transport {
   ) {}
 
   private async client(): Promise<import('ioredis').Redis> {
-    const { Redis } = await import('ioredis');
+    // ioredis is CommonJS: its class is `Redis` on the module, or the module itself once bundled.
+    const mod = (await import('ioredis')) as unknown as {
+      Redis?: RedisClass;
+      default?: RedisClass & { Redis?: RedisClass };
+    };
+    const Redis = mod.Redis ?? mod.default?.Redis ?? mod.default;
+    if (!Redis) throw new Error('ioredis did not load');
     const c = new Redis({ ...redisOptions(this.url), lazyConnect: true, maxRetriesPerRequest: 3 });
     c.on('error', (err: Error) => this.log.warn({ err }, 'redis (cluster channel)'));
     await c.connect();

@@ -218,3 +218,9 @@ export async function uploadArtifact(
   if (done['ok'] !== true) throw new Error(`artifact not finalized: ${JSON.stringify(done)}`);
   return Number(process.hrtime.bigint() - start) / 1e9;
 }
+
+/** Migrates the database of `env` and makes the account `alice` (an administrator when asked) with the CLI. */
+export function createAlice(cli: string, env: NodeJS.ProcessEnv, admin = false): Promise<string> {
+  const args = ['admin', 'user', 'create', '--username', 'alice', '--password', 'password-1'];
+  return runNodeQuiet([cli, ...args, '--email', 'a@example.com', ...(admin ? ['--admin'] : [])], env);
+}

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../test/helpers/server.js';
-import { cpuSeconds, median, rssMb, runNodeQuiet, waitFor200 } from './common.js';
+import { cpuSeconds, createAlice, median, rssMb, waitFor200 } from './common.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = process.env['AFTER_CLI'] ?? path.join(here, '..', 'bundle', 'cli.js');
@@ -64,21 +64,7 @@ try {
     ANVIL__DATABASE__DB_TYPE: 'sqlite3',
   };
   // Migrates the database and makes an account, so that each spawn only opens it.
-  await runNodeQuiet(
-    [
-      cli,
-      'admin',
-      'user',
-      'create',
-      '--username',
-      'alice',
-      '--password',
-      'password-1',
-      '--email',
-      'a@example.com',
-    ],
-    env,
-  );
+  await createAlice(cli, env);
   const bundles = before === undefined ? { after: cli } : { before, after: cli };
   const runs: Record<string, Spawn[]> = {};
   for (let i = 0; i < SPAWNS; i++)

@@ -8,7 +8,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { freePort } from '../test/helpers/server.js';
-import { cpuSeconds, waitFor200, median, rssMb as rssMbExact, runNodeQuiet as run } from './common.js';
+import {
+  cpuSeconds,
+  createAlice,
+  waitFor200,
+  median,
+  rssMb as rssMbExact,
+  runNodeQuiet as run,
+} from './common.js';
 
 /** Resident memory in whole MB. */
 const rssMb = (pid: number) => Math.round(rssMbExact(pid));
@@ -47,22 +54,7 @@ const env: NodeJS.ProcessEnv = {
 };
 const children: ChildProcess[] = [];
 try {
-  await run(
-    [
-      cli,
-      'admin',
-      'user',
-      'create',
-      '--username',
-      'alice',
-      '--password',
-      'password-1',
-      '--email',
-      'a@example.com',
-      '--admin',
-    ],
-    env,
-  );
+  await createAlice(cli, env, true);
   const token = await run(
     [cli, 'admin', 'user', 'generate-access-token', '--username', 'alice', '--raw'],
     env,

@@ -6,33 +6,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { launchBrowser, screenshots } from '../helpers/web.js';
+import { accessibilityViolations, launchBrowser, screenshots } from '../helpers/web.js';
 import { GitClient } from '../helpers/git.js';
-
-const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/** Serious and critical accessibility violations on the page, as axe-core reports them. */
-export async function accessibilityViolations(page: Page): Promise<string[]> {
-  // Evaluated through the debugging protocol, which the page's Content-Security-Policy does not govern.
-  await page.evaluate(AXE);
-  const result = await page.evaluate(async () => {
-    const axe = (
-      window as unknown as {
-        axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> };
-      }
-    ).axe;
-    return axe.run();
-  });
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map(
-      (v) =>
-        `${v.id} (${v.impact}, ${v.nodes.length} nodes: ${JSON.stringify(v.nodes.map((n) => (n as { target: unknown }).target))})`,
-    );
-}
 
 describe('web interface in a browser', () => {
   let s: TestServer;

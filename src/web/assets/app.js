@@ -52,3 +52,10 @@ document.addEventListener('click', async (event) => {
   preview.hidden = false;
   button.textContent = 'Hide preview';
 });
+
+// - form[data-confirm]: a destructive form asks before it is sent.
+document.addEventListener('submit', (event) => {
+  const form = event.target instanceof Element && event.target.tagName === 'FORM' ? event.target : null;
+  const question = form && form.getAttribute('data-confirm');
+  if (question && !window.confirm(question)) event.preventDefault();
+});

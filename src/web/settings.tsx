@@ -21,7 +21,61 @@ export const USER_SETTINGS_NAV: NavItem[] = [
   { href: '/user/settings/notifications', label: 'Notifications' },
   { href: '/user/settings/organization', label: 'Organizations' },
   { href: '/user/settings/repos', label: 'Repositories' },
+  { href: '/user/settings/hooks', label: 'Webhooks' },
+  { href: '/user/settings/actions/secrets', label: 'Actions secrets' },
+  { href: '/user/settings/actions/variables', label: 'Actions variables' },
+  { href: '/user/settings/actions/runners', label: 'Runners' },
   { href: '/user/settings/storage_overview', label: 'Storage overview' },
+];
+
+/** The pages of a repository's settings (`/{owner}/{repo}/settings...`), in Forgejo's order. */
+export function repoSettingsNav(owner: string, repo: string): NavItem[] {
+  const base = `/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/settings`;
+  return [
+    { href: base, label: 'Repository' },
+    { href: `${base}/units`, label: 'Units' },
+    { href: `${base}/collaboration`, label: 'Collaborators' },
+    { href: `${base}/branches`, label: 'Branches' },
+    { href: `${base}/tags`, label: 'Tags' },
+    { href: `${base}/hooks`, label: 'Webhooks' },
+    { href: `${base}/keys`, label: 'Deploy keys' },
+    { href: `${base}/mirrors`, label: 'Mirrors' },
+    { href: `${base}/lfs`, label: 'LFS' },
+    { href: `${base}/actions/secrets`, label: 'Actions secrets' },
+    { href: `${base}/actions/variables`, label: 'Actions variables' },
+    { href: `${base}/actions/runners`, label: 'Runners' },
+  ];
+}
+
+/** The pages of an organization's settings (`/org/{org}/settings...`). */
+export function orgSettingsNav(org: string): NavItem[] {
+  const base = `/org/${encodeURIComponent(org)}/settings`;
+  return [
+    { href: base, label: 'Organization' },
+    { href: `${base}/hooks`, label: 'Webhooks' },
+    { href: `${base}/labels`, label: 'Labels' },
+    { href: `${base}/blocked_users`, label: 'Blocked users' },
+    { href: `${base}/actions/secrets`, label: 'Actions secrets' },
+    { href: `${base}/actions/variables`, label: 'Actions variables' },
+    { href: `${base}/actions/runners`, label: 'Runners' },
+    { href: `${base}/storage_overview`, label: 'Storage overview' },
+  ];
+}
+
+/** The pages of the site administration (`/admin...`, administrators only). */
+export const ADMIN_NAV: NavItem[] = [
+  { href: '/admin', label: 'Dashboard' },
+  { href: '/admin/users', label: 'User accounts' },
+  { href: '/admin/emails', label: 'Emails' },
+  { href: '/admin/orgs', label: 'Organizations' },
+  { href: '/admin/repos', label: 'Repositories' },
+  { href: '/admin/packages', label: 'Packages' },
+  { href: '/admin/hooks', label: 'Webhooks' },
+  { href: '/admin/actions/runners', label: 'Runners' },
+  { href: '/admin/quota', label: 'Quota' },
+  { href: '/admin/config', label: 'Configuration' },
+  { href: '/admin/monitor/cron', label: 'Background jobs' },
+  { href: '/admin/notices', label: 'System notices' },
 ];
 
 /**

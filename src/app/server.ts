@@ -85,6 +85,9 @@ import { containerRoutes } from '../packages/container/routes.js';
 import { signingRoutes } from '../signing/routes.js';
 import { wikiRoutes } from '../wiki/routes.js';
 import { wikiPages } from '../wiki/pages.js';
+import { notificationPages } from '../notifications/pages.js';
+import { threadsJson } from '../notifications/present.js';
+import { dashboardPages } from '../issues/dashboard-pages.js';
 import { feedFor } from '../activities/pages.js';
 import { actionState } from '../social/pages.js';
 import { uploadsTempDir } from '../web/uploads.js';
@@ -496,6 +499,32 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
     notifications: ctx.notifications,
   }),
   wikiPages({ wiki: ctx.wiki, users: ctx.users, rootUrl: ctx.config.server.rootUrl }),
+  notificationPages({
+    notifications: ctx.notifications,
+    threads: (rows, viewer) =>
+      threadsJson(
+        {
+          rootUrl: ctx.config.server.rootUrl,
+          ssh: ctx.config.ssh,
+          repos: ctx.repos,
+          users: ctx.users,
+          issues: ctx.issues,
+          notifications: ctx.notifications,
+        },
+        rows,
+        viewer,
+      ),
+    issueLists: ctx.issueLists,
+    repos: ctx.repos,
+    users: ctx.users,
+    pageSize: ctx.config.api.defaultPagingNum,
+  }),
+  dashboardPages({
+    issueLists: ctx.issueLists,
+    milestones: ctx.milestones,
+    users: ctx.users,
+    pageSize: ctx.config.api.defaultPagingNum,
+  }),
 ];
 
 export interface ServerOptions {

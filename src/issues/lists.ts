@@ -44,6 +44,10 @@ export interface IssueSearchInput extends IssueListInput {
   mentioned?: boolean | undefined;
   reviewRequested?: boolean | undefined;
   reviewed?: boolean | undefined;
+  /** Only issues the viewer follows (subscribed, or took part in and did not unsubscribe). */
+  subscribed?: boolean | undefined;
+  /** Only repositories the viewer owns or is a member of (not every public one). */
+  memberOnly?: boolean | undefined;
 }
 
 export interface IssueListServiceDeps {
@@ -135,8 +139,9 @@ export class IssueListService {
     page: Page,
   ): Promise<{ rows: IssueRow[]; total: number; repos: Map<number, RepoRow> }> {
     const empty = { rows: [], total: 0, repos: new Map<number, RepoRow>() };
-    const repos = await this.searchableRepos(viewer, input.owner, input.team);
-    if (input.reviewRequested || input.reviewed) return empty;
+    if (input.reviewed) return empty;
+    if ((input.reviewRequested || input.subscribed || input.memberOnly) && !viewer) return empty;
+    const repos = await this.searchableRepos(viewer, input.owner, input.team, input.memberOnly);
     const filter: IssueFilter = {
       repos: {
         issues: repos.filter((r) => r.has_issues).map((r) => r.id),
@@ -153,6 +158,11 @@ export class IssueListService {
       if (input.assigned) filter.assigneeId = viewer.id;
       if (input.mentioned) filter.mentionedId = viewer.id;
     }
+    if (viewer && input.reviewRequested) {
+      filter.reviewRequestedId = viewer.id;
+      filter.repos.issues = [];
+    }
+    if (viewer && input.subscribed) filter.subscriberId = viewer.id;
     const repoIds = repos.map((r) => r.id);
     const labelNames = IssueListService.tokens(input.labels);
     if (labelNames.length) {
@@ -169,11 +179,20 @@ export class IssueListService {
     return { rows, total, repos: new Map(rows.map((r) => [r.repo_id, byId.get(r.repo_id)!])) };
   }
 
+  /**
+   * The repositories whose issues (or pull requests) `viewer` may read: every one they may see, or
+   * (memberOnly) those they own or were given access to.
+   */
+  readableRepos(viewer: Viewer, memberOnly: boolean): Promise<RepoRow[]> {
+    return this.searchableRepos(viewer, undefined, undefined, memberOnly);
+  }
+
   /** The repositories whose issues `viewer` may read, of `ownerName` (and its team `teamName`). */
   private async searchableRepos(
     viewer: Viewer | null,
     ownerName?: string,
     teamName?: string,
+    memberOnly?: boolean,
   ): Promise<RepoRow[]> {
     let ownerId: number | undefined;
     let teamRepoIds: Set<number> | undefined;
@@ -199,6 +218,7 @@ export class IssueListService {
     const [rows] = await this.deps.repos.list(
       {
         ownerId,
+        ...(memberOnly && viewer ? { memberOf: viewer.id } : {}),
         viewerId: viewer?.isAdmin && !viewer.publicOnly ? undefined : (viewer?.id ?? null),
         publicOnly: viewer?.publicOnly,
         orderBy: 'id',

@@ -289,7 +289,9 @@ export const IssueSearchQuery = Type.Object({
   assigned: Type.Optional(Type.Boolean({ description: 'only items assigned to the caller' })),
   created: Type.Optional(Type.Boolean({ description: 'only items created by the caller' })),
   mentioned: Type.Optional(Type.Boolean({ description: 'only items mentioning the caller' })),
-  review_requested: Type.Optional(Type.Boolean({ description: 'pull requests only (none yet)' })),
+  review_requested: Type.Optional(
+    Type.Boolean({ description: 'only pull requests whose review is requested from the caller' }),
+  ),
   reviewed: Type.Optional(Type.Boolean({ description: 'pull requests only (none yet)' })),
   owner: Type.Optional(Type.String({ description: 'only the repositories of this user or organization' })),
   team: Type.Optional(

@@ -6,6 +6,7 @@ import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import type { CommentTable, IssueTable, ReactionTable } from './tables.js';
 import { CommentType } from './tables.js';
+import { ReviewType } from '../pulls/tables.js';
 import type { IssueRow, CommentRow, ReactionRow, WatchRow } from './tables.js';
 import { PLAIN_COMMENT_COLUMNS, type IssueSort, type PlainCommentRow } from './tables.js';
 
@@ -125,6 +126,13 @@ export interface IssueFilter {
   posterId?: number | undefined;
   assigneeId?: number | undefined;
   mentionedId?: number | undefined;
+  /** Pull requests whose review is requested from this user (and not yet given). */
+  reviewRequestedId?: number | undefined;
+  /**
+   * Issues this user follows: subscribed explicitly, or took part in (posted, commented, assigned)
+   * and did not unsubscribe (Forgejo's SubscriberID).
+   */
+  subscriberId?: number | undefined;
   updatedAfter?: number | undefined;
   updatedBefore?: number | undefined;
   priorityRepoId?: number | undefined;
@@ -184,6 +192,53 @@ function otherFilters<S extends ReturnType<typeof base>>(s: S, f: IssueFilter): 
         .where('issue_mention.user_id', '=', uid),
     );
   }
+  if (f.reviewRequestedId !== undefined) {
+    const uid = f.reviewRequestedId;
+    o = o.where('issue.id', 'in', (eb) =>
+      eb
+        .selectFrom('pull_review')
+        .select('pull_review.issue_id')
+        .where('pull_review.reviewer_id', '=', uid)
+        .where('pull_review.type', '=', ReviewType.request),
+    );
+  }
+  if (f.subscriberId !== undefined) {
+    const uid = f.subscriberId;
+    const watch = (watching: number) => (eb: ExpressionBuilder<DB, 'issue'>) =>
+      eb
+        .selectFrom('issue_watch')
+        .select('issue_watch.issue_id')
+        .where('issue_watch.user_id', '=', uid)
+        .where('issue_watch.is_watching', '=', watching);
+    o = o.where((eb) =>
+      eb.or([
+        eb('issue.id', 'in', watch(1)(eb)),
+        eb.and([
+          eb.or([
+            eb('issue.poster_id', '=', uid),
+            eb(
+              'issue.id',
+              'in',
+              eb
+                .selectFrom('comment')
+                .select('comment.issue_id')
+                .where('comment.poster_id', '=', uid)
+                .where('comment.type', '=', CommentType.comment),
+            ),
+            eb(
+              'issue.id',
+              'in',
+              eb
+                .selectFrom('issue_assignees')
+                .select('issue_assignees.issue_id')
+                .where('issue_assignees.assignee_id', '=', uid),
+            ),
+          ]),
+          eb('issue.id', 'not in', watch(0)(eb)),
+        ]),
+      ]),
+    );
+  }
   if (f.updatedAfter !== undefined) o = o.where('issue.updated_unix', '>=', f.updatedAfter);
   if (f.updatedBefore !== undefined) o = o.where('issue.updated_unix', '<=', f.updatedBefore);
   return o as S;
@@ -196,6 +251,8 @@ function hasOtherFilters(f: IssueFilter): boolean {
     f.posterId !== undefined ||
     f.assigneeId !== undefined ||
     f.mentionedId !== undefined ||
+    f.reviewRequestedId !== undefined ||
+    f.subscriberId !== undefined ||
     f.updatedAfter !== undefined ||
     f.updatedBefore !== undefined
   );

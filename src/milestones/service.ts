@@ -31,6 +31,11 @@ export class MilestoneService {
     this.db = deps.db;
   }
 
+  /** One page of the milestones of several repositories (the dashboard's), soonest due first. */
+  listIn(repoIds: number[], state: 'open' | 'closed', page: Page) {
+    return store.list(this.db, repoIds, { isClosed: state === 'closed' }, page.limit, page.offset);
+  }
+
   list(
     repo: RepoRow,
     f: {

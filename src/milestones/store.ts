@@ -77,12 +77,16 @@ export async function idsByNamesIn(q: Q, repoIds: number[], names: string[]): Pr
 
 export function list(
   q: Q,
-  repoId: number,
+  repoId: number | number[],
   f: { isClosed?: boolean | undefined; name?: string | undefined; sort?: MilestoneSort | undefined },
   limit: number,
   offset: number,
 ): Promise<[MilestoneRow[], number]> {
-  let s = q.selectFrom('milestone').selectAll().where('repo_id', '=', repoId);
+  let s = q.selectFrom('milestone').selectAll();
+  s =
+    typeof repoId === 'number'
+      ? s.where('repo_id', '=', repoId)
+      : s.where('repo_id', 'in', repoId.length ? repoId : [-1]);
   if (f.isClosed !== undefined) s = s.where('is_closed', '=', f.isClosed ? 1 : 0);
   if (f.name) {
     // Case-insensitive substring, as in Forgejo; % and _ stay wildcards, backslashes are dropped.

@@ -168,6 +168,12 @@ export class NotificationService {
 
   // Repository watches
 
+  /** One page of the repositories `user` watches (their ids, latest watch first), and their number. */
+  async watchedRepoIds(user: UserRow, page: Page): Promise<[number[], number]> {
+    const [rows, total] = await store.watchedRepoIds(this.db, user.id, page.limit, page.offset);
+    return [rows.map((r) => r.repo_id), total];
+  }
+
   getWatch(repo: RepoRow, user: UserRow): Promise<WatchRow | undefined> {
     return store.getWatch(this.db, repo.id, user.id);
   }

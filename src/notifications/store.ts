@@ -141,6 +141,15 @@ export function getWatch(q: Q, repoId: number, userId: number): Promise<WatchRow
     .executeTakeFirst();
 }
 
+/** One page of the repositories `userId` watches (ids, latest watch first), and their number. */
+export function watchedRepoIds(q: Q, userId: number, limit: number, offset: number) {
+  return paged(
+    q.selectFrom('watch').select(['repo_id', 'id']).where('user_id', '=', userId).orderBy('id', 'desc'),
+    limit,
+    offset,
+  );
+}
+
 export async function watcherIds(q: Q, repoId: number): Promise<number[]> {
   const rows = await q.selectFrom('watch').select('user_id').where('repo_id', '=', repoId).execute();
   return rows.map((r) => r.user_id);

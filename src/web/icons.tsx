@@ -1,0 +1,101 @@
+// The site's icons: small inline SVGs drawn with the text colour (no icon font, no emoji), hidden
+// from screen readers (the text beside them says what they mean).
+import type { VNode } from 'preact';
+
+const SHAPES = {
+  /** An open issue: a ring with a dot. */
+  'issue-open': (
+    <>
+      <circle cx="8" cy="8" r="6.25" />
+      <circle cx="8" cy="8" r="1.25" fill="currentColor" />
+    </>
+  ),
+  /** A closed issue: a ring with a tick. */
+  'issue-closed': (
+    <>
+      <circle cx="8" cy="8" r="6.25" />
+      <path d="M5.25 8.25 7.1 10.1 10.75 6.25" />
+    </>
+  ),
+  /** A pull request: two commits on a branch and the arrow back into the base. */
+  pull: (
+    <>
+      <circle cx="4" cy="3.5" r="1.75" />
+      <circle cx="4" cy="12.5" r="1.75" />
+      <path d="M4 5.25v5.5" />
+      <circle cx="12" cy="12.5" r="1.75" />
+      <path d="M12 10.75V6.5a2 2 0 0 0-2-2H8.25" />
+      <path d="M9.75 3 8.25 4.5 9.75 6" />
+    </>
+  ),
+  /** A merged pull request: a branch joining the line. */
+  merged: (
+    <>
+      <circle cx="4" cy="3.5" r="1.75" />
+      <circle cx="4" cy="12.5" r="1.75" />
+      <circle cx="12" cy="9" r="1.75" />
+      <path d="M4 5.25v5.5" />
+      <path d="M4 5.25c0 2.75 2.5 3.75 6.25 3.75" />
+    </>
+  ),
+  /** A repository: a book. */
+  repo: (
+    <>
+      <path d="M3.5 13.5V3a1 1 0 0 1 1-1h8v10h-7.5a1.5 1.5 0 0 0-1.5 1.5Zm0 0a1.5 1.5 0 0 0 1.5 1h1" />
+      <path d="M9 12.5V15l1-.75 1 .75v-2.5" />
+    </>
+  ),
+  /** Notifications: a bell. */
+  bell: (
+    <>
+      <path d="M4 11.5V7a4 4 0 0 1 8 0v4.5l1.25 1.25H2.75Z" />
+      <path d="M6.5 14.25a1.5 1.5 0 0 0 3 0" />
+    </>
+  ),
+  /** Pinned: a pin. */
+  pin: (
+    <>
+      <path d="M6 2h4l-.5 4.25 2.25 2.5h-7.5L6.5 6.25Z" />
+      <path d="M8 8.75V14.5" />
+    </>
+  ),
+  /** Done / read: a tick. */
+  check: <path d="M3 8.5 6.5 12 13 4.5" />,
+  /** Watching: an eye. */
+  eye: (
+    <>
+      <path d="M1.5 8S4 3.5 8 3.5 14.5 8 14.5 8 12 12.5 8 12.5 1.5 8 1.5 8Z" />
+      <circle cx="8" cy="8" r="2" />
+    </>
+  ),
+  /** A milestone: a signpost. */
+  milestone: (
+    <>
+      <path d="M8 1.5v13" />
+      <path d="M3 3.5h8.5L13.5 5.5 11.5 7.5H3Z" />
+    </>
+  ),
+} as const;
+
+export type IconName = keyof typeof SHAPES;
+
+/** A 16 px icon in the current text colour. */
+export function Icon(props: { name: IconName; class?: string }): VNode {
+  return (
+    <svg
+      class={props.class ? `icon ${props.class}` : 'icon'}
+      width="16"
+      height="16"
+      viewBox="0 0 16 16"
+      fill="none"
+      stroke="currentColor"
+      stroke-width="1.5"
+      stroke-linecap="round"
+      stroke-linejoin="round"
+      aria-hidden="true"
+      focusable="false"
+    >
+      {SHAPES[props.name]}
+    </svg>
+  );
+}

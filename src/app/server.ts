@@ -65,6 +65,7 @@ import { avatarFileRoutes, avatarsRoutes } from '../avatars/routes.js';
 import { oauth2Routes } from '../oauth2/routes.js';
 import { repoMetaRoutes } from '../repometa/routes.js';
 import { userPages } from '../users/pages.js';
+import { twoFactorPages, twoFactorSignInStep } from '../twofa/pages.js';
 import { repoListPages } from '../repos/pages.js';
 import { codePages } from '../repos/code-pages.js';
 import { releasePages } from '../releases/pages.js';
@@ -425,9 +426,11 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
     users: ctx.users,
     orgs: ctx.orgs,
     sessions: ctx.sessions,
+    signInStep: twoFactorSignInStep(ctx.twoFactor),
     disableRegistration: ctx.config.service.disableRegistration,
     pageSize: ctx.config.api.defaultPagingNum,
   }),
+  twoFactorPages({ twofa: ctx.twoFactor, users: ctx.users }),
   repoListPages({
     repos: ctx.repos,
     forks: ctx.forks,

@@ -561,9 +561,21 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
               name: 'Sudo',
               description: 'Sudo API request as the user (admins only).',
             },
+            TOTPHeader: {
+              type: 'apiKey',
+              in: 'header',
+              name: 'X-FORGEJO-OTP',
+              description:
+                'Must be used in combination with BasicAuth if two-factor authentication is enabled.',
+            },
           },
         },
-        security: [{ BasicAuth: [] }, { AuthorizationHeaderToken: [] }, { SudoHeader: [] }],
+        security: [
+          { BasicAuth: [] },
+          { AuthorizationHeaderToken: [] },
+          { SudoHeader: [] },
+          { TOTPHeader: [] },
+        ],
       },
       transformObject: transformOpenApi,
     },

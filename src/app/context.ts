@@ -74,6 +74,7 @@ import { ContainerBlobs } from '../packages/container/blobs.js';
 import { RegistryTokens } from '../packages/container/tokens.js';
 import { SessionService } from '../sessions/service.js';
 import { SignInThrottle } from '../sessions/throttle.js';
+import { TwoFactorService } from '../twofa/service.js';
 import { uploadsTempDir } from '../web/uploads.js';
 import { SocialService } from '../social/service.js';
 import { ActivityService } from '../activities/service.js';
@@ -193,6 +194,8 @@ export interface AppContext {
   containerBlobs: ContainerBlobs;
   registryTokens: RegistryTokens;
   sessions: SessionService;
+  /** Two-factor authentication (TOTP): enrolment, passcodes, the sign-in step. */
+  twoFactor: TwoFactorService;
   social: SocialService;
   activities: ActivityService;
   packageCleanup: PackageCleanup;
@@ -246,6 +249,13 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   });
   // One limiter of password sign-in for the web's form and Basic authentication.
   const signInThrottle = new SignInThrottle({ db, users, settings: config.security.signInThrottle });
+  // Two-factor authentication: wrong passcodes count in the same limiter as wrong passwords.
+  const twoFactor = new TwoFactorService({
+    db,
+    secretKey: config.security.secretKey,
+    throttle: signInThrottle,
+    issuer: `Anvil (${new URL(config.server.rootUrl).hostname})`,
+  });
   const auth = new Authenticator({
     users,
     tokens,
@@ -255,6 +265,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
       trusted: config.security.reverseProxyTrustedProxies,
     },
     passwords: signInThrottle,
+    secondFactor: twoFactor,
   });
   // A push the checks allowed is written down before git moves a ref (see repos/recovery.ts).
   const pushes = new PushRegistry({ intents: refChanges });
@@ -733,6 +744,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     containerBlobs,
     registryTokens,
     sessions,
+    twoFactor,
     social,
     activities,
     packageCleanup,

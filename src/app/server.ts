@@ -65,6 +65,7 @@ import { avatarFileRoutes, avatarsRoutes } from '../avatars/routes.js';
 import { oauth2Routes } from '../oauth2/routes.js';
 import { repoMetaRoutes } from '../repometa/routes.js';
 import { userPages } from '../users/pages.js';
+import { twoFactorPages, twoFactorSignInStep } from '../twofa/pages.js';
 import { repoListPages } from '../repos/pages.js';
 import { codePages } from '../repos/code-pages.js';
 import { releasePages } from '../releases/pages.js';
@@ -428,9 +429,11 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
     users: ctx.users,
     orgs: ctx.orgs,
     sessions: ctx.sessions,
+    signInStep: twoFactorSignInStep(ctx.twoFactor),
     disableRegistration: ctx.config.service.disableRegistration,
     pageSize: ctx.config.api.defaultPagingNum,
   }),
+  twoFactorPages({ twofa: ctx.twoFactor, users: ctx.users }),
   repoListPages({
     repos: ctx.repos,
     forks: ctx.forks,
@@ -587,9 +590,21 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
               name: 'Sudo',
               description: 'Sudo API request as the user (admins only).',
             },
+            TOTPHeader: {
+              type: 'apiKey',
+              in: 'header',
+              name: 'X-FORGEJO-OTP',
+              description:
+                'Must be used in combination with BasicAuth if two-factor authentication is enabled.',
+            },
           },
         },
-        security: [{ BasicAuth: [] }, { AuthorizationHeaderToken: [] }, { SudoHeader: [] }],
+        security: [
+          { BasicAuth: [] },
+          { AuthorizationHeaderToken: [] },
+          { SudoHeader: [] },
+          { TOTPHeader: [] },
+        ],
       },
       transformObject: transformOpenApi,
     },

@@ -40,6 +40,13 @@ export interface Credentials {
   /** The reverse proxy's user header and the address the request came from. */
   proxyUser?: string | undefined;
   remoteAddress?: string | undefined;
+  /** The second factor's passcode sent with a Basic password (X-Forgejo-OTP, else X-Gitea-OTP). */
+  otp?: string | undefined;
+  /**
+   * A transport whose clients cannot send a passcode (git over HTTP): a password of an account with
+   * two-factor authentication is refused there, as in Forgejo (a token works).
+   */
+  refuseSecondFactorPasswords?: boolean;
 }
 
 export interface ProxySettings {
@@ -55,6 +62,16 @@ export interface PasswordCheck {
   verify(login: string, password: string, address?: string): Promise<UserRow | undefined>;
 }
 
+/** The second factor of an account's password (twofa/service.ts). */
+export interface SecondFactorCheck {
+  isEnrolled(userId: number): Promise<boolean>;
+  /** 'none' when the account has none, else whether `otp` is a fresh passcode (then used up). */
+  checkOtp(userId: number, otp: string | undefined): Promise<'none' | 'valid' | 'invalid'>;
+}
+
+export const SECOND_FACTOR_NEEDS_TOKEN =
+  'Users with two-factor authentication enabled cannot perform HTTP/HTTPS operations via plain username and password. Please create and use a personal access token on the user settings page';
+
 export interface AuthenticatorDeps {
   users: Pick<UserService, 'getByName'>;
   tokens: Pick<TokenService, 'resolve'>;
@@ -62,9 +79,13 @@ export interface AuthenticatorDeps {
   proxy: ProxySettings;
   /** Where Basic authentication's passwords are checked: the sign-in throttle. */
   passwords: PasswordCheck;
+  /** Accounts with two-factor authentication need a passcode beside a Basic password. */
+  secondFactor?: SecondFactorCheck | undefined;
 }
 
 const BAD_CREDENTIALS = 'invalid username, password or token';
+/** Forgejo's answer to a missing or wrong passcode beside a Basic password. */
+const OTP_INVALID = 'invalid provided OTP';
 
 export class Authenticator {
   private readonly trusted = new net.BlockList();
@@ -76,6 +97,7 @@ export class Authenticator {
   private readonly tokens: AuthenticatorDeps['tokens'];
   private readonly proxy: ProxySettings;
   private readonly passwords: PasswordCheck;
+  private readonly secondFactor: SecondFactorCheck | undefined;
 
   constructor(deps: AuthenticatorDeps) {
     const { proxy } = deps;
@@ -83,6 +105,7 @@ export class Authenticator {
     this.tokens = deps.tokens;
     this.proxy = proxy;
     this.passwords = deps.passwords;
+    this.secondFactor = deps.secondFactor;
     this.proxyHeader = proxy.header.toLowerCase();
     for (const cidr of proxy.trusted) {
       const [addr, bits] = cidr.split('/');
@@ -104,7 +127,7 @@ export class Authenticator {
       const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase();
       const value = space < 0 ? '' : header.slice(space + 1).trim();
       if (scheme === 'token' || scheme === 'bearer') return this.byToken(value);
-      if (scheme === 'basic') return this.byBasic(value);
+      if (scheme === 'basic') return this.byBasic(value, c);
       throw unauthorized(`unsupported authorization scheme: ${scheme}`);
     }
     if (c.queryToken) return this.byToken(c.queryToken);
@@ -145,7 +168,7 @@ export class Authenticator {
   }
 
   /** Basic auth: a password, or an access token given as the password (then the token's scopes apply). */
-  private async byBasic(encoded: string): Promise<Identity> {
+  private async byBasic(encoded: string, c: Credentials): Promise<Identity> {
     const decoded = Buffer.from(encoded, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) throw unauthorized(BAD_CREDENTIALS);
@@ -173,6 +196,13 @@ export class Authenticator {
     // counted against the account as the web's sign-in form is (429 once it failed too often).
     const user = await this.passwords.verify(login, secret);
     if (!user) throw unauthorized(BAD_CREDENTIALS);
+    // Two-factor authentication: a passcode beside the password, or a token where none can be sent.
+    if (this.secondFactor) {
+      if (c.refuseSecondFactorPasswords && (await this.secondFactor.isEnrolled(user.id))) {
+        throw unauthorized(SECOND_FACTOR_NEEDS_TOKEN);
+      }
+      if ((await this.secondFactor.checkOtp(user.id, c.otp)) === 'invalid') throw unauthorized(OTP_INVALID);
+    }
     return { user, method: 'basic', scopes: ALL_SCOPES };
   }
 }

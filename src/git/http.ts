@@ -272,7 +272,10 @@ export async function authorizeGit(
   write: boolean,
   unit: 'repo.code' | 'repo.wiki' = 'repo.code',
 ): Promise<GitTarget> {
-  const identity = await deps.auth.authenticate({ authorization: request.headers.authorization });
+  const identity = await deps.auth.authenticate({
+    authorization: request.headers.authorization,
+    refuseSecondFactorPasswords: true,
+  });
   if (identity) deps.users.assertMayAct(identity.user);
   const repoName = name.replace(/\.git$/i, '');
   // As in Forgejo, pulling a repository anyone may read needs no permission and no token scope,

@@ -61,6 +61,7 @@ export function registerAuth(app: FastifyInstance, deps: AuthHookDeps): void {
       queryToken: typeof queryToken === 'string' ? queryToken : undefined,
       proxyUser: header(request, auth.proxyHeader),
       remoteAddress: request.socket.remoteAddress,
+      otp: header(request, 'x-forgejo-otp') || header(request, 'x-gitea-otp'),
     });
     if (identity) {
       users.assertMayAct(identity.user);

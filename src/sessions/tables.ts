@@ -11,7 +11,10 @@ export interface WebSessionTable {
 
 export interface LoginFailureTable {
   id: Generated<number>;
-  /** What the failure counts against: `user:<id>` of the account, or `name:<login>` (lower-cased). */
+  /**
+   * What the failure counts against: `user:<id>` of the account, or `name:<login>` (lower-cased);
+   * `twofa:<id>` for a second factor's code.
+   */
   login: string;
   /** Where it came from ('' when the surface does not say). */
   address: string;

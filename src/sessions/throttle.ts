@@ -1,6 +1,7 @@
 // Throttling of password sign-in, on every surface that takes a password: the web's sign-in form
 // (sessions/service.ts) and Basic authentication (auth/identity.ts: the API, git over HTTP, LFS,
-// the package registries). One limiter per account whatever form of its name was typed: failures
+// the package registries), and the codes of the second factor (twofa/service.ts, under keys of
+// their own). One limiter per account whatever form of its name was typed: failures
 // count against the account's id when the name or e-mail address resolves to a person, else
 // against the normalised name. Failures are rows in `login_failure` (so every process on the
 // database sees them) and only count within the window: an account is never locked for longer
@@ -52,9 +53,23 @@ export class SignInThrottle {
    * given, has failed too often within the window.
    */
   async verify(login: string, password: string, address?: string): Promise<UserRow | undefined> {
-    const { window, maxPerAccount, maxPerAddress } = this.settings;
     const user = await this.users.findByLogin(login.trim());
     const key = user ? `user:${user.id}` : `name:${normalisedLogin(login)}`;
+    return this.guard(key, address, () => this.users.checkPassword(user, password));
+  }
+
+  /**
+   * Runs `check` (a secret's check: a password, a second factor's code) under the limiter of
+   * `key`: throws `too_many_requests` (429) while `key`, or `address` when given, has failed too
+   * often within the window; a check that finds nothing (undefined) counts as a failure, one that
+   * succeeds forgets the key's failures.
+   */
+  async guard<T>(
+    key: string,
+    address: string | undefined,
+    check: () => Promise<T | undefined>,
+  ): Promise<T | undefined> {
+    const { window, maxPerAccount, maxPerAddress } = this.settings;
     const now = nowUnix();
     const since = now - window;
     const over = async (extra: number) => {
@@ -70,11 +85,12 @@ export class SignInThrottle {
       await store.removeFailure(this.db, attempt);
       throw new AppError('too_many_requests', TOO_MANY_FAILURES);
     }
-    if (!(await this.users.checkPassword(user, password))) {
+    const found = await check();
+    if (found === undefined) {
       await store.removeOldFailures(this.db, since);
       return undefined;
     }
     await store.clearFailures(this.db, key);
-    return user;
+    return found;
   }
 }

@@ -1,6 +1,6 @@
 // The web pages of accounts: sign in, sign out, sign up, changing a password that must be changed,
 // user and organization profiles, and the explore lists of users and organizations.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { AppError } from '../errors.js';
 import { CsrfField, Field, Layout, type PageContext } from '../web/layout.js';
@@ -223,10 +223,24 @@ export function ExploreTabs(props: { active: 'repos' | 'users' | 'organizations'
   );
 }
 
+/**
+ * A step between a correct password and the session (two-factor authentication, twofa/pages.tsx):
+ * true when it answered instead (the account needs it).
+ */
+export type SignInStep = (
+  web: Web,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  user: UserRow,
+  redirectTo: string,
+) => Promise<boolean>;
+
 export interface UserPagesDeps {
   users: Pick<UserService, 'create' | 'edit' | 'search'>;
   orgs: Pick<OrgService, 'listOrgs'>;
   sessions: Pick<SessionService, 'signIn'>;
+  /** Asked after a correct password, before the session starts. */
+  signInStep?: SignInStep | undefined;
   /** [service] DISABLE_REGISTRATION: the sign-up page is closed. */
   disableRegistration: boolean;
   /** Accounts per page of the explore lists ([api] DEFAULT_PAGING_NUM). */
@@ -269,6 +283,7 @@ function registerUserPages(app: FastifyInstance, web: Web, deps: UserPagesDeps):
     if (!user.is_active || user.prohibit_login) {
       return again('This account is not allowed to sign in. Contact the site administrator.', 403);
     }
+    if (await deps.signInStep?.(web, request, reply, user, redirectTo)) return reply;
     await web.signIn(request, reply, user);
     if (user.must_change_password) return web.redirect(reply, '/user/settings/change_password');
     return web.redirect(reply, redirectTo);

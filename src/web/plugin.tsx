@@ -117,6 +117,15 @@ export class Web {
     };
   }
 
+  /**
+   * Sets a cookie of the site's kind (HttpOnly, SameSite=Lax, Secure as [session] COOKIE_SECURE
+   * says) that lives `maxAge` seconds; `null` removes it.
+   */
+  setCookie(reply: FastifyReply, name: string, value: string | null, maxAge?: number): void {
+    if (value === null) reply.clearCookie(name, { path: '/' });
+    else reply.setCookie(name, value, this.cookieOptions(maxAge));
+  }
+
   /** Resolves the browser's session and CSRF cookie (setting one when missing). */
   async resolve(request: FastifyRequest, reply: FastifyReply): Promise<WebState> {
     const { sessions, session } = this;

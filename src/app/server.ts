@@ -65,6 +65,7 @@ import { avatarFileRoutes, avatarsRoutes } from '../avatars/routes.js';
 import { oauth2Routes } from '../oauth2/routes.js';
 import { repoMetaRoutes } from '../repometa/routes.js';
 import { userPages } from '../users/pages.js';
+import { mailPages } from '../mail/pages.js';
 import { repoListPages } from '../repos/pages.js';
 import { codePages } from '../repos/code-pages.js';
 import { releasePages } from '../releases/pages.js';
@@ -426,8 +427,10 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
     orgs: ctx.orgs,
     sessions: ctx.sessions,
     disableRegistration: ctx.config.service.disableRegistration,
+    emailConfirm: ctx.config.service.registerEmailConfirm ? ctx.accountMail : undefined,
     pageSize: ctx.config.api.defaultPagingNum,
   }),
+  mailPages({ accountMail: ctx.accountMail }),
   repoListPages({
     repos: ctx.repos,
     forks: ctx.forks,

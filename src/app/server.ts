@@ -427,7 +427,9 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
     orgs: ctx.orgs,
     sessions: ctx.sessions,
     disableRegistration: ctx.config.service.disableRegistration,
-    emailConfirm: ctx.config.service.registerEmailConfirm ? ctx.accountMail : undefined,
+    // As Forgejo: without mail, REGISTER_EMAIL_CONFIRM cannot be followed and is ignored.
+    emailConfirm:
+      ctx.config.service.registerEmailConfirm && ctx.config.mailer.enabled ? ctx.accountMail : undefined,
     pageSize: ctx.config.api.defaultPagingNum,
   }),
   mailPages({ accountMail: ctx.accountMail }),

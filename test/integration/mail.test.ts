@@ -249,7 +249,8 @@ describe('mail', () => {
     const carol = await s.createUser('carol');
     const tok = (t: string) => ({ token: t });
     assert.equal(
-      (await s.api('POST', '/user/repos', { ...tok(owner.token), body: { name: 'app' } })).status,
+      (await s.api('POST', '/user/repos', { ...tok(owner.token), body: { name: 'app', auto_init: true } }))
+        .status,
       201,
     );
     assert.equal((await s.api('PUT', '/repos/owen/app/subscription', tok(carol.token))).status, 200);
@@ -306,6 +307,17 @@ describe('mail', () => {
     assert.equal(await queued('carol@example.com'), before + 1);
     const mention = await smtp.next('carol@example.com', before + 1);
     assert.match(mention.text ?? '', /Again @carol, please/);
+    // A published release reaches the watchers who want all mail.
+    await s.ctx.users.updateSettings(carolRow, { emailNotificationsPreference: 'enabled' });
+    const rel = await s.api('POST', '/repos/owen/app/releases', {
+      ...tok(owner.token),
+      body: { tag_name: 'v1.0', name: 'First', body: 'Notes **here**' },
+    });
+    assert.equal(rel.status, 201, rel.text);
+    const released = await smtp.next('carol@example.com', before + 2);
+    assert.equal(released.subject, '[owen/app] First released');
+    assert.match(released.text ?? '', /\/owen\/app\/releases\/tag\/v1\.0/);
+    assert.match(released.html || '', /<strong>here<\/strong>/);
     // An unknown preference is refused.
     await assert.rejects(s.ctx.users.updateSettings(carolRow, { emailNotificationsPreference: 'sometimes' }));
   });

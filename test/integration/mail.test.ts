@@ -243,9 +243,9 @@ describe('mail', () => {
     assert.equal((await d.signIn('newbie', 'newbie-pass-1')).status, 303);
   });
 
-  it('a mention in a comment mails the mentioned with the thread headers; preferences are followed', async () => {
+  it('a mention in a comment mails the mentioned with the thread headers; preferences; pulls, reviews, releases', async () => {
     const owner = await s.createUser('owen');
-    await s.createUser('bob');
+    const bob = await s.createUser('bob');
     const carol = await s.createUser('carol');
     const tok = (t: string) => ({ token: t });
     assert.equal(
@@ -318,6 +318,29 @@ describe('mail', () => {
     assert.equal(released.subject, '[owen/app] First released');
     assert.match(released.text ?? '', /\/owen\/app\/releases\/tag\/v1\.0/);
     assert.match(released.html || '', /<strong>here<\/strong>/);
+    // A pull request and its review: threads of their own under pulls/.
+    const file = await s.api('POST', '/repos/owen/app/contents/fix.txt', {
+      ...tok(owner.token),
+      body: { content: Buffer.from('fix').toString('base64'), new_branch: 'fix' },
+    });
+    assert.equal(file.status, 201, file.text);
+    const pr = await s.api<{ number: number }>('POST', '/repos/owen/app/pulls', {
+      ...tok(owner.token),
+      body: { head: 'fix', base: 'main', title: 'Fix the crash' },
+    });
+    assert.equal(pr.status, 201, pr.text);
+    const prMail = await smtp.next('carol@example.com', before + 3);
+    assert.equal(prMail.messageId, `<owen/app/pulls/${pr.body.number}@127.0.0.1>`);
+    assert.equal(prMail.subject, `[owen/app] Fix the crash (PR #${pr.body.number})`);
+    const review = await s.api('POST', `/repos/owen/app/pulls/${pr.body.number}/reviews`, {
+      token: bob.token,
+      body: { event: 'APPROVED', body: 'Looks good.' },
+    });
+    assert.equal(review.status, 200, review.text);
+    const reviewMail = await smtp.next('carol@example.com', before + 4);
+    assert.equal(reviewMail.inReplyTo, `<owen/app/pulls/${pr.body.number}@127.0.0.1>`);
+    assert.match(reviewMail.text ?? '', /@bob approved pull request/);
+    assert.match(reviewMail.text ?? '', /Looks good\./);
     // An unknown preference is refused.
     await assert.rejects(s.ctx.users.updateSettings(carolRow, { emailNotificationsPreference: 'sometimes' }));
   });

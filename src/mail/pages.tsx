@@ -1,7 +1,7 @@
 // The web pages of account mail, at Forgejo's addresses: the forgotten password
 // (/user/forgot_password, field `email`: the same answer whether or not an account has the
 // address), the reset link's page (/user/recover_account?code=..., fields `password` and
-// `retype`: the new password ends every other session and signs this browser in), and the
+// `retype`: the new password ends every session; then the sign-in page), and the
 // confirmation of a new account (/user/activate?code=..., and POST /user/activate to mail the link
 // again).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -267,8 +267,12 @@ function registerMailPages(app: FastifyInstance, web: Web, deps: MailPagesDeps):
     if (!changed) {
       return web.send(reply, <RecoverPage page={web.page(request)} code="" valid={false} errors={{}} />, 400);
     }
-    await web.signIn(request, reply, changed);
-    return web.redirect(reply, '/', { kind: 'info', text: 'Your password has been updated.' });
+    // Not signed in here: signing in with the new password goes through every step of sign-in
+    // (a second factor included).
+    return web.redirect(reply, '/user/login', {
+      kind: 'info',
+      text: `Your password has been updated. Sign in as ${changed.name} with it.`,
+    });
   });
 
   app.get('/user/activate', async (request, reply) => {

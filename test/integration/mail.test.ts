@@ -89,7 +89,7 @@ describe('mail', () => {
     await smtp.stop();
   });
 
-  it('forgot password in Chromium: mail, link, new password, sign in; other sessions end', async () => {
+  it('forgot password in Chromium: mail, link, new password, sign in with it; other sessions end', async () => {
     const alice = await s.createUser('alice');
     // A session of alice's elsewhere, which the reset ends.
     const other = new WebClient(s.url);
@@ -121,8 +121,14 @@ describe('mail', () => {
     await page.fill('#f-retype', 'brand-new-pass-1');
     await screenshots(page, 'mail-recover-account');
     await page.click('main button[type=submit]');
-    await page.waitForURL(`${s.url}/`);
+    await page.waitForURL(`${s.url}/user/login`);
     assert.match((await page.textContent('main')) ?? '', /Your password has been updated/);
+    // Signing in with the new password.
+    await page.fill('#f-user_name', 'alice');
+    await page.fill('#f-password', 'brand-new-pass-1');
+    await page.click('main button[type=submit]');
+    await page.waitForURL(`${s.url}/`);
+    assert.match((await page.textContent('header')) ?? '', /alice/);
     await context.close();
 
     // The other session ended; the old password no longer works, the new one does.

@@ -40,6 +40,10 @@ import { DeliveryQueue } from '../webhooks/queue.js';
 import { WebhookDispatcher } from '../webhooks/dispatch.js';
 import { Payloads } from '../webhooks/payloads.js';
 import { HookSecrets } from '../webhooks/secrets.js';
+import { MailQueue } from '../mail/queue.js';
+import { MailNotifier } from '../mail/notify.js';
+import { AccountMail } from '../mail/service.js';
+import { createSender } from '../mail/sender.js';
 import { PullService } from '../pulls/service.js';
 import { PullReviewService } from '../pulls/reviewing.js';
 import { MergeabilityService } from '../pulls/mergeability.js';
@@ -163,6 +167,12 @@ export interface AppContext {
   webhookQueue: DeliveryQueue;
   /** The event listeners that queue webhook deliveries. */
   webhookDispatcher: WebhookDispatcher;
+  /** The durable outgoing mail queue and its worker ([mailer]; started by `anvil web`). */
+  mailQueue: MailQueue;
+  /** The event listeners that queue notification mail. */
+  mailNotifier: MailNotifier;
+  /** Password reset and e-mail confirmation by mail. */
+  accountMail: AccountMail;
   /** Pull requests: proposing (create, edit, look-ups, diffs), then reviewing, mergeability and merging. */
   pulls: PullService;
   pullReviews: PullReviewService;
@@ -542,6 +552,35 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     queue: webhookQueue,
     secrets: webhookSecrets,
   });
+  // Mail: the durable queue (its worker started by `anvil web`), notification mail from the event
+  // bus, and the mail of accounts (password reset, confirmation).
+  const mailQueue = new MailQueue({
+    db,
+    dialect: database.dialect,
+    log,
+    settings: config.mailer,
+    leaseSeconds: config.cluster.leaseSeconds,
+    sender: () => createSender(config.mailer),
+  });
+  const mailNotifier = new MailNotifier({
+    db,
+    events,
+    users,
+    repos,
+    issues,
+    queue: mailQueue,
+    rootUrl: config.server.rootUrl,
+  });
+  const accountMail = new AccountMail({
+    db,
+    queue: mailQueue,
+    users,
+    secretKey: config.security.secretKey,
+    rootUrl: config.server.rootUrl,
+    siteName: 'Anvil',
+    activeCodeLiveMinutes: config.service.activeCodeLiveMinutes,
+    resetPasswdCodeLiveMinutes: config.service.resetPasswdCodeLiveMinutes,
+  });
   // The scheduled tasks administrators list and start (/admin/cron), by Forgejo's names.
   const cron = new CronService({ log, metrics: metrics });
   const sshCommands = new SshCommands({
@@ -667,6 +706,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     await autoMerge.stop();
     await mirrors.stop();
     await webhooks.stop();
+    await mailQueue.stop();
     await artifacts.stop();
     await runners.stop();
     await sweeper.stop();
@@ -720,6 +760,9 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     webhooks,
     webhookQueue,
     webhookDispatcher,
+    mailQueue,
+    mailNotifier,
+    accountMail,
     pulls,
     pullReviews,
     pullMergeability,

@@ -66,6 +66,7 @@ import { oauth2Routes } from '../oauth2/routes.js';
 import { repoMetaRoutes } from '../repometa/routes.js';
 import { userPages } from '../users/pages.js';
 import { twoFactorPages, twoFactorSignInStep } from '../twofa/pages.js';
+import { mailPages } from '../mail/pages.js';
 import { repoListPages } from '../repos/pages.js';
 import { codePages } from '../repos/code-pages.js';
 import { releasePages } from '../releases/pages.js';
@@ -431,9 +432,13 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
     sessions: ctx.sessions,
     signInStep: twoFactorSignInStep(ctx.twoFactor),
     disableRegistration: ctx.config.service.disableRegistration,
+    // As Forgejo: without mail, REGISTER_EMAIL_CONFIRM cannot be followed and is ignored.
+    emailConfirm:
+      ctx.config.service.registerEmailConfirm && ctx.config.mailer.enabled ? ctx.accountMail : undefined,
     pageSize: ctx.config.api.defaultPagingNum,
   }),
   twoFactorPages({ twofa: ctx.twoFactor, users: ctx.users }),
+  mailPages({ accountMail: ctx.accountMail }),
   repoListPages({
     repos: ctx.repos,
     forks: ctx.forks,

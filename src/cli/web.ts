@@ -61,6 +61,8 @@ export async function web(opts: { config?: string; port?: string }): Promise<voi
   );
   ctx.mirrors.start();
   ctx.webhooks.start();
+  // Mail queued before (a restart) and from now on ([mailer] ENABLED).
+  ctx.mailQueue.start();
   // Scheduled merges: those waiting when the last process stopped are checked now.
   ctx.autoMerge.start();
   ctx.artifacts.start();

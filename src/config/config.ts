@@ -15,11 +15,19 @@ import {
   unusedSettings,
   type Raw,
 } from './reader.js';
-import { readCluster, readPasswordHash, readSigning, readStorage } from './sections.js';
+import { readCluster, readMailer, readPasswordHash, readSigning, readStorage } from './sections.js';
 import { persistSecretKey, readInternalToken } from './secrets.js';
 import type { Config, DbType } from './settings.js';
 
-export type { Config, CronTask, DbType, PasswordHashParams, Schedule, SigningConfig } from './settings.js';
+export type {
+  Config,
+  CronTask,
+  DbType,
+  MailerConfig,
+  PasswordHashParams,
+  Schedule,
+  SigningConfig,
+} from './settings.js';
 export { DEFAULT_PASSWORD_HASH, nextRunIn } from './settings.js';
 export { ConfigError, editDistance, readIni } from './reader.js';
 export { ensureInternalToken } from './secrets.js';
@@ -166,7 +174,11 @@ export function loadConfig(opts: LoadOptions = {}): Config {
       ),
       disableRegistration: r.bool('service', 'DISABLE_REGISTRATION', false),
       autoWatchNewRepos: r.bool('service', 'AUTO_WATCH_NEW_REPOS', true),
+      registerEmailConfirm: r.bool('service', 'REGISTER_EMAIL_CONFIRM', false),
+      activeCodeLiveMinutes: r.int('service', 'ACTIVE_CODE_LIVE_MINUTES', 180, 1, 525600),
+      resetPasswdCodeLiveMinutes: r.int('service', 'RESET_PASSWD_CODE_LIVE_MINUTES', 180, 1, 525600),
     },
+    mailer: readMailer(r, new URL(rootUrl).hostname.replace(/^\[|\]$/g, '')),
     session: {
       cookieName: r.string('session', 'COOKIE_NAME', 'i_like_gitea'),
       lifetime: r.int('session', 'SESSION_LIFE_TIME', 86400, 60, 2 ** 31 - 1),

@@ -147,3 +147,40 @@ function checkRedisUrl(name: string, value: string): void {
   if (u.protocol !== 'redis:' && u.protocol !== 'rediss:')
     throw new ConfigError(`${name}: "${value}" is not a redis:// URL`);
 }
+
+const MAILER_PORTS: Record<Config['mailer']['protocol'], number> = {
+  smtp: 25,
+  smtps: 465,
+  'smtp+starttls': 587,
+  sendmail: 0,
+};
+
+/** [mailer] (Forgejo's keys); `starttls` is taken for `smtp+starttls`. `host`: the default From's domain. */
+export function readMailer(r: Reader, host = 'localhost'): Config['mailer'] {
+  const protocol = r.oneOf<Config['mailer']['protocol']>('mailer', 'PROTOCOL', 'smtp', {
+    smtp: 'smtp',
+    smtps: 'smtps',
+    'smtp+starttls': 'smtp+starttls',
+    starttls: 'smtp+starttls',
+    sendmail: 'sendmail',
+  });
+  const enabled = r.bool('mailer', 'ENABLED', false);
+  const smtpAddr = r.string('mailer', 'SMTP_ADDR', '');
+  if (enabled && protocol !== 'sendmail' && !smtpAddr) {
+    throw new ConfigError('[mailer] SMTP_ADDR: required when [mailer] ENABLED is true');
+  }
+  return {
+    enabled,
+    protocol,
+    smtpAddr,
+    smtpPort: r.int('mailer', 'SMTP_PORT', MAILER_PORTS[protocol], 0, 65535),
+    user: r.string('mailer', 'USER', ''),
+    passwd: r.string('mailer', 'PASSWD', ''),
+    from: r.string('mailer', 'FROM', `Anvil <noreply@${host}>`),
+    subjectPrefix: r.string('mailer', 'SUBJECT_PREFIX', ''),
+    sendmailPath: r.string('mailer', 'SENDMAIL_PATH', 'sendmail'),
+    forceTrustServerCert: r.bool('mailer', 'FORCE_TRUST_SERVER_CERT', false),
+    maxAttempts: r.int('mailer', 'MAX_ATTEMPTS', 8, 1, 100),
+    retryDelay: r.duration('mailer', 'RETRY_DELAY', 30),
+  };
+}

@@ -64,7 +64,15 @@ export interface Config {
     disableRegistration: boolean;
     /** Whether a new repository is watched by its creator ([service] AUTO_WATCH_NEW_REPOS). */
     autoWatchNewRepos: boolean;
+    /** Whether a new account must confirm its e-mail address before it signs in ([service] REGISTER_EMAIL_CONFIRM). */
+    registerEmailConfirm: boolean;
+    /** Minutes a mailed confirmation code is valid ([service] ACTIVE_CODE_LIVE_MINUTES). */
+    activeCodeLiveMinutes: number;
+    /** Minutes a mailed password-reset code is valid ([service] RESET_PASSWD_CODE_LIVE_MINUTES). */
+    resetPasswdCodeLiveMinutes: number;
   };
+  /** Outgoing mail ([mailer]); read by sections.ts `readMailer`. */
+  mailer: MailerConfig;
   session: {
     /** Name of the web session cookie ([session] COOKIE_NAME, Forgejo's default). */
     cookieName: string;
@@ -219,6 +227,27 @@ export interface SigningConfig {
   merges: string[];
   /** GNUPGHOME for gpg (openpgp format); '' for the process's own. */
   gnupgHome: string;
+}
+
+/** [mailer]: how mail leaves (Forgejo's keys). PASSWD is never logged. */
+export interface MailerConfig {
+  enabled: boolean;
+  protocol: 'smtp' | 'smtps' | 'smtp+starttls' | 'sendmail';
+  smtpAddr: string;
+  smtpPort: number;
+  user: string;
+  passwd: string;
+  /** The From address, `Name <addr>` or `addr`. */
+  from: string;
+  /** Put before every subject ([mailer] SUBJECT_PREFIX). */
+  subjectPrefix: string;
+  sendmailPath: string;
+  /** Accept a server certificate that does not verify (smtps and smtp+starttls). */
+  forceTrustServerCert: boolean;
+  /** Attempts per message before it is given up (Anvil's). */
+  maxAttempts: number;
+  /** Seconds before the first retry; each further one waits twice as long (Anvil's). */
+  retryDelay: number;
 }
 
 /** argon2id's parameters (the argon2 package's names); memory in KiB. */

@@ -31,6 +31,7 @@ import type { ContainerTables } from '../packages/container/tables.js';
 import type { SigningTables } from '../signing/tables.js';
 import type { ClusterTables } from '../cluster/tables.js';
 import type { TwoFactorTables } from '../twofa/tables.js';
+import type { MailTables } from '../mail/tables.js';
 
 export interface DB
   extends
@@ -65,4 +66,5 @@ export interface DB
     ContainerTables,
     SigningTables,
     ClusterTables,
-    TwoFactorTables {}
+    TwoFactorTables,
+    MailTables {}

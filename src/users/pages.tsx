@@ -48,6 +48,9 @@ function LoginPage(props: { page: PageContext; login?: string; redirectTo: strin
           </button>
         </form>
         <p class="muted">
+          <a href="/user/forgot_password">Forgot password?</a>
+        </p>
+        <p class="muted">
           No account? <a href="/user/sign_up">Register now.</a>
         </p>
       </section>
@@ -243,6 +246,8 @@ export interface UserPagesDeps {
   signInStep?: SignInStep | undefined;
   /** [service] DISABLE_REGISTRATION: the sign-up page is closed. */
   disableRegistration: boolean;
+  /** [service] REGISTER_EMAIL_CONFIRM: a new account is inactive until its address is confirmed (mail/). */
+  emailConfirm?: { sendActivation(user: UserRow): Promise<void> } | undefined;
   /** Accounts per page of the explore lists ([api] DEFAULT_PAGING_NUM). */
   pageSize: number;
 }
@@ -280,6 +285,12 @@ function registerUserPages(app: FastifyInstance, web: Web, deps: UserPagesDeps):
       throw err;
     }
     if (!user) return again('Username or password is incorrect.', 401);
+    if (!user.is_active && !user.prohibit_login && deps.emailConfirm) {
+      return again(
+        'Your account is not activated yet: follow the link in the confirmation mail (or ask for a new one at /user/activate).',
+        403,
+      );
+    }
     if (!user.is_active || user.prohibit_login) {
       return again('This account is not allowed to sign in. Contact the site administrator.', 403);
     }
@@ -319,7 +330,12 @@ function registerUserPages(app: FastifyInstance, web: Web, deps: UserPagesDeps):
     let user: UserRow | undefined;
     if (!Object.keys(errors).length) {
       try {
-        user = await users.create({ username: values['user_name']!, email: values['email']!, password });
+        user = await users.create({
+          username: values['user_name']!,
+          email: values['email']!,
+          password,
+          ...(deps.emailConfirm ? { active: false } : {}),
+        });
       } catch (err) {
         if (!(err instanceof AppError) || err.kind !== 'invalid') throw err;
         // "[Username]: ..." / "[Email]: ..." name the field.
@@ -330,6 +346,13 @@ function registerUserPages(app: FastifyInstance, web: Web, deps: UserPagesDeps):
     }
     if (!user) {
       return web.send(reply, <SignUpPage page={web.page(request)} values={values} errors={errors} />, 422);
+    }
+    if (deps.emailConfirm) {
+      await deps.emailConfirm.sendActivation(user);
+      return web.redirect(reply, '/user/activate', {
+        kind: 'info',
+        text: `A confirmation mail was sent to ${user.email}. Follow its link to activate your account.`,
+      });
     }
     await web.signIn(request, reply, user);
     return web.redirect(reply, '/', { kind: 'info', text: `Welcome, ${user.name}! Your account is ready.` });

@@ -34,6 +34,8 @@ export interface CreateUserInput {
   visibility?: VisibilityName | undefined;
   isAdmin?: boolean | undefined;
   createdAt?: Date | undefined;
+  /** false: an inactive account, until its e-mail address is confirmed ([service] REGISTER_EMAIL_CONFIRM). */
+  active?: boolean | undefined;
 }
 
 export interface EditUserInput {
@@ -70,6 +72,8 @@ export interface SettingsInput {
   hideEmail?: boolean | undefined;
   hideActivity?: boolean | undefined;
   hidePronouns?: boolean | undefined;
+  /** Which notification mail to get: enabled, onmention, disabled or andyourown (Forgejo's). */
+  emailNotificationsPreference?: string | undefined;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -267,10 +271,16 @@ export class UserService {
         visibility: Visibility[input.visibility ?? 'public'],
         is_admin: input.isAdmin ? 1 : 0,
         restricted: input.restricted ? 1 : 0,
+        is_active: input.active === false ? 0 : 1,
         created_unix: created,
         updated_unix: now,
       });
-      await store.insertEmail(tx, { uid: id, email: input.email, is_activated: 1, is_primary: 1 });
+      await store.insertEmail(tx, {
+        uid: id,
+        email: input.email,
+        is_activated: input.active === false ? 0 : 1,
+        is_primary: 1,
+      });
       return (await store.getById(tx, id))!;
     });
   }
@@ -400,6 +410,21 @@ export class UserService {
     }
   }
 
+  /**
+   * Confirms `email` of an account made inactive at sign-up ([service] REGISTER_EMAIL_CONFIRM): the
+   * address is activated and, when it is still the primary one, the account becomes active.
+   */
+  async activateEmail(u: UserRow, email: string): Promise<UserRow> {
+    return transaction(this.db, async (tx) => {
+      const address = await store.getEmail(tx, email);
+      if (address && address.uid === u.id) await store.activateEmail(tx, address.id);
+      if (u.lower_email === email.toLowerCase()) {
+        await store.update(tx, u.id, { is_active: 1, updated_unix: nowUnix() });
+      }
+      return (await store.getById(tx, u.id))!;
+    });
+  }
+
   /** The person a sign-in name (a user name, or any activated e-mail address) names, if any. */
   async findByLogin(login: string): Promise<UserRow | undefined> {
     // Any activated address of the person signs in, as in Forgejo.
@@ -441,7 +466,12 @@ export class UserService {
 
   async updateSettings(u: UserRow, input: SettingsInput): Promise<UserRow> {
     if (input.website) checkWebsite(input.website);
+    const pref = input.emailNotificationsPreference;
+    if (pref !== undefined && !['enabled', 'onmention', 'disabled', 'andyourown'].includes(pref)) {
+      throw invalidField('email_notifications_preference', `invalid preference [preference: ${pref}]`);
+    }
     await store.update(this.db, u.id, {
+      email_notifications_preference: pref,
       full_name: input.fullName,
       description: input.description,
       website: input.website,

@@ -156,6 +156,10 @@ export async function deleteEmails(q: Q, ids: number[]): Promise<void> {
   if (ids.length) await q.deleteFrom('email_address').where('id', 'in', ids).execute();
 }
 
+export async function activateEmail(q: Q, emailId: number): Promise<void> {
+  await q.updateTable('email_address').set({ is_activated: 1 }).where('id', '=', emailId).execute();
+}
+
 /** Makes `emailId` the user's only primary address. */
 export async function setPrimaryEmail(q: Q, uid: number, emailId: number): Promise<void> {
   await q

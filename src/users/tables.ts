@@ -59,6 +59,8 @@ export interface UserTable {
   enable_repo_unit_hints: Generated<number>;
   /** Content hash of the uploaded avatar (db/migrations/0029_avatars.ts); '' for the identicon. */
   avatar: Generated<string>;
+  /** Which notification mail the person gets: enabled, onmention, disabled, andyourown (db/migrations/0043_mail.ts). */
+  email_notifications_preference: Generated<string>;
 }
 
 /** A person's e-mail addresses; the primary one is also user.email. */

@@ -31,7 +31,7 @@ import { CsrfField, Layout, type PageContext } from '../web/layout.js';
 import { formText, type PageRoutes } from '../web/plugin.js';
 import type { AutoMergeService } from './automerge.js';
 import type { MergeabilityService } from './mergeability.js';
-import { MERGE_STYLES, MergeService, type MergeStyle } from './merging.js';
+import { MERGE_STYLES, MergeService, mergeStyleAllowed, type MergeStyle } from './merging.js';
 import type { PullReviewService } from './reviewing.js';
 import type { PullService } from './service.js';
 import type { Pull, ReviewCommentRow, ReviewRow } from './tables.js';
@@ -364,8 +364,10 @@ export function pullPages(deps: PullPagesDeps): PageRoutes {
               <div class="field">
                 <label for="merge-style">Merge style</label>
                 <select id="merge-style" name="do">
-                  {MERGE_STYLES.map((s) => (
-                    <option value={s}>{STYLE_LABELS[s] ?? s}</option>
+                  {MERGE_STYLES.filter((s) => mergeStyleAllowed(t.view.repo, s)).map((s) => (
+                    <option value={s} selected={s === t.view.repo.default_merge_style}>
+                      {STYLE_LABELS[s] ?? s}
+                    </option>
                   ))}
                 </select>
               </div>

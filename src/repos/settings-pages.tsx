@@ -1,7 +1,8 @@
 // A repository's settings at Forgejo's addresses, for its administrators: the options page
 // (`/{owner}/{repo}/settings`, posted with `action`: update (name, description, website,
 // visibility, template, default branch; a rename keeps the old address leading here), transfer,
-// archive, unarchive, delete) and the units on or off (`/settings/units`). Every change goes
+// archive, unarchive, delete) and the units on or off with the merge styles pull requests may use
+// (`/settings/units`). Every change goes
 // through the services the API uses, with the API's permission checks (delete and transfer: owners).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
@@ -12,7 +13,7 @@ import type { UserService } from '../users/service.js';
 import { UserType } from '../users/tables.js';
 import { CsrfField, type PageContext } from '../web/layout.js';
 import type { PageRoutes, Web } from '../web/plugin.js';
-import { Checkbox, DangerForm, Section, TextArea, ticked } from '../web/settings.js';
+import { Checkbox, DangerForm, Section, Select, TextArea, ticked } from '../web/settings.js';
 import type { RepoService } from './service.js';
 import type { RepoTransfers } from './transfers.js';
 import {
@@ -42,6 +43,52 @@ const UNITS = [
   ['enable_projects', 'has_projects', 'Projects', 'hasProjects'],
   ['enable_packages', 'has_packages', 'Packages', 'hasPackages'],
   ['enable_actions', 'has_actions', 'Actions', 'hasActions'],
+] as const;
+
+/** The pull requests unit's options: Forgejo's form field, the column, the label, the edit's key. */
+const PULL_OPTIONS = [
+  ['pulls_allow_merge', 'allow_merge_commits', 'Allow merge commits', 'allowMergeCommits'],
+  ['pulls_allow_rebase', 'allow_rebase', 'Allow rebasing', 'allowRebase'],
+  [
+    'pulls_allow_rebase_merge',
+    'allow_rebase_explicit',
+    'Allow rebasing with a merge commit',
+    'allowRebaseExplicit',
+  ],
+  ['pulls_allow_squash', 'allow_squash_merge', 'Allow squashing', 'allowSquashMerge'],
+  [
+    'pulls_allow_fast_forward_only',
+    'allow_fast_forward_only_merge',
+    'Allow fast-forward only',
+    'allowFastForwardOnlyMerge',
+  ],
+  [
+    'pulls_allow_rebase_update',
+    'allow_rebase_update',
+    'Allow updating a pull request branch by rebase',
+    'allowRebaseUpdate',
+  ],
+  [
+    'default_delete_branch_after_merge',
+    'default_delete_branch_after_merge',
+    'Delete the head branch after merging by default',
+    'defaultDeleteBranchAfterMerge',
+  ],
+  [
+    'default_allow_maintainer_edit',
+    'default_allow_maintainer_edit',
+    'Allow edits from maintainers by default',
+    'defaultAllowMaintainerEdit',
+  ],
+] as const;
+
+/** Each merge style, its label and the option that allows it. */
+const MERGE_STYLE_LABELS = [
+  ['merge', 'Create merge commit', 'pulls_allow_merge'],
+  ['rebase', 'Rebase then fast-forward', 'pulls_allow_rebase'],
+  ['rebase-merge', 'Rebase then create merge commit', 'pulls_allow_rebase_merge'],
+  ['squash', 'Squash', 'pulls_allow_squash'],
+  ['fast-forward-only', 'Fast-forward only', 'pulls_allow_fast_forward_only'],
 ] as const;
 
 const isUrl = (v: string) => {
@@ -196,8 +243,8 @@ function OptionsPage(props: { page: PageContext; t: AdminRepo; values: Form; err
   );
 }
 
-function UnitsPage(props: { page: PageContext; t: AdminRepo }): VNode {
-  const { page, t } = props;
+function UnitsPage(props: { page: PageContext; t: AdminRepo; values: Form; errors: Form }): VNode {
+  const { page, t, values: v, errors: e } = props;
   return (
     <RepoSettingsFrame page={page} t={t} title="Units" active="/units">
       <Section title="Units">
@@ -205,9 +252,22 @@ function UnitsPage(props: { page: PageContext; t: AdminRepo }): VNode {
           <CsrfField page={page} />
           <fieldset class="plain">
             <legend>What this repository offers besides its code</legend>
-            {UNITS.map(([name, column, label]) => (
-              <Checkbox label={label} name={name} checked={t.repo[column] === 1} />
+            {UNITS.map(([name, , label]) => (
+              <Checkbox label={label} name={name} checked={ticked(v[name])} />
             ))}
+          </fieldset>
+          <fieldset class="plain">
+            <legend>Pull requests</legend>
+            {PULL_OPTIONS.map(([name, , label]) => (
+              <Checkbox label={label} name={name} checked={ticked(v[name])} />
+            ))}
+            <Select
+              label="Default merge style"
+              name="pulls_default_merge_style"
+              value={v['pulls_default_merge_style']}
+              options={MERGE_STYLE_LABELS.map(([value, label]) => ({ value, label }))}
+              error={e['pulls_default_merge_style']}
+            />
           </fieldset>
           <button type="submit" class="primary">
             Update settings
@@ -217,6 +277,13 @@ function UnitsPage(props: { page: PageContext; t: AdminRepo }): VNode {
     </RepoSettingsFrame>
   );
 }
+
+/** The units page's values: the repository's, or what was posted. */
+const unitValues = (t: AdminRepo): Form => ({
+  ...Object.fromEntries(UNITS.map(([name, column]) => [name, t.repo[column] ? 'on' : undefined])),
+  ...Object.fromEntries(PULL_OPTIONS.map(([name, column]) => [name, t.repo[column] ? 'on' : undefined])),
+  pulls_default_merge_style: t.repo.default_merge_style,
+});
 
 const currentValues = (t: AdminRepo): Form => ({
   repo_name: t.repo.name,
@@ -356,16 +423,41 @@ export function repoSettingsPages(deps: RepoSettingsPagesDeps): PageRoutes {
 
     app.get('/:owner/:repo/settings/units', async (request, reply) => {
       const t = await load(request);
-      return web.send(reply, <UnitsPage page={web.page(request)} t={t} />);
+      return web.send(reply, <UnitsPage page={web.page(request)} t={t} values={unitValues(t)} errors={{}} />);
     });
 
     app.post('/:owner/:repo/settings/units', async (request, reply) => {
       const t = await load(request);
       const body = request.body;
-      await repos.edit(
-        t.repo,
-        Object.fromEntries(UNITS.map(([name, , , key]) => [key, ticked(field(body, name))])),
-      );
+      const values: Form = {
+        ...Object.fromEntries(
+          [...UNITS, ...PULL_OPTIONS].map(([name]) => [name, ticked(field(body, name)) ? 'on' : undefined]),
+        ),
+        pulls_default_merge_style: field(body, 'pulls_default_merge_style') || t.repo.default_merge_style,
+      };
+      const style = MERGE_STYLE_LABELS.find(([value]) => value === values['pulls_default_merge_style']);
+      const error = !style
+        ? 'Choose one of the merge styles.'
+        : !values[style[2]]
+          ? 'The default merge style must be one of the allowed styles.'
+          : undefined;
+      if (error) {
+        return web.send(
+          reply,
+          <UnitsPage
+            page={web.page(request)}
+            t={t}
+            values={values}
+            errors={{ pulls_default_merge_style: error }}
+          />,
+          422,
+        );
+      }
+      await repos.edit(t.repo, {
+        ...Object.fromEntries(UNITS.map(([name, , , key]) => [key, values[name] === 'on'])),
+        ...Object.fromEntries(PULL_OPTIONS.map(([name, , , key]) => [key, values[name] === 'on'])),
+        defaultMergeStyle: values['pulls_default_merge_style'],
+      });
       return web.redirect(reply, `${t.base}/units`, {
         kind: 'info',
         text: 'The repository units have been updated.',

@@ -205,15 +205,34 @@ describe('web repository settings', () => {
       enable_pulls: 'on',
       enable_releases: 'on',
     });
+    assert.equal(r.status, 422, 'the default merge style (merge) is no longer allowed');
+    assert.match(fieldError(r.text, 'f-pulls_default_merge_style'), /allowed styles/);
+    assert.equal(
+      (await s.api<{ has_wiki: boolean }>('GET', '/repos/alice/doomed', { token: alice.token })).body
+        .has_wiki,
+      true,
+    );
+    r = await a.post('/alice/doomed/settings/units', {
+      enable_issues: 'on',
+      enable_pulls: 'on',
+      enable_releases: 'on',
+      pulls_allow_squash: 'on',
+      pulls_default_merge_style: 'squash',
+    });
     assert.equal(r.status, 303);
-    const units = await s.api<{ has_wiki: boolean; has_issues: boolean; has_actions: boolean }>(
-      'GET',
-      '/repos/alice/doomed',
-      { token: alice.token },
+    const units = await s.api<Record<string, unknown>>('GET', '/repos/alice/doomed', { token: alice.token });
+    assert.deepEqual(
+      [units.body['has_issues'], units.body['has_wiki'], units.body['has_actions']],
+      [true, false, false],
     );
     assert.deepEqual(
-      [units.body.has_issues, units.body.has_wiki, units.body.has_actions],
-      [true, false, false],
+      [
+        units.body['allow_merge_commits'],
+        units.body['allow_squash_merge'],
+        units.body['allow_rebase'],
+        units.body['default_merge_style'],
+      ],
+      [false, true, false, 'squash'],
     );
 
     await a.get('/alice/doomed/settings');
@@ -221,6 +240,48 @@ describe('web repository settings', () => {
     assert.equal(r.status, 303);
     assert.equal(r.location, '/alice');
     assert.equal((await s.api('GET', '/repos/alice/doomed', { token: alice.token })).status, 404);
+  });
+
+  it('merges pull requests only in the styles the settings allow', async () => {
+    await makeRepo(alice, 'styles');
+    const a = await signedIn(alice);
+    await a.get('/alice/styles/settings/units');
+    const r = await a.post('/alice/styles/settings/units', {
+      enable_issues: 'on',
+      enable_pulls: 'on',
+      pulls_allow_squash: 'on',
+      pulls_default_merge_style: 'squash',
+    });
+    assert.equal(r.status, 303);
+    const branch = await s.api('POST', '/repos/alice/styles/branches', {
+      token: alice.token,
+      body: { new_branch_name: 'feature', old_branch_name: 'main' },
+    });
+    assert.equal(branch.status, 201, branch.text);
+    const file = await s.api('POST', '/repos/alice/styles/contents/new.txt', {
+      token: alice.token,
+      body: { branch: 'feature', content: Buffer.from('new\n').toString('base64'), message: 'add new.txt' },
+    });
+    assert.equal(file.status, 201, file.text);
+    const pr = await s.api<{ number: number }>('POST', '/repos/alice/styles/pulls', {
+      token: alice.token,
+      body: { head: 'feature', base: 'main', title: 'A feature' },
+    });
+    assert.equal(pr.status, 201, pr.text);
+    // The pull request's page offers the allowed style only.
+    const page = await a.get(`/alice/styles/pulls/${pr.body.number}`);
+    assert.match(page.text, /<option value="squash" selected/);
+    assert.doesNotMatch(page.text, /<option value="merge"/);
+    const merge = (Do: string) =>
+      s.api('POST', `/repos/alice/styles/pulls/${pr.body.number}/merge`, {
+        token: alice.token,
+        body: { Do },
+      });
+    const refused = await merge('merge');
+    assert.equal(refused.status, 405, refused.text);
+    assert.match(refused.text, /not allowed/);
+    const merged = await merge('squash');
+    assert.equal(merged.status, 200, merged.text);
   });
 
   it('adds collaborators by name only, changes their permission, removes them', async () => {

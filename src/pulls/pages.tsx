@@ -184,7 +184,7 @@ export function pullPages(deps: PullPagesDeps): PageRoutes {
       const canEdit = !!user && (canWriteIssues(t.view.access, true) || pull.issue.poster_id === user.id);
       return (
         <>
-          <RepoHeader t={{ owner: t.owner, repo: t.view.repo }} active="pulls" />
+          <RepoHeader t={{ owner: t.owner, repo: t.view.repo, access: t.view.access }} active="pulls" />
           <IssueHeading page={web.page(request)} base={t.base} issue={pull.issue} canEdit={canEdit} />
           <p class="muted">
             {pull.pr.has_merged ? 'Merged' : 'Wants to merge'} <code>{pull.pr.head_branch}</code> into{' '}
@@ -638,7 +638,7 @@ export function pullPages(deps: PullPagesDeps): PageRoutes {
           title={`Comparing ${baseRef}...${headRef} · ${t.owner.name}/${t.view.repo.name}`}
           wide
         >
-          <RepoHeader t={{ owner: t.owner, repo: t.view.repo }} active="pulls" />
+          <RepoHeader t={{ owner: t.owner, repo: t.view.repo, access: t.view.access }} active="pulls" />
           <h2>Compare changes</h2>
           <form method="get" action={`${t.base}/compare`} class="actions" aria-label="Branches to compare">
             <label for="cmp-base">base</label>

@@ -321,6 +321,43 @@ describe('web repository settings', () => {
     );
   });
 
+  it("gives an organization's teams access to its repository, and takes it away", async () => {
+    assert.equal(
+      (await s.api('POST', '/orgs', { token: alice.token, body: { username: 'acme' } })).status,
+      201,
+    );
+    const team = await s.api<{ id: number }>('POST', '/orgs/acme/teams', {
+      token: alice.token,
+      body: { name: 'devs', permission: 'write', units: ['repo.code'], includes_all_repositories: false },
+    });
+    assert.equal(team.status, 201, team.text);
+    const repo = await s.api('POST', '/orgs/acme/repos', {
+      token: alice.token,
+      body: { name: 'orgrepo', private: true },
+    });
+    assert.equal(repo.status, 201, repo.text);
+    const a = await signedIn(alice);
+    const page = await a.get('/acme/orgrepo/settings/collaboration');
+    assert.equal(page.status, 200);
+    assert.match(page.text, /Owners/);
+    let r = await a.post('/acme/orgrepo/settings/collaboration/team', { team: 'ghosts' });
+    assert.equal(r.status, 422);
+    assert.match(fieldError(r.text, 'f-team'), /acme has no team ghosts/);
+    r = await a.post('/acme/orgrepo/settings/collaboration/team', { team: 'devs' });
+    assert.equal(r.status, 303);
+    assert.equal((await s.api('GET', '/repos/acme/orgrepo/teams/devs', { token: alice.token })).status, 200);
+    r = await a.post('/acme/orgrepo/settings/collaboration/team', { team: 'devs' });
+    assert.equal(r.status, 422);
+    assert.match(fieldError(r.text, 'f-team'), /already added/);
+    // Teams can be allow-listed in the protection rules of an organization's repository.
+    assert.match((await a.get('/acme/orgrepo/settings/branches/edit')).text, /name="whitelist_teams"/);
+    r = await a.post('/acme/orgrepo/settings/collaboration/team/delete', { id: String(team.body.id) });
+    assert.equal(r.status, 303);
+    assert.equal((await s.api('GET', '/repos/acme/orgrepo/teams/devs', { token: alice.token })).status, 404);
+    // A user's repository has no teams section.
+    assert.doesNotMatch((await a.get('/alice/proj/settings/collaboration')).text, /Add team/);
+  });
+
   it('refuses bad protection rules beside their fields and saves every field of a good one', async () => {
     const a = await signedIn(alice);
     await a.get('/alice/proj/settings/branches/edit');

@@ -354,6 +354,20 @@ describe('web repository settings', () => {
     r = await a.post('/acme/orgrepo/settings/collaboration/team/delete', { id: String(team.body.id) });
     assert.equal(r.status, 303);
     assert.equal((await s.api('GET', '/repos/acme/orgrepo/teams/devs', { token: alice.token })).status, 404);
+    // Transferred to the organization (alice owns it: at once), the old address leads on.
+    await makeRepo(alice, 'moving');
+    await a.get('/alice/moving/settings');
+    r = await a.post('/alice/moving/settings', {
+      action: 'transfer',
+      repo_name: 'moving',
+      new_owner_name: 'acme',
+    });
+    assert.equal(r.status, 303, r.text);
+    assert.equal(r.location, '/acme/moving');
+    assert.equal((await s.api('GET', '/repos/acme/moving', { token: alice.token })).status, 200);
+    const old = await a.get('/alice/moving/settings');
+    assert.equal(old.status, 307);
+    assert.equal(old.location, '/acme/moving/settings');
     // A user's repository has no teams section.
     assert.doesNotMatch((await a.get('/alice/proj/settings/collaboration')).text, /Add team/);
   });

@@ -90,6 +90,10 @@ import { wikiPages } from '../wiki/pages.js';
 import { notificationPages } from '../notifications/pages.js';
 import { threadsJson } from '../notifications/present.js';
 import { dashboardPages } from '../issues/dashboard-pages.js';
+import { repoSettingsPages } from '../repos/settings-pages.js';
+import { collaborationPages } from '../repos/collaboration-pages.js';
+import { protectionPages } from '../protection/pages.js';
+import { deployKeyPages } from '../ssh/deploy-key-pages.js';
 import { feedFor } from '../activities/pages.js';
 import { actionState } from '../social/pages.js';
 import { uploadsTempDir } from '../web/uploads.js';
@@ -533,6 +537,16 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
     users: ctx.users,
     pageSize: ctx.config.api.defaultPagingNum,
   }),
+  // A repository's settings (repos/settings-pages.tsx and the pages beside it).
+  repoSettingsPages({ repos: ctx.repos, transfers: ctx.repoTransfers, users: ctx.users, orgs: ctx.orgs }),
+  collaborationPages({
+    repos: ctx.repos,
+    collaborators: ctx.collaborators,
+    users: ctx.users,
+    orgs: ctx.orgs,
+  }),
+  protectionPages({ repos: ctx.repos, users: ctx.users, protection: ctx.protection }),
+  deployKeyPages({ repos: ctx.repos, users: ctx.users, sshKeys: ctx.sshKeys }),
 ];
 
 export interface ServerOptions {

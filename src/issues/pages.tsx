@@ -96,7 +96,7 @@ export function issuePages(deps: IssuePagesDeps): PageRoutes {
         return web.send(
           reply,
           <Layout page={web.page(request)} title={`${noun} · ${owner.name}/${view.repo.name}`}>
-            <RepoHeader t={{ owner, repo: view.repo }} active={kind} />
+            <RepoHeader t={{ owner, repo: view.repo, access: view.access }} active={kind} />
             <div class="actions">
               <nav class="tabs" aria-label="State">
                 <a href={stateLink('open')} aria-current={state === 'open' ? 'page' : undefined}>
@@ -202,7 +202,7 @@ export function issuePages(deps: IssuePagesDeps): PageRoutes {
       return web.send(
         reply,
         <Layout page={page} title={`New issue · ${owner.name}/${view.repo.name}`}>
-          <RepoHeader t={{ owner, repo: view.repo }} active="issues" />
+          <RepoHeader t={{ owner, repo: view.repo, access: view.access }} active="issues" />
           <h2>New issue</h2>
           {error ? (
             <p class="flash error" role="alert">
@@ -265,7 +265,7 @@ export function issuePages(deps: IssuePagesDeps): PageRoutes {
       return web.send(
         reply,
         <Layout page={web.page(request)} title={`New issue · ${t.owner.name}/${t.view.repo.name}`}>
-          <RepoHeader t={{ owner: t.owner, repo: t.view.repo }} active="issues" />
+          <RepoHeader t={{ owner: t.owner, repo: t.view.repo, access: t.view.access }} active="issues" />
           <h2>New issue: choose a template</h2>
           <TemplateChooser base={t.base} templates={templates} config={config} />
         </Layout>,
@@ -343,7 +343,7 @@ export function issuePages(deps: IssuePagesDeps): PageRoutes {
       return web.send(
         reply,
         <Layout page={page} title={`${issue.title} · Issues · ${owner.name}/${view.repo.name}`}>
-          <RepoHeader t={{ owner, repo: view.repo }} active="issues" />
+          <RepoHeader t={{ owner, repo: view.repo, access: view.access }} active="issues" />
           <IssueHeading
             page={page}
             base={base}

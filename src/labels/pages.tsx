@@ -77,7 +77,7 @@ export function labelPages(deps: LabelPagesDeps): PageRoutes {
       return web.send(
         reply,
         <Layout page={web.page(request)} title={`Labels · ${owner.name}/${view.repo.name}`}>
-          <RepoHeader t={{ owner, repo: view.repo }} active="issues" />
+          <RepoHeader t={{ owner, repo: view.repo, access: view.access }} active="issues" />
           <h2>Labels</h2>
           {labels.length === 0 ? <p class="empty">This repository has no labels.</p> : null}
           <ul class="list">

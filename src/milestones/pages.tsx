@@ -46,7 +46,7 @@ export function milestonePages(deps: MilestonePagesDeps): PageRoutes {
       return web.send(
         reply,
         <Layout page={web.page(request)} title={`Milestones · ${owner.name}/${view.repo.name}`}>
-          <RepoHeader t={{ owner, repo: view.repo }} active="issues" />
+          <RepoHeader t={{ owner, repo: view.repo, access: view.access }} active="issues" />
           <h2>Milestones</h2>
           <nav class="tabs" aria-label="State">
             <a href={`${base}/milestones?state=open`} aria-current={state === 'open' ? 'page' : undefined}>

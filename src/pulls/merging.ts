@@ -43,6 +43,34 @@ export const MERGE_STYLES = [
 ] as const;
 export type MergeStyle = (typeof MERGE_STYLES)[number];
 
+/** Whether the repository's settings allow `style` (a manual merge is always recorded). */
+export function mergeStyleAllowed(
+  repo: Pick<
+    RepoRow,
+    | 'allow_merge_commits'
+    | 'allow_rebase'
+    | 'allow_rebase_explicit'
+    | 'allow_squash_merge'
+    | 'allow_fast_forward_only_merge'
+  >,
+  style: MergeStyle,
+): boolean {
+  switch (style) {
+    case 'merge':
+      return repo.allow_merge_commits === 1;
+    case 'rebase':
+      return repo.allow_rebase === 1;
+    case 'rebase-merge':
+      return repo.allow_rebase_explicit === 1;
+    case 'squash':
+      return repo.allow_squash_merge === 1;
+    case 'fast-forward-only':
+      return repo.allow_fast_forward_only_merge === 1;
+    default:
+      return true;
+  }
+}
+
 export interface MergeInput {
   style: MergeStyle;
   title?: string | undefined;
@@ -123,6 +151,9 @@ export class MergeService {
       throw methodNotAllowed('is blocked by an open dependency');
     if (!(MERGE_STYLES as readonly string[]).includes(input.style))
       throw invalidField('Do', `unknown merge style: ${input.style}`);
+    if (!mergeStyleAllowed(repo, input.style)) {
+      throw methodNotAllowed(`${input.style} is not allowed an allowed merge style for this repository`);
+    }
     // Bring head and mergeability up to date first: the merge uses exactly what was checked.
     await mergeability.refresh(pull.pr.id, doer.id);
     const pr = (await store.getByIssueId(this.db, pull.issue.id))!;

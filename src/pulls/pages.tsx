@@ -31,7 +31,7 @@ import { CsrfField, Layout, type PageContext } from '../web/layout.js';
 import { formText, type PageRoutes } from '../web/plugin.js';
 import type { AutoMergeService } from './automerge.js';
 import type { MergeabilityService } from './mergeability.js';
-import { MERGE_STYLES, MergeService, type MergeStyle } from './merging.js';
+import { MERGE_STYLES, MergeService, mergeStyleAllowed, type MergeStyle } from './merging.js';
 import type { PullReviewService } from './reviewing.js';
 import type { PullService } from './service.js';
 import type { Pull, ReviewCommentRow, ReviewRow } from './tables.js';
@@ -184,7 +184,7 @@ export function pullPages(deps: PullPagesDeps): PageRoutes {
       const canEdit = !!user && (canWriteIssues(t.view.access, true) || pull.issue.poster_id === user.id);
       return (
         <>
-          <RepoHeader t={{ owner: t.owner, repo: t.view.repo }} active="pulls" />
+          <RepoHeader t={{ owner: t.owner, repo: t.view.repo, access: t.view.access }} active="pulls" />
           <IssueHeading page={web.page(request)} base={t.base} issue={pull.issue} canEdit={canEdit} />
           <p class="muted">
             {pull.pr.has_merged ? 'Merged' : 'Wants to merge'} <code>{pull.pr.head_branch}</code> into{' '}
@@ -364,8 +364,10 @@ export function pullPages(deps: PullPagesDeps): PageRoutes {
               <div class="field">
                 <label for="merge-style">Merge style</label>
                 <select id="merge-style" name="do">
-                  {MERGE_STYLES.map((s) => (
-                    <option value={s}>{STYLE_LABELS[s] ?? s}</option>
+                  {MERGE_STYLES.filter((s) => mergeStyleAllowed(t.view.repo, s)).map((s) => (
+                    <option value={s} selected={s === t.view.repo.default_merge_style}>
+                      {STYLE_LABELS[s] ?? s}
+                    </option>
                   ))}
                 </select>
               </div>
@@ -636,7 +638,7 @@ export function pullPages(deps: PullPagesDeps): PageRoutes {
           title={`Comparing ${baseRef}...${headRef} · ${t.owner.name}/${t.view.repo.name}`}
           wide
         >
-          <RepoHeader t={{ owner: t.owner, repo: t.view.repo }} active="pulls" />
+          <RepoHeader t={{ owner: t.owner, repo: t.view.repo, access: t.view.access }} active="pulls" />
           <h2>Compare changes</h2>
           <form method="get" action={`${t.base}/compare`} class="actions" aria-label="Branches to compare">
             <label for="cmp-base">base</label>

@@ -32,8 +32,9 @@ const firstLine = (m: string) => m.split('\n')[0] ?? '';
 const body = (m: string) => (m.includes('\n') ? m.slice(m.indexOf('\n') + 1).trim() : '');
 
 export function RepoHeader(props: {
-  t: Pick<Target, 'owner' | 'repo'>;
-  active: 'code' | 'issues' | 'pulls' | 'releases' | 'commits' | 'wiki';
+  /** With the viewer's `access`, administrators see the Settings tab. */
+  t: Pick<Target, 'owner' | 'repo'> & { access?: Pick<Target['access'], 'mode'> };
+  active: 'code' | 'issues' | 'pulls' | 'releases' | 'commits' | 'wiki' | 'settings';
 }): VNode {
   const { t } = props;
   const base = `/${t.owner.name}/${t.repo.name}`;
@@ -44,6 +45,8 @@ export function RepoHeader(props: {
     ['pulls', 'Pull requests', `${base}/pulls`],
     ['releases', 'Releases', `${base}/releases`],
     ...(t.repo.has_wiki ? [['wiki', 'Wiki', `${base}/wiki`] as const] : []),
+    // Repository administrators (AccessMode.admin and up).
+    ...((t.access?.mode ?? 0) >= 3 ? [['settings', 'Settings', `${base}/settings`] as const] : []),
   ] as const;
   return (
     <header class="repo-header">

@@ -197,6 +197,15 @@ export function repoRoutes(app: Api, deps: RepoRoutesDeps): void {
         hasReleases: b.has_releases,
         hasPackages: b.has_packages,
         hasActions: b.has_actions,
+        allowMergeCommits: b.allow_merge_commits,
+        allowRebase: b.allow_rebase,
+        allowRebaseExplicit: b.allow_rebase_explicit,
+        allowSquashMerge: b.allow_squash_merge,
+        allowFastForwardOnlyMerge: b.allow_fast_forward_only_merge,
+        allowRebaseUpdate: b.allow_rebase_update,
+        defaultDeleteBranchAfterMerge: b.default_delete_branch_after_merge,
+        defaultAllowMaintainerEdit: b.default_allow_maintainer_edit,
+        defaultMergeStyle: b.default_merge_style,
       });
       return repoJson(edited, request.viewer);
     },

@@ -57,7 +57,20 @@ export interface EditRepoInput {
   hasReleases?: boolean | undefined;
   hasPackages?: boolean | undefined;
   hasActions?: boolean | undefined;
+  /** The pull requests unit's options (Forgejo's EditRepoOption names). */
+  allowMergeCommits?: boolean | undefined;
+  allowRebase?: boolean | undefined;
+  allowRebaseExplicit?: boolean | undefined;
+  allowSquashMerge?: boolean | undefined;
+  allowFastForwardOnlyMerge?: boolean | undefined;
+  allowRebaseUpdate?: boolean | undefined;
+  defaultDeleteBranchAfterMerge?: boolean | undefined;
+  defaultAllowMaintainerEdit?: boolean | undefined;
+  defaultMergeStyle?: string | undefined;
 }
+
+/** The merge styles a repository may allow and make its default. */
+export const DEFAULT_MERGE_STYLES = ['merge', 'rebase', 'rebase-merge', 'squash', 'fast-forward-only'];
 
 /**
  * What other domains keep per repository (LFS objects, statuses, mirrors, ...) and must follow
@@ -399,6 +412,9 @@ export class RepoService {
   async edit(repo: RepoRow, input: EditRepoInput): Promise<RepoRow> {
     if (input.name !== undefined) checkRepoName(input.name);
     if (input.defaultBranch !== undefined) checkBranchName(input.defaultBranch);
+    if (input.defaultMergeStyle !== undefined && !DEFAULT_MERGE_STYLES.includes(input.defaultMergeStyle)) {
+      throw invalidField('default_merge_style', `unknown merge style: ${input.defaultMergeStyle}`);
+    }
     const dir = this.pathOf(repo);
     if (input.defaultBranch !== undefined && !repo.is_empty) {
       const refs = await listRefs(dir, `refs/heads/${input.defaultBranch}`);
@@ -439,6 +455,15 @@ export class RepoService {
         has_releases: b(input.hasReleases),
         has_packages: b(input.hasPackages),
         has_actions: b(input.hasActions),
+        allow_merge_commits: b(input.allowMergeCommits),
+        allow_rebase: b(input.allowRebase),
+        allow_rebase_explicit: b(input.allowRebaseExplicit),
+        allow_squash_merge: b(input.allowSquashMerge),
+        allow_fast_forward_only_merge: b(input.allowFastForwardOnlyMerge),
+        allow_rebase_update: b(input.allowRebaseUpdate),
+        default_delete_branch_after_merge: b(input.defaultDeleteBranchAfterMerge),
+        default_allow_maintainer_edit: b(input.defaultAllowMaintainerEdit),
+        default_merge_style: input.defaultMergeStyle,
         updated_unix: now,
       });
       if (input.defaultBranch !== undefined) {

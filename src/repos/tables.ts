@@ -35,6 +35,17 @@ export interface RepositoryTable {
   archived_unix: Generated<number>;
   /** Content hash of the uploaded avatar (db/migrations/0029_avatars.ts); '' for none. */
   avatar: Generated<string>;
+  // The pull requests unit's options (db/migrations/0045_repo_merge_styles.ts).
+  allow_merge_commits: Generated<number>;
+  allow_rebase: Generated<number>;
+  allow_rebase_explicit: Generated<number>;
+  allow_squash_merge: Generated<number>;
+  allow_fast_forward_only_merge: Generated<number>;
+  allow_rebase_update: Generated<number>;
+  default_delete_branch_after_merge: Generated<number>;
+  default_allow_maintainer_edit: Generated<number>;
+  /** merge, rebase, rebase-merge, squash or fast-forward-only. */
+  default_merge_style: Generated<string>;
 }
 
 export interface CollaborationTable {

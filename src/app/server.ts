@@ -74,6 +74,9 @@ import { labelPages } from '../labels/pages.js';
 import { milestonePages } from '../milestones/pages.js';
 import { socialPages } from '../social/pages.js';
 import { pullPages } from '../pulls/pages.js';
+import { tokenPages } from '../tokens/pages.js';
+import { oauth2Pages } from '../oauth2/pages.js';
+import { keyPages } from '../ssh/pages.js';
 import { mavenRoutes } from '../packages/maven/routes.js';
 import { pypiRoutes } from '../packages/pypi/routes.js';
 import { countRequests, opsRoutes } from '../ops/routes.js';
@@ -496,6 +499,9 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
     notifications: ctx.notifications,
   }),
   wikiPages({ wiki: ctx.wiki, users: ctx.users, rootUrl: ctx.config.server.rootUrl }),
+  tokenPages({ tokens: ctx.tokens, oauth2: ctx.oauth2 }),
+  oauth2Pages({ tokens: ctx.tokens, oauth2: ctx.oauth2 }),
+  keyPages({ sshKeys: ctx.sshKeys, gpg: ctx.signing }),
 ];
 
 export interface ServerOptions {

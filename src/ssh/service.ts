@@ -130,6 +130,15 @@ export class SshKeyService {
     this.keysChanged();
   }
 
+  /** Notes that a user key signed in (shown as its last use; written at most once a minute). */
+  async markUsed(p: SshPrincipal): Promise<void> {
+    if (p.kind !== 'user') return;
+    const now = nowUnix();
+    if (now - p.key.updated_unix < 60 && p.key.updated_unix > p.key.created_unix) return;
+    // Later than its creation even within the same second, so the key reads as used.
+    await store.touchUserKey(this.db, p.key.id, Math.max(now, p.key.created_unix + 1));
+  }
+
   // ---- deploy keys ----
 
   listDeployKeys(

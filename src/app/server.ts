@@ -501,7 +501,7 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
   wikiPages({ wiki: ctx.wiki, users: ctx.users, rootUrl: ctx.config.server.rootUrl }),
   tokenPages({ tokens: ctx.tokens, oauth2: ctx.oauth2 }),
   oauth2Pages({ tokens: ctx.tokens, oauth2: ctx.oauth2 }),
-  keyPages({ sshKeys: ctx.sshKeys, gpg: ctx.signing }),
+  keyPages({ sshKeys: ctx.sshKeys, gpg: ctx.signing, signing: ctx.signing }),
 ];
 
 export interface ServerOptions {

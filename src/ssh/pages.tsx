@@ -21,12 +21,15 @@ import { When } from '../web/components.js';
 import { CsrfField, Field, type PageContext } from '../web/layout.js';
 import { formText, type PageRoutes, type Web } from '../web/plugin.js';
 import { DangerForm, Section, SettingsLayout, TextArea, USER_SETTINGS_NAV } from '../web/settings.js';
+import type { SigningService } from '../signing/service.js';
 import type { SshKeyService } from './service.js';
 import type { PublicKeyRow } from './tables.js';
 
 export interface KeyPagesDeps {
-  sshKeys: Pick<SshKeyService, 'allUserKeys' | 'addUserKey' | 'deleteUserKey'>;
+  sshKeys: Pick<SshKeyService, 'allUserKeys' | 'addUserKey' | 'deleteUserKey' | 'verifyUserKey'>;
   gpg: GpgService;
+  /** Checks an SSH signature of the verification token (`verify_ssh`). */
+  signing: Pick<SigningService, 'sshSignsToken'>;
 }
 
 type Errors = Record<string, string | undefined>;
@@ -34,12 +37,65 @@ type Errors = Record<string, string | undefined>;
 interface SshFormState {
   title: string;
   content: string;
+  /** The key a refused `verify_ssh` was posted for, and its signature. */
+  fingerprint: string;
+  signature: string;
   errors: Errors;
 }
 
-const emptySshForm = (): SshFormState => ({ title: '', content: '', errors: {} });
+const emptySshForm = (): SshFormState => ({
+  title: '',
+  content: '',
+  fingerprint: '',
+  signature: '',
+  errors: {},
+});
 
-function SshKeyList(props: { page: PageContext; keys: PublicKeyRow[] }): VNode {
+function VerifySsh(props: { page: PageContext; k: PublicKeyRow; token: string; form: SshFormState }): VNode {
+  const { k, form } = props;
+  const mine = form.fingerprint === k.fingerprint;
+  const error = mine ? form.errors['signature'] : undefined;
+  const id = `f-verify-ssh-${k.id}`;
+  return (
+    <details open={mine}>
+      <summary>Verify</summary>
+      <form method="post" action={KEYS}>
+        <CsrfField page={props.page} />
+        <input type="hidden" name="type" value="verify_ssh" />
+        <input type="hidden" name="fingerprint" value={k.fingerprint} />
+        <p class="muted hint">Sign this token with the key and paste the signature:</p>
+        <code class="verify-token">{props.token}</code>
+        <pre class="muted">{`echo -n '${props.token}' | ssh-keygen -Y sign -n gitea -f /path/to/your/key`}</pre>
+        <div class={error ? 'field invalid' : 'field'}>
+          <label for={id}>SSH signature</label>
+          <textarea
+            id={id}
+            name="signature"
+            rows={5}
+            required
+            aria-invalid={error ? 'true' : undefined}
+            aria-describedby={error ? `${id}-error` : undefined}
+          >
+            {mine ? form.signature : ''}
+          </textarea>
+          {error ? (
+            <p class="field-error" id={`${id}-error`}>
+              {error}
+            </p>
+          ) : null}
+        </div>
+        <button type="submit">Verify</button>
+      </form>
+    </details>
+  );
+}
+
+function SshKeyList(props: {
+  page: PageContext;
+  keys: PublicKeyRow[];
+  token: string;
+  form: SshFormState;
+}): VNode {
   if (props.keys.length === 0)
     return <p class="empty">There are no SSH keys associated with your account.</p>;
   return (
@@ -53,7 +109,14 @@ function SshKeyList(props: { page: PageContext; keys: PublicKeyRow[] }): VNode {
             />
           </svg>
           <div class="credential-body">
-            <p class="title">{k.name}</p>
+            <p class="title">
+              {k.name}{' '}
+              {k.verified ? (
+                <span class="pill verified">Verified</span>
+              ) : (
+                <span class="pill">Not verified</span>
+              )}
+            </p>
             <p class="muted">
               <code class="fingerprint">{k.fingerprint}</code>
             </p>
@@ -68,6 +131,7 @@ function SshKeyList(props: { page: PageContext; keys: PublicKeyRow[] }): VNode {
                 'Never used'
               )}
             </p>
+            {k.verified ? null : <VerifySsh page={props.page} k={k} token={props.token} form={props.form} />}
           </div>
           <DangerForm
             page={props.page}
@@ -104,7 +168,7 @@ function KeysPage(props: {
         <p class="muted">
           These keys let you use git over SSH as yourself. Remove the ones you no longer recognise.
         </p>
-        <SshKeyList page={page} keys={props.ssh} />
+        <SshKeyList page={page} keys={props.ssh} token={props.token} form={sshForm} />
       </Section>
       <Section title="Add SSH key">
         <form method="post" action={KEYS}>
@@ -120,7 +184,7 @@ function KeysPage(props: {
           <TextArea
             label="Content"
             name="content"
-            value={sshForm.content}
+            value={sshForm.fingerprint ? '' : sshForm.content}
             rows={5}
             required
             hint="Begins with ssh-ed25519, ssh-rsa, ecdsa-sha2-nistp256 or sk-…"
@@ -139,7 +203,7 @@ function KeysPage(props: {
 /** Where a refusal of the SSH key service belongs (`title: ...` or `key: ...`). */
 function sshError(err: unknown): [string, string] | undefined {
   if (!(err instanceof AppError) || err.kind !== 'invalid') return undefined;
-  const m = /^(title|key): (.*)$/s.exec(err.message);
+  const m = /^(title|key|signature): (.*)$/s.exec(err.message);
   if (!m) return undefined;
   const text = `${m[2]!.replace(/^./, (c) => c.toUpperCase())}`;
   return [m[1] === 'title' ? 'title' : 'content', /[.\]]$/.test(text) ? text : `${text}.`];
@@ -184,11 +248,35 @@ export function keyPages(deps: KeyPagesDeps): PageRoutes {
         if ('ok' in outcome) return web.redirect(reply, KEYS, { kind: 'info', text: outcome.ok });
         return show(web, request, reply, user, { gpg: outcome.form }, 422);
       }
+      if (type === 'verify_ssh') {
+        const form: SshFormState = {
+          ...emptySshForm(),
+          fingerprint: formText(body?.['fingerprint']),
+          signature: formText(body?.['signature']).trim(),
+        };
+        if (!form.signature) form.errors['signature'] = 'The signature must not be empty.';
+        else {
+          try {
+            const key = await deps.sshKeys.verifyUserKey(user, form.fingerprint, (k) =>
+              deps.signing.sshSignsToken(user, k.fingerprint, form.signature),
+            );
+            return web.redirect(reply, KEYS, {
+              kind: 'info',
+              text: `The SSH key "${key.name}" has been verified.`,
+            });
+          } catch (err) {
+            const at = sshError(err);
+            if (!at) throw err;
+            form.errors['signature'] = at[1];
+          }
+        }
+        return show(web, request, reply, user, { ssh: form }, 422);
+      }
       if (type !== 'ssh') throw badRequest(`Unknown key type "${type}".`);
       const form: SshFormState = {
+        ...emptySshForm(),
         title: formText(body?.['title']),
         content: formText(body?.['content']),
-        errors: {},
       };
       if (!form.title.trim()) form.errors['title'] = 'The key name must not be empty.';
       if (!form.content.trim()) form.errors['content'] = 'The key must not be empty.';

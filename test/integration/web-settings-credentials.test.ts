@@ -237,7 +237,7 @@ describe('web settings: tokens, OAuth2 applications, SSH and GPG keys', () => {
 
       r = await c.post(KEYS, { type: 'ssh', title: 'laptop', content: key.pub });
       assert.equal(r.status, 303, r.text);
-      const page = await c.get(KEYS);
+      let page = await c.get(KEYS);
       assert.match(page.text, new RegExp(key.fingerprint.replace(/[+/]/g, '\\$&')));
       assert.match(page.text, /Never used/);
 
@@ -247,11 +247,35 @@ describe('web settings: tokens, OAuth2 applications, SSH and GPG keys', () => {
       assert.equal(r.status, 422);
       assert.match(fieldError(r.text, 'content') ?? '', /already been added/);
 
-      // Nor delete it.
+      // Verified by signing the token with it (ssh-keygen -Y sign -n gitea).
       const id = /delete\?type=ssh"[\s\S]*?name="id" value="(\d+)"/.exec(page.text)?.[1];
       assert.ok(id);
+      assert.match(page.text, /Not verified/);
+      const token = /class="verify-token">([0-9a-f]+)</.exec(page.text)?.[1];
+      assert.ok(token);
+      const sign = async (text: string) => {
+        const out = await run('ssh-keygen', ['-Y', 'sign', '-n', 'gitea', '-f', key.file], { input: text });
+        assert.equal(out.code, 0, out.stderr);
+        return out.stdout;
+      };
+      r = await c.post(KEYS, {
+        type: 'verify_ssh',
+        fingerprint: key.fingerprint,
+        signature: await sign('other'),
+      });
+      assert.equal(r.status, 422);
+      assert.match(fieldError(r.text, `verify-ssh-${id}`) ?? '', /does not match/);
+      const good = await sign(token);
+      r = await web.bob.post(KEYS, { type: 'verify_ssh', fingerprint: key.fingerprint, signature: good });
+      assert.equal(r.status, 404, 'not his key');
+      r = await c.post(KEYS, { type: 'verify_ssh', fingerprint: key.fingerprint, signature: good });
+      assert.equal(r.status, 303, r.text);
+      assert.match((await c.get(KEYS)).text, /class="pill verified">Verified</);
+
+      // Bob cannot delete it.
       r = await web.bob.post(`${KEYS}/delete?type=ssh`, { id });
       assert.equal(r.status, 404);
+      page = await c.get(KEYS);
       r = await c.post(`${KEYS}/delete?type=ssh`, { id, _csrf: null });
       assert.equal(r.status, 403);
       assert.equal((await s.api<unknown[]>('GET', '/user/keys', { token: alice.token })).body.length, 1);
@@ -395,12 +419,14 @@ describe('web settings: tokens, OAuth2 applications, SSH and GPG keys', () => {
       await page.click('form:has(input[name=type][value=ssh]) button[type=submit]');
       await page.waitForURL(`${s.url}${KEYS}`);
       assert.match((await page.textContent('.flash.info')) ?? '', /has been added/);
-      assert.match(
-        (await page.textContent('.credential-list')) ?? '',
-        new RegExp(key.fingerprint.slice(7, 20)),
-      );
+      assert.ok(((await page.textContent('.credential-list')) ?? '').includes(key.fingerprint));
       assert.deepEqual(await accessibilityViolations(page), []);
       await screenshots(page, 'settings-keys');
+      // The verification form (sign the token with the key) opens in place.
+      await page.click('.credential-list summary:has-text("Verify")');
+      assert.ok(await page.isVisible('.credential-list textarea[name=signature]'));
+      assert.deepEqual(await accessibilityViolations(page), []);
+      await screenshots(page, 'settings-keys-verify');
 
       const cloned = await clone(path.join(home, 'after'));
       assert.equal(cloned.code, 0, cloned.stderr);

@@ -76,6 +76,9 @@ import { labelPages } from '../labels/pages.js';
 import { milestonePages } from '../milestones/pages.js';
 import { socialPages } from '../social/pages.js';
 import { pullPages } from '../pulls/pages.js';
+import { tokenPages } from '../tokens/pages.js';
+import { oauth2Pages } from '../oauth2/pages.js';
+import { keyPages } from '../ssh/pages.js';
 import { mavenRoutes } from '../packages/maven/routes.js';
 import { pypiRoutes } from '../packages/pypi/routes.js';
 import { countRequests, opsRoutes } from '../ops/routes.js';
@@ -547,6 +550,9 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
   }),
   protectionPages({ repos: ctx.repos, users: ctx.users, protection: ctx.protection }),
   deployKeyPages({ repos: ctx.repos, users: ctx.users, sshKeys: ctx.sshKeys }),
+  tokenPages({ tokens: ctx.tokens, oauth2: ctx.oauth2 }),
+  oauth2Pages({ tokens: ctx.tokens, oauth2: ctx.oauth2 }),
+  keyPages({ sshKeys: ctx.sshKeys, gpg: ctx.signing, signing: ctx.signing }),
 ];
 
 export interface ServerOptions {

@@ -43,6 +43,7 @@ import * as m0041 from './migrations/0041_ref_intent_node.js';
 import * as m0043 from './migrations/0043_mail.js';
 import * as m0044 from './migrations/0044_two_factor.js';
 import * as m0045 from './migrations/0045_repo_merge_styles.js';
+import * as m0048 from './migrations/0048_ssh_key_verified.js';
 import * as m0050 from './migrations/0050_review_request_index.js';
 
 export interface AnvilMigration {
@@ -90,6 +91,7 @@ const migrations: Record<string, AnvilMigration> = {
   '0043_mail': m0043,
   '0044_two_factor': m0044,
   '0045_repo_merge_styles': m0045,
+  '0048_ssh_key_verified': m0048,
   '0050_review_request_index': m0050,
 };
 

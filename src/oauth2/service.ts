@@ -110,6 +110,14 @@ export class OAuth2Service {
     return this.get(user, id);
   }
 
+  /** A new client secret for the caller's application `id` (returned once); the old one stops working. */
+  async regenerateSecret(user: UserRow, id: number): Promise<CreatedApp> {
+    const row = await this.get(user, id);
+    const secret = newSecret();
+    await store.update(this.db, row.id, { client_secret_hash: hashToken(secret), updated_unix: nowUnix() });
+    return { row: await this.get(user, id), secret };
+  }
+
   async delete(user: UserRow, id: number): Promise<void> {
     const row = await this.get(user, id);
     await store.remove(this.db, row.id);

@@ -173,6 +173,21 @@ export class SigningService {
   }
 
   /**
+   * Whether `armored` (an `ssh-keygen -Y sign -n gitea` signature) signs the user's current or
+   * previous verification token with the key whose fingerprint is `fingerprint`.
+   */
+  sshSignsToken(user: UserRow, fingerprint: string, armored: string): boolean {
+    let sig;
+    try {
+      sig = parseSshSignature(armored.trim());
+    } catch {
+      return false;
+    }
+    if (sshFingerprint(sig.publicKey) !== fingerprint) return false;
+    return this.tokens(user).some((t) => verifySshSignature(sig, Buffer.from(t), 'gitea'));
+  }
+
+  /**
    * Forgets cached verifications, in every process: called when GPG keys change, and by the ssh
    * domain when SSH keys are added or removed.
    */

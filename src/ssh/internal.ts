@@ -36,7 +36,7 @@ export function internalTokenValid(expected: string, request: FastifyRequest): b
 }
 
 export interface SshInternalRoutesDeps {
-  sshKeys: Pick<SshKeyService, 'principalOf'>;
+  sshKeys: Pick<SshKeyService, 'principalOf' | 'markUsed'>;
   sshCommands: SshCommands;
   /** [security] INTERNAL_TOKEN */
   internalToken: string;
@@ -59,6 +59,7 @@ export function sshInternalRoutes(app: FastifyInstance, deps: SshInternalRoutesD
       const principal = await sshKeys.principalOf(b.key);
       if (!principal)
         return reply.send({ ok: false, message: 'the key is not known to Anvil' } satisfies ServAnswer);
+      await sshKeys.markUsed(principal);
       try {
         const prepared = await commands.prepare(
           principal,

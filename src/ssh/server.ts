@@ -66,7 +66,7 @@ function blobType(blob: Buffer): string {
 export interface SshServerDeps {
   /** [server] SSH_* (the user, where to listen) and APP_DATA_PATH (the host keys). */
   config: { ssh: Config['ssh']; server: Pick<Config['server'], 'appDataPath'> };
-  sshKeys: Pick<SshKeyService, 'principal'>;
+  sshKeys: Pick<SshKeyService, 'principal' | 'markUsed'>;
   sshCommands: SshCommands;
   log: Logger;
 }
@@ -121,6 +121,7 @@ export async function startSshServer(
         if (parsed.verify(auth.blob, auth.signature, auth.hashAlgo) !== true)
           return auth.reject(['publickey']);
         principal = found;
+        await sshKeys.markUsed(found);
         auth.accept();
       }
 

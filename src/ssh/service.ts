@@ -130,6 +130,36 @@ export class SshKeyService {
     this.keysChanged();
   }
 
+  /**
+   * Marks the owner's key with `fingerprint` verified when `proves(key)` says its signature of the
+   * verification token checks out (the signing domain checks it); 404 for a key not the owner's.
+   */
+  async verifyUserKey(
+    owner: UserRow,
+    fingerprint: string,
+    proves: (key: PublicKeyRow) => boolean,
+  ): Promise<PublicKeyRow> {
+    const key = await store.userKeyByFingerprint(this.db, fingerprint.trim());
+    if (!key || key.owner_id !== owner.id)
+      throw notFound(`public key does not exist [fingerprint: ${fingerprint}]`);
+    if (!proves(key)) {
+      throw invalid(
+        'signature: the signature does not match the key and the token, or the token is out of date',
+      );
+    }
+    await store.markUserKeyVerified(this.db, key.id);
+    return (await store.userKeyById(this.db, key.id))!;
+  }
+
+  /** Notes that a user key signed in (shown as its last use; written at most once a minute). */
+  async markUsed(p: SshPrincipal): Promise<void> {
+    if (p.kind !== 'user') return;
+    const now = nowUnix();
+    if (now - p.key.updated_unix < 60 && p.key.updated_unix > p.key.created_unix) return;
+    // Later than its creation even within the same second, so the key reads as used.
+    await store.touchUserKey(this.db, p.key.id, Math.max(now, p.key.created_unix + 1));
+  }
+
   // ---- deploy keys ----
 
   listDeployKeys(

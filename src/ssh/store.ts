@@ -45,6 +45,15 @@ export function userKeyByFingerprint(q: Q, fingerprint: string): Promise<PublicK
   return q.selectFrom('public_key').selectAll().where('fingerprint', '=', fingerprint).executeTakeFirst();
 }
 
+export async function markUserKeyVerified(q: Q, id: number): Promise<void> {
+  await q.updateTable('public_key').set({ verified: 1 }).where('id', '=', id).execute();
+}
+
+/** Records that the key signed in (Forgejo's "last used"). */
+export async function touchUserKey(q: Q, id: number, now: number): Promise<void> {
+  await q.updateTable('public_key').set({ updated_unix: now }).where('id', '=', id).execute();
+}
+
 export async function deleteUserKey(q: Q, id: number): Promise<void> {
   await q.deleteFrom('public_key').where('id', '=', id).execute();
 }

@@ -12,6 +12,8 @@ export interface PublicKeyTable {
   content: string;
   created_unix: number;
   updated_unix: number;
+  /** 1 once the owner signed the verification token with it (Forgejo's `verify_ssh`). */
+  verified: Generated<number>;
 }
 
 /** A repository's deploy key: one key, one repository, read-only or read-write. */

@@ -40,6 +40,7 @@ import * as m0038 from './migrations/0038_ssh_keys.js';
 import * as m0039 from './migrations/0039_gpg_keys.js';
 import * as m0040 from './migrations/0040_cluster_leases.js';
 import * as m0041 from './migrations/0041_ref_intent_node.js';
+import * as m0051 from './migrations/0051_quota_history.js';
 import * as m0050 from './migrations/0050_review_request_index.js';
 
 export interface AnvilMigration {
@@ -84,6 +85,7 @@ const migrations: Record<string, AnvilMigration> = {
   '0039_gpg_keys': m0039,
   '0040_cluster_leases': m0040,
   '0041_ref_intent_node': m0041,
+  '0051_quota_history': m0051,
   '0050_review_request_index': m0050,
 };
 

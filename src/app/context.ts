@@ -697,7 +697,7 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     cron: cron,
     cluster,
   });
-  registerSchedules({ config, cron, cluster, packageCleanup, mirrors, artifacts, recovery, sweeper });
+  registerSchedules({ config, cron, cluster, packageCleanup, mirrors, artifacts, recovery, sweeper, quota });
   // Background work (started by `anvil web`) ends before the database closes. Each periodic task
   // runs under a lease (`task:<name>`, cluster/), so of several processes one runs it at a time.
   const close = async () => {

@@ -10,6 +10,7 @@ import type { MirrorService } from '../mirrors/service.js';
 import type { ArtifactService } from '../artifacts/service.js';
 import { CHECK_MS as RECOVERY_CHECK_MS, STALE_INTENT_SECONDS, type RefRecovery } from '../repos/recovery.js';
 import { SWEEP_INTERVAL_MS, type Sweeper } from '../storage/sweep.js';
+import type { QuotaService } from '../quota/service.js';
 
 export interface ScheduledWork {
   config: Config;
@@ -20,10 +21,11 @@ export interface ScheduledWork {
   artifacts: ArtifactService;
   recovery: RefRecovery;
   sweeper: Sweeper;
+  quota: Pick<QuotaService, 'sampleUsage'>;
 }
 
 export function registerSchedules(work: ScheduledWork): void {
-  const { config, cron, cluster, packageCleanup, mirrors, artifacts, recovery, sweeper } = work;
+  const { config, cron, cluster, packageCleanup, mirrors, artifacts, recovery, sweeper, quota } = work;
   const cleanup = config.cron.cleanupPackages;
   if (cleanup.enabled) {
     cron.register({
@@ -63,5 +65,22 @@ export function registerSchedules(work: ScheduledWork): void {
     schedule: `@every ${SWEEP_INTERVAL_MS / 1000}s`,
     nextIn: () => cron.nextOfEvery(SWEEP_INTERVAL_MS),
     run: () => cluster.leases.run('task:sweep_leftovers', () => sweeper.sweep()),
+  });
+  // The storage overview's history: each owner's usage totals, sampled once a day (a second run the
+  // same day replaces that day's sample).
+  // A minute after start (today's sample, if the site was down at its time), then daily at 00:05 UTC.
+  let started = false;
+  cron.register({
+    name: 'quota_usage_sample',
+    schedule: 'daily at 00:05 UTC',
+    nextIn: () => {
+      if (!started) {
+        started = true;
+        return 60_000;
+      }
+      const day = 86_400_000;
+      return day - ((Date.now() - 300_000) % day);
+    },
+    run: () => cluster.leases.run('task:quota_usage_sample', async () => void (await quota.sampleUsage())),
   });
 }

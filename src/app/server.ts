@@ -90,6 +90,8 @@ import { containerRoutes } from '../packages/container/routes.js';
 import { signingRoutes } from '../signing/routes.js';
 import { wikiRoutes } from '../wiki/routes.js';
 import { wikiPages } from '../wiki/pages.js';
+import { quotaPages } from '../quota/pages.js';
+import { quotaAdminPages } from '../quota/admin-pages.js';
 import { notificationPages } from '../notifications/pages.js';
 import { threadsJson } from '../notifications/present.js';
 import { dashboardPages } from '../issues/dashboard-pages.js';
@@ -514,6 +516,14 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
     notifications: ctx.notifications,
   }),
   wikiPages({ wiki: ctx.wiki, users: ctx.users, rootUrl: ctx.config.server.rootUrl }),
+  quotaPages({
+    quota: ctx.quota,
+    repos: ctx.repos,
+    lfs: ctx.lfs,
+    orgs: ctx.orgs,
+    pageSize: ctx.config.api.defaultPagingNum,
+  }),
+  quotaAdminPages({ quota: ctx.quota, users: ctx.users, pageSize: ctx.config.api.defaultPagingNum }),
   notificationPages({
     notifications: ctx.notifications,
     threads: (rows, viewer) =>

@@ -534,8 +534,8 @@ export class ArtifactService {
   /** /user/quota/artifacts and /orgs/{org}/quota/artifacts: what counts against the owner. */
   itemSource(): ItemSource<QuotaUsedArtifactJson> {
     return {
-      list: async (q, ownerId, limit, offset) => {
-        const [rows, total] = await store.quotaItems(q, ownerId, limit, offset);
+      list: async (q, ownerId, limit, offset, bySize) => {
+        const [rows, total] = await store.quotaItems(q, ownerId, limit, offset, bySize);
         const runs = await this.runsOf(rows);
         const root = this.deps.rootUrl;
         return [

@@ -172,6 +172,7 @@ export function quotaItems(
   ownerId: number,
   limit: number,
   offset: number,
+  bySize = false,
 ): Promise<[QuotaItemRow[], number]> {
   return paged(
     q
@@ -182,6 +183,7 @@ export function quotaItems(
       .select(['user.name as owner_name', 'repository.name as repo_name'])
       .where('repository.owner_id', '=', ownerId)
       .where('action_artifact.status', '=', 'uploaded')
+      .orderBy(bySize ? 'action_artifact.size' : 'action_artifact.id', bySize ? 'desc' : 'asc')
       .orderBy('action_artifact.id'),
     limit,
     offset,

@@ -435,8 +435,8 @@ export class AttachmentService {
   /** /user/quota/attachments and /orgs/{org}/quota/attachments: what counts against the owner. */
   itemSource(): ItemSource<QuotaUsedAttachmentJson> {
     return {
-      list: async (q, ownerId, limit, offset) => {
-        const [rows, total] = await store.quotaItems(q, ownerId, limit, offset);
+      list: async (q, ownerId, limit, offset, bySize) => {
+        const [rows, total] = await store.quotaItems(q, ownerId, limit, offset, bySize);
         const issueIds = rows.filter((r) => r.issue_id !== null).map((r) => r.issue_id!);
         const issues = issueIds.length ? await this.deps.issues.getByIds(issueIds) : new Map<number, never>();
         const root = this.deps.rootUrl;

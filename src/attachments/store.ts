@@ -161,6 +161,7 @@ export function quotaItems(
   ownerId: number,
   limit: number,
   offset: number,
+  bySize = false,
 ): Promise<[QuotaItemRow[], number]> {
   return paged(
     q
@@ -171,6 +172,7 @@ export function quotaItems(
       .selectAll('attachment')
       .select(['user.name as owner_name', 'repository.name as repo_name', 'release.tag_name as tag_name'])
       .where('repository.owner_id', '=', ownerId)
+      .orderBy(bySize ? 'attachment.size' : 'attachment.id', bySize ? 'desc' : 'asc')
       .orderBy('attachment.id'),
     limit,
     offset,

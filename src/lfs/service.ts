@@ -159,6 +159,11 @@ export class LfsService {
    * yet, downloads for objects it holds; per-object errors for bad oids or sizes and unknown
    * objects. Uploading needs the owner to be within quota (413 otherwise).
    */
+  /** The LFS size of each of `repoIds` (those with no object left out). */
+  sizesOf(repoIds: number[]): Promise<Map<number, number>> {
+    return store.sizesOfRepos(this.db, repoIds);
+  }
+
   async batch(repo: RepoRow, operation: Operation, objects: BatchObject[]): Promise<BatchResult[]> {
     if (operation === 'upload') await this.requireQuota(repo);
     const valid = objects.filter((o) => isOid(o.oid) && Number.isSafeInteger(o.size) && o.size >= 0);

@@ -204,3 +204,15 @@ export async function deleteLock(q: Q, repoId: number, id: number): Promise<bool
     .executeTakeFirst();
   return Number(r.numDeletedRows) > 0;
 }
+
+/** The total size of the objects of each of `repoIds` (those with none left out). */
+export async function sizesOfRepos(q: Q, repoIds: number[]): Promise<Map<number, number>> {
+  if (repoIds.length === 0) return new Map();
+  const rows = await q
+    .selectFrom('lfs_meta_object')
+    .select(['repository_id', (eb) => eb.fn.sum<number>('size').as('total')])
+    .where('repository_id', 'in', repoIds)
+    .groupBy('repository_id')
+    .execute();
+  return new Map(rows.map((r) => [Number(r.repository_id), Number(r.total)]));
+}

@@ -630,8 +630,8 @@ export class PackageService {
 
   itemSource(): ItemSource<QuotaUsedPackageJson> {
     return {
-      list: async (q, ownerId, limit, offset) => {
-        const [rows, total] = await store.quotaItems(q, ownerId, limit, offset);
+      list: async (q, ownerId, limit, offset, bySize) => {
+        const [rows, total] = await store.quotaItems(q, ownerId, limit, offset, bySize);
         const owner = await this.deps.users.getById(ownerId);
         const root = this.deps.rootUrl;
         return [

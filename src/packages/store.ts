@@ -1,5 +1,5 @@
 // Queries on packages, versions, files, blobs and properties. No HTTP here.
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import type { PackageBlobTable, PackageFileTable, PackageTable, PackageVersionTable } from './tables.js';
@@ -382,6 +382,7 @@ export function quotaItems(
   ownerId: number,
   limit: number,
   offset: number,
+  bySize = false,
 ): Promise<[Array<{ id: number; name: string; type: string; version: string; size: number }>, number]> {
   return paged(
     q
@@ -402,6 +403,7 @@ export function quotaItems(
       ])
       .where('package.owner_id', '=', ownerId)
       .where(notInternal)
+      .$if(bySize, (s) => s.orderBy(sql.ref('size'), 'desc'))
       .orderBy('package_version.id'),
     limit,
     offset,

@@ -50,3 +50,47 @@ export function withinQuota(groups: readonly Group[], usage: Usage, subject?: Su
   if (groups.length === 0) return true;
   return groups.some((g) => groupStands(g, usage, subject));
 }
+
+/** A rule with the usage it counts and whether it stands. */
+export interface RuleState {
+  rule: Rule;
+  used: number;
+  stands: boolean;
+}
+
+/** A group with each of its rules' state, and whether the group stands. */
+export interface GroupState {
+  group: Group;
+  rules: RuleState[];
+  stands: boolean;
+}
+
+/** Every group's rules with what they count and whether they stand (for the storage overview). */
+export function explain(groups: readonly Group[], usage: Usage): GroupState[] {
+  return groups.map((group) => {
+    const rules = group.rules.map((rule) => ({
+      rule,
+      used: ruleSum(rule, usage),
+      stands: ruleStands(rule, usage),
+    }));
+    return { group, rules, stands: rules.every((r) => r.stands) };
+  });
+}
+
+/**
+ * Why more of `subject` would be refused: for each group, the rules covering it that are over their
+ * limit (every group has one, or the subject would be accepted); null when it would be accepted.
+ */
+export function refusal(
+  groups: readonly Group[],
+  usage: Usage,
+  subject: Subject,
+): Array<{ group: string; rules: RuleState[] }> | null {
+  if (withinQuota(groups, usage, subject)) return null;
+  return groups.map((g) => ({
+    group: g.name,
+    rules: g.rules
+      .filter((r) => ruleCovers(r, subject) && !ruleStands(r, usage))
+      .map((rule) => ({ rule, used: ruleSum(rule, usage), stands: false })),
+  }));
+}

@@ -4,7 +4,16 @@ import { transaction, type Db } from '../db/database.js';
 import { conflict, invalid, invalidField, notFound } from '../errors.js';
 import type { UserRow } from '../users/tables.js';
 import * as store from './store.js';
-import { withinQuota, type Group, type Rule, type Usage } from './evaluate.js';
+import {
+  explain,
+  refusal,
+  withinQuota,
+  type Group,
+  type GroupState,
+  type Rule,
+  type RuleState,
+  type Usage,
+} from './evaluate.js';
 import { LEAF_SUBJECTS, parseSubject, parseSubjects, type LeafSubject, type Subject } from './subjects.js';
 import type { ItemSource, OwnerTotals, SizeCorrection, UsageSource } from './usage.js';
 import type { QuotaUsedArtifactJson, QuotaUsedAttachmentJson, QuotaUsedPackageJson } from './schemas.js';
@@ -20,6 +29,10 @@ export interface ItemSources {
   artifacts?: ItemSource<QuotaUsedArtifactJson>;
   packages?: ItemSource<QuotaUsedPackageJson>;
 }
+
+/** The item type of one of the lists (attachments, artifacts, packages). */
+type ItemOf<K extends keyof ItemSources> =
+  NonNullable<ItemSources[K]> extends ItemSource<infer T> ? T : never;
 
 export interface RuleInput {
   name: string;
@@ -249,10 +262,50 @@ export class QuotaService {
     return { groups, usage };
   }
 
-  listItems<K extends keyof ItemSources>(kind: K, ownerId: number, limit: number, offset: number) {
-    const source = this.items[kind] as ItemSources[K] | undefined;
-    if (!source) return Promise.resolve([[], 0] as [never[], number]);
-    return source.list(this.db, ownerId, limit, offset);
+  /**
+   * What the storage overview shows of an owner: its usage, each group that applies with each
+   * rule's usage against its limit, and for each kind of upload whether more would be accepted or
+   * which group's rules refuse it.
+   */
+  async overview(ownerId: number): Promise<QuotaOverview> {
+    const { groups, usage } = await this.info(ownerId);
+    return {
+      enabled: this.settings.enabled,
+      usage,
+      groups: explain(groups, usage),
+      uploads: UPLOAD_SUBJECTS.map(({ subject, label }) => ({
+        subject,
+        label,
+        refusedBy: this.settings.enabled ? refusal(groups, usage, subject) : null,
+      })),
+    };
+  }
+
+  /** An owner's daily samples over the last `days` days (the day numbers are days since 1970). */
+  history(ownerId: number, days: number, now = Date.now()) {
+    return store.history(this.db, ownerId, dayOf(now) - days + 1);
+  }
+
+  /** Takes today's sample of every owner's totals (the quota_usage_sample task); rows written. */
+  sampleUsage(now = Date.now()): Promise<number> {
+    return transaction(this.db, (tx) => store.sampleUsage(tx, dayOf(now)));
+  }
+
+  /** The owners storing the most, largest first. */
+  topConsumers(limit: number) {
+    return store.topConsumers(this.db, limit);
+  }
+
+  listItems<K extends keyof ItemSources>(
+    kind: K,
+    ownerId: number,
+    limit: number,
+    offset: number,
+    bySize = false,
+  ): Promise<[ItemOf<K>[], number]> {
+    const source = this.items[kind] as ItemSource<ItemOf<K>> | undefined;
+    if (!source) return Promise.resolve([[], 0]);
+    return source.list(this.db, ownerId, limit, offset, bySize);
   }
 
   // Recalculation
@@ -319,6 +372,29 @@ export class QuotaService {
       return drift;
     });
   }
+}
+
+/** Days since 1970-01-01 (UTC) of a time in milliseconds. */
+export const dayOf = (ms: number) => Math.floor(ms / 86_400_000);
+
+/** The kinds of upload the storage overview says would be accepted or refused, and by what. */
+export const UPLOAD_SUBJECTS: ReadonlyArray<{ subject: Subject; label: string }> = [
+  { subject: 'size:repos:all', label: 'Pushing to a repository' },
+  { subject: 'size:git:lfs', label: 'Uploading LFS objects' },
+  { subject: 'size:assets:attachments:all', label: 'Attaching files' },
+  { subject: 'size:assets:artifacts', label: 'Storing actions artifacts' },
+  { subject: 'size:assets:packages:all', label: 'Publishing packages' },
+];
+
+export interface QuotaOverview {
+  enabled: boolean;
+  usage: Usage;
+  groups: GroupState[];
+  uploads: Array<{
+    subject: Subject;
+    label: string;
+    refusedBy: Array<{ group: string; rules: RuleState[] }> | null;
+  }>;
 }
 
 function checkName(name: string, field = 'name'): string {

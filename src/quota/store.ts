@@ -290,3 +290,51 @@ export async function setSizeIf(
     await sql`update ${sql.table(table)} set size = ${to} where id = ${id} and size = ${from}`.execute(q);
   return Number(r.numAffectedRows ?? 0) > 0;
 }
+
+// Usage history
+
+/** Takes the day's sample of every stored total (again the same day: replaced). */
+export async function sampleUsage(tx: Tx, day: number): Promise<number> {
+  await tx.deleteFrom('quota_usage_daily').where('day', '=', day).execute();
+  const r = await tx
+    .insertInto('quota_usage_daily')
+    .columns(['owner_id', 'subject', 'day', 'size'])
+    .expression((eb) =>
+      eb
+        .selectFrom('quota_usage')
+        .select(['owner_id', 'subject', sql<number>`${day}`.as('day'), 'size'])
+        .where('size', '!=', 0),
+    )
+    .executeTakeFirst();
+  return Number(r?.numInsertedOrUpdatedRows ?? 0);
+}
+
+/** An owner's samples from `fromDay` on, oldest first. */
+export async function history(
+  q: Q,
+  ownerId: number,
+  fromDay: number,
+): Promise<Array<{ day: number; subject: string; size: number }>> {
+  const rows = await q
+    .selectFrom('quota_usage_daily')
+    .select(['day', 'subject', 'size'])
+    .where('owner_id', '=', ownerId)
+    .where('day', '>=', fromDay)
+    .orderBy('day')
+    .execute();
+  return rows.map((r) => ({ day: Number(r.day), subject: r.subject, size: Number(r.size) }));
+}
+
+/** The owners storing the most (all stored subjects together), largest first. */
+export async function topConsumers(q: Q, limit: number): Promise<Array<{ ownerId: number; total: number }>> {
+  const rows = await q
+    .selectFrom('quota_usage')
+    .select(['owner_id', (eb) => eb.fn.sum<number>('size').as('total')])
+    .groupBy('owner_id')
+    .having((eb) => eb.fn.sum('size'), '>', 0)
+    .orderBy('total', 'desc')
+    .orderBy('owner_id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ ownerId: Number(r.owner_id), total: Number(r.total) }));
+}

@@ -31,10 +31,20 @@ export interface QuotaUsageTable {
   size: number;
 }
 
+/** A day's sample of an owner's stored total of one subject (the storage overview's history). */
+export interface QuotaUsageDailyTable {
+  owner_id: number;
+  subject: string;
+  /** Days since 1970-01-01, UTC. */
+  day: number;
+  size: number;
+}
+
 export interface QuotaTables {
   quota_rule: QuotaRuleTable;
   quota_group: QuotaGroupTable;
   quota_group_rule: QuotaGroupRuleTable;
   quota_group_user: QuotaGroupUserTable;
   quota_usage: QuotaUsageTable;
+  quota_usage_daily: QuotaUsageDailyTable;
 }

@@ -85,7 +85,8 @@ export async function measureRows<R extends { id: number; size: number | string;
 }
 
 export interface ItemSource<T> {
-  list(q: Db | Tx, ownerId: number, limit: number, offset: number): Promise<[T[], number]>;
+  /** One page of the owner's items, by id, or largest first (`bySize`, the storage overview's). */
+  list(q: Db | Tx, ownerId: number, limit: number, offset: number, bySize?: boolean): Promise<[T[], number]>;
 }
 
 export function recordUsage(tx: Tx, ownerId: number, subject: LeafSubject, delta: number): Promise<void> {

@@ -42,3 +42,17 @@ export function pageNumber(value: unknown): number {
   const n = typeof value === 'string' ? Number(value) : NaN;
   return Number.isSafeInteger(n) && n >= 1 && n <= 1_000_000 ? n : 1;
 }
+
+/** A size in bytes as people read it (binary units: KiB, MiB, GiB, TiB). */
+export function formatBytes(n: number): string {
+  if (!Number.isFinite(n)) return '—';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  let v = Math.abs(n);
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  const text = i === 0 ? String(v) : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
+  return `${n < 0 ? '-' : ''}${text} ${units[i]}`;
+}

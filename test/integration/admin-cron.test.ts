@@ -31,6 +31,7 @@ describe('admin cron tasks', () => {
       [
         'cleanup_actions',
         'cleanup_packages',
+        'quota_usage_sample',
         'recover_unfinished_changes',
         'sweep_leftovers',
         'update_mirrors',
@@ -40,7 +41,7 @@ describe('admin cron tasks', () => {
     assert.equal(cleanup.schedule, '@daily');
     assert.equal(cleanup.exec_times, 0);
     assert.ok(Date.parse(cleanup.next) > Date.now());
-    assert.equal(r.headers.get('x-total-count'), '5');
+    assert.equal(r.headers.get('x-total-count'), '6');
     const paged = await s.api<Cron[]>('GET', '/admin/cron?limit=1&page=2', { token: s.admin.token });
     assert.deepEqual(
       paged.body.map((c) => c.name),

@@ -33,6 +33,8 @@ export async function counts(db: Db): Promise<Record<string, number>> {
       eb.selectFrom('user').select(eb.fn.countAll().as('n')).where('type', '=', 1).as('organizations'),
       eb.selectFrom('repository').select(eb.fn.countAll().as('n')).as('repositories'),
       eb.selectFrom('issue').select(eb.fn.countAll().as('n')).as('issues'),
+      eb.selectFrom('issue').select(eb.fn.countAll().as('n')).where('is_pull', '=', 1).as('pulls'),
+      eb.selectFrom('package').select(eb.fn.countAll().as('n')).as('packages'),
       eb.selectFrom('release').select(eb.fn.countAll().as('n')).as('releases'),
       eb.selectFrom('webhook').select(eb.fn.countAll().as('n')).as('webhooks'),
     ])

@@ -506,6 +506,19 @@ export class UserService {
     return store.searchEmails(this.db, keyword, page.limit, page.offset);
   }
 
+  /**
+   * Activates or deactivates one of `uid`'s addresses (administrators). As in Forgejo, the primary
+   * address carries the account's activation with it (a deactivated account's sessions end).
+   */
+  async setEmailActivation(uid: number, email: string, activate: boolean): Promise<void> {
+    const address = await store.getEmail(this.db, email);
+    const u = await store.getById(this.db, uid);
+    if (!address || !u || address.uid !== uid)
+      throw notFound(`e-mail address does not exist [email: ${email}]`);
+    await store.setEmailActivated(this.db, address.id, activate);
+    if (address.is_primary && (u.is_active === 1) !== activate) await this.edit(u, { active: activate });
+  }
+
   async touchLastLogin(u: UserRow): Promise<void> {
     const now = nowUnix();
     if (now - u.last_login_unix > 60) await store.update(this.db, u.id, { last_login_unix: now });

@@ -3,7 +3,7 @@ import type { Updateable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import { preparedQuery } from '../db/prepared.js';
-import { UserType, Visibility, type UserTable } from './tables.js';
+import { UserType, Visibility, type UserOrder, type UserTable } from './tables.js';
 import type { UserRow, NewUserRow, EmailRow, Viewer } from './tables.js';
 
 export type UserPatch = Updateable<UserTable>;
@@ -83,6 +83,8 @@ export interface ListFilter {
   viewer?: Viewer | null | undefined;
   /** Restrict to these ids (for example an organization's members). */
   ids?: number[] | undefined;
+  /** The order (indexed columns only: the id, the lower-cased name); oldest first by default. */
+  orderBy?: UserOrder | undefined;
 }
 
 function filtered(q: Q, f: ListFilter) {
@@ -117,7 +119,16 @@ function filtered(q: Q, f: ListFilter) {
 }
 
 export async function list(q: Q, f: ListFilter, limit: number, offset: number): Promise<[UserRow[], number]> {
-  return paged(filtered(q, f).selectAll().orderBy('id'), limit, offset);
+  const s = filtered(q, f).selectAll();
+  const ordered =
+    f.orderBy === 'newest'
+      ? s.orderBy('id', 'desc')
+      : f.orderBy === 'alphabetically'
+        ? s.orderBy('lower_name', 'asc')
+        : f.orderBy === 'reversealphabetically'
+          ? s.orderBy('lower_name', 'desc')
+          : s.orderBy('id');
+  return paged(ordered, limit, offset);
 }
 
 // E-mail addresses
@@ -154,6 +165,15 @@ export async function insertEmail(
 
 export async function deleteEmails(q: Q, ids: number[]): Promise<void> {
   if (ids.length) await q.deleteFrom('email_address').where('id', 'in', ids).execute();
+}
+
+/** Marks an address activated or not. */
+export async function setEmailActivated(q: Q, id: number, activated: boolean): Promise<void> {
+  await q
+    .updateTable('email_address')
+    .set({ is_activated: activated ? 1 : 0 })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Makes `emailId` the user's only primary address. */

@@ -503,7 +503,13 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
   }),
   wikiPages({ wiki: ctx.wiki, users: ctx.users, rootUrl: ctx.config.server.rootUrl }),
   // The site administration (/admin...).
-  opsAdminPages({ ops: ctx.ops, cron: ctx.cron, config: ctx.config, version: VERSION.api }),
+  opsAdminPages({
+    ops: ctx.ops,
+    cron: ctx.cron,
+    config: ctx.config,
+    version: VERSION.api,
+    pageSize: ctx.config.api.defaultPagingNum,
+  }),
   userAdminPages({ users: ctx.users, pageSize: ctx.config.api.defaultPagingNum }),
   repoAdminPages({
     repos: ctx.repos,

@@ -30,6 +30,7 @@ import type { SshTables } from '../ssh/tables.js';
 import type { ContainerTables } from '../packages/container/tables.js';
 import type { SigningTables } from '../signing/tables.js';
 import type { ClusterTables } from '../cluster/tables.js';
+import type { OpsTables } from '../ops/tables.js';
 
 export interface DB
   extends
@@ -63,4 +64,5 @@ export interface DB
     SshTables,
     ContainerTables,
     SigningTables,
-    ClusterTables {}
+    ClusterTables,
+    OpsTables {}

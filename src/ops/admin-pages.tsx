@@ -8,14 +8,17 @@ import type { CronService, LastRun } from '../cron/service.js';
 import { AdminLayout, AdminTable, formatBytes, requireAdmin } from '../web/admin.js';
 import { When } from '../web/components.js';
 import { CsrfField, type PageContext } from '../web/layout.js';
-import { formText, type PageRoutes, type Web } from '../web/plugin.js';
-import { Section } from '../web/settings.js';
+import { formList, formText, type PageRoutes, type Web } from '../web/plugin.js';
+import { DangerForm, Section } from '../web/settings.js';
+import { Pager, pageNumber } from '../web/components.js';
+import { NoticeType, type NoticeRow } from './tables.js';
 import type { OpsService } from './service.js';
 
 type CronStatus = ReturnType<CronService['status']>[number];
 
 export interface OpsAdminPagesDeps {
-  ops: Pick<OpsService, 'counts'>;
+  ops: Pick<OpsService, 'counts' | 'notices' | 'deleteNotices'>;
+  pageSize: number;
   cron: Pick<CronService, 'status' | 'runNow' | 'running'>;
   /** The effective configuration (/admin/config shows it with its secrets masked). */
   config: Config;
@@ -210,6 +213,58 @@ function ConfigPage(props: { page: PageContext; config: Config }): VNode {
   );
 }
 
+function NoticesPage(props: {
+  page: PageContext;
+  rows: NoticeRow[];
+  total: number;
+  pageNo: number;
+  pageSize: number;
+}): VNode {
+  return (
+    <AdminLayout page={props.page} title={`System notices (${props.total})`} active="/admin/notices">
+      {props.rows.length === 0 ? (
+        <p class="empty">No notice. Failed background jobs leave one here.</p>
+      ) : (
+        <>
+          <form method="post" action="/admin/notices/delete" id="notices">
+            <CsrfField page={props.page} />
+            <AdminTable caption="System notices" head={['', 'ID', 'Type', 'Description', 'Created']}>
+              {props.rows.map((n) => (
+                <tr key={n.id}>
+                  <td>
+                    <input
+                      type="checkbox"
+                      name="ids[]"
+                      value={String(n.id)}
+                      aria-label={`Select notice ${n.id}`}
+                    />
+                  </td>
+                  <td>{n.id}</td>
+                  <td>{n.type === NoticeType.Task ? 'Background job' : 'Repository'}</td>
+                  <td class="admin-url">{n.description}</td>
+                  <td>
+                    <When unix={n.created_unix} />
+                  </td>
+                </tr>
+              ))}
+            </AdminTable>
+            <p>
+              <button type="submit">Delete selected</button>
+            </p>
+          </form>
+          <DangerForm
+            page={props.page}
+            action="/admin/notices/empty"
+            button="Delete all notices"
+            confirm="Delete every system notice?"
+          />
+          <Pager path="/admin/notices" page={props.pageNo} pageSize={props.pageSize} total={props.total} />
+        </>
+      )}
+    </AdminLayout>
+  );
+}
+
 function registerOpsAdminPages(app: FastifyInstance, web: Web, deps: OpsAdminPagesDeps): void {
   const { ops, cron } = deps;
   const waitMs = deps.runWaitMs ?? 3000;
@@ -251,6 +306,41 @@ function registerOpsAdminPages(app: FastifyInstance, web: Web, deps: OpsAdminPag
   };
   app.post('/admin', run);
   app.post('/admin/monitor/cron', run);
+
+  app.get('/admin/notices', async (request, reply) => {
+    requireAdmin(web, request);
+    const pageNo = pageNumber((request.query as Record<string, unknown>)['page']);
+    const [rows, total] = await ops.notices(deps.pageSize, (pageNo - 1) * deps.pageSize);
+    return web.send(
+      reply,
+      <NoticesPage
+        page={web.page(request)}
+        rows={rows}
+        total={total}
+        pageNo={pageNo}
+        pageSize={deps.pageSize}
+      />,
+    );
+  });
+
+  app.post('/admin/notices/delete', async (request, reply) => {
+    requireAdmin(web, request);
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    const ids = [...formList(body['ids[]']), ...formList(body['ids'])]
+      .map(Number)
+      .filter((n) => Number.isSafeInteger(n) && n > 0);
+    await ops.deleteNotices(ids);
+    return web.redirect(reply, '/admin/notices', {
+      kind: 'info',
+      text: ids.length ? `${ids.length} notices deleted.` : 'No notice was selected.',
+    });
+  });
+
+  app.post('/admin/notices/empty', async (request, reply) => {
+    requireAdmin(web, request);
+    await ops.deleteNotices('all');
+    return web.redirect(reply, '/admin/notices', { kind: 'info', text: 'All system notices were deleted.' });
+  });
 
   app.get('/admin/config', async (request, reply) => {
     requireAdmin(web, request);

@@ -24,6 +24,7 @@ const ADMIN_GETS = [
   '/admin/hooks',
   '/admin/actions/runners',
   '/admin/config',
+  '/admin/notices',
 ];
 const ADMIN_POSTS = [
   '/admin',
@@ -36,6 +37,8 @@ const ADMIN_POSTS = [
   '/admin/repos/unadopted',
   '/admin/packages/delete',
   '/admin/actions/runners/1/delete',
+  '/admin/notices/delete',
+  '/admin/notices/empty',
 ];
 
 describe('web site administration', () => {
@@ -209,6 +212,35 @@ describe('web site administration', () => {
     assert.equal(del.status, 303);
     assert.equal((await s.api('GET', '/repos/lister/listed', { token: owner.token })).status, 404);
     assert.equal((await admin.post('/admin/repos/delete', { id: '999999' })).status, 404);
+  });
+
+  it('shows a failed background job and leaves a notice, which can be deleted', async () => {
+    s.ctx.cron.register({
+      name: 'failing_test_job',
+      schedule: '@every 3600s',
+      nextIn: () => 3_600_000,
+      run: () => Promise.reject(new Error('the disk is on fire')),
+    });
+    await admin.get('/admin/monitor/cron');
+    const run = await admin.post('/admin/monitor/cron', { op: 'failing_test_job', from: 'monitor' });
+    assert.equal(run.status, 303);
+    assert.equal(run.location, '/admin/monitor/cron');
+    const page = await admin.get('/admin/monitor/cron');
+    assert.match(page.text, /Failed: the disk is on fire/);
+    const unknown = await admin.post('/admin/monitor/cron', { op: 'no_such_job' });
+    assert.equal(unknown.status, 303);
+    assert.match((await admin.get('/admin')).text, /There is no background job named/);
+
+    let notices = await admin.get('/admin/notices');
+    for (let i = 0; i < 20 && !/the disk is on fire/.test(notices.text); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      notices = await admin.get('/admin/notices');
+    }
+    assert.match(notices.text, /Background job failing_test_job failed: the disk is on fire/);
+    const id = /name="ids\[\]" value="(\d+)"/.exec(notices.text)![1]!;
+    const del = await admin.post('/admin/notices/delete', { 'ids[]': id });
+    assert.equal(del.status, 303);
+    assert.doesNotMatch((await admin.get('/admin/notices')).text, /the disk is on fire/);
   });
 
   describe('in a browser', () => {

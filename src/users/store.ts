@@ -1,5 +1,5 @@
 // Queries on the `user` table (people and organizations). No HTTP here.
-import type { Updateable } from 'kysely';
+import { sql, type Updateable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import { preparedQuery } from '../db/prepared.js';
@@ -128,7 +128,16 @@ export async function list(q: Q, f: ListFilter, limit: number, offset: number): 
         : f.orderBy === 'reversealphabetically'
           ? s.orderBy('lower_name', 'desc')
           : s.orderBy('id');
-  return paged(ordered, limit, offset);
+  if (!f.keyword) return paged(ordered, limit, offset);
+  // A search reads every row once: the page and the number of matches come from that one pass.
+  const rows = await ordered
+    .select(sql<number | string>`count(*) over ()`.as('total_matching'))
+    .limit(limit)
+    .offset(offset)
+    .execute();
+  if (rows.length === 0) return offset === 0 ? [[], 0] : paged(ordered, limit, offset);
+  const total = Number(rows[0]!.total_matching);
+  return [rows.map(({ total_matching: _, ...row }) => row), total];
 }
 
 // E-mail addresses

@@ -87,6 +87,7 @@ import { OpsService } from '../ops/service.js';
 import { Metrics } from '../ops/metrics.js';
 import { CronService } from '../cron/service.js';
 import { registerSchedules } from './schedules.js';
+import { NoticeType } from '../ops/tables.js';
 import { TopicService } from '../topics/service.js';
 import { AvatarService } from '../avatars/service.js';
 import { OAuth2Service } from '../oauth2/service.js';
@@ -583,6 +584,13 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   });
   // The scheduled tasks administrators list and start (/admin/cron), by Forgejo's names.
   const cron = new CronService({ log, metrics: metrics });
+  // A failed background task leaves a notice for the administrators (/admin/notices).
+  cron.onFailure((name, err) => {
+    const message = err instanceof Error ? err.message : String(err);
+    ops.addNotice(NoticeType.Task, `Background job ${name} failed: ${message}`).catch((e: unknown) => {
+      log.error({ err: e }, 'recording a notice failed');
+    });
+  });
   const sshCommands = new SshCommands({
     sshKeys: sshKeys,
     repos,

@@ -102,6 +102,12 @@ import { deployKeyPages } from '../ssh/deploy-key-pages.js';
 import { feedFor } from '../activities/pages.js';
 import { actionState } from '../social/pages.js';
 import { uploadsTempDir } from '../web/uploads.js';
+import { opsAdminPages } from '../ops/admin-pages.js';
+import { userAdminPages } from '../users/admin-pages.js';
+import { repoAdminPages } from '../repos/admin-pages.js';
+import { packageAdminPages } from '../packages/admin-pages.js';
+import { hookAdminPages } from '../webhooks/admin-pages.js';
+import { runnerAdminPages } from '../actions/admin-pages.js';
 
 /** The issue presenter of the issue routes. */
 const issuePresenter = (ctx: AppContext) =>
@@ -563,6 +569,24 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
   tokenPages({ tokens: ctx.tokens, oauth2: ctx.oauth2 }),
   oauth2Pages({ tokens: ctx.tokens, oauth2: ctx.oauth2 }),
   keyPages({ sshKeys: ctx.sshKeys, gpg: ctx.signing, signing: ctx.signing }),
+  // The site administration (/admin...).
+  opsAdminPages({
+    ops: ctx.ops,
+    cron: ctx.cron,
+    config: ctx.config,
+    version: VERSION.api,
+    pageSize: ctx.config.api.defaultPagingNum,
+  }),
+  userAdminPages({ users: ctx.users, pageSize: ctx.config.api.defaultPagingNum }),
+  repoAdminPages({
+    repos: ctx.repos,
+    users: ctx.users,
+    unadopted: ctx.unadopted,
+    pageSize: ctx.config.api.defaultPagingNum,
+  }),
+  packageAdminPages({ packages: ctx.packages, users: ctx.users, pageSize: ctx.config.api.defaultPagingNum }),
+  hookAdminPages({ webhooks: ctx.webhooks, maxItems: ctx.config.api.maxResponseItems }),
+  runnerAdminPages({ actions: ctx.actions, runners: ctx.runners, pageSize: ctx.config.api.defaultPagingNum }),
 ];
 
 export interface ServerOptions {

@@ -28,7 +28,20 @@ interface Entry {
   prev: number | undefined;
   execTimes: number;
   running: Promise<unknown> | undefined;
+  last: LastRun | undefined;
 }
+
+/** How the previous finished run of a task went. */
+export interface LastRun {
+  ok: boolean;
+  /** The error's message when it failed. */
+  message: string;
+  finishedAt: number;
+  seconds: number;
+}
+
+/** Told of every failed run (the site administration's notices record them). */
+export type CronFailed = (name: string, err: unknown) => void;
 
 /** Told of every finished run (ops/metrics.ts counts them). */
 export interface JobRuns {
@@ -45,6 +58,7 @@ export class CronService {
   private startedAt = Date.now();
   private readonly log: Logger;
   private readonly metrics: JobRuns;
+  private readonly failedListeners: CronFailed[] = [];
 
   constructor(deps: CronServiceDeps) {
     this.log = deps.log;
@@ -62,7 +76,12 @@ export class CronService {
   }
 
   register(task: CronTask): void {
-    this.tasks.set(task.name, { task, prev: undefined, execTimes: 0, running: undefined });
+    this.tasks.set(task.name, { task, prev: undefined, execTimes: 0, running: undefined, last: undefined });
+  }
+
+  /** Listens to failed runs of every task. */
+  onFailure(listener: CronFailed): void {
+    this.failedListeners.push(listener);
   }
 
   /** Records a run of `name` that `work` is; returns it. */
@@ -72,9 +91,23 @@ export class CronService {
     const started = Date.now();
     e.prev = started;
     e.execTimes++;
+    const finished = (ok: boolean, message: string) => {
+      const seconds = (Date.now() - started) / 1000;
+      e.last = { ok, message, finishedAt: Date.now(), seconds };
+      this.metrics.jobRun(name, ok, seconds);
+    };
     work.then(
-      () => this.metrics.jobRun(name, true, (Date.now() - started) / 1000),
-      () => this.metrics.jobRun(name, false, (Date.now() - started) / 1000),
+      () => finished(true, ''),
+      (err: unknown) => {
+        finished(false, err instanceof Error ? err.message : String(err));
+        for (const listener of this.failedListeners) {
+          try {
+            listener(name, err);
+          } catch (failure) {
+            this.log.error({ err: failure, task: name }, 'recording a failed cron run failed');
+          }
+        }
+      },
     );
     e.running = work.finally(() => {
       if (e.running === tracked) e.running = undefined;
@@ -95,6 +128,14 @@ export class CronService {
         prev: new Date(e.prev ?? 0).toISOString(),
         exec_times: e.execTimes,
       }));
+  }
+
+  /** The tasks as list() has them, with how the previous finished run went and whether one runs now. */
+  status() {
+    return this.list().map((t) => {
+      const e = this.tasks.get(t.name)!;
+      return { ...t, ran: e.prev !== undefined, running: e.running !== undefined, last: e.last };
+    });
   }
 
   /** Starts `name` now in the background (joins a run under way); 404 for an unknown task. */

@@ -32,6 +32,7 @@ import type { SigningTables } from '../signing/tables.js';
 import type { ClusterTables } from '../cluster/tables.js';
 import type { TwoFactorTables } from '../twofa/tables.js';
 import type { MailTables } from '../mail/tables.js';
+import type { OpsTables } from '../ops/tables.js';
 
 export interface DB
   extends
@@ -67,4 +68,5 @@ export interface DB
     SigningTables,
     ClusterTables,
     TwoFactorTables,
-    MailTables {}
+    MailTables,
+    OpsTables {}

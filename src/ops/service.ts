@@ -71,4 +71,18 @@ export class OpsService implements Gauges {
   counts(): Promise<Record<string, number>> {
     return store.counts(this.db);
   }
+
+  /** Records a notice for the administrators (a failure of a background task, ...). */
+  async addNotice(type: number, description: string): Promise<void> {
+    await store.insertNotice(this.db, type, description.slice(0, 4000), Math.floor(Date.now() / 1000));
+  }
+
+  notices(limit: number, offset: number) {
+    return store.listNotices(this.db, limit, offset);
+  }
+
+  /** Deletes the notices `ids`, or all of them. */
+  deleteNotices(ids: number[] | 'all'): Promise<void> {
+    return store.deleteNotices(this.db, ids);
+  }
 }

@@ -3,6 +3,7 @@ import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 import { PropertyRef } from '../packages/tables.js';
+import { paged } from '../db/paged.js';
 
 export async function ping(db: Db): Promise<void> {
   await sql`SELECT 1`.execute(db);
@@ -33,11 +34,33 @@ export async function counts(db: Db): Promise<Record<string, number>> {
       eb.selectFrom('user').select(eb.fn.countAll().as('n')).where('type', '=', 1).as('organizations'),
       eb.selectFrom('repository').select(eb.fn.countAll().as('n')).as('repositories'),
       eb.selectFrom('issue').select(eb.fn.countAll().as('n')).as('issues'),
+      eb.selectFrom('issue').select(eb.fn.countAll().as('n')).where('is_pull', '=', 1).as('pulls'),
+      eb.selectFrom('package').select(eb.fn.countAll().as('n')).as('packages'),
       eb.selectFrom('release').select(eb.fn.countAll().as('n')).as('releases'),
       eb.selectFrom('webhook').select(eb.fn.countAll().as('n')).as('webhooks'),
     ])
     .executeTakeFirstOrThrow();
   return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Number(v)]));
+}
+
+// System notices
+
+export async function insertNotice(q: Db, type: number, description: string, now: number): Promise<void> {
+  await q.insertInto('system_notice').values({ type, description, created_unix: now }).execute();
+}
+
+/** One page of the notices, newest first, and how many there are. */
+export function listNotices(q: Db, limit: number, offset: number) {
+  return paged(q.selectFrom('system_notice').selectAll().orderBy('id', 'desc'), limit, offset);
+}
+
+export async function deleteNotices(q: Db, ids: number[] | 'all'): Promise<void> {
+  let d = q.deleteFrom('system_notice');
+  if (ids !== 'all') {
+    if (!ids.length) return;
+    d = d.where('id', 'in', ids);
+  }
+  await d.execute();
 }
 
 /** The tables a dump holds: every table but the migrator's own, in a fixed order. */

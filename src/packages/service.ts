@@ -38,7 +38,7 @@ import { hashingStream, stopHashWorkers, type Digests } from './hashing.js';
 import { uploadOfPart } from './container/parts.js';
 import { existingUploads } from './container/store.js';
 import * as store from './store.js';
-import type { FileWithBlob, PackageRow, PackageType, VersionRow } from './tables.js';
+import type { FileWithBlob, PackageRow, PackageType, VersionRow, VersionWithPackage } from './tables.js';
 
 export const SUBJECT = 'size:assets:packages:all';
 
@@ -296,6 +296,20 @@ export class PackageService {
     offset: number,
   ) {
     return store.listVersions(this.db, owner.id, f, limit, offset);
+  }
+
+  /** Every owner's versions (site administration), newest first, with their sizes. */
+  listAll(f: { type?: string | undefined; q?: string | undefined }, limit: number, offset: number) {
+    return store.listAllVersions(this.db, f, limit, offset);
+  }
+
+  /** Deletes the version `versionId` of any owner (site administration); 404 when there is none. */
+  async deleteVersionById(versionId: number, doer: UserRow): Promise<VersionWithPackage> {
+    const v = await store.versionWithPackage(this.db, versionId);
+    const pkg = v ? await store.getPackageById(this.db, v.package_id) : undefined;
+    if (!v || !pkg) throw notFound('The package version does not exist.');
+    await this.deleteVersion(pkg, v, doer);
+    return v;
   }
 
   search(owner: UserRow, type: string, text: string, limit: number, offset: number) {

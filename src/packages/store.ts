@@ -295,6 +295,37 @@ export function listVersions(
   >;
 }
 
+/** One page of every owner's versions (site administration), newest first, with their files' total size. */
+export function listAllVersions(
+  q: Q,
+  f: { type?: string | undefined; q?: string | undefined },
+  limit: number,
+  offset: number,
+): Promise<[Array<VersionWithPackage & { total_size: number | string | null }>, number]> {
+  let s = versionListQuery(q)
+    .where(notInternal)
+    .select((eb) =>
+      eb
+        .selectFrom('package_file')
+        .innerJoin('package_blob', 'package_blob.id', 'package_file.blob_id')
+        .select((e) => e.fn.sum<number>('package_blob.size').as('s'))
+        .whereRef('package_file.version_id', '=', 'package_version.id')
+        .as('total_size'),
+    );
+  if (f.type) s = s.where('package.type', '=', f.type);
+  if (f.q) s = s.where('package.lower_name', 'like', `%${escapeLike(f.q.toLowerCase())}%`);
+  return paged(s.orderBy('package_version.id', 'desc'), limit, offset) as Promise<
+    [Array<VersionWithPackage & { total_size: number | string | null }>, number]
+  >;
+}
+
+/** A version with its package's owner, type and name. */
+export function versionWithPackage(q: Q, versionId: number): Promise<VersionWithPackage | undefined> {
+  return versionListQuery(q).where('package_version.id', '=', versionId).executeTakeFirst() as Promise<
+    VersionWithPackage | undefined
+  >;
+}
+
 /** The packages of a type whose name holds `text`, by name, with their newest version. */
 export function searchPackages(
   q: Q,

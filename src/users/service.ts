@@ -417,7 +417,7 @@ export class UserService {
   async activateEmail(u: UserRow, email: string): Promise<UserRow> {
     return transaction(this.db, async (tx) => {
       const address = await store.getEmail(tx, email);
-      if (address && address.uid === u.id) await store.activateEmail(tx, address.id);
+      if (address && address.uid === u.id) await store.setEmailActivated(tx, address.id, true);
       if (u.lower_email === email.toLowerCase()) {
         await store.update(tx, u.id, { is_active: 1, updated_unix: nowUnix() });
       }
@@ -534,6 +534,19 @@ export class UserService {
   /** Every address with its owner (administrators), matching `keyword` in the address or the name. */
   searchEmails(keyword: string | undefined, page: Page) {
     return store.searchEmails(this.db, keyword, page.limit, page.offset);
+  }
+
+  /**
+   * Activates or deactivates one of `uid`'s addresses (administrators). As in Forgejo, the primary
+   * address carries the account's activation with it (a deactivated account's sessions end).
+   */
+  async setEmailActivation(uid: number, email: string, activate: boolean): Promise<void> {
+    const address = await store.getEmail(this.db, email);
+    const u = await store.getById(this.db, uid);
+    if (!address || !u || address.uid !== uid)
+      throw notFound(`e-mail address does not exist [email: ${email}]`);
+    await store.setEmailActivated(this.db, address.id, activate);
+    if (address.is_primary && (u.is_active === 1) !== activate) await this.edit(u, { active: activate });
   }
 
   async touchLastLogin(u: UserRow): Promise<void> {

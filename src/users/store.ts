@@ -1,9 +1,9 @@
 // Queries on the `user` table (people and organizations). No HTTP here.
-import type { Updateable } from 'kysely';
+import { sql, type Updateable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import { preparedQuery } from '../db/prepared.js';
-import { UserType, Visibility, type UserTable } from './tables.js';
+import { UserType, Visibility, type UserOrder, type UserTable } from './tables.js';
 import type { UserRow, NewUserRow, EmailRow, Viewer } from './tables.js';
 
 export type UserPatch = Updateable<UserTable>;
@@ -83,6 +83,8 @@ export interface ListFilter {
   viewer?: Viewer | null | undefined;
   /** Restrict to these ids (for example an organization's members). */
   ids?: number[] | undefined;
+  /** The order (indexed columns only: the id, the lower-cased name); oldest first by default. */
+  orderBy?: UserOrder | undefined;
 }
 
 function filtered(q: Q, f: ListFilter) {
@@ -117,7 +119,25 @@ function filtered(q: Q, f: ListFilter) {
 }
 
 export async function list(q: Q, f: ListFilter, limit: number, offset: number): Promise<[UserRow[], number]> {
-  return paged(filtered(q, f).selectAll().orderBy('id'), limit, offset);
+  const s = filtered(q, f).selectAll();
+  const ordered =
+    f.orderBy === 'newest'
+      ? s.orderBy('id', 'desc')
+      : f.orderBy === 'alphabetically'
+        ? s.orderBy('lower_name', 'asc')
+        : f.orderBy === 'reversealphabetically'
+          ? s.orderBy('lower_name', 'desc')
+          : s.orderBy('id');
+  if (!f.keyword) return paged(ordered, limit, offset);
+  // A search reads every row once: the page and the number of matches come from that one pass.
+  const rows = await ordered
+    .select(sql<number | string>`count(*) over ()`.as('total_matching'))
+    .limit(limit)
+    .offset(offset)
+    .execute();
+  if (rows.length === 0) return offset === 0 ? [[], 0] : paged(ordered, limit, offset);
+  const total = Number(rows[0]!.total_matching);
+  return [rows.map(({ total_matching: _, ...row }) => row), total];
 }
 
 // E-mail addresses
@@ -156,8 +176,13 @@ export async function deleteEmails(q: Q, ids: number[]): Promise<void> {
   if (ids.length) await q.deleteFrom('email_address').where('id', 'in', ids).execute();
 }
 
-export async function activateEmail(q: Q, emailId: number): Promise<void> {
-  await q.updateTable('email_address').set({ is_activated: 1 }).where('id', '=', emailId).execute();
+/** Marks an address activated or not. */
+export async function setEmailActivated(q: Q, id: number, activated: boolean): Promise<void> {
+  await q
+    .updateTable('email_address')
+    .set({ is_activated: activated ? 1 : 0 })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Makes `emailId` the user's only primary address. */

@@ -9,6 +9,10 @@ export type VisibilityName = keyof typeof Visibility;
 export const visibilityName = (v: number): VisibilityName =>
   v === Visibility.private ? 'private' : v === Visibility.limited ? 'limited' : 'public';
 
+/** Orders of account lists (the site administration's `sort`). */
+export const USER_ORDERS = ['oldest', 'newest', 'alphabetically', 'reversealphabetically'] as const;
+export type UserOrder = (typeof USER_ORDERS)[number];
+
 /** Who is looking: decides which limited and private accounts are visible. */
 export interface Viewer {
   id: number;

@@ -1,0 +1,79 @@
+// The site administration's webhooks (/admin/hooks): the default hooks (copied into every new
+// repository) and the system hooks (fired for every repository). Adding and editing them are the
+// pages at /admin/default-hooks/... and /admin/system-hooks/... (the webhook pages).
+import type { FastifyInstance } from 'fastify';
+import type { VNode } from 'preact';
+import { AdminLayout, AdminTable, requireAdmin, yesNo } from '../web/admin.js';
+import type { PageContext } from '../web/layout.js';
+import type { PageRoutes, Web } from '../web/plugin.js';
+import type { WebhookService } from './service.js';
+import type { WebhookRow } from './tables.js';
+
+export interface HookAdminPagesDeps {
+  webhooks: Pick<WebhookService, 'list'>;
+  /** The most hooks one page lists of each kind. */
+  maxItems: number;
+}
+
+export function hookAdminPages(deps: HookAdminPagesDeps): PageRoutes {
+  return (app, web) => registerHookAdminPages(app, web, deps);
+}
+
+function HookTable(props: { caption: string; rows: WebhookRow[] }): VNode {
+  if (props.rows.length === 0) return <p class="empty">None yet.</p>;
+  return (
+    <AdminTable caption={props.caption} head={['ID', 'Type', 'URL', 'Active', '']}>
+      {props.rows.map((h) => (
+        <tr key={h.id}>
+          <td>{h.id}</td>
+          <td>{h.type}</td>
+          <td class="admin-url">{h.url}</td>
+          <td>{yesNo(h.is_active)}</td>
+          <td>
+            <a href={`/admin/hooks/${h.id}`} aria-label={`Edit webhook ${h.id}`}>
+              Edit
+            </a>
+          </td>
+        </tr>
+      ))}
+    </AdminTable>
+  );
+}
+
+function HooksPage(props: { page: PageContext; defaults: WebhookRow[]; system: WebhookRow[] }): VNode {
+  return (
+    <AdminLayout page={props.page} title="Webhooks" active="/admin/hooks">
+      <section class="settings-section">
+        <h2>Default webhooks</h2>
+        <p class="muted">
+          Copied into every new repository; changing them here does not change the copies.{' '}
+          <a href="/admin/default-hooks/forgejo/new">Add default webhook</a>
+        </p>
+        <HookTable caption="Default webhooks" rows={props.defaults} />
+      </section>
+      <section class="settings-section">
+        <h2>System webhooks</h2>
+        <p class="muted">
+          Fired for events of every repository of the site.{' '}
+          <a href="/admin/system-hooks/forgejo/new">Add system webhook</a>
+        </p>
+        <HookTable caption="System webhooks" rows={props.system} />
+      </section>
+    </AdminLayout>
+  );
+}
+
+function registerHookAdminPages(app: FastifyInstance, web: Web, deps: HookAdminPagesDeps): void {
+  app.get('/admin/hooks', async (request, reply) => {
+    requireAdmin(web, request);
+    const [rows] = await deps.webhooks.list({ kind: 'site' }, { limit: deps.maxItems, offset: 0, page: 1 });
+    return web.send(
+      reply,
+      <HooksPage
+        page={web.page(request)}
+        defaults={rows.filter((h) => !h.is_system_webhook)}
+        system={rows.filter((h) => h.is_system_webhook)}
+      />,
+    );
+  });
+}

@@ -55,6 +55,7 @@ export function botRow(): UserRow {
     diff_view_style: '',
     enable_repo_unit_hints: 1,
     avatar: '',
+    email_notifications_preference: 'disabled',
   };
 }
 

@@ -344,6 +344,7 @@ export const GHOST_USER: UserRow = {
   diff_view_style: '',
   enable_repo_unit_hints: 1,
   avatar: '',
+  email_notifications_preference: 'disabled',
 };
 
 /** What converting a set of issues (and their comments) needs, loaded beforehand in a few queries. */

@@ -34,6 +34,8 @@ export interface CreateUserInput {
   visibility?: VisibilityName | undefined;
   isAdmin?: boolean | undefined;
   createdAt?: Date | undefined;
+  /** A sign-up: on a site with no account yet it becomes the administrator (as in Forgejo). */
+  firstBecomesAdmin?: boolean | undefined;
 }
 
 export interface EditUserInput {
@@ -70,7 +72,12 @@ export interface SettingsInput {
   hideEmail?: boolean | undefined;
   hideActivity?: boolean | undefined;
   hidePronouns?: boolean | undefined;
+  visibility?: VisibilityName | undefined;
+  /** enabled, onmention or disabled. */
+  emailNotificationsPreference?: string | undefined;
 }
+
+export const EMAIL_NOTIFICATIONS = ['enabled', 'onmention', 'disabled'] as const;
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
@@ -271,6 +278,11 @@ export class UserService {
         updated_unix: now,
       });
       await store.insertEmail(tx, { uid: id, email: input.email, is_activated: 1, is_primary: 1 });
+      // The first account of an empty site administers it. Race-safe: of two sign-ups at once,
+      // only the one whose claim row goes in is made admin (the other waits for it, then not).
+      if (input.firstBecomesAdmin && !input.isAdmin && (await store.countIndividuals(tx)) === 1) {
+        if (await store.claimFirstAdmin(tx, id)) await store.update(tx, id, { is_admin: 1 });
+      }
       return (await store.getById(tx, id))!;
     });
   }
@@ -439,8 +451,20 @@ export class UserService {
 
   // Settings and e-mail addresses of the signed-in user (/user/settings, /user/emails)
 
+  /** Whether the site has no account yet (its first sign-up becomes the administrator). */
+  async noAccountsYet(): Promise<boolean> {
+    return (await store.countIndividuals(this.db)) === 0;
+  }
+
   async updateSettings(u: UserRow, input: SettingsInput): Promise<UserRow> {
     if (input.website) checkWebsite(input.website);
+    const pref = input.emailNotificationsPreference;
+    if (pref !== undefined && !(EMAIL_NOTIFICATIONS as readonly string[]).includes(pref)) {
+      throw invalidField(
+        'email_notifications_preference',
+        `must be one of ${EMAIL_NOTIFICATIONS.join(', ')}`,
+      );
+    }
     await store.update(this.db, u.id, {
       full_name: input.fullName,
       description: input.description,
@@ -454,6 +478,8 @@ export class UserService {
       keep_email_private: b(input.hideEmail),
       keep_activity_private: b(input.hideActivity),
       keep_pronouns_private: b(input.hidePronouns),
+      visibility: input.visibility === undefined ? undefined : Visibility[input.visibility],
+      email_notifications_preference: pref,
       updated_unix: nowUnix(),
     });
     return (await store.getById(this.db, u.id))!;
@@ -498,6 +524,24 @@ export class UserService {
         ids.push(address.id);
       }
       await store.deleteEmails(tx, ids);
+    });
+  }
+
+  /** Makes one of the user's activated addresses the primary one (404 for another's). */
+  async setPrimaryEmail(u: UserRow, email: string): Promise<void> {
+    await transaction(this.db, async (tx) => {
+      const address = await store.getEmail(tx, email);
+      if (!address || address.uid !== u.id) throw notFound(`email address does not exist [email: ${email}]`);
+      if (!address.is_activated) {
+        throw invalidField('email', `the address is not activated yet [email: ${email}]`);
+      }
+      if (address.is_primary) return;
+      await store.setPrimaryEmail(tx, u.id, address.id);
+      await store.update(tx, u.id, {
+        email: address.email,
+        lower_email: address.email.toLowerCase(),
+        updated_unix: nowUnix(),
+      });
     });
   }
 

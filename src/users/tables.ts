@@ -59,6 +59,8 @@ export interface UserTable {
   enable_repo_unit_hints: Generated<number>;
   /** Content hash of the uploaded avatar (db/migrations/0029_avatars.ts); '' for the identicon. */
   avatar: Generated<string>;
+  /** Which notifications come by mail: enabled, onmention or disabled (db/migrations/0042). */
+  email_notifications_preference: Generated<string>;
 }
 
 /** A person's e-mail addresses; the primary one is also user.email. */
@@ -78,8 +80,15 @@ export interface UserRedirectTable {
   redirect_user_id: number;
 }
 
+/** At most one row (id 1): the account that became administrator as the site's first sign-up. */
+export interface FirstAdminClaimTable {
+  id: number;
+  user_id: number;
+}
+
 export interface UserTables {
   user: UserTable;
+  first_admin_claim: FirstAdminClaimTable;
   email_address: EmailAddressTable;
   user_redirect: UserRedirectTable;
 }

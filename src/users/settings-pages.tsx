@@ -122,7 +122,6 @@ function ProfilePage(props: { page: PageContext; user: UserRow; values: Values; 
             label="Hide email address"
             name="keep_email_private"
             checked={ticked(values['keep_email_private'])}
-            hint="Your address is left out of your profile and of the API."
           />
           <button type="submit" class="primary">
             Update profile

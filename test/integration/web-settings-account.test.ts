@@ -334,9 +334,31 @@ describe('web: header menus, first administrator and user settings', () => {
     const c = await signedIn('reader');
     const home = await c.get('/');
     assert.match(home.text, /aria-label="Notifications"/);
+    assert.doesNotMatch(home.text, /class="badge"/);
     assert.match(home.text, /<form method="get" action="\/explore\/repos" class="topsearch" role="search">/);
     assert.match(home.text, /href="\/repo\/migrate"/);
     assert.match(home.text, /href="\/org\/create"/);
     assert.doesNotMatch(home.text, /Site administration/);
+
+    // Two unread threads and a read one (made directly: the inbox is another area's).
+    const reader = (await s.ctx.users.getByName('reader'))!;
+    const repo = await s.ctx.repos.create(reader, reader, { name: 'watched' });
+    const now = Math.floor(Date.now() / 1000);
+    for (const status of [1, 1, 2]) {
+      await s.ctx.db
+        .insertInto('notification')
+        .values({
+          user_id: reader.id,
+          repo_id: repo.id,
+          status,
+          source: 4,
+          updated_unix: now,
+          created_unix: now,
+        })
+        .execute();
+    }
+    const after = await c.get('/explore/repos');
+    assert.match(after.text, /aria-label="Notifications \(2 unread\)"/);
+    assert.match(after.text, /<span class="badge" aria-hidden="true">2<\/span>/);
   });
 });

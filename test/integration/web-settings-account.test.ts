@@ -42,6 +42,32 @@ describe('web: header menus, first administrator and user settings', () => {
     return c;
   }
 
+  it('makes only one of two sign-ups at once on an empty site the administrator', async () => {
+    const clients = [new WebClient(s.url), new WebClient(s.url), new WebClient(s.url)];
+    await Promise.all(clients.map((c) => c.get('/user/sign_up')));
+    const made = await Promise.all(
+      clients.map((c, i) =>
+        c.post('/user/sign_up', {
+          user_name: `racer${i}`,
+          email: `racer${i}@example.com`,
+          password: 'racer-pass-1',
+          retype: 'racer-pass-1',
+        }),
+      ),
+    );
+    assert.deepEqual(
+      made.map((r) => r.status),
+      [303, 303, 303],
+    );
+    const admins = await s.ctx.db.selectFrom('user').select('name').where('is_admin', '=', 1).execute();
+    assert.equal(admins.length, 1, JSON.stringify(admins));
+    // Empty again for the browser's first sign-up.
+    await s.ctx.db.deleteFrom('web_session').execute();
+    await s.ctx.db.deleteFrom('first_admin_claim').execute();
+    await s.ctx.db.deleteFrom('email_address').execute();
+    await s.ctx.db.deleteFrom('user').execute();
+  });
+
   it('makes the first sign-up the administrator, in a browser, with menus, profile and theme', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();

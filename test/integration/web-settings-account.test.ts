@@ -332,6 +332,29 @@ describe('web: header menus, first administrator and user settings', () => {
     assert.doesNotMatch((await c.get('/user/settings/blocked_users')).text, /href="\/pest"/);
   });
 
+  it('leaves an organization, but not as its last owner', async () => {
+    const c = await signedIn('member');
+    const boss = (await s.ctx.users.getByName('founder'))!;
+    const member = (await s.ctx.users.getByName('member'))!;
+    const guild = await s.ctx.orgs.create(boss, { username: 'guild' });
+    const [teams] = await s.ctx.orgs.listTeams(guild, 10, 0);
+    await s.ctx.orgs.addTeamMember(teams[0]!, member);
+    const own = await s.ctx.orgs.create(member, { username: 'solo-org' });
+    const list = await c.get('/user/settings/organization');
+    assert.match(list.text, /href="\/guild"/);
+    assert.match(list.text, /href="\/solo-org"/);
+    const last = await c.post('/user/settings/organization/leave', { org: own.name });
+    assert.equal(last.status, 303);
+    assert.match(decodeURIComponent(c.cookies.get('anvil_flash') ?? ''), /last owner/);
+    assert.equal(await s.ctx.orgs.isMember(own, member.id), true);
+    const missing = await c.post('/user/settings/organization/leave', { org: 'no-such-org' });
+    assert.equal(missing.status, 404);
+    const left = await c.post('/user/settings/organization/leave', { org: 'guild' });
+    assert.equal(left.status, 303);
+    assert.equal(await s.ctx.orgs.isMember(guild, member.id), false);
+    assert.doesNotMatch((await c.get('/user/settings/organization')).text, /href="\/guild"/);
+  });
+
   it('deletes an account only with its password, and not while it owns repositories', async () => {
     const c = await signedIn('leaving');
     const leaving = (await s.ctx.users.getByName('leaving'))!;

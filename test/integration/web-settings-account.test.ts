@@ -4,6 +4,9 @@
 // (422, field named, nothing changed), CSRF, sign-in needed; and a browser flow with axe.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { WebClient, accessibilityViolations, launchBrowser, screenshots } from '../helpers/web.js';
@@ -353,6 +356,47 @@ describe('web: header menus, first administrator and user settings', () => {
     assert.equal(left.status, 303);
     assert.equal(await s.ctx.orgs.isMember(guild, member.id), false);
     assert.doesNotMatch((await c.get('/user/settings/organization')).text, /href="\/guild"/);
+  });
+
+  it('lets an administrator adopt or delete unadopted repository directories', async () => {
+    for (const name of ['orphan', 'stray']) {
+      execFileSync('git', [
+        'init',
+        '--bare',
+        '-q',
+        path.join(s.config.repository.root, 'founder', `${name}.git`),
+      ]);
+    }
+    const admin = new WebClient(s.url);
+    assert.equal((await admin.signIn('founder', 'founder-pass-1')).status, 303);
+    const page = await admin.get('/user/settings/repos');
+    assert.match(page.text, /Unadopted repositories/);
+    assert.match(page.text, /founder\/orphan/);
+    const bad = await admin.post('/user/settings/repos/unadopted', {
+      id: 'founder/nothing',
+      action: 'adopt',
+    });
+    assert.equal(bad.status, 404);
+    const adopted = await admin.post('/user/settings/repos/unadopted', {
+      id: 'founder/orphan',
+      action: 'adopt',
+    });
+    assert.equal(adopted.status, 303);
+    const rows = await s.ctx.db
+      .selectFrom('repository')
+      .select('name')
+      .where('lower_name', '=', 'orphan')
+      .execute();
+    assert.equal(rows.length, 1);
+    const deleted = await admin.post('/user/settings/repos/unadopted', {
+      id: 'founder/stray',
+      action: 'delete',
+    });
+    assert.equal(deleted.status, 303);
+    assert.equal(fs.existsSync(path.join(s.config.repository.root, 'founder', 'stray.git')), false);
+    const after = await admin.get('/user/settings/repos');
+    assert.match(after.text, /href="\/founder\/orphan"/);
+    assert.doesNotMatch(after.text, /<code>founder\/(orphan|stray)<\/code>/);
   });
 
   it('deletes an account only with its password, and not while it owns repositories', async () => {

@@ -31,7 +31,14 @@ type Values = Record<string, string>;
 export interface AccountSettingsDeps {
   users: Pick<
     UserService,
-    'updateSettings' | 'emails' | 'addEmails' | 'deleteEmails' | 'setPrimaryEmail' | 'edit' | 'delete'
+    | 'updateSettings'
+    | 'rename'
+    | 'emails'
+    | 'addEmails'
+    | 'deleteEmails'
+    | 'setPrimaryEmail'
+    | 'edit'
+    | 'delete'
   >;
   /** Passwords typed on these pages are checked through the sign-in throttle. */
   sessions: Pick<SessionService, 'signIn'>;
@@ -60,6 +67,7 @@ const VISIBILITIES: Array<{ value: VisibilityName; label: string }> = [
 
 function profileValues(u: UserRow): Values {
   return {
+    name: u.name,
     full_name: u.full_name,
     description: u.description,
     website: u.website,
@@ -85,6 +93,14 @@ function ProfilePage(props: { page: PageContext; user: UserRow; values: Values; 
         </p>
         <form method="post" action="/user/settings">
           <CsrfField page={page} />
+          <Field
+            label="Username"
+            name="name"
+            value={values['name'] ?? ''}
+            required
+            autocomplete="username"
+            error={errors['name']}
+          />
           <Field
             label="Full name"
             name="full_name"
@@ -392,7 +408,15 @@ function registerAccountSettings(app: FastifyInstance, web: Web, deps: AccountSe
   app.post('/user/settings', async (request, reply) => {
     const user = web.requireUser(request);
     const values: Values = {};
-    for (const k of ['full_name', 'description', 'website', 'location', 'visibility', 'keep_email_private']) {
+    for (const k of [
+      'name',
+      'full_name',
+      'description',
+      'website',
+      'location',
+      'visibility',
+      'keep_email_private',
+    ]) {
       values[k] = body(request, k).trim();
     }
     const errors: Errors = {};
@@ -405,6 +429,18 @@ function registerAccountSettings(app: FastifyInstance, web: Web, deps: AccountSe
       VisibilityName | undefined;
     if (!visibility) errors['visibility'] = 'Choose public, limited or private.';
     else values['visibility'] = visibility;
+    // Checked here too: the rename below must not happen when the rest is refused.
+    if (values['website'] && !/^https?:\/\/[^\s]+$/i.test(values['website'])) {
+      errors['website'] = 'Enter a web address starting with http:// or https://.';
+    }
+    if (!values['name']) errors['name'] = 'Enter a username.';
+    if (!Object.keys(errors).length) {
+      try {
+        await users.rename(user, values['name']!, 'name');
+      } catch (err) {
+        errors['name'] = fieldOf(userError(err), {}, 'name')[1];
+      }
+    }
     if (!Object.keys(errors).length) {
       try {
         await users.updateSettings(user, {

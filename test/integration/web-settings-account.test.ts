@@ -167,7 +167,7 @@ describe('web: header menus, first administrator and user settings', () => {
     }
     const c = await signedIn('csrfless');
     await c.get('/user/settings');
-    const r = await c.post('/user/settings', { _csrf: null, full_name: 'Changed' });
+    const r = await c.post('/user/settings', { _csrf: null, name: 'csrfless', full_name: 'Changed' });
     assert.equal(r.status, 403);
     const other = await c.post('/user/settings/account/delete', { _csrf: 'forged', password: 'x' });
     assert.equal(other.status, 403);
@@ -178,6 +178,7 @@ describe('web: header menus, first administrator and user settings', () => {
     const c = await signedIn('profiler');
     await c.get('/user/settings');
     const bad = await c.post('/user/settings', {
+      name: 'profiler',
       full_name: 'Kept Name',
       website: 'javascript:alert(1)',
       location: 'Here',
@@ -186,10 +187,27 @@ describe('web: header menus, first administrator and user settings', () => {
     assert.equal(bad.status, 422);
     assert.match(bad.text, /id="f-website-error"/);
     assert.match(bad.text, /value="Kept Name"/);
-    const long = await c.post('/user/settings', { full_name: 'x'.repeat(101), visibility: 'public' });
+    const taken = await c.post('/user/settings', { name: 'csrfless', visibility: 'public' });
+    assert.equal(taken.status, 422);
+    assert.match(taken.text, /id="f-name-error"[^>]*>user already exists/);
+    const invalidName = await c.post('/user/settings', { name: 'bad name!', visibility: 'public' });
+    assert.equal(invalidName.status, 422);
+    assert.match(invalidName.text, /id="f-name-error"/);
+    const renameButBadSite = await c.post('/user/settings', {
+      name: 'renamed',
+      website: 'ftp://x',
+      visibility: 'public',
+    });
+    assert.equal(renameButBadSite.status, 422);
+    assert.equal(await s.ctx.users.getByName('renamed'), undefined, 'not renamed when the rest is refused');
+    const long = await c.post('/user/settings', {
+      name: 'profiler',
+      full_name: 'x'.repeat(101),
+      visibility: 'public',
+    });
     assert.equal(long.status, 422);
     assert.match(long.text, /id="f-full_name-error"[^>]*>Must be at most 100/);
-    const vis = await c.post('/user/settings', { full_name: '', visibility: 'secret' });
+    const vis = await c.post('/user/settings', { name: 'profiler', full_name: '', visibility: 'secret' });
     assert.equal(vis.status, 422);
     assert.match(vis.text, /id="f-visibility-error"/);
     let u = await s.ctx.users.getByName('profiler');
@@ -197,6 +215,7 @@ describe('web: header menus, first administrator and user settings', () => {
     assert.equal(u?.location, '');
 
     const ok = await c.post('/user/settings', {
+      name: 'profiler',
       full_name: 'Pro Filer',
       visibility: 'limited',
       keep_email_private: 'on',

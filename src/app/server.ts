@@ -61,6 +61,8 @@ import { npmRoutes } from '../packages/npm/routes.js';
 import cookie from '@fastify/cookie';
 import { registerWeb, Web, type PageRoutes } from '../web/plugin.js';
 import { setNotFoundPage } from '../http/errors.js';
+import { accountSettingsPages } from '../users/settings-pages.js';
+import { settingsListsPages } from '../users/settings-lists-pages.js';
 import { avatarFileRoutes, avatarsRoutes } from '../avatars/routes.js';
 import { oauth2Routes } from '../oauth2/routes.js';
 import { repoMetaRoutes } from '../repometa/routes.js';
@@ -454,6 +456,14 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
   }),
   twoFactorPages({ twofa: ctx.twoFactor, users: ctx.users }),
   mailPages({ accountMail: ctx.accountMail }),
+  accountSettingsPages({ users: ctx.users, sessions: ctx.sessions, avatars: ctx.avatars }),
+  settingsListsPages({
+    users: ctx.users,
+    social: ctx.social,
+    orgs: ctx.orgs,
+    repos: ctx.repos,
+    unadopted: ctx.unadopted,
+  }),
   repoListPages({
     repos: ctx.repos,
     forks: ctx.forks,
@@ -762,6 +772,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     uploadLimit: ctx.config.attachment.maxSize,
     rootUrl: ctx.config.server.rootUrl,
     uploadsDir: uploadsTempDir(ctx.config.server.appDataPath),
+    notifications: ctx.notifications,
   });
   await registerWeb(app, web, webPages(ctx));
   setNotFoundPage(app, (request, reply) => web.notFoundPage(request, reply));

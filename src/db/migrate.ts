@@ -40,6 +40,7 @@ import * as m0038 from './migrations/0038_ssh_keys.js';
 import * as m0039 from './migrations/0039_gpg_keys.js';
 import * as m0040 from './migrations/0040_cluster_leases.js';
 import * as m0041 from './migrations/0041_ref_intent_node.js';
+import * as m0042 from './migrations/0042_account_settings.js';
 import * as m0043 from './migrations/0043_mail.js';
 import * as m0044 from './migrations/0044_two_factor.js';
 import * as m0045 from './migrations/0045_repo_merge_styles.js';
@@ -90,6 +91,7 @@ const migrations: Record<string, AnvilMigration> = {
   '0039_gpg_keys': m0039,
   '0040_cluster_leases': m0040,
   '0041_ref_intent_node': m0041,
+  '0042_account_settings': m0042,
   '0043_mail': m0043,
   '0044_two_factor': m0044,
   '0045_repo_merge_styles': m0045,

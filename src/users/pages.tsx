@@ -58,12 +58,17 @@ function LoginPage(props: { page: PageContext; login?: string; redirectTo: strin
   );
 }
 
-function SignUpPage(props: { page: PageContext; values: Form; errors: Form }): VNode {
+function SignUpPage(props: { page: PageContext; values: Form; errors: Form; first: boolean }): VNode {
   const { values, errors } = props;
   return (
     <Layout page={props.page} title="Register">
       <section class="narrow card">
         <h1>Register</h1>
+        {props.first ? (
+          <p class="flash info" role="status">
+            This site has no account yet: the first account becomes the administrator.
+          </p>
+        ) : null}
         <form method="post" action="/user/sign_up">
           <CsrfField page={props.page} />
           <Field
@@ -239,7 +244,7 @@ export type SignInStep = (
 ) => Promise<boolean>;
 
 export interface UserPagesDeps {
-  users: Pick<UserService, 'create' | 'edit' | 'search'>;
+  users: Pick<UserService, 'create' | 'edit' | 'search' | 'noAccountsYet'>;
   orgs: Pick<OrgService, 'listOrgs'>;
   sessions: Pick<SessionService, 'signIn'>;
   /** Asked after a correct password, before the session starts. */
@@ -316,7 +321,8 @@ function registerUserPages(app: FastifyInstance, web: Web, deps: UserPagesDeps):
   app.get('/user/sign_up', async (request, reply) => {
     if (deps.disableRegistration) return registrationClosed(request, reply);
     if (request.web.user) return web.redirect(reply, '/');
-    return web.send(reply, <SignUpPage page={web.page(request)} values={{}} errors={{}} />);
+    const first = await users.noAccountsYet();
+    return web.send(reply, <SignUpPage page={web.page(request)} values={{}} errors={{}} first={first} />);
   });
 
   app.post('/user/sign_up', async (request, reply) => {
@@ -335,6 +341,7 @@ function registerUserPages(app: FastifyInstance, web: Web, deps: UserPagesDeps):
           email: values['email']!,
           password,
           ...(deps.emailConfirm ? { active: false } : {}),
+          firstBecomesAdmin: true,
         });
       } catch (err) {
         if (!(err instanceof AppError) || err.kind !== 'invalid') throw err;
@@ -345,7 +352,12 @@ function registerUserPages(app: FastifyInstance, web: Web, deps: UserPagesDeps):
       }
     }
     if (!user) {
-      return web.send(reply, <SignUpPage page={web.page(request)} values={values} errors={errors} />, 422);
+      const first = await users.noAccountsYet();
+      return web.send(
+        reply,
+        <SignUpPage page={web.page(request)} values={values} errors={errors} first={first} />,
+        422,
+      );
     }
     if (deps.emailConfirm) {
       await deps.emailConfirm.sendActivation(user);
@@ -355,7 +367,10 @@ function registerUserPages(app: FastifyInstance, web: Web, deps: UserPagesDeps):
       });
     }
     await web.signIn(request, reply, user);
-    return web.redirect(reply, '/', { kind: 'info', text: `Welcome, ${user.name}! Your account is ready.` });
+    const text = user.is_admin
+      ? `Welcome, ${user.name}! As the site's first account, you are its administrator.`
+      : `Welcome, ${user.name}! Your account is ready.`;
+    return web.redirect(reply, '/', { kind: 'info', text });
   });
 
   app.get('/user/settings/change_password', async (request, reply) => {

@@ -36,6 +36,8 @@ export interface CreateUserInput {
   createdAt?: Date | undefined;
   /** false: an inactive account, until its e-mail address is confirmed ([service] REGISTER_EMAIL_CONFIRM). */
   active?: boolean | undefined;
+  /** A sign-up: on a site with no account yet it becomes the administrator (as in Forgejo). */
+  firstBecomesAdmin?: boolean | undefined;
 }
 
 export interface EditUserInput {
@@ -72,9 +74,12 @@ export interface SettingsInput {
   hideEmail?: boolean | undefined;
   hideActivity?: boolean | undefined;
   hidePronouns?: boolean | undefined;
+  visibility?: VisibilityName | undefined;
   /** Which notification mail to get: enabled, onmention, disabled or andyourown (Forgejo's). */
   emailNotificationsPreference?: string | undefined;
 }
+
+export const EMAIL_NOTIFICATIONS = ['enabled', 'onmention', 'disabled', 'andyourown'] as const;
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
@@ -281,6 +286,15 @@ export class UserService {
         is_activated: input.active === false ? 0 : 1,
         is_primary: 1,
       });
+      // The first account of an empty site administers it, active at once (as in Forgejo). Race-safe:
+      // of two sign-ups at once, only the one whose claim row goes in is made admin (the other waits
+      // for it, then not).
+      if (input.firstBecomesAdmin && !input.isAdmin && (await store.countIndividuals(tx)) === 1) {
+        if (await store.claimFirstAdmin(tx, id)) {
+          await store.update(tx, id, { is_admin: 1, is_active: 1 });
+          await store.activatePrimaryEmail(tx, id);
+        }
+      }
       return (await store.getById(tx, id))!;
     });
   }
@@ -464,11 +478,19 @@ export class UserService {
 
   // Settings and e-mail addresses of the signed-in user (/user/settings, /user/emails)
 
+  /** Whether the site has no account yet (its first sign-up becomes the administrator). */
+  async noAccountsYet(): Promise<boolean> {
+    return (await store.countIndividuals(this.db)) === 0;
+  }
+
   async updateSettings(u: UserRow, input: SettingsInput): Promise<UserRow> {
     if (input.website) checkWebsite(input.website);
     const pref = input.emailNotificationsPreference;
-    if (pref !== undefined && !['enabled', 'onmention', 'disabled', 'andyourown'].includes(pref)) {
-      throw invalidField('email_notifications_preference', `invalid preference [preference: ${pref}]`);
+    if (pref !== undefined && !(EMAIL_NOTIFICATIONS as readonly string[]).includes(pref)) {
+      throw invalidField(
+        'email_notifications_preference',
+        `must be one of ${EMAIL_NOTIFICATIONS.join(', ')}`,
+      );
     }
     await store.update(this.db, u.id, {
       email_notifications_preference: pref,
@@ -484,6 +506,7 @@ export class UserService {
       keep_email_private: b(input.hideEmail),
       keep_activity_private: b(input.hideActivity),
       keep_pronouns_private: b(input.hidePronouns),
+      visibility: input.visibility === undefined ? undefined : Visibility[input.visibility],
       updated_unix: nowUnix(),
     });
     return (await store.getById(this.db, u.id))!;
@@ -528,6 +551,24 @@ export class UserService {
         ids.push(address.id);
       }
       await store.deleteEmails(tx, ids);
+    });
+  }
+
+  /** Makes one of the user's activated addresses the primary one (404 for another's). */
+  async setPrimaryEmail(u: UserRow, email: string): Promise<void> {
+    await transaction(this.db, async (tx) => {
+      const address = await store.getEmail(tx, email);
+      if (!address || address.uid !== u.id) throw notFound(`email address does not exist [email: ${email}]`);
+      if (!address.is_activated) {
+        throw invalidField('email', `the address is not activated yet [email: ${email}]`);
+      }
+      if (address.is_primary) return;
+      await store.setPrimaryEmail(tx, u.id, address.id);
+      await store.update(tx, u.id, {
+        email: address.email,
+        lower_email: address.email.toLowerCase(),
+        updated_unix: nowUnix(),
+      });
     });
   }
 

@@ -72,6 +72,19 @@ export async function countIndividuals(q: Q): Promise<number> {
   return Number(r.n);
 }
 
+/**
+ * Claims the first administrator for `userId`: true when this transaction wrote the only claim
+ * row. A concurrent claim waits for this one's commit (same key) and then finds the row taken.
+ */
+export async function claimFirstAdmin(q: Q, userId: number): Promise<boolean> {
+  const r = await q
+    .insertInto('first_admin_claim')
+    .values({ id: 1, user_id: userId })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .executeTakeFirst();
+  return Number(r.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
 export interface ListFilter {
   type: number;
   /** Case-insensitive substring of the name, full name or (for admins) e-mail. */
@@ -264,4 +277,14 @@ export async function activity(q: Q, monthAgo: number, halfYearAgo: number) {
     .where('type', '=', UserType.Individual)
     .executeTakeFirstOrThrow();
   return { total: Number(r.total), month: Number(r.month ?? 0), halfYear: Number(r.half ?? 0) };
+}
+
+/** Marks the user's primary address activated (the first administrator needs no confirmation). */
+export async function activatePrimaryEmail(q: Q, uid: number): Promise<void> {
+  await q
+    .updateTable('email_address')
+    .set({ is_activated: 1 })
+    .where('uid', '=', uid)
+    .where('is_primary', '=', 1)
+    .execute();
 }

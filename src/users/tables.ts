@@ -84,8 +84,15 @@ export interface UserRedirectTable {
   redirect_user_id: number;
 }
 
+/** At most one row (id 1): the account that became administrator as the site's first sign-up. */
+export interface FirstAdminClaimTable {
+  id: number;
+  user_id: number;
+}
+
 export interface UserTables {
   user: UserTable;
+  first_admin_claim: FirstAdminClaimTable;
   email_address: EmailAddressTable;
   user_redirect: UserRedirectTable;
 }

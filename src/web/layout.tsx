@@ -2,6 +2,7 @@
 // footer; and the error page. Components receive what they show as typed props.
 import type { ComponentChildren, VNode } from 'preact';
 import type { UserRow } from '../users/tables.js';
+import { avatarPath } from '../users/avatars.js';
 
 /** What every page knows about the request: who is signed in, the CSRF token, asset URLs. */
 export interface PageContext {
@@ -13,6 +14,100 @@ export interface PageContext {
   /** Flash message from the previous request (e.g. after a redirect). */
   flash?: { kind: 'info' | 'error'; text: string } | undefined;
   siteName: string;
+  /** Unread notifications of the signed-in user (the header's indicator). */
+  unread?: number | undefined;
+}
+
+/** The theme of `<html data-theme>`: the user's choice, `auto` (follows the system) by default. */
+export function themeOf(user: UserRow | null): 'auto' | 'light' | 'dark' {
+  const t = user?.theme;
+  return t === 'light' || t === 'dark' ? t : 'auto';
+}
+
+function Icon(props: { d: string }): VNode {
+  return (
+    <svg class="icon" viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" focusable="false">
+      <path d={props.d} />
+    </svg>
+  );
+}
+
+const BELL =
+  'M8 16a2 2 0 0 0 1.98-1.7H6.02A2 2 0 0 0 8 16ZM3 5a5 5 0 0 1 10 0v2.8l1.3 2.6a.75.75 0 0 1-.67 1.1H2.37a.75.75 0 0 1-.67-1.1L3 7.8V5Zm5-3.5A3.5 3.5 0 0 0 4.5 5v3a.75.75 0 0 1-.08.34L3.6 10h8.8l-.82-1.66A.75.75 0 0 1 11.5 8V5A3.5 3.5 0 0 0 8 1.5Z';
+const PLUS =
+  'M7.25 2.5a.75.75 0 0 1 1.5 0v4.75h4.75a.75.75 0 0 1 0 1.5H8.75v4.75a.75.75 0 0 1-1.5 0V8.75H2.5a.75.75 0 0 1 0-1.5h4.75V2.5Z';
+const CARET =
+  'M4.4 6.2a.75.75 0 0 1 1.06 0L8 8.74l2.54-2.54a.75.75 0 1 1 1.06 1.06L8.53 10.33a.75.75 0 0 1-1.06 0L4.4 7.26a.75.75 0 0 1 0-1.06Z';
+
+/** The signed-in user's part of the top bar: notifications, the "+" menu and the user menu. */
+function AccountMenus(props: { page: PageContext; user: UserRow }): VNode {
+  const { page, user } = props;
+  const unread = page.unread ?? 0;
+  return (
+    <>
+      <a
+        href="/notifications"
+        class="notif"
+        aria-label={unread ? `Notifications (${unread} unread)` : 'Notifications'}
+      >
+        <Icon d={BELL} />
+        {unread ? (
+          <span class="badge" aria-hidden="true">
+            {unread > 99 ? '99+' : unread}
+          </span>
+        ) : null}
+      </a>
+      <details class="menu create-menu">
+        <summary>
+          <Icon d={PLUS} />
+          <span class="sr-only">Create</span>
+          <Icon d={CARET} />
+        </summary>
+        <ul class="menu-list">
+          <li>
+            <a href="/repo/create">New repository</a>
+          </li>
+          <li>
+            <a href="/repo/migrate">New migration</a>
+          </li>
+          <li>
+            <a href="/org/create">New organization</a>
+          </li>
+        </ul>
+      </details>
+      <details class="menu user-menu">
+        <summary>
+          <img class="avatar" src={`/${avatarPath(user)}`} alt="" width={20} height={20} />
+          <span class="me">{user.name}</span>
+          <Icon d={CARET} />
+        </summary>
+        <ul class="menu-list">
+          <li class="muted">
+            Signed in as <strong>{user.name}</strong>
+          </li>
+          <li>
+            <a href={`/${user.name}`}>Profile</a>
+          </li>
+          <li>
+            <a href="/user/settings">Settings</a>
+          </li>
+          {user.is_admin ? (
+            <li>
+              <a href="/admin">Site administration</a>
+            </li>
+          ) : null}
+          <li>
+            <form method="post" action="/user/logout">
+              <input type="hidden" name="_csrf" value={page.csrf} />
+              <button type="submit" class="link">
+                Sign out
+              </button>
+            </form>
+          </li>
+        </ul>
+      </details>
+    </>
+  );
 }
 
 export function Layout(props: {
@@ -25,7 +120,7 @@ export function Layout(props: {
   const { page } = props;
   const title = props.title ? `${props.title} - ${page.siteName}` : page.siteName;
   return (
-    <html lang="en">
+    <html lang="en" data-theme={themeOf(page.user)}>
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -47,20 +142,12 @@ export function Layout(props: {
             </a>
             <a href="/explore/repos">Explore</a>
           </nav>
+          <form method="get" action="/explore/repos" class="topsearch" role="search">
+            <input type="search" name="q" aria-label="Search repositories" placeholder="Search…" />
+          </form>
           <nav aria-label="Account" class="account">
             {page.user ? (
-              <>
-                <a href="/repo/create">New repository</a>
-                <a href={`/${page.user.name}`} class="me">
-                  {page.user.name}
-                </a>
-                <form method="post" action="/user/logout" class="inline">
-                  <input type="hidden" name="_csrf" value={page.csrf} />
-                  <button type="submit" class="link">
-                    Sign out
-                  </button>
-                </form>
-              </>
+              <AccountMenus page={page} user={page.user} />
             ) : (
               <>
                 <a href={`/user/login?redirect_to=${encodeURIComponent(page.path)}`}>Sign in</a>

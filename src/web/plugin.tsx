@@ -11,6 +11,7 @@ import type { Config } from '../config/config.js';
 import { AppError, MovedError, badRequest } from '../errors.js';
 import { movedTo, statusOf } from '../http/errors.js';
 import type { SessionService } from '../sessions/service.js';
+import type { NotificationService } from '../notifications/service.js';
 import type { Viewer } from '../users/tables.js';
 import type { UserRow } from '../users/tables.js';
 import { Assets } from './assets.js';
@@ -31,6 +32,8 @@ export interface WebState {
   browserId: string;
   csrf: string;
   flash: PageContext['flash'];
+  /** Unread notifications of the signed-in user (pages shown with GET only). */
+  unread?: number | undefined;
 }
 
 declare module 'fastify' {
@@ -80,6 +83,8 @@ export interface WebDeps {
   rootUrl: string;
   /** Where files posted with forms wait for their request (uploads.ts `uploadsTempDir`). */
   uploadsDir: string;
+  /** The header's unread count (one indexed count per page shown). */
+  notifications?: Pick<NotificationService, 'countUnread'> | undefined;
 }
 
 export class Web {
@@ -90,8 +95,10 @@ export class Web {
   private readonly session: WebDeps['session'];
   readonly uploadsDir: string;
   private readonly site: Site;
+  private readonly notifications: WebDeps['notifications'];
 
   constructor(deps: WebDeps) {
+    this.notifications = deps.notifications;
     this.sessions = deps.sessions;
     this.session = deps.session;
     this.uploadLimit = deps.uploadLimit;
@@ -143,8 +150,14 @@ export class Web {
       const [kind, ...text] = rawFlash.split(':');
       if ((kind === 'info' || kind === 'error') && text.length) flash = { kind, text: text.join(':') };
     }
+    // Only pages (GET) show the header; redirects and form posts need no count.
+    const unread =
+      user && this.notifications && request.method === 'GET'
+        ? await this.notifications.countUnread(user.id)
+        : undefined;
     return {
       user,
+      unread,
       viewer: user ? { id: user.id, isAdmin: user.is_admin === 1 } : null,
       browserId,
       csrf: sessions.csrfToken(browserId, user?.id ?? null),
@@ -161,6 +174,7 @@ export class Web {
       asset: (name) => this.assets.url(name),
       flash: w.flash,
       siteName: this.siteName,
+      unread: w.unread,
     };
   }
 

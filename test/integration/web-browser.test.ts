@@ -52,6 +52,7 @@ describe('web interface in a browser', () => {
     assert.deepEqual(await accessibilityViolations(page), []);
     await screenshots(page, 'dashboard');
 
+    await page.click('.user-menu summary');
     await page.click('text=Sign out');
     await page.waitForURL(`${s.url}/`);
     await page.click('text=Sign in');
@@ -65,6 +66,7 @@ describe('web interface in a browser', () => {
     await page.click('main button[type=submit]');
     await page.waitForURL(`${s.url}/`);
 
+    await page.click('.create-menu summary');
     await page.click('text=New repository');
     assert.deepEqual(await accessibilityViolations(page), []);
     await page.fill('#f-repo_name', 'hello');

@@ -59,3 +59,16 @@ document.addEventListener('submit', (event) => {
   const question = form && form.getAttribute('data-confirm');
   if (question && !window.confirm(question)) event.preventDefault();
 });
+
+// - details.menu (header menus): work without script; with it, a click elsewhere or Escape closes them.
+document.addEventListener('click', (event) => {
+  const inside = event.target instanceof Element ? event.target.closest('details.menu') : null;
+  for (const menu of document.querySelectorAll('details.menu[open]')) if (menu !== inside) menu.open = false;
+});
+document.addEventListener('keydown', (event) => {
+  if (event.key !== 'Escape') return;
+  for (const menu of document.querySelectorAll('details.menu[open]')) {
+    menu.open = false;
+    menu.querySelector('summary')?.focus();
+  }
+});

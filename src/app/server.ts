@@ -65,6 +65,7 @@ import { avatarFileRoutes, avatarsRoutes } from '../avatars/routes.js';
 import { oauth2Routes } from '../oauth2/routes.js';
 import { repoMetaRoutes } from '../repometa/routes.js';
 import { userPages } from '../users/pages.js';
+import { webhookPages } from '../webhooks/pages.js';
 import { repoListPages } from '../repos/pages.js';
 import { codePages } from '../repos/code-pages.js';
 import { releasePages } from '../releases/pages.js';
@@ -496,6 +497,7 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
     notifications: ctx.notifications,
   }),
   wikiPages({ wiki: ctx.wiki, users: ctx.users, rootUrl: ctx.config.server.rootUrl }),
+  webhookPages({ webhooks: ctx.webhooks, repos: ctx.repos, orgs: ctx.orgs }),
 ];
 
 export interface ServerOptions {

@@ -1,0 +1,288 @@
+// The integration settings pages of repositories (and the same pages of users, organizations and
+// the site): webhooks with test deliveries and redelivery, in a browser and as forms posted.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser } from 'playwright-core';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { WebClient, accessibilityViolations, launchBrowser, screenshots } from '../helpers/web.js';
+
+interface Received {
+  method: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+describe('web repository integrations', () => {
+  let s: TestServer;
+  let browser: Browser;
+  let receiver: http.Server;
+  let hookUrl = '';
+  const received: Received[] = [];
+  let owner: { name: string; password: string; token: string };
+  let other: { name: string; password: string; token: string };
+
+  before(async () => {
+    s = await startServer({ ANVIL__WEBHOOK__ALLOWED_HOST_LIST: 'loopback' });
+    s.ctx.webhooks.start();
+    receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        received.push({ method: req.method ?? '', headers: req.headers, body });
+        res.writeHead(202, { 'content-type': 'text/plain', 'x-receiver': 'tiny' });
+        res.end(`got it ${received.length}`);
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    owner = await s.createUser('hooker');
+    other = await s.createUser('outsider');
+    for (const [name, priv] of [
+      ['site', false],
+      ['secret-site', true],
+    ] as const) {
+      const r = await s.api('POST', '/user/repos', {
+        token: owner.token,
+        body: { name, private: priv, auto_init: true },
+      });
+      assert.equal(r.status, 201, r.text);
+    }
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await new Promise((r) => receiver.close(r));
+    await s.close();
+  });
+
+  const signedIn = async (u: { name: string; password: string }) => {
+    const c = new WebClient(s.url);
+    const r = await c.signIn(u.name, u.password);
+    assert.equal(r.status, 303, r.text);
+    return c;
+  };
+
+  const goodHook = {
+    payload_url: '',
+    http_method: 'POST',
+    content_type: 'json',
+    secret: 'hook-secret-1',
+    events: 'push_only',
+    branch_filter: '',
+    authorization_header: '',
+    active: 'on',
+  };
+
+  it('refuses bad webhook input with the message beside the field and nothing made', async () => {
+    const c = await signedIn(owner);
+    const list = await c.get('/hooker/site/settings/hooks');
+    assert.equal(list.status, 200);
+    assert.match(list.text, /There are no webhooks yet/);
+    for (const type of ['forgejo', 'gitea', 'gogs', 'slack', 'matrix']) {
+      assert.match(list.text, new RegExp(`href="/hooker/site/settings/hooks/${type}/new"`));
+      assert.equal((await c.get(`/hooker/site/settings/hooks/${type}/new`)).status, 200);
+    }
+    assert.equal((await c.get('/hooker/site/settings/hooks/nonsense/new')).status, 404);
+
+    const badUrl = await c.post('/hooker/site/settings/hooks/forgejo/new', {
+      ...goodHook,
+      payload_url: 'ftp://nowhere',
+    });
+    assert.equal(badUrl.status, 422);
+    assert.match(badUrl.text, /id="f-payload_url-error"[^>]*>Target URL must be a valid/);
+    assert.match(badUrl.text, /value="ftp:\/\/nowhere"/, 'what was typed is kept');
+
+    const noEvents = await c.post('/hooker/site/settings/hooks/forgejo/new', {
+      ...goodHook,
+      payload_url: hookUrl,
+      events: 'choose_events',
+    });
+    assert.equal(noEvents.status, 422);
+    assert.match(noEvents.text, /Choose at least one event/);
+
+    const badFilter = await c.post('/hooker/site/settings/hooks/forgejo/new', {
+      ...goodHook,
+      payload_url: hookUrl,
+      branch_filter: '{main',
+    });
+    assert.equal(badFilter.status, 422, 'the service refuses an unusable glob');
+
+    const slack = await c.post('/hooker/site/settings/hooks/slack/new', {
+      ...goodHook,
+      payload_url: hookUrl,
+    });
+    assert.equal(slack.status, 422);
+    assert.match(slack.text, /A Slack channel is required/);
+
+    const noCsrf = await c.post('/hooker/site/settings/hooks/forgejo/new', {
+      ...goodHook,
+      payload_url: hookUrl,
+      _csrf: null,
+    });
+    assert.equal(noCsrf.status, 403);
+
+    const hooks = await s.api<unknown[]>('GET', '/repos/hooker/site/hooks', { token: owner.token });
+    assert.deepEqual(hooks.body, [], 'nothing was made');
+  });
+
+  it('creates, edits and deletes a webhook; the secret never shows; others are refused', async () => {
+    const c = await signedIn(owner);
+    await c.get('/hooker/site/settings/hooks/gitea/new');
+    const made = await c.post('/hooker/site/settings/hooks/gitea/new', {
+      ...goodHook,
+      payload_url: `${hookUrl}?edit`,
+      events: 'choose_events',
+      issues: 'on',
+      release: 'on',
+      branch_filter: 'main',
+    });
+    assert.equal(made.status, 303, made.text);
+    const path = made.location!;
+    assert.match(path, /^\/hooker\/site\/settings\/hooks\/\d+$/);
+    const id = Number(path.split('/').pop());
+    const api = await s.api<{ type: string; events: string[]; branch_filter: string; active: boolean }>(
+      'GET',
+      `/repos/hooker/site/hooks/${id}`,
+      { token: owner.token },
+    );
+    assert.equal(api.body.type, 'gitea');
+    assert.ok(api.body.events.includes('issues') && api.body.events.includes('release'));
+    assert.ok(!api.body.events.includes('push'));
+    assert.equal(api.body.branch_filter, 'main');
+
+    const edit = await c.get(path);
+    assert.equal(edit.status, 200);
+    assert.doesNotMatch(edit.text, /hook-secret-1/, 'the secret is not in the page');
+    assert.match(edit.text, /id="f-issues"[^>]*checked/);
+
+    const changed = await c.post(path, {
+      ...goodHook,
+      payload_url: `${hookUrl}?edited`,
+      secret: '',
+      active: null,
+    });
+    assert.equal(changed.status, 303);
+    const after = await s.api<{ url: string; active: boolean; events: string[] }>(
+      'GET',
+      `/repos/hooker/site/hooks/${id}`,
+      { token: owner.token },
+    );
+    assert.equal(after.body.url, `${hookUrl}?edited`);
+    assert.equal(after.body.active, false);
+    assert.deepEqual(after.body.events, ['push']);
+
+    const bad = await c.post(path, { ...goodHook, payload_url: 'not a url' });
+    assert.equal(bad.status, 422);
+
+    // Someone who is not an administrator of the repository.
+    const o = await signedIn(other);
+    assert.equal((await o.get('/hooker/site/settings/hooks')).status, 403);
+    assert.equal((await o.get(path)).status, 403);
+    assert.equal((await o.get('/hooker/secret-site/settings/hooks')).status, 404);
+    assert.equal((await o.post(`${path}/delete`, {})).status, 403);
+    const anon = new WebClient(s.url);
+    const toLogin = await anon.get('/hooker/site/settings/hooks');
+    assert.equal(toLogin.status, 303, 'a guest is sent to sign in');
+    assert.match(toLogin.location!, /^\/user\/login\?redirect_to=/);
+
+    const gone = await c.post(`${path}/delete`, {});
+    assert.equal(gone.status, 303);
+    assert.equal(gone.location, '/hooker/site/settings/hooks');
+    assert.equal((await c.get(path)).status, 404);
+  });
+
+  it('serves the same pages for users, organizations and site administrators', async () => {
+    const c = await signedIn(owner);
+    assert.equal((await c.get('/user/settings/hooks')).status, 200);
+    await c.get('/user/settings/hooks/forgejo/new');
+    const mine = await c.post('/user/settings/hooks/forgejo/new', { ...goodHook, payload_url: hookUrl });
+    assert.equal(mine.status, 303);
+    assert.match(mine.location!, /^\/user\/settings\/hooks\/\d+$/);
+    const userHooks = await s.api<unknown[]>('GET', '/user/hooks', { token: owner.token });
+    assert.equal(userHooks.body.length, 1);
+    // Another user does not see it.
+    const o = await signedIn(other);
+    assert.equal((await o.get(mine.location!)).status, 404);
+
+    const org = await s.api('POST', '/orgs', { token: owner.token, body: { username: 'hookorg' } });
+    assert.equal(org.status, 201, org.text);
+    assert.equal((await c.get('/org/hookorg/settings/hooks')).status, 200);
+    assert.equal((await o.get('/org/hookorg/settings/hooks')).status, 403);
+
+    assert.equal((await c.get('/admin/system-hooks/forgejo/new')).status, 403);
+    const admin = await signedIn({ name: s.admin.name, password: s.admin.password });
+    await admin.get('/admin/system-hooks/forgejo/new');
+    const sys = await admin.post('/admin/system-hooks/forgejo/new', { ...goodHook, payload_url: hookUrl });
+    assert.equal(sys.status, 303, sys.text);
+    const def = await admin.post('/admin/default-hooks/gogs/new', { ...goodHook, payload_url: hookUrl });
+    assert.equal(def.status, 303, def.text);
+    const site = await s.api<Array<{ type: string; config: Record<string, string> }>>('GET', '/admin/hooks', {
+      token: s.admin.token,
+    });
+    assert.deepEqual(site.body.map((h) => `${h.type}:${h.config['is_system_webhook']}`).sort(), [
+      'forgejo:true',
+      'gogs:false',
+    ]);
+    assert.equal((await admin.get(def.location!)).status, 200);
+  });
+
+  it('sends a test delivery, shows its request and response, and redelivers it (browser)', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(`${s.url}/user/login`);
+    await page.fill('#f-user_name', owner.name);
+    await page.fill('#f-password', owner.password);
+    await page.click('main button[type=submit]');
+    await page.waitForURL(`${s.url}/`);
+
+    await page.goto(`${s.url}/hooker/site/settings/hooks`);
+    await page.click('a:has-text("Forgejo")');
+    assert.deepEqual(await accessibilityViolations(page), []);
+    await page.fill('#f-payload_url', hookUrl);
+    await page.fill('#f-secret', 'browser-secret');
+    await page.check('#f-events-send_everything');
+    await page.click('main button:has-text("Add webhook")');
+    await page.waitForURL(/\/hooker\/site\/settings\/hooks\/\d+$/);
+    const before = received.length;
+
+    await page.click('button:has-text("Test delivery")');
+    await page.waitForURL(/\/hooker\/site\/settings\/hooks\/\d+$/);
+    for (let i = 0; i < 100 && !(await page.locator('.hook-delivery .hook-succeeded').count()); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      await page.reload();
+    }
+    assert.equal(received.length, before + 1, 'the tiny server got the test delivery');
+    const push = JSON.parse(received.at(-1)!.body) as { ref: string };
+    assert.equal(push.ref, 'refs/heads/main');
+    await page.click('.hook-delivery summary');
+    const text = (await page.textContent('.hook-delivery')) ?? '';
+    assert.match(text, /X-Forgejo-Event: push/i);
+    assert.match(text, /refs\/heads\/main/, 'the request body');
+    assert.match(text, /Status 202/);
+    assert.match(text, /x-receiver: tiny/i, 'the response headers');
+    assert.match(text, /got it/, 'the response body');
+    assert.deepEqual(await accessibilityViolations(page), []);
+    await screenshots(page, 'repo-hook-edit');
+
+    await page.click('.hook-delivery button:has-text("Redeliver")');
+    await page.waitForURL(/\/hooker\/site\/settings\/hooks\/\d+$/);
+    for (let i = 0; i < 100 && (await page.locator('.hook-delivery .hook-succeeded').count()) < 2; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      await page.reload();
+    }
+    assert.equal(await page.locator('.hook-delivery').count(), 2);
+    assert.equal(received.length, before + 2);
+    assert.equal(received.at(-1)!.body, received.at(-2)!.body, 'the same body is sent again');
+    assert.notEqual(
+      received.at(-1)!.headers['x-forgejo-delivery'],
+      received.at(-2)!.headers['x-forgejo-delivery'],
+    );
+
+    await page.goto(`${s.url}/hooker/site/settings/hooks`);
+    assert.deepEqual(await accessibilityViolations(page), []);
+    await screenshots(page, 'repo-hooks');
+    await context.close();
+  });
+});

@@ -357,7 +357,11 @@ function ListPage(props: { page: PageContext; t: Target; hooks: WebhookRow[] }):
 }
 
 function Headers(props: { headers: Record<string, string> }): VNode {
-  return <pre class="hook-headers">{Object.entries(props.headers).map(([k, v]) => `${k}: ${v}\n`)}</pre>;
+  return (
+    <pre class="hook-headers" tabIndex={0}>
+      {Object.entries(props.headers).map(([k, v]) => `${k}: ${v}\n`)}
+    </pre>
+  );
 }
 
 function Delivery(props: { page: PageContext; t: Target; hookId: number; d: HookDeliveryJson }): VNode {
@@ -381,13 +385,17 @@ function Delivery(props: { page: PageContext; t: Target; hookId: number; d: Hook
         </code>
       </p>
       <Headers headers={d.request.headers} />
-      <pre class="hook-body">{d.request.body}</pre>
+      <pre class="hook-body" tabIndex={0}>
+        {d.request.body}
+      </pre>
       <h4>Response</h4>
       {d.response ? (
         <>
           <p>Status {d.response.status}</p>
           <Headers headers={d.response.headers} />
-          <pre class="hook-body">{d.response.body}</pre>
+          <pre class="hook-body" tabIndex={0}>
+            {d.response.body}
+          </pre>
         </>
       ) : (
         <p class="muted">No response (yet).</p>

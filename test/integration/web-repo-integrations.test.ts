@@ -1,5 +1,6 @@
 // The integration settings pages of repositories (and the same pages of users, organizations and
-// the site): webhooks with test deliveries and redelivery, in a browser and as forms posted.
+// the site): webhooks with test deliveries and redelivery; Actions secrets, variables and runners;
+// in a browser and as forms posted.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -24,7 +25,7 @@ describe('web repository integrations', () => {
   let other: { name: string; password: string; token: string };
 
   before(async () => {
-    s = await startServer({ ANVIL__WEBHOOK__ALLOWED_HOST_LIST: 'loopback' });
+    s = await startServer({ ANVIL__WEBHOOK__ALLOWED_HOST_LIST: 'loopback', ANVIL__ACTIONS__ENABLED: 'true' });
     s.ctx.webhooks.start();
     receiver = http.createServer((req, res) => {
       let body = '';
@@ -283,6 +284,119 @@ describe('web repository integrations', () => {
     await page.goto(`${s.url}/hooker/site/settings/hooks`);
     assert.deepEqual(await accessibilityViolations(page), []);
     await screenshots(page, 'repo-hooks');
+    await context.close();
+  });
+
+  it('keeps Actions secrets unseen, checks variables, shows the runner token', async () => {
+    const c = await signedIn(owner);
+    const base = '/hooker/site/settings/actions';
+    assert.equal((await c.get(`${base}/secrets`)).status, 200);
+    const badName = await c.post(`${base}/secrets`, { name: '1BAD-NAME', data: 'x' });
+    assert.equal(badName.status, 422);
+    assert.match(badName.text, /id="f-name-error"[^>]*>invalid secret name/);
+    assert.match(badName.text, /value="1BAD-NAME"/);
+    const reserved = await c.post(`${base}/secrets`, { name: 'GITHUB_TOKEN', data: 'x' });
+    assert.equal(reserved.status, 422);
+    const noValue = await c.post(`${base}/secrets`, { name: 'DEPLOY_KEY', data: '' });
+    assert.equal(noValue.status, 422);
+    assert.match(noValue.text, /A value is required/);
+    const saved = await c.post(`${base}/secrets`, { name: 'deploy_key', data: 'super-secret-value-42' });
+    assert.equal(saved.status, 303);
+    const again = await c.post(`${base}/secrets`, { name: 'DEPLOY_KEY', data: 'super-secret-value-43' });
+    assert.equal(again.status, 303);
+    const page = await c.get(`${base}/secrets`);
+    assert.match(page.text, /The secret has been updated/);
+    assert.match(page.text, /<code>DEPLOY_KEY<\/code>/);
+    for (const p of [
+      `${base}/secrets`,
+      `${base}/variables`,
+      `${base}/runners`,
+      '/hooker/site/settings/hooks',
+    ]) {
+      assert.doesNotMatch((await c.get(p)).text, /super-secret-value/, `no secret value on ${p}`);
+    }
+    const noCsrf = await c.post(`${base}/secrets/delete`, { name: 'DEPLOY_KEY', _csrf: null });
+    assert.equal(noCsrf.status, 403);
+    const o = await signedIn(other);
+    assert.equal((await o.get(`${base}/secrets`)).status, 403);
+    assert.equal((await o.post(`${base}/secrets`, { name: 'STOLEN', data: 'x' })).status, 403);
+    assert.equal((await o.get('/hooker/secret-site/settings/actions/secrets')).status, 404);
+    await c.get(`${base}/secrets`);
+    assert.equal((await c.post(`${base}/secrets/delete`, { name: 'DEPLOY_KEY' })).status, 303);
+    assert.doesNotMatch((await c.get(`${base}/secrets`)).text, /DEPLOY_KEY/);
+
+    // Variables.
+    const empty = await c.post(`${base}/variables/new`, { name: 'MY_VAR', data: '' });
+    assert.equal(empty.status, 422);
+    assert.match(empty.text, /A value is required/);
+    const badVar = await c.post(`${base}/variables/new`, { name: 'my-var', data: 'v' });
+    assert.equal(badVar.status, 422);
+    assert.match(badVar.text, /invalid variable name/);
+    assert.equal((await c.post(`${base}/variables/new`, { name: 'my_var', data: 'hello' })).status, 303);
+    const taken = await c.post(`${base}/variables/new`, { name: 'MY_VAR', data: 'again' });
+    assert.equal(taken.status, 422);
+    assert.match(taken.text, /already exists/);
+    const vars = await s.api<{ variables?: unknown } & Array<{ name: string; data: string }>>(
+      'GET',
+      '/repos/hooker/site/actions/variables',
+      { token: owner.token },
+    );
+    assert.equal(vars.status, 200, vars.text);
+    const list = await c.get(`${base}/variables`);
+    const id = /variables\/(\d+)\/edit/.exec(list.text)![1];
+    assert.equal((await c.get(`${base}/variables/${id}/edit`)).status, 200);
+    assert.equal(
+      (await c.post(`${base}/variables/${id}/edit`, { name: 'MY_VAR', data: 'changed' })).status,
+      303,
+    );
+    assert.match((await c.get(`${base}/variables`)).text, /changed/);
+    assert.equal((await c.post(`${base}/variables/${id}/delete`, {})).status, 303);
+    assert.match((await c.get(`${base}/variables`)).text, /There are no variables yet/);
+
+    // Runners: the registration token is the API's.
+    const runnersPage = await c.get(`${base}/runners`);
+    assert.equal(runnersPage.status, 200);
+    const token = await s.api<{ token: string }>(
+      'GET',
+      '/repos/hooker/site/actions/runners/registration-token',
+      {
+        token: owner.token,
+      },
+    );
+    assert.equal(token.status, 200, token.text);
+    assert.ok(runnersPage.text.includes(`value="${token.body.token}"`), 'the registration token is shown');
+    assert.equal((await o.get(`${base}/runners`)).status, 403);
+
+    // The same pages of a user and an organization.
+    assert.equal((await c.get('/user/settings/actions/secrets')).status, 200);
+    assert.equal(
+      (await c.post('/user/settings/actions/variables/new', { name: 'MINE', data: '1' })).status,
+      303,
+    );
+    assert.equal((await c.get('/org/hookorg/settings/actions/runners')).status, 200);
+    assert.equal((await o.get('/org/hookorg/settings/actions/secrets')).status, 403);
+  });
+
+  it('shows the secrets and runners pages accessibly (browser)', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(`${s.url}/user/login`);
+    await page.fill('#f-user_name', owner.name);
+    await page.fill('#f-password', owner.password);
+    await page.click('main button[type=submit]');
+    await page.waitForURL(`${s.url}/`);
+    await page.goto(`${s.url}/hooker/site/settings/actions/secrets`);
+    await page.fill('#f-name', 'BROWSER_SECRET');
+    await page.fill('#f-data', 'browser-secret-value');
+    await page.click('main button:has-text("Save secret")');
+    await page.waitForURL(`${s.url}/hooker/site/settings/actions/secrets`);
+    assert.match((await page.textContent('main')) ?? '', /BROWSER_SECRET/);
+    assert.doesNotMatch(await page.content(), /browser-secret-value/);
+    assert.deepEqual(await accessibilityViolations(page), []);
+    await screenshots(page, 'repo-actions-secrets');
+    await page.goto(`${s.url}/hooker/site/settings/actions/runners`);
+    assert.deepEqual(await accessibilityViolations(page), []);
+    await screenshots(page, 'repo-actions-runners');
     await context.close();
   });
 });

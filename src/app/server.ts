@@ -67,6 +67,7 @@ import { repoMetaRoutes } from '../repometa/routes.js';
 import { userPages } from '../users/pages.js';
 import { webhookPages } from '../webhooks/pages.js';
 import { actionsPages } from '../actions/pages.js';
+import { mirrorPages } from '../mirrors/pages.js';
 import { repoListPages } from '../repos/pages.js';
 import { codePages } from '../repos/code-pages.js';
 import { releasePages } from '../releases/pages.js';
@@ -500,6 +501,7 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
   wikiPages({ wiki: ctx.wiki, users: ctx.users, rootUrl: ctx.config.server.rootUrl }),
   webhookPages({ webhooks: ctx.webhooks, repos: ctx.repos, orgs: ctx.orgs }),
   actionsPages({ actions: ctx.actions, runners: ctx.runners, repos: ctx.repos, orgs: ctx.orgs }),
+  mirrorPages({ mirrors: ctx.mirrors, repos: ctx.repos }),
 ];
 
 export interface ServerOptions {

@@ -25,7 +25,11 @@ describe('web repository integrations', () => {
   let other: { name: string; password: string; token: string };
 
   before(async () => {
-    s = await startServer({ ANVIL__WEBHOOK__ALLOWED_HOST_LIST: 'loopback', ANVIL__ACTIONS__ENABLED: 'true' });
+    s = await startServer({
+      ANVIL__WEBHOOK__ALLOWED_HOST_LIST: 'loopback',
+      ANVIL__ACTIONS__ENABLED: 'true',
+      ANVIL__MIGRATIONS__ALLOW_LOCALNETWORKS: 'true',
+    });
     s.ctx.webhooks.start();
     receiver = http.createServer((req, res) => {
       let body = '';
@@ -398,5 +402,76 @@ describe('web repository integrations', () => {
     assert.deepEqual(await accessibilityViolations(page), []);
     await screenshots(page, 'repo-actions-runners');
     await context.close();
+  });
+
+  it('adds a push mirror, synchronizes it now, and synchronizes a pull mirror', async () => {
+    const target = await s.api('POST', '/user/repos', {
+      token: owner.token,
+      body: { name: 'mirror-target' },
+    });
+    assert.equal(target.status, 201, target.text);
+    const c = await signedIn(owner);
+    const base = '/hooker/site/settings/mirrors';
+    const page = await c.get(base);
+    assert.equal(page.status, 200);
+    assert.match(page.text, /There are no push mirrors/);
+    const bad = await c.post(`${base}/push`, {
+      push_mirror_address: 'ssh://nope',
+      push_mirror_interval: '8h0m0s',
+    });
+    assert.equal(bad.status, 422);
+    assert.match(bad.text, /value="ssh:\/\/nope"/);
+    const badInterval = await c.post(`${base}/push`, {
+      push_mirror_address: `${s.url}/hooker/mirror-target.git`,
+      push_mirror_interval: 'often',
+    });
+    assert.equal(badInterval.status, 422);
+    const added = await c.post(`${base}/push`, {
+      push_mirror_address: `${s.url}/hooker/mirror-target.git`,
+      push_mirror_username: owner.name,
+      push_mirror_password: owner.password,
+      push_mirror_interval: '0',
+    });
+    assert.equal(added.status, 303, added.text);
+    const listed = await c.get(base);
+    assert.doesNotMatch(listed.text, new RegExp(owner.password), 'the password is not shown');
+    const name = /push\/(remote_mirror_\w+)\/sync/.exec(listed.text)![1]!;
+    const synced = await c.post(`${base}/push/${name}/sync`, {});
+    assert.equal(synced.status, 303);
+    const branches = await s.api<Array<{ name: string }>>('GET', '/repos/hooker/mirror-target/branches', {
+      token: owner.token,
+    });
+    assert.deepEqual(
+      branches.body.map((b) => b.name),
+      ['main'],
+      'the branch was pushed to the mirror',
+    );
+    assert.doesNotMatch((await c.get(base)).text, /Last update<\/dt><dd>never/);
+    const o = await signedIn(other);
+    assert.equal((await o.get(base)).status, 403);
+    assert.equal((await o.post(`${base}/push/${name}/delete`, {})).status, 403);
+    await c.get(base);
+    assert.equal((await c.post(`${base}/push/${name}/delete`, {})).status, 303);
+    assert.match((await c.get(base)).text, /There are no push mirrors/);
+
+    // A pull mirror: its facts and "Synchronize now".
+    const pull = await s.api('POST', '/repos/migrate', {
+      token: owner.token,
+      body: {
+        clone_addr: `${s.url}/hooker/site.git`,
+        repo_name: 'pulled',
+        mirror: true,
+        mirror_interval: '0',
+      },
+    });
+    assert.equal(pull.status, 201, pull.text);
+    const pullPage = await c.get('/hooker/pulled/settings/mirrors');
+    assert.match(pullPage.text, /Pull mirror/);
+    assert.ok(pullPage.text.includes(`${s.url}/hooker/site.git`));
+    const now = await c.post('/hooker/pulled/settings/mirrors/sync', {});
+    assert.equal(now.status, 303);
+    assert.match((await c.get('/hooker/pulled/settings/mirrors')).text, /The mirror is being synchronized/);
+    const notMirror = await c.post(`${base}/sync`, {});
+    assert.equal(notMirror.status, 400, 'a repository that is not a mirror cannot be synchronized');
   });
 });

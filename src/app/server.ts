@@ -68,6 +68,7 @@ import { userPages } from '../users/pages.js';
 import { webhookPages } from '../webhooks/pages.js';
 import { actionsPages } from '../actions/pages.js';
 import { mirrorPages } from '../mirrors/pages.js';
+import { lfsPages } from '../lfs/pages.js';
 import { repoListPages } from '../repos/pages.js';
 import { codePages } from '../repos/code-pages.js';
 import { releasePages } from '../releases/pages.js';
@@ -502,6 +503,7 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
   webhookPages({ webhooks: ctx.webhooks, repos: ctx.repos, orgs: ctx.orgs }),
   actionsPages({ actions: ctx.actions, runners: ctx.runners, repos: ctx.repos, orgs: ctx.orgs }),
   mirrorPages({ mirrors: ctx.mirrors, repos: ctx.repos }),
+  lfsPages({ lfs: ctx.lfs, repos: ctx.repos, pageSize: ctx.config.api.defaultPagingNum }),
 ];
 
 export interface ServerOptions {

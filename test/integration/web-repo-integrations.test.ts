@@ -3,7 +3,9 @@
 // in a browser and as forms posted.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import http from 'node:http';
+import { Readable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -473,5 +475,35 @@ describe('web repository integrations', () => {
     assert.match((await c.get('/hooker/pulled/settings/mirrors')).text, /The mirror is being synchronized/);
     const notMirror = await c.post(`${base}/sync`, {});
     assert.equal(notMirror.status, 400, 'a repository that is not a mirror cannot be synchronized');
+  });
+
+  it('lists and deletes LFS objects, lists and unlocks locks', async () => {
+    const { repo } = await s.ctx.repos.requireRepo('hooker', 'site', null);
+    const content = Buffer.from('large file content');
+    const oid = crypto.createHash('sha256').update(content).digest('hex');
+    await s.ctx.lfs.upload(repo, oid, content.length, Readable.from([content]));
+    const user = (await s.ctx.users.getByName('hooker'))!;
+    await s.ctx.lfs.createLock(repo, user, 'assets/big.bin');
+
+    const c = await signedIn(owner);
+    const base = '/hooker/site/settings/lfs';
+    const files = await c.get(base);
+    assert.equal(files.status, 200);
+    assert.ok(files.text.includes(oid));
+    assert.match(files.text, /18 B/);
+    const locks = await c.get(`${base}/locks`);
+    assert.match(locks.text, /assets\/big\.bin/);
+    const lockId = /locks\/(\d+)\/unlock/.exec(locks.text)![1]!;
+
+    const o = await signedIn(other);
+    assert.equal((await o.get(base)).status, 403);
+    assert.equal((await o.post(`${base}/delete/${oid}`, {})).status, 403);
+    assert.equal((await c.post(`${base}/delete/${'0'.repeat(64)}`, {})).status, 404);
+    assert.equal((await c.post(`${base}/delete/${oid}`, { _csrf: null })).status, 403);
+
+    assert.equal((await c.post(`${base}/delete/${oid}`, {})).status, 303);
+    assert.match((await c.get(base)).text, /stores no LFS objects/);
+    assert.equal((await c.post(`${base}/locks/${lockId}/unlock`, {})).status, 303);
+    assert.match((await c.get(`${base}/locks`)).text, /No files are locked/);
   });
 });

@@ -19,6 +19,7 @@ export interface MirrorPagesDeps {
     MirrorService,
     | 'mirrorOf'
     | 'requestPullSync'
+    | 'setPullInterval'
     | 'listPushMirrors'
     | 'getPushMirror'
     | 'createPushMirror'
@@ -49,6 +50,7 @@ function MirrorsPage(props: {
   push: PushMirrorRow[];
   values: Values;
   error?: string | undefined;
+  intervalError?: string | undefined;
 }): VNode {
   const { owner, repo, page } = props;
   const base = `/${owner}/${repo.name}/settings/mirrors`;
@@ -72,6 +74,16 @@ function MirrorsPage(props: {
             <dd>{props.pull.interval ? formatGoDuration(props.pull.interval) : 'only on request'}</dd>
             <Status updated={props.pull.updated_unix} error={props.pull.last_error} />
           </dl>
+          <form method="post" action={`${base}/interval`}>
+            <CsrfField page={page} />
+            <Field
+              label="Mirror interval (e.g. 8h0m0s; 0 for manual only)"
+              name="interval"
+              value={props.values['interval'] ?? formatGoDuration(props.pull.interval)}
+              error={props.intervalError}
+            />
+            <button type="submit">Update interval</button>
+          </form>
           <form method="post" action={`${base}/sync`}>
             <CsrfField page={page} />
             <button type="submit">Synchronize now</button>
@@ -162,6 +174,7 @@ export function mirrorPages(deps: MirrorPagesDeps): PageRoutes {
       repo: RepoRow,
       values: Values,
       error?: string,
+      intervalError?: string,
     ) => {
       const [push] = await mirrors.listPushMirrors(repo, 100, 0);
       const pull = repo.is_mirror ? await mirrors.mirrorOf(repo.id) : undefined;
@@ -174,6 +187,7 @@ export function mirrorPages(deps: MirrorPagesDeps): PageRoutes {
           push={push}
           values={values}
           error={error}
+          intervalError={intervalError}
         />
       );
     };
@@ -188,6 +202,18 @@ export function mirrorPages(deps: MirrorPagesDeps): PageRoutes {
       const { repo, base } = await resolve(request);
       await mirrors.requestPullSync(repo);
       return web.redirect(reply, base, { kind: 'info', text: 'The mirror is being synchronized.' });
+    });
+
+    app.post(`${prefix}/interval`, async (request, reply) => {
+      const { owner, repo, base } = await resolve(request);
+      const interval = formText((request.body as Record<string, unknown> | undefined)?.['interval']).trim();
+      try {
+        await mirrors.setPullInterval(repo, interval || '0');
+      } catch (err) {
+        if (!(err instanceof AppError) || err.kind !== 'invalid') throw err;
+        return web.send(reply, await show(request, owner, repo, { interval }, undefined, err.message), 422);
+      }
+      return web.redirect(reply, base, { kind: 'info', text: 'The mirror interval has been updated.' });
     });
 
     app.post(`${prefix}/push`, async (request, reply) => {

@@ -470,6 +470,12 @@ describe('web repository integrations', () => {
     const pullPage = await c.get('/hooker/pulled/settings/mirrors');
     assert.match(pullPage.text, /Pull mirror/);
     assert.ok(pullPage.text.includes(`${s.url}/hooker/site.git`));
+    const badEvery = await c.post('/hooker/pulled/settings/mirrors/interval', { interval: 'sometimes' });
+    assert.equal(badEvery.status, 422);
+    assert.match(badEvery.text, /id="f-interval-error"[^>]*>[^<]*invalid duration/);
+    assert.match(badEvery.text, /value="sometimes"/);
+    assert.equal((await c.post('/hooker/pulled/settings/mirrors/interval', { interval: '2h' })).status, 303);
+    assert.match((await c.get('/hooker/pulled/settings/mirrors')).text, /value="2h0m0s"/);
     const now = await c.post('/hooker/pulled/settings/mirrors/sync', {});
     assert.equal(now.status, 303);
     assert.match((await c.get('/hooker/pulled/settings/mirrors')).text, /The mirror is being synchronized/);

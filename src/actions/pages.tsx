@@ -35,7 +35,7 @@ export interface ActionsPagesDeps {
     | 'updateVariable'
     | 'deleteVariable'
   >;
-  runners: Pick<RunnerService, 'list' | 'delete' | 'registrationToken'>;
+  runners: Pick<RunnerService, 'list' | 'require' | 'describe' | 'delete' | 'registrationToken'>;
   repos: Pick<RepoService, 'requireRepo'>;
   orgs: Pick<OrgService, 'requireVisibleOrg' | 'requireOwner'>;
 }
@@ -219,7 +219,10 @@ export function RunnerList(props: {
               <td>
                 <span class={`pill runner-${j.status}`}>{j.status}</span>
               </td>
-              <td>{r.name}</td>
+              <td>
+                <a href={`${props.base}/${r.id}`}>{r.name}</a>
+                {r.description ? <p class="muted hint">{r.description}</p> : null}
+              </td>
               <td>{r.version || '-'}</td>
               <td>
                 {j.labels.map((l) => (
@@ -445,6 +448,57 @@ export function actionsPages(deps: ActionsPagesDeps): PageRoutes {
             </Section>
           </Frame>,
         );
+      });
+      const runnerPage = async (
+        request: FastifyRequest,
+        t: Target,
+        runner: RunnerRow,
+        description: string,
+        error?: string,
+      ) => {
+        const page = web.page(request);
+        return (
+          <Frame page={page} t={t} title={`Runner ${runner.name}`} active="runners">
+            <Section title={`Runner ${runner.name}`}>
+              <form method="post" action={`${t.base}/runners/${runner.id}`}>
+                <CsrfField page={page} />
+                <Field label="Description" name="description" value={description} error={error} />
+                <button type="submit" class="primary">
+                  Update runner
+                </button>
+              </form>
+            </Section>
+            <Section title="Delete runner" danger>
+              <DangerForm
+                page={page}
+                action={`${t.base}/runners/${runner.id}/delete`}
+                button="Delete runner"
+                confirm={`Delete the runner ${runner.name}?`}
+              />
+            </Section>
+          </Frame>
+        );
+      };
+      const runnerId = (request: FastifyRequest) => Number((request.params as Record<string, string>)['id']);
+      app.get(`${prefix}/runners/:id`, async (request, reply) => {
+        const t = await target(request);
+        const { runner } = await runners.require(t.scope, runnerId(request));
+        return web.send(reply, await runnerPage(request, t, runner, runner.description));
+      });
+      app.post(`${prefix}/runners/:id`, async (request, reply) => {
+        const t = await target(request);
+        const { runner } = await runners.require(t.scope, runnerId(request));
+        const description = formText(body(request)['description']);
+        try {
+          await runners.describe(t.scope, runner.id, description);
+        } catch (err) {
+          if (!(err instanceof AppError) || err.kind !== 'invalid') throw err;
+          return web.send(reply, await runnerPage(request, t, runner, description, err.message), 422);
+        }
+        return web.redirect(reply, `${t.base}/runners`, {
+          kind: 'info',
+          text: 'The runner has been updated.',
+        });
       });
       app.post(`${prefix}/runners/:id/delete`, async (request, reply) => {
         const t = await target(request);

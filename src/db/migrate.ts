@@ -40,6 +40,7 @@ import * as m0038 from './migrations/0038_ssh_keys.js';
 import * as m0039 from './migrations/0039_gpg_keys.js';
 import * as m0040 from './migrations/0040_cluster_leases.js';
 import * as m0041 from './migrations/0041_ref_intent_node.js';
+import * as m0046 from './migrations/0046_runner_description.js';
 
 export interface AnvilMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -83,6 +84,7 @@ const migrations: Record<string, AnvilMigration> = {
   '0039_gpg_keys': m0039,
   '0040_cluster_leases': m0040,
   '0041_ref_intent_node': m0041,
+  '0046_runner_description': m0046,
 };
 
 export async function migrateToLatest(db: Kysely<DB>, dialect: Dialect): Promise<void> {

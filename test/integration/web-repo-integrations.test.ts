@@ -372,6 +372,30 @@ describe('web repository integrations', () => {
     assert.equal(token.status, 200, token.text);
     assert.ok(runnersPage.text.includes(`value="${token.body.token}"`), 'the registration token is shown');
     assert.equal((await o.get(`${base}/runners`)).status, 403);
+    const { runner } = await s.ctx.runners.register({
+      name: 'web-runner',
+      token: token.body.token,
+      version: 'v6.0.0',
+      labels: ['docker:docker://node:20', 'linux'],
+    });
+    const withRunner = await c.get(`${base}/runners`);
+    assert.match(withRunner.text, /web-runner/);
+    assert.match(withRunner.text, /offline|idle/);
+    assert.match(withRunner.text, />docker</);
+    const tooLong = await c.post(`${base}/runners/${runner.id}`, { description: 'x'.repeat(300) });
+    assert.equal(tooLong.status, 422);
+    assert.match(tooLong.text, /id="f-description-error"/);
+    assert.equal(
+      (await c.post(`${base}/runners/${runner.id}`, { description: 'the build box' })).status,
+      303,
+    );
+    assert.match((await c.get(`${base}/runners`)).text, /the build box/);
+    assert.equal((await o.get(`${base}/runners/${runner.id}`)).status, 403);
+    assert.equal(
+      (await c.get(`/user/settings/actions/runners/${runner.id}`)).status,
+      404,
+      "not the user's runner",
+    );
 
     // The same pages of a user and an organization.
     assert.equal((await c.get('/user/settings/actions/secrets')).status, 200);

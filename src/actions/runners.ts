@@ -13,7 +13,7 @@ import { SecretBox } from '../auth/secrets.js';
 import type { Cluster } from '../cluster/service.js';
 import type { Config } from '../config/config.js';
 import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
-import { AppError, badRequest, conflict, notFound, unauthorized } from '../errors.js';
+import { AppError, badRequest, conflict, invalidField, notFound, unauthorized } from '../errors.js';
 import type { RepoService } from '../repos/service.js';
 import type { UserService } from '../users/service.js';
 import { mintRuntimeToken } from './runtime-token.js';
@@ -227,6 +227,17 @@ export class RunnerService {
       throw notFound(`runner does not exist [id: ${id}]`);
     }
     return { runner, busy: (await store.busyRunners(this.db, [runner.id])).has(runner.id) };
+  }
+
+  /** Changes a runner's description (at most 255 characters, one line). */
+  async describe(scope: Scope, id: number, description: string): Promise<void> {
+    const { runner } = await this.require(scope, id);
+    const text = description.trim();
+    // eslint-disable-next-line no-control-regex -- one line of text
+    if (text.length > 255 || /[\x00-\x1f]/.test(text)) {
+      throw invalidField('description', 'must be one line of at most 255 characters');
+    }
+    await store.setRunnerDescription(this.db, runner.id, text);
   }
 
   async delete(scope: Scope, id: number): Promise<void> {

@@ -132,6 +132,10 @@ export async function updateRunner(q: Q, id: number, patch: Updateable<ActionRun
   await q.updateTable('action_runner').set(patch).where('id', '=', id).execute();
 }
 
+export async function setRunnerDescription(q: Q, id: number, description: string): Promise<void> {
+  await q.updateTable('action_runner').set({ description }).where('id', '=', id).execute();
+}
+
 export async function deleteRunner(q: Q, id: number): Promise<void> {
   await q.deleteFrom('action_runner').where('id', '=', id).execute();
 }

@@ -52,6 +52,8 @@ export interface ActionRunnerTable {
   labels: Generated<string>;
   last_online_unix: Generated<number>;
   last_active_unix: Generated<number>;
+  /** Set by its managers on the runners page (migration 0046). */
+  description: Generated<string>;
   created_unix: number;
   updated_unix: number;
 }

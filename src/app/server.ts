@@ -69,6 +69,10 @@ import { repoMetaRoutes } from '../repometa/routes.js';
 import { userPages } from '../users/pages.js';
 import { twoFactorPages, twoFactorSignInStep } from '../twofa/pages.js';
 import { mailPages } from '../mail/pages.js';
+import { webhookPages } from '../webhooks/pages.js';
+import { actionsPages } from '../actions/pages.js';
+import { mirrorPages } from '../mirrors/pages.js';
+import { lfsPages } from '../lfs/pages.js';
 import { repoListPages } from '../repos/pages.js';
 import { codePages } from '../repos/code-pages.js';
 import { releasePages } from '../releases/pages.js';
@@ -597,6 +601,10 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
   packageAdminPages({ packages: ctx.packages, users: ctx.users, pageSize: ctx.config.api.defaultPagingNum }),
   hookAdminPages({ webhooks: ctx.webhooks, maxItems: ctx.config.api.maxResponseItems }),
   runnerAdminPages({ actions: ctx.actions, runners: ctx.runners, pageSize: ctx.config.api.defaultPagingNum }),
+  webhookPages({ webhooks: ctx.webhooks, repos: ctx.repos, orgs: ctx.orgs }),
+  actionsPages({ actions: ctx.actions, runners: ctx.runners, repos: ctx.repos, orgs: ctx.orgs }),
+  mirrorPages({ mirrors: ctx.mirrors, repos: ctx.repos }),
+  lfsPages({ lfs: ctx.lfs, repos: ctx.repos, pageSize: ctx.config.api.defaultPagingNum }),
 ];
 
 export interface ServerOptions {

@@ -44,6 +44,7 @@ import * as m0042 from './migrations/0042_account_settings.js';
 import * as m0043 from './migrations/0043_mail.js';
 import * as m0044 from './migrations/0044_two_factor.js';
 import * as m0045 from './migrations/0045_repo_merge_styles.js';
+import * as m0046 from './migrations/0046_runner_description.js';
 import * as m0048 from './migrations/0048_ssh_key_verified.js';
 import * as m0049 from './migrations/0049_admin.js';
 import * as m0050 from './migrations/0050_review_request_index.js';
@@ -95,6 +96,7 @@ const migrations: Record<string, AnvilMigration> = {
   '0043_mail': m0043,
   '0044_two_factor': m0044,
   '0045_repo_merge_styles': m0045,
+  '0046_runner_description': m0046,
   '0048_ssh_key_verified': m0048,
   '0049_admin': m0049,
   '0050_review_request_index': m0050,

@@ -293,6 +293,25 @@ export class LfsService {
     }
   }
 
+  /** A page of the repository's objects (the LFS settings page). */
+  listObjects(repo: RepoRow, limit: number, offset: number): Promise<[MetaRow[], number]> {
+    return store.listMetaOfRepo(this.db, repo.id, limit, offset);
+  }
+
+  /** Removes an object from the repository (its blob too once no repository holds it). */
+  async deleteObject(repo: RepoRow, oid: string): Promise<void> {
+    const meta = /^[0-9a-f]{64}$/.test(oid) ? await store.getMeta(this.db, repo.id, oid) : undefined;
+    if (!meta) throw notFound(`LFS object does not exist [oid: ${oid}]`);
+    await transaction(this.db, async (tx) => {
+      const current = await repoStore.getById(tx, repo.id);
+      if (!current) throw notFound(`repository does not exist [id: ${repo.id}]`);
+      if (await store.deleteMeta(tx, repo.id, oid)) {
+        await recordUsage(tx, current.owner_id, SUBJECT, -Number(meta.size));
+      }
+    });
+    await this.removeOrphans([oid]);
+  }
+
   // Locks
 
   /** Locks `path` for `user`; `created` is false (and `lock` the existing one) when already locked. */

@@ -63,6 +63,29 @@ export async function deleteMeta(q: Q, repoId: number, oid: string): Promise<boo
   return Number(r.numDeletedRows) > 0;
 }
 
+/** A page of a repository's objects, newest first, and how many there are. */
+export async function listMetaOfRepo(
+  q: Q,
+  repoId: number,
+  limit: number,
+  offset: number,
+): Promise<[MetaRow[], number]> {
+  const rows = await q
+    .selectFrom('lfs_meta_object')
+    .selectAll()
+    .where('repository_id', '=', repoId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+  const n = await q
+    .selectFrom('lfs_meta_object')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('repository_id', '=', repoId)
+    .executeTakeFirstOrThrow();
+  return [rows, Number(n.n)];
+}
+
 /** Every object of a repository (oid and size). */
 export async function metaOfRepo(q: Q, repoId: number): Promise<Array<{ oid: string; size: number }>> {
   return q

@@ -422,6 +422,18 @@ export class MirrorService {
     return store.mirrorOf(this.db, repoId);
   }
 
+  /** Changes how often a pull mirror is updated (Forgejo's mirror_interval; "0" only on request). */
+  async setPullInterval(repo: RepoRow, text: string): Promise<void> {
+    const mirror = repo.is_mirror ? await store.mirrorOf(this.db, repo.id) : undefined;
+    if (!mirror) throw badRequest('Repository is not a mirror');
+    const interval = this.interval(text);
+    if (interval === null) throw invalidField('mirror_interval', this.intervalProblem(text));
+    await store.updateMirror(this.db, repo.id, {
+      interval,
+      next_update_unix: interval ? nowUnix() + interval : 0,
+    });
+  }
+
   /** POST /repos/{owner}/{repo}/mirror-sync: queues an update of a pull mirror. */
   async requestPullSync(repo: RepoRow): Promise<void> {
     if (!this.deps.mirror.enabled) throw badRequest('Mirror feature is disabled');

@@ -92,6 +92,24 @@ export class DeliveryQueue {
     this.wake();
   }
 
+  /** Queues a delivery again (redeliver): the same event and body as sent, under a new id. */
+  async redeliver(task: HookTaskRow): Promise<string> {
+    const now = nowUnix();
+    const uuid = crypto.randomUUID();
+    await store.insertTasks(this.db, [
+      {
+        hook_id: task.hook_id,
+        uuid,
+        event_type: task.event_type,
+        payload: task.payload,
+        next_attempt_unix: now,
+        created_unix: now,
+      },
+    ]);
+    this.wake();
+    return uuid;
+  }
+
   /** Starts delivering (anvil web): deliveries left pending by an earlier run go first. */
   start(): void {
     if (this.running) return;

@@ -96,7 +96,7 @@ export interface WebhookServiceDeps {
   /** The test delivery's payload. */
   payloads: Pick<Payloads, 'subject' | 'user' | 'commit'>;
   /** Test deliveries are queued; the worker is started and stopped with the server. */
-  queue: Pick<DeliveryQueue, 'enqueue' | 'start' | 'stop'>;
+  queue: Pick<DeliveryQueue, 'enqueue' | 'redeliver' | 'start' | 'stop'>;
   secrets: HookSecrets;
 }
 
@@ -266,5 +266,13 @@ export class WebhookService {
       sender,
     };
     await this.deps.queue.enqueue([{ hooks: [hook], type: 'push', payload }]);
+  }
+
+  /** Sends a delivery of a hook again (a new delivery with the same event and body); its new id. */
+  async redeliver(scope: HookScope, id: number, uuid: string): Promise<string> {
+    const hook = await this.requireHook(scope, id);
+    const task = await store.taskByUuid(this.db, hook.id, uuid);
+    if (!task) throw notFound(`hook delivery does not exist [uuid: ${uuid}]`);
+    return this.deps.queue.redeliver(task);
   }
 }

@@ -244,3 +244,13 @@ export async function copyRepoHooks(q: Q, fromRepoId: number, toRepoId: number, 
       .execute();
   }
 }
+
+/** One delivery of a hook by its X-Forgejo-Delivery id. */
+export function taskByUuid(q: Q, hookId: number, uuid: string): Promise<HookTaskRow | undefined> {
+  return q
+    .selectFrom('hook_task')
+    .selectAll()
+    .where('hook_id', '=', hookId)
+    .where('uuid', '=', uuid)
+    .executeTakeFirst();
+}

@@ -108,9 +108,10 @@ try {
   if (signed.status !== 303) throw new Error(`sign-in: ${signed.status}`);
 
   const pages = {
-    overview: '/user/settings/storage_overview',
-    attachments: '/user/settings/storage_overview?tab=attachments',
-    deepRepos: `/user/settings/storage_overview?tab=repos&page=${Math.floor(REPOS / 20 / 2)}`,
+    overviewPage: '/user/settings/storage_overview',
+    attachmentsPage: '/user/settings/storage_overview?tab=attachments',
+    attachmentsPage10: '/user/settings/storage_overview?tab=attachments&page=10',
+    deepReposPage: `/user/settings/storage_overview?tab=repos&page=${Math.floor(REPOS / 20 / 2)}`,
   };
   const results: Record<string, { p50: number; p99: number }> = {};
   for (const [name, p] of Object.entries(pages)) {
@@ -118,7 +119,7 @@ try {
     const times = await load(client, p, REQUESTS);
     results[name] = { p50: percentile(times, 50), p99: percentile(times, 99) };
   }
-  const body = (await client.get(pages.overview)).text;
+  const body = (await client.get(pages.overviewPage)).text;
   console.log(
     JSON.stringify(
       {

@@ -174,20 +174,24 @@ export function quotaItems(
   offset: number,
   bySize = false,
 ): Promise<[QuotaItemRow[], number]> {
-  return paged(
-    q
-      .selectFrom('action_artifact')
-      .innerJoin('repository', 'repository.id', 'action_artifact.repo_id')
-      .innerJoin('user', 'user.id', 'repository.owner_id')
-      .selectAll('action_artifact')
-      .select(['user.name as owner_name', 'repository.name as repo_name'])
-      .where('repository.owner_id', '=', ownerId)
-      .where('action_artifact.status', '=', 'uploaded')
-      .orderBy(bySize ? 'action_artifact.size' : 'action_artifact.id', bySize ? 'desc' : 'asc')
-      .orderBy('action_artifact.id'),
-    limit,
-    offset,
-  );
+  const query = q
+    .selectFrom('action_artifact')
+    .innerJoin('repository', 'repository.id', 'action_artifact.repo_id')
+    .innerJoin('user', 'user.id', 'repository.owner_id')
+    .selectAll('action_artifact')
+    .select(['user.name as owner_name', 'repository.name as repo_name'])
+    .where('repository.owner_id', '=', ownerId)
+    .where('action_artifact.status', '=', 'uploaded')
+    .orderBy(bySize ? 'action_artifact.size' : 'action_artifact.id', bySize ? 'desc' : 'asc')
+    .orderBy('action_artifact.id');
+  // Largest first (the storage overview's list): not counted, which would read every row.
+  if (bySize)
+    return query
+      .limit(limit)
+      .offset(offset)
+      .execute()
+      .then((rows) => [rows, -1]);
+  return paged(query, limit, offset);
 }
 
 // Blocks

@@ -163,20 +163,24 @@ export function quotaItems(
   offset: number,
   bySize = false,
 ): Promise<[QuotaItemRow[], number]> {
-  return paged(
-    q
-      .selectFrom('attachment')
-      .innerJoin('repository', 'repository.id', 'attachment.repo_id')
-      .innerJoin('user', 'user.id', 'repository.owner_id')
-      .leftJoin('release', 'release.id', 'attachment.release_id')
-      .selectAll('attachment')
-      .select(['user.name as owner_name', 'repository.name as repo_name', 'release.tag_name as tag_name'])
-      .where('repository.owner_id', '=', ownerId)
-      .orderBy(bySize ? 'attachment.size' : 'attachment.id', bySize ? 'desc' : 'asc')
-      .orderBy('attachment.id'),
-    limit,
-    offset,
-  );
+  const query = q
+    .selectFrom('attachment')
+    .innerJoin('repository', 'repository.id', 'attachment.repo_id')
+    .innerJoin('user', 'user.id', 'repository.owner_id')
+    .leftJoin('release', 'release.id', 'attachment.release_id')
+    .selectAll('attachment')
+    .select(['user.name as owner_name', 'repository.name as repo_name', 'release.tag_name as tag_name'])
+    .where('repository.owner_id', '=', ownerId)
+    .orderBy(bySize ? 'attachment.size' : 'attachment.id', bySize ? 'desc' : 'asc')
+    .orderBy('attachment.id');
+  // Largest first (the storage overview's list): not counted, which would read every row.
+  if (bySize)
+    return query
+      .limit(limit)
+      .offset(offset)
+      .execute()
+      .then((rows) => [rows, -1]);
+  return paged(query, limit, offset);
 }
 
 /** Which of `uuids` name an attachment, in one query per 500. */

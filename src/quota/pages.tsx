@@ -109,7 +109,9 @@ function RuleRow(props: { r: RuleState }): VNode {
 interface DrillDown {
   tab: Tab;
   pageNo: number;
+  /** The number of items, or -1 when not counted (then `more` says whether a next page exists). */
   total: number;
+  more: boolean;
   rows: Array<{ name: string; href: string; detail: string; size: number; extra?: string }>;
 }
 
@@ -248,15 +250,31 @@ function Overview(props: {
             </tbody>
           </table>
         )}
-        <Pager
-          path={props.base}
-          page={drill.pageNo}
-          pageSize={props.pageSize}
-          total={drill.total}
-          query={`tab=${drill.tab}`}
-        />
+        {drill.total >= 0 ? (
+          <Pager
+            path={props.base}
+            page={drill.pageNo}
+            pageSize={props.pageSize}
+            total={drill.total}
+            query={`tab=${drill.tab}`}
+          />
+        ) : (
+          <NextPager base={`${props.base}?tab=${drill.tab}`} page={drill.pageNo} more={drill.more} />
+        )}
       </Section>
     </>
+  );
+}
+
+/** Previous and next links of a list that is not counted. */
+function NextPager(props: { base: string; page: number; more: boolean }): VNode | null {
+  if (props.page <= 1 && !props.more) return null;
+  return (
+    <nav class="pager" aria-label="Pages">
+      {props.page > 1 ? <a href={`${props.base}&page=${props.page - 1}`}>Previous</a> : <span>Previous</span>}
+      <span>Page {props.page}</span>
+      {props.more ? <a href={`${props.base}&page=${props.page + 1}`}>Next</a> : <span>Next</span>}
+    </nav>
   );
 }
 
@@ -290,6 +308,7 @@ function registerQuotaPages(app: Parameters<PageRoutes>[0], web: Web, deps: Quot
         tab,
         pageNo,
         total,
+        more: false,
         rows: repos.map((r: RepoRow) => ({
           name: `${owner.name}/${r.name}`,
           href: `/${owner.name}/${r.name}`,
@@ -300,11 +319,13 @@ function registerQuotaPages(app: Parameters<PageRoutes>[0], web: Web, deps: Quot
       };
     }
     if (tab === 'attachments') {
-      const [items, total] = await quota.listItems('attachments', owner.id, pageSize, offset, true);
+      const [all] = await quota.listItems('attachments', owner.id, pageSize + 1, offset, true);
+      const items = all.slice(0, pageSize);
       return {
         tab,
         pageNo,
-        total,
+        total: -1,
+        more: all.length > pageSize,
         rows: items.map((i) => ({
           name: i.name,
           href: sitePath(i.contained_in.html_url),
@@ -314,11 +335,13 @@ function registerQuotaPages(app: Parameters<PageRoutes>[0], web: Web, deps: Quot
       };
     }
     if (tab === 'artifacts') {
-      const [items, total] = await quota.listItems('artifacts', owner.id, pageSize, offset, true);
+      const [all] = await quota.listItems('artifacts', owner.id, pageSize + 1, offset, true);
+      const items = all.slice(0, pageSize);
       return {
         tab,
         pageNo,
-        total,
+        total: -1,
+        more: all.length > pageSize,
         rows: items.map((i) => ({
           name: i.name,
           href: sitePath(i.html_url),
@@ -327,11 +350,13 @@ function registerQuotaPages(app: Parameters<PageRoutes>[0], web: Web, deps: Quot
         })),
       };
     }
-    const [items, total] = await quota.listItems('packages', owner.id, pageSize, offset, true);
+    const [all] = await quota.listItems('packages', owner.id, pageSize + 1, offset, true);
+    const items = all.slice(0, pageSize);
     return {
       tab,
       pageNo,
-      total,
+      total: -1,
+      more: all.length > pageSize,
       rows: items.map((i) => ({
         name: `${i.name} ${i.version}`,
         href: sitePath(i.html_url),

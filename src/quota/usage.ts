@@ -85,7 +85,10 @@ export async function measureRows<R extends { id: number; size: number | string;
 }
 
 export interface ItemSource<T> {
-  /** One page of the owner's items, by id, or largest first (`bySize`, the storage overview's). */
+  /**
+   * One page of the owner's items and their number, by id; or largest first (`bySize`, the storage
+   * overview's), then not counted (-1), which would read every row.
+   */
   list(q: Db | Tx, ownerId: number, limit: number, offset: number, bySize?: boolean): Promise<[T[], number]>;
 }
 

@@ -19,7 +19,7 @@ export function hookAdminPages(deps: HookAdminPagesDeps): PageRoutes {
   return (app, web) => registerHookAdminPages(app, web, deps);
 }
 
-function HookTable(props: { caption: string; rows: WebhookRow[] }): VNode {
+function HookTable(props: { caption: string; rows: WebhookRow[]; base: string }): VNode {
   if (props.rows.length === 0) return <p class="empty">None yet.</p>;
   return (
     <AdminTable caption={props.caption} head={['ID', 'Type', 'URL', 'Active', '']}>
@@ -30,7 +30,7 @@ function HookTable(props: { caption: string; rows: WebhookRow[] }): VNode {
           <td class="admin-url">{h.url}</td>
           <td>{yesNo(h.is_active)}</td>
           <td>
-            <a href={`/admin/hooks/${h.id}`} aria-label={`Edit webhook ${h.id}`}>
+            <a href={`${props.base}/${h.id}`} aria-label={`Edit webhook ${h.id}`}>
               Edit
             </a>
           </td>
@@ -49,7 +49,7 @@ function HooksPage(props: { page: PageContext; defaults: WebhookRow[]; system: W
           Copied into every new repository; changing them here does not change the copies.{' '}
           <a href="/admin/default-hooks/forgejo/new">Add default webhook</a>
         </p>
-        <HookTable caption="Default webhooks" rows={props.defaults} />
+        <HookTable caption="Default webhooks" rows={props.defaults} base="/admin/default-hooks" />
       </section>
       <section class="settings-section">
         <h2>System webhooks</h2>
@@ -57,7 +57,7 @@ function HooksPage(props: { page: PageContext; defaults: WebhookRow[]; system: W
           Fired for events of every repository of the site.{' '}
           <a href="/admin/system-hooks/forgejo/new">Add system webhook</a>
         </p>
-        <HookTable caption="System webhooks" rows={props.system} />
+        <HookTable caption="System webhooks" rows={props.system} base="/admin/system-hooks" />
       </section>
     </AdminLayout>
   );

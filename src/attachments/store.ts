@@ -156,31 +156,69 @@ export async function ownerTotals(
 export type QuotaItemRow = AttachmentRow & { owner_name: string; repo_name: string; tag_name: string | null };
 
 /** One page of the attachments counted against `ownerId` (those of its repositories), by id. */
-export function quotaItems(
+export async function quotaItems(
   q: Q,
   ownerId: number,
   limit: number,
   offset: number,
   bySize = false,
 ): Promise<[QuotaItemRow[], number]> {
-  const query = q
-    .selectFrom('attachment')
-    .innerJoin('repository', 'repository.id', 'attachment.repo_id')
+  if (bySize) return [await largestItems(q, ownerId, limit, offset), -1];
+  return paged(
+    q
+      .selectFrom('attachment')
+      .innerJoin('repository', 'repository.id', 'attachment.repo_id')
+      .innerJoin('user', 'user.id', 'repository.owner_id')
+      .leftJoin('release', 'release.id', 'attachment.release_id')
+      .selectAll('attachment')
+      .select(['user.name as owner_name', 'repository.name as repo_name', 'release.tag_name as tag_name'])
+      .where('repository.owner_id', '=', ownerId)
+      .orderBy('attachment.id'),
+    limit,
+    offset,
+  );
+}
+
+/** Past this many attachments, an owner's largest are found by walking every attachment by size. */
+const MANY = 5000;
+
+/**
+ * One page of the owner's attachments, largest first (the storage overview's list), not counted.
+ * An owner with few attachments has them read through its repositories and sorted; one with many
+ * has the size index walked from the largest down (the CROSS JOIN keeps SQLite's planner on that
+ * path; other databases plan it as the inner join it is), stopping at the page's end.
+ */
+async function largestItems(q: Q, ownerId: number, limit: number, offset: number): Promise<QuotaItemRow[]> {
+  const few = await q
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('attachment')
+        .innerJoin('repository', 'repository.id', 'attachment.repo_id')
+        .select('attachment.id')
+        .where('repository.owner_id', '=', ownerId)
+        .limit(MANY)
+        .as('t'),
+    )
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  const base =
+    Number(few.n) < MANY
+      ? q.selectFrom('attachment').innerJoin('repository', 'repository.id', 'attachment.repo_id')
+      : q
+          .selectFrom('attachment')
+          .crossJoin('repository')
+          .whereRef('repository.id', '=', 'attachment.repo_id');
+  return base
     .innerJoin('user', 'user.id', 'repository.owner_id')
     .leftJoin('release', 'release.id', 'attachment.release_id')
     .selectAll('attachment')
     .select(['user.name as owner_name', 'repository.name as repo_name', 'release.tag_name as tag_name'])
     .where('repository.owner_id', '=', ownerId)
-    .orderBy(bySize ? 'attachment.size' : 'attachment.id', bySize ? 'desc' : 'asc')
-    .orderBy('attachment.id');
-  // Largest first (the storage overview's list): not counted, which would read every row.
-  if (bySize)
-    return query
-      .limit(limit)
-      .offset(offset)
-      .execute()
-      .then((rows) => [rows, -1]);
-  return paged(query, limit, offset);
+    .orderBy('attachment.size', 'desc')
+    .orderBy('attachment.id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
 }
 
 /** Which of `uuids` name an attachment, in one query per 500. */

@@ -45,16 +45,14 @@ function AccountMenus(props: { page: PageContext; user: UserRow }): VNode {
   const unread = page.unread ?? 0;
   return (
     <>
-      <a
-        href="/notifications"
-        class="notif"
-        aria-label={unread ? `Notifications (${unread} unread)` : 'Notifications'}
-      >
+      <a href="/notifications" class="notif">
         <Icon d={BELL} />
+        <span class="sr-only">Notifications</span>
         {unread ? (
-          <span class="badge" aria-hidden="true">
-            {unread > 99 ? '99+' : unread}
-          </span>
+          <>
+            <span class="badge">{unread > 99 ? '99+' : unread}</span>
+            <span class="sr-only"> unread</span>
+          </>
         ) : null}
       </a>
       <details class="menu create-menu">

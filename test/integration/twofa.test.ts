@@ -369,6 +369,7 @@ describe('two-factor authentication', () => {
     assert.deepEqual(await accessibilityViolations(page), []);
     await screenshots(page, 'twofa-enrolled');
 
+    await page.click('.user-menu summary');
     await page.click('text=Sign out');
     await page.waitForURL(`${s.url}/`);
     await page.goto(`${s.url}/user/login`);

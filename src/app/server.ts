@@ -65,6 +65,7 @@ import { avatarFileRoutes, avatarsRoutes } from '../avatars/routes.js';
 import { oauth2Routes } from '../oauth2/routes.js';
 import { repoMetaRoutes } from '../repometa/routes.js';
 import { userPages } from '../users/pages.js';
+import { orgPages } from '../orgs/pages.js';
 import { repoListPages } from '../repos/pages.js';
 import { codePages } from '../repos/code-pages.js';
 import { releasePages } from '../releases/pages.js';
@@ -428,6 +429,7 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
     disableRegistration: ctx.config.service.disableRegistration,
     pageSize: ctx.config.api.defaultPagingNum,
   }),
+  orgPages({ orgs: ctx.orgs, users: ctx.users, repos: ctx.repos, collaborators: ctx.collaborators }),
   repoListPages({
     repos: ctx.repos,
     forks: ctx.forks,

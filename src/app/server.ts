@@ -66,6 +66,7 @@ import { oauth2Routes } from '../oauth2/routes.js';
 import { repoMetaRoutes } from '../repometa/routes.js';
 import { userPages } from '../users/pages.js';
 import { orgPages } from '../orgs/pages.js';
+import { orgTeamPages } from '../orgs/team-pages.js';
 import { repoListPages } from '../repos/pages.js';
 import { codePages } from '../repos/code-pages.js';
 import { releasePages } from '../releases/pages.js';
@@ -430,6 +431,7 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
     pageSize: ctx.config.api.defaultPagingNum,
   }),
   orgPages({ orgs: ctx.orgs, users: ctx.users, repos: ctx.repos, collaborators: ctx.collaborators }),
+  orgTeamPages({ orgs: ctx.orgs, users: ctx.users, repos: ctx.repos, collaborators: ctx.collaborators }),
   repoListPages({
     repos: ctx.repos,
     forks: ctx.forks,

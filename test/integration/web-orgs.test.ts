@@ -228,10 +228,7 @@ describe('web organizations', () => {
     });
     assert.equal(ok.status, 303, ok.text);
     assert.equal(ok.location, '/org/setco2/settings');
-    const org = await api<{ full_name: string; location: string; visibility: string }>(
-      'GET',
-      '/orgs/setco2',
-    );
+    const org = await api<{ full_name: string; location: string; visibility: string }>('GET', '/orgs/setco2');
     assert.equal(org.body.full_name, 'Set Co');
     assert.equal(org.body.visibility, 'limited');
 
@@ -285,6 +282,11 @@ describe('web organizations', () => {
     await page.click('main form.inline-add button');
     await page.waitForURL(`${s.url}/org/forge/teams/smiths`);
     assert.match((await page.textContent('main')) ?? '', /bob has been added/);
+    assert.match(
+      (await page.textContent('main')) ?? '',
+      /Write access/,
+      'units left as the permission get write',
+    );
     await check('org-team');
     await page.click('text=Repositories >> nth=-1');
     await page.waitForURL(`${s.url}/org/forge/teams/smiths/repositories`);

@@ -67,6 +67,7 @@ import { repoMetaRoutes } from '../repometa/routes.js';
 import { userPages } from '../users/pages.js';
 import { orgPages } from '../orgs/pages.js';
 import { orgTeamPages } from '../orgs/team-pages.js';
+import { orgSettingsPages } from '../orgs/settings-pages.js';
 import { repoListPages } from '../repos/pages.js';
 import { codePages } from '../repos/code-pages.js';
 import { releasePages } from '../releases/pages.js';
@@ -432,6 +433,7 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
   }),
   orgPages({ orgs: ctx.orgs, users: ctx.users, repos: ctx.repos, collaborators: ctx.collaborators }),
   orgTeamPages({ orgs: ctx.orgs, users: ctx.users, repos: ctx.repos, collaborators: ctx.collaborators }),
+  orgSettingsPages({ orgs: ctx.orgs, users: ctx.users, labels: ctx.labels, social: ctx.social }),
   repoListPages({
     repos: ctx.repos,
     forks: ctx.forks,

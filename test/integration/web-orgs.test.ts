@@ -241,6 +241,54 @@ describe('web organizations', () => {
     assert.equal((await api('GET', '/orgs/setco2')).status, 404);
   });
 
+  it('settings: organization labels and blocked users, owners only', async () => {
+    const a = await signedIn(alice);
+    await a.get('/org/create');
+    await a.post('/org/create', { org_name: 'labco', visibility: '0' });
+    await a.get('/org/labco/settings/labels');
+    const empty = await a.post('/org/labco/labels/new', { title: '', color: '#ff0000' });
+    assert.equal(empty.status, 422);
+    const badColor = await a.post('/org/labco/labels/new', { title: 'bug', color: 'red-ish' });
+    assert.equal(badColor.status, 422);
+    assert.match(badColor.text, /value="red-ish"/);
+    const made = await a.post('/org/labco/labels/new', {
+      title: 'bug',
+      color: '#ee0701',
+      description: 'Broken',
+    });
+    assert.equal(made.status, 303, made.text);
+    const list = await api<Array<{ id: number; name: string }>>('GET', '/orgs/labco/labels');
+    assert.deepEqual(
+      list.body.map((l) => l.name),
+      ['bug'],
+    );
+    const id = String(list.body[0]!.id);
+    await a.get('/org/labco/settings/labels');
+    assert.equal(
+      (await a.post('/org/labco/labels/edit', { id, title: 'defect', color: '#ee0701' })).status,
+      303,
+    );
+    assert.match((await a.get('/org/labco/settings/labels')).text, /defect/);
+
+    const b = await signedIn(bob);
+    assert.equal((await b.get('/org/labco/settings/labels')).status, 403);
+    assert.equal((await b.post('/org/labco/labels/delete', { id })).status, 403);
+    assert.equal((await b.get('/org/labco/settings/blocked_users')).status, 403);
+
+    assert.equal((await a.post('/org/labco/labels/delete', { id })).status, 303);
+    assert.equal((await api<unknown[]>('GET', '/orgs/labco/labels')).body.length, 0);
+
+    await a.get('/org/labco/settings/blocked_users');
+    const nobody = await a.post('/org/labco/settings/blocked_users/block', { uname: 'no-such-user' });
+    assert.equal(nobody.status, 422);
+    assert.equal((await a.post('/org/labco/settings/blocked_users/block', { uname: 'carol' })).status, 303);
+    const blocked = await a.get('/org/labco/settings/blocked_users');
+    assert.match(blocked.text, /href="\/carol"/);
+    const carolId = (await api<{ id: number }>('GET', '/users/carol')).body.id;
+    await a.post('/org/labco/settings/blocked_users/unblock', { user_id: String(carolId) });
+    assert.doesNotMatch((await a.get('/org/labco/settings/blocked_users')).text, /href="\/carol"/);
+  });
+
   it('in a browser: creates an organization and a team with write access, whose member reads and pushes', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
@@ -302,6 +350,8 @@ describe('web organizations', () => {
     await check('org-members');
     await page.goto(`${s.url}/org/forge/settings`);
     await check('org-settings');
+    await page.goto(`${s.url}/org/forge/settings/labels`);
+    await check('org-labels');
     assert.deepEqual(errors, []);
     await context.close();
 

@@ -433,7 +433,13 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
   }),
   orgPages({ orgs: ctx.orgs, users: ctx.users, repos: ctx.repos, collaborators: ctx.collaborators }),
   orgTeamPages({ orgs: ctx.orgs, users: ctx.users, repos: ctx.repos, collaborators: ctx.collaborators }),
-  orgSettingsPages({ orgs: ctx.orgs, users: ctx.users, labels: ctx.labels, social: ctx.social }),
+  orgSettingsPages({
+    orgs: ctx.orgs,
+    users: ctx.users,
+    labels: ctx.labels,
+    social: ctx.social,
+    avatars: ctx.avatars,
+  }),
   repoListPages({
     repos: ctx.repos,
     forks: ctx.forks,

@@ -244,7 +244,7 @@ function MembersPage(props: {
   );
 }
 
-function SettingsPage(props: { page: PageContext; org: UserRow; values: Form; errors: Form }): VNode {
+export function SettingsPage(props: { page: PageContext; org: UserRow; values: Form; errors: Form }): VNode {
   const { page, org, values, errors } = props;
   const base = `${orgPath(org)}/settings`;
   return (
@@ -298,6 +298,34 @@ function SettingsPage(props: { page: PageContext; org: UserRow; values: Form; er
           </button>
         </form>
       </Section>
+      <Section title="Avatar">
+        <form method="post" action={`${base}/avatar`} enctype="multipart/form-data">
+          <CsrfField page={page} />
+          <div class={errors['avatar'] ? 'field invalid' : 'field'}>
+            <label for="f-avatar">Picture (PNG, JPEG, GIF or WebP)</label>
+            <input
+              id="f-avatar"
+              type="file"
+              name="avatar"
+              accept="image/png,image/jpeg,image/gif,image/webp"
+              aria-invalid={errors['avatar'] ? 'true' : undefined}
+              aria-describedby={errors['avatar'] ? 'f-avatar-error' : undefined}
+            />
+            {errors['avatar'] ? (
+              <p class="field-error" id="f-avatar-error">
+                {errors['avatar']}
+              </p>
+            ) : null}
+          </div>
+          <button type="submit">Update avatar</button>
+        </form>
+        {org.avatar ? (
+          <form method="post" action={`${base}/avatar/delete`}>
+            <CsrfField page={page} />
+            <button type="submit">Delete current avatar</button>
+          </form>
+        ) : null}
+      </Section>
       <Section title="Delete organization" danger>
         <p>Deleting an organization cannot be undone. It must own no repositories or packages.</p>
         <DangerForm
@@ -318,7 +346,7 @@ function SettingsPage(props: { page: PageContext; org: UserRow; values: Form; er
   );
 }
 
-const settingsValues = (org: UserRow): Form => ({
+export const settingsValues = (org: UserRow): Form => ({
   name: org.name,
   full_name: org.full_name,
   email: org.email,

@@ -12,9 +12,22 @@ import type { LabelService } from '../labels/service.js';
 import type { LabelRow } from '../labels/tables.js';
 import { LabelPill } from '../labels/pages.js';
 import type { SocialService } from '../social/service.js';
+import type { AvatarService } from '../avatars/service.js';
+import fs from 'node:fs/promises';
+import { uploadsOf } from '../web/plugin.js';
 import type { UserRow } from '../users/tables.js';
 import type { UserService } from '../users/service.js';
-import { Avatar, formError, orgLookups, orgPath, reason, text, type OrgPagesDeps } from './pages.js';
+import {
+  Avatar,
+  SettingsPage,
+  formError,
+  orgLookups,
+  orgPath,
+  reason,
+  settingsValues,
+  text,
+  type OrgPagesDeps,
+} from './pages.js';
 
 type Form = Record<string, string | undefined>;
 
@@ -22,6 +35,7 @@ export interface OrgSettingsPagesDeps extends Pick<OrgPagesDeps, 'orgs'> {
   users: OrgPagesDeps['users'] & Pick<UserService, 'getByIds'>;
   labels: Pick<LabelService, 'list' | 'create' | 'edit' | 'delete' | 'requireOrgLabel'>;
   social: Pick<SocialService, 'block' | 'unblock' | 'blocked'>;
+  avatars: Pick<AvatarService, 'setUser' | 'deleteUser'>;
 }
 
 const ALL = { page: 1, limit: 1000, offset: 0 };
@@ -173,8 +187,44 @@ export function orgSettingsPages(deps: OrgSettingsPagesDeps): PageRoutes {
 }
 
 function registerSettingsPages(app: FastifyInstance, web: Web, deps: OrgSettingsPagesDeps): void {
-  const { labels, social, users } = deps;
+  const { labels, social, users, avatars } = deps;
   const { ownedOrg, userById } = orgLookups(web, deps);
+
+  app.post('/org/:org/settings/avatar', async (request, reply) => {
+    const { org } = await ownedOrg(request);
+    const [file] = uploadsOf((request.body as Record<string, unknown> | undefined)?.['avatar']);
+    const again = (message: string) =>
+      web.send(
+        reply,
+        <SettingsPage
+          page={web.page(request)}
+          org={org}
+          values={settingsValues(org)}
+          errors={{ avatar: message }}
+        />,
+        422,
+      );
+    if (!file) return again('Choose a picture to upload.');
+    try {
+      await avatars.setUser(org, (await fs.readFile(file.path)).toString('base64'));
+    } catch (err) {
+      if (!formError(err)) throw err;
+      return again(reason(err));
+    }
+    return web.redirect(reply, `${orgPath(org)}/settings`, {
+      kind: 'info',
+      text: 'The avatar has been updated.',
+    });
+  });
+
+  app.post('/org/:org/settings/avatar/delete', async (request, reply) => {
+    const { org } = await ownedOrg(request);
+    await avatars.deleteUser(org);
+    return web.redirect(reply, `${orgPath(org)}/settings`, {
+      kind: 'info',
+      text: 'The avatar has been deleted.',
+    });
+  });
 
   const labelsPage = async (
     request: FastifyRequest,

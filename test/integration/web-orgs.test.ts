@@ -13,6 +13,10 @@ import { startServer, type TestServer } from '../helpers/server.js';
 import { WebClient, accessibilityViolations, launchBrowser, screenshots } from '../helpers/web.js';
 import { GitClient, repoUrl } from '../helpers/git.js';
 
+/** A real 16x16 PNG (Python's test image, as avatars.test.ts uses it). */
+const PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAMAAAAoLQ9TAAAAIGNIUk0AAHomAACAhAAA+gAAAIDoAAB1MAAA6mAAADqYAAAXcJy6UTwAAAHFUExURQAAAE6NwEqGujxxnjdolgAAAAAAAAAAAAAAAAAAAE6PxEyKv0iFtkN9rT10oTlsljZmkAAAAAAAAFKRxv3dSvnVPgAAADJghwAAAP3VNgAAADVokgAAAOzORQAAADZpkxsxRQAAAAAAAOLDRf3ZQQAAAEaBsjZnkQAAAPLhbv3pav3LG0N9rhwyS/Xjb/PBGkB1oz1zogAAAMKaEgAAAAAAAAAAAAAAAAAAAOjHPevFNOvCKuu+Ieu7GMabEgAAAAAAAAAAAAAAAAAAAAAAAAAAAP3eTgAAAAAAAAAAAAAAAPHQP/rTOf3SL/rHGcCXEgAAAAAAAAAAAAAAAAAAAAAAAEiDtER+rUB4p0yKvP///0V/r0F5qD50ojpvmzZplEmFt0aAsUJ7qj51oztwnTdqljhsl0+NwUuIu0R9rUB4pj1zoDltmf/iVVCPw0yJvEiEtT10of/eS//aQU2LvkaAsDtwnP/aQv/WN//TLUqHuUeBskN8qz92pf/XOP/PI//mYf/jV//fTf/bQv/TLv/PJP/rbP/nYf/bQ//XOf/MHDpwnP/nYv/jWP/fTv/TL//bRP/XOv/TMP/QJf/YOv/UMP/QJpJJAAIAAABWdFJOUwCv7feSCwMoQRV+oKGjp6qqSBi994IKtkPtJPdPiD22XExHa/dG96pOpvf311uzwm/3S3o0CCE8NaqpqampeSACCRMSLB73QBwFAUzM99h7Ox1CRTgf+DIQcQAAAAFiS0dEWgO7paIAAAD1SURBVBjTY2AAAkamsPAIZhZWNgYoiIyKjomNi2dnhQkkJCYlp6TGc3CCeVzcPLx8/AJp8fGCQiC+cHpGWGZWdk48UCBXRFSMIS+/IDqmMA7IF5coKpaUYihJKE1KLkuNlxaXkS2vqJRjqKquqZVXUBRU4lBWqausV2VQy8xS19DUamhsaq5radVWYtCJKdTVa2tvbOrobGnt0udgMDDsNmrr6e3r6Oxv7eoyNmEwNTO3APItraxtbG3tOOwZHBydnHv7JkycNLmLw8LFFeJ6twlTpk6L0nb3cPT0Agt4+/hO6/LzD3CGec400CJIKTgk1BTIBgBAYkJ/yC2b5QAAACV0RVh0ZGF0ZTpjcmVhdGUAMjAxNC0wMS0yNlQyMDo1OTozNyswMjowMPuaB3cAAAAldEVYdGRhdGU6bW9kaWZ5ADIwMTQtMDEtMjZUMjA6NTk6MDArMDI6MDDB74amAAAAAElFTkSuQmCC';
+
 describe('web organizations', () => {
   let s: TestServer;
   let browser: Browser;
@@ -231,6 +235,26 @@ describe('web organizations', () => {
     const org = await api<{ full_name: string; location: string; visibility: string }>('GET', '/orgs/setco2');
     assert.equal(org.body.full_name, 'Set Co');
     assert.equal(org.body.visibility, 'limited');
+
+    // The avatar: something that is not a picture is refused beside the field, a picture is taken.
+    await a.get('/org/setco2/settings');
+    const notPicture = new FormData();
+    notPicture.append('avatar', new Blob([Buffer.from('just text')]), 'a.png');
+    const refused = await a.postMultipart('/org/setco2/settings/avatar', notPicture);
+    assert.equal(refused.status, 422, refused.text);
+    assert.match(refused.text, /id="f-avatar-error"/);
+    const picture = new FormData();
+    picture.append('avatar', new Blob([Buffer.from(PNG, 'base64')], { type: 'image/png' }), 'a.png');
+    const taken = await a.postMultipart('/org/setco2/settings/avatar', picture);
+    assert.equal(taken.status, 303, taken.text);
+    const withAvatar = await api<{ avatar_url: string }>('GET', '/orgs/setco2');
+    assert.match(withAvatar.body.avatar_url, /avatars\/[0-9a-f]{64}/);
+    await a.get('/org/setco2/settings');
+    assert.equal((await a.post('/org/setco2/settings/avatar/delete', {})).status, 303);
+    assert.doesNotMatch(
+      (await api<{ avatar_url: string }>('GET', '/orgs/setco2')).body.avatar_url,
+      /[0-9a-f]{64}/,
+    );
 
     await a.get('/org/setco2/settings');
     const wrong = await a.post('/org/setco2/settings/delete', { org_name: 'setco' });

@@ -73,6 +73,9 @@ import { webhookPages } from '../webhooks/pages.js';
 import { actionsPages } from '../actions/pages.js';
 import { mirrorPages } from '../mirrors/pages.js';
 import { lfsPages } from '../lfs/pages.js';
+import { orgPages } from '../orgs/pages.js';
+import { orgTeamPages } from '../orgs/team-pages.js';
+import { orgSettingsPages } from '../orgs/settings-pages.js';
 import { repoListPages } from '../repos/pages.js';
 import { codePages } from '../repos/code-pages.js';
 import { releasePages } from '../releases/pages.js';
@@ -467,6 +470,14 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
     orgs: ctx.orgs,
     repos: ctx.repos,
     unadopted: ctx.unadopted,
+  orgPages({ orgs: ctx.orgs, users: ctx.users, repos: ctx.repos, collaborators: ctx.collaborators }),
+  orgTeamPages({ orgs: ctx.orgs, users: ctx.users, repos: ctx.repos, collaborators: ctx.collaborators }),
+  orgSettingsPages({
+    orgs: ctx.orgs,
+    users: ctx.users,
+    labels: ctx.labels,
+    social: ctx.social,
+    avatars: ctx.avatars,
   }),
   repoListPages({
     repos: ctx.repos,

@@ -439,6 +439,19 @@ export class OrgService {
     throw notFound(`team does not exist [id: ${id}]`);
   }
 
+  /** The team called `name` (any case) of `org`, for `viewer` as `requireTeam` decides. */
+  async requireTeamNamed(org: UserRow, name: string, viewer: Viewer): Promise<TeamRow> {
+    const team = await store.getTeamByName(this.db, org.id, name);
+    if (!team) throw notFound(`team does not exist [org: ${org.name}, name: ${name}]`);
+    return (await this.requireTeam(team.id, viewer)).team;
+  }
+
+  /** The ids of the organization's public members (the web members list marks them). */
+  async publicMemberIds(org: UserRow): Promise<Set<number>> {
+    const [rows] = await store.listMembers(this.db, org.id, true, 10000, 0);
+    return new Set(rows.map((u) => u.id));
+  }
+
   /** Organizations by id, for lists of teams across organizations (one query). */
   orgsByIds(ids: number[]) {
     return userStore.getByIds(this.db, ids);

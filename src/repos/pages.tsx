@@ -8,6 +8,7 @@ import { CsrfField, Field, Layout, type PageContext } from '../web/layout.js';
 import type { PageRoutes } from '../web/plugin.js';
 import { Pager, When, pageNumber } from '../web/components.js';
 import { ExploreTabs, ProfileHeader } from '../users/pages.js';
+import { OrgTabs } from '../orgs/pages.js';
 import type { OrgService } from '../orgs/service.js';
 import type { UserService } from '../users/service.js';
 import { UserType } from '../users/tables.js';
@@ -195,6 +196,7 @@ function ProfilePage(props: {
   return (
     <Layout page={props.page} title={props.account.full_name || props.account.name}>
       <ProfileHeader account={props.account} />
+      {props.account.type === UserType.Organization ? <OrgTabs org={props.account} active="repos" /> : null}
       <h2>
         Repositories <span class="count">{props.total}</span>
       </h2>

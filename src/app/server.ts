@@ -470,6 +470,7 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
     orgs: ctx.orgs,
     repos: ctx.repos,
     unadopted: ctx.unadopted,
+  }),
   orgPages({ orgs: ctx.orgs, users: ctx.users, repos: ctx.repos, collaborators: ctx.collaborators }),
   orgTeamPages({ orgs: ctx.orgs, users: ctx.users, repos: ctx.repos, collaborators: ctx.collaborators }),
   orgSettingsPages({

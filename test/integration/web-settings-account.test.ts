@@ -99,7 +99,7 @@ describe('web: header menus, first administrator and user settings', () => {
     assert.deepEqual(await accessibilityViolations(page), []);
     await screenshots(page, 'settings-user-menu');
     await page.click('.create-menu summary');
-    assert.equal(await page.isVisible('.create-menu a[href="/repo/migrate"]'), true);
+    assert.equal(await page.isVisible('.create-menu a[href="/org/create"]'), true);
     await screenshots(page, 'settings-create-menu');
 
     // The second sign-up is an ordinary user and the page says nothing of administrators.

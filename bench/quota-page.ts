@@ -82,7 +82,7 @@ try {
   const firstRepo = Number(first.rows[0]!.id);
   await sql`${series(ATTACHMENTS)}
     insert into attachment (uuid, repo_id, release_id, uploader_id, name, size, created_unix)
-    select 'u' || i, ${firstRepo} + (i % ${REPOS}), 1, ${alice.id}, 'f' || i || '.bin', 100 + (i * 7919) % 100000, ${now}
+    select 'u' || i, ${firstRepo} + (i % ${REPOS}), 1, ${alice.id}, 'f' || i || '.bin', 100 + ((i % 12345) * 7919) % 100000, ${now}
     from s`.execute(ctx.db);
   await ctx.quota.recalculate(alice.id);
   // A year of daily samples of every stored subject, growing.

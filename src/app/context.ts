@@ -2,22 +2,17 @@
 // shared by the HTTP server and the CLI.
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
-import { openDatabase, type Db, type Dialect } from '../db/database.js';
+import { openDatabase } from '../db/database.js';
 import { UserService } from '../users/service.js';
 import { TokenService } from '../tokens/service.js';
 import { OrgService } from '../orgs/service.js';
 import { QuotaService } from '../quota/service.js';
-import type { UsageSource } from '../quota/usage.js';
 import { RepoService } from '../repos/service.js';
 import { EventBus } from '../events/bus.js';
 import { PushRegistry } from '../git/pushes.js';
 import { Authenticator } from '../auth/identity.js';
-import type { OwnedResources } from '../users/owned.js';
-import type { PagingSettings } from '../http/pagination.js';
-import type { ItemSources } from '../quota/service.js';
-import { type Storage } from '../storage/storage.js';
 import { closeStorage, openStorage } from '../storage/backends.js';
-import { Sweeper, type BlobReferences } from '../storage/sweep.js';
+import { Sweeper } from '../storage/sweep.js';
 import { LfsService } from '../lfs/service.js';
 import { ProtectionService } from '../protection/service.js';
 import { StatusService } from '../statuses/service.js';
@@ -98,140 +93,8 @@ import { SigningService } from '../signing/service.js';
 import { Cluster } from '../cluster/service.js';
 import { configurePasswordHashing } from '../auth/password.js';
 
-/**
- * What domains contribute to shared mechanisms: things an account owns (for deletion and purge),
- * sized things (for quota recalculation), the item lists of /user/quota/* and the blobs their rows
- * reference (for the sweep of orphaned blobs). A domain service adds to these in its constructor.
- */
-export interface Contributions {
-  owned: OwnedResources[];
-  usageSources: UsageSource[];
-  quotaItems: ItemSources;
-  blobReferences: BlobReferences[];
-}
-
-export interface AppContext {
-  config: Config;
-  db: Db;
-  dialect: Dialect;
-  log: Logger;
-  paging: PagingSettings;
-  users: UserService;
-  tokens: TokenService;
-  orgs: OrgService;
-  quota: QuotaService;
-  repos: RepoService;
-  /** Ref changes recorded and announced (intents, push records, the `push` event). */
-  refChanges: RefChanges;
-  /** Pending and immediate repository transfers. */
-  repoTransfers: RepoTransfers;
-  /** Repositories' collaborators and team access. */
-  collaborators: Collaborators;
-  /** Repositories as the API's Repository JSON. */
-  repoPresenter: RepoPresenter;
-  /** The git data API: reading, writing refs, writing files. */
-  gitData: GitDataService;
-  gitRefs: GitRefService;
-  gitFiles: GitFileService;
-  /** What SSH sessions run (the built-in server and `anvil serv`). */
-  sshCommands: SshCommands;
-  events: EventBus;
-  pushes: PushRegistry;
-  auth: Authenticator;
-  storage: Storage;
-  contributions: Contributions;
-  /** Removes leftovers of interrupted work (temporary files, git quarantines, orphaned blobs). */
-  sweeper: Sweeper;
-  lfs: LfsService;
-  protection: ProtectionService;
-  statuses: StatusService;
-  mirrors: MirrorService;
-  issues: IssueService;
-  /** Lists of issues and the search across repositories. */
-  issueLists: IssueListService;
-  /** Labels, due dates, locks and pins of issues. */
-  issueTriage: IssueTriageService;
-  /** Comments and reactions. */
-  issueComments: CommentService;
-  /** Issue references of pushed commits (closing keywords). */
-  commitReferences: CommitReferences;
-  dependencies: DependencyService;
-  times: TimeService;
-  labels: LabelService;
-  milestones: MilestoneService;
-  attachments: AttachmentService;
-  releases: ReleaseService;
-  notifications: NotificationService;
-  /** Webhooks: their management (and the delivery worker's start and stop). */
-  webhooks: WebhookService;
-  /** The durable queue of webhook deliveries and its worker. */
-  webhookQueue: DeliveryQueue;
-  /** The event listeners that queue webhook deliveries. */
-  webhookDispatcher: WebhookDispatcher;
-  /** The durable outgoing mail queue and its worker ([mailer]; started by `anvil web`). */
-  mailQueue: MailQueue;
-  /** The event listeners that queue notification mail. */
-  mailNotifier: MailNotifier;
-  /** Password reset and e-mail confirmation by mail. */
-  accountMail: AccountMail;
-  /** Pull requests: proposing (create, edit, look-ups, diffs), then reviewing, mergeability and merging. */
-  pulls: PullService;
-  pullReviews: PullReviewService;
-  pullMergeability: MergeabilityService;
-  pullMerges: MergeService;
-  /** Scheduled merges (merge when checks succeed). */
-  autoMerge: AutoMergeService;
-  /** Pull requests as Forgejo's JSON (the API and webhook payloads). */
-  pullPresenter: PullPresenter;
-  actions: ActionsService;
-  /** Actions runners: registration, the tasks they take, their logs. */
-  runners: RunnerService;
-  artifacts: ArtifactService;
-  /** Artifacts' content behind the signed URLs. */
-  artifactContent: ArtifactContent;
-  forks: ForkService;
-  generator: GenerateService;
-  unadopted: UnadoptedService;
-  recovery: RefRecovery;
-  packages: PackageService;
-  /** The package formats' registries, on the packages core. */
-  npmPackages: NpmService;
-  mavenPackages: MavenService;
-  pypiPackages: PypiService;
-  cargoPackages: CargoService;
-  condaPackages: CondaService;
-  /** The container registry: images and manifests, blobs, /v2/token tokens. */
-  containerImages: ContainerService;
-  containerBlobs: ContainerBlobs;
-  registryTokens: RegistryTokens;
-  sessions: SessionService;
-  /** Two-factor authentication (TOTP): enrolment, passcodes, the sign-in step. */
-  twoFactor: TwoFactorService;
-  social: SocialService;
-  activities: ActivityService;
-  packageCleanup: PackageCleanup;
-  cron: CronService;
-  topics: TopicService;
-  /** Markdown rendering for the API. */
-  markup: MarkupService;
-  avatars: AvatarService;
-  oauth2: OAuth2Service;
-  /** Languages, issue templates, flags and git hooks of repositories. */
-  repoMeta: RepoMetaService;
-  /** Health checks and the metrics' database-backed gauges. */
-  ops: OpsService;
-  /** Prometheus metrics ([metrics] ENABLED; a no-op otherwise). */
-  metrics: Metrics;
-  /** Users' SSH keys and repositories' deploy keys. */
-  sshKeys: SshKeyService;
-  /** GPG keys, commit signature verification and the instance's signing key. */
-  signing: SigningService;
-  /** Repository wikis (their git repositories and pages). */
-  wiki: WikiService;
-  /** The other processes on this database: leases for background work, the channel for events. */
-  cluster: Cluster;
-  close(): Promise<void>;
-}
+import type { AppContext, Contributions } from './app-context.js';
+export type { AppContext, Contributions } from './app-context.js';
 
 export async function createContext(config: Config, log: Logger): Promise<AppContext> {
   configurePasswordHashing(config.security.passwordHash);

@@ -448,7 +448,7 @@ describe('web: header menus, first administrator and user settings', () => {
     assert.match(home.text, /<span class="sr-only">Notifications<\/span><\/a>/);
     assert.doesNotMatch(home.text, /class="badge"/);
     assert.match(home.text, /<form method="get" action="\/explore\/repos" class="topsearch" role="search">/);
-    assert.match(home.text, /href="\/repo\/migrate"/);
+    assert.doesNotMatch(home.text, /href="\/repo\/migrate"/);
     assert.match(home.text, /href="\/org\/create"/);
     assert.doesNotMatch(home.text, /Site administration/);
 

@@ -5,7 +5,7 @@
 // /notifications and drop threads the user can no longer read, as the API does.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
-import { Pager, When, pageNumber } from '../web/components.js';
+import { Pager, When, pageNumber, sitePath } from '../web/components.js';
 import { Icon, type IconName } from '../web/icons.js';
 import { CsrfField, Layout, type PageContext } from '../web/layout.js';
 import { formText, type PageRoutes, type Web } from '../web/plugin.js';
@@ -71,16 +71,6 @@ function subjectIcon(t: NotificationThreadJson): { name: IconName; cls: string }
       : { name: 'issue-open', cls: 'open' };
   return { name: 'repo', cls: '' };
 }
-
-/** A path of this site from one of its absolute URLs (links stay on the page's origin). */
-const sitePath = (url: string) => {
-  try {
-    const u = new URL(url);
-    return u.pathname + u.search + u.hash;
-  } catch {
-    return url;
-  }
-};
 
 function StatusButton(props: {
   page: PageContext;

@@ -6,7 +6,7 @@
 // artifacts, packages), largest first, a page at a time.
 import type { FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
-import { Pager, formatBytes, pageNumber } from '../web/components.js';
+import { Pager, formatBytes, pageNumber, sitePath } from '../web/components.js';
 import type { PageContext } from '../web/layout.js';
 import { formText, type PageRoutes, type Web } from '../web/plugin.js';
 import { SettingsLayout, Section, USER_SETTINGS_NAV, orgSettingsNav, type NavItem } from '../web/settings.js';
@@ -277,16 +277,6 @@ function NextPager(props: { base: string; page: number; more: boolean }): VNode 
     </nav>
   );
 }
-
-/** A path of this site from one of its absolute URLs. */
-const sitePath = (url: string) => {
-  try {
-    const u = new URL(url);
-    return u.pathname + u.search + u.hash;
-  } catch {
-    return url;
-  }
-};
 
 export function quotaPages(deps: QuotaPagesDeps): PageRoutes {
   return (app, web) => registerQuotaPages(app, web, deps);

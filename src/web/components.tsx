@@ -56,3 +56,13 @@ export function formatBytes(n: number): string {
   const text = i === 0 ? String(v) : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
   return `${n < 0 ? '-' : ''}${text} ${units[i]}`;
 }
+
+/** The path (with query and fragment) of one of this site's absolute URLs, so links stay on the page's origin. */
+export function sitePath(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.pathname + u.search + u.hash;
+  } catch {
+    return url;
+  }
+}

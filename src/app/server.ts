@@ -4,7 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from './context.js';
 import type { Api } from '../http/types.js';
-import { frameworkErrors, registerErrorHandling } from '../http/errors.js';
+import { frameworkErrors, registerErrorHandling, setNotFoundPage } from '../http/errors.js';
 import { registerAuth } from '../http/auth.js';
 import { parseQuery, serializerCompiler, validatorCompiler } from '../http/validation.js';
 import { transformOpenApi } from '../http/openapi.js';
@@ -60,7 +60,6 @@ import { genericRoutes } from '../packages/generic/routes.js';
 import { npmRoutes } from '../packages/npm/routes.js';
 import cookie from '@fastify/cookie';
 import { registerWeb, Web, type PageRoutes } from '../web/plugin.js';
-import { setNotFoundPage } from '../http/errors.js';
 import { accountSettingsPages } from '../users/settings-pages.js';
 import { settingsListsPages } from '../users/settings-lists-pages.js';
 import { avatarFileRoutes, avatarsRoutes } from '../avatars/routes.js';
@@ -83,7 +82,7 @@ import { issuePages } from '../issues/pages.js';
 import { issueFormPages } from '../issues/form-pages.js';
 import { labelPages } from '../labels/pages.js';
 import { milestonePages } from '../milestones/pages.js';
-import { socialPages } from '../social/pages.js';
+import { actionState, socialPages } from '../social/pages.js';
 import { pullPages } from '../pulls/pages.js';
 import { tokenPages } from '../tokens/pages.js';
 import { oauth2Pages } from '../oauth2/pages.js';
@@ -109,7 +108,6 @@ import { collaborationPages } from '../repos/collaboration-pages.js';
 import { protectionPages } from '../protection/pages.js';
 import { deployKeyPages } from '../ssh/deploy-key-pages.js';
 import { feedFor } from '../activities/pages.js';
-import { actionState } from '../social/pages.js';
 import { uploadsTempDir } from '../web/uploads.js';
 import { opsAdminPages } from '../ops/admin-pages.js';
 import { userAdminPages } from '../users/admin-pages.js';
@@ -491,6 +489,7 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
   codePages({
     gitData: ctx.gitData,
     actionState: (repo, user) => actionState(ctx, repo, user),
+    repos: ctx.repos,
     rootUrl: ctx.config.server.rootUrl,
     pageSize: ctx.config.api.defaultPagingNum,
   }),

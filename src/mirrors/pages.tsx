@@ -1,6 +1,7 @@
 // The mirror settings page of a repository (Forgejo has it on the options page): the pull
 // mirror's address, interval, last update and last error with "Synchronize now"; push mirrors
-// listed, added (address, username, password, interval), synchronized now and deleted.
+// listed, added (address, username, password, interval), synchronized now and deleted. The
+// migration pages (/repo/migrate, migrate-pages.tsx) are registered with them.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { AppError } from '../errors.js';
@@ -11,22 +12,24 @@ import { CsrfField, Field, type PageContext } from '../web/layout.js';
 import { formText, type PageRoutes, type Web } from '../web/plugin.js';
 import { Checkbox, DangerForm, Section, SettingsLayout, repoSettingsNav, ticked } from '../web/settings.js';
 import { formatGoDuration } from './duration.js';
+import { migratePages, type MigratePagesDeps } from './migrate-pages.js';
 import type { MirrorService } from './service.js';
 import type { MirrorRow, PushMirrorRow } from './tables.js';
 
 export interface MirrorPagesDeps {
-  mirrors: Pick<
-    MirrorService,
-    | 'mirrorOf'
-    | 'requestPullSync'
-    | 'setPullInterval'
-    | 'listPushMirrors'
-    | 'getPushMirror'
-    | 'createPushMirror'
-    | 'deletePushMirror'
-    | 'syncPush'
-  >;
-  repos: Pick<RepoService, 'requireRepo'>;
+  mirrors: MigratePagesDeps['mirrors'] &
+    Pick<
+      MirrorService,
+      | 'mirrorOf'
+      | 'requestPullSync'
+      | 'setPullInterval'
+      | 'listPushMirrors'
+      | 'getPushMirror'
+      | 'createPushMirror'
+      | 'deletePushMirror'
+      | 'syncPush'
+    >;
+  repos: MigratePagesDeps['repos'] & Pick<RepoService, 'requireRepo'>;
 }
 
 type Values = Record<string, string>;
@@ -257,5 +260,7 @@ export function mirrorPages(deps: MirrorPagesDeps): PageRoutes {
       await mirrors.deletePushMirror(repo, (request.params as Record<string, string>)['name'] ?? '');
       return web.redirect(reply, base, { kind: 'info', text: 'The push mirror has been deleted.' });
     });
+
+    migratePages(deps)(app, web);
   };
 }

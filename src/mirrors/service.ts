@@ -50,6 +50,11 @@ export interface MigrateInput {
   mirrorInterval?: string | undefined;
   private?: boolean | undefined;
   description?: string | undefined;
+  /**
+   * Who may migrate into an organization: by default its owners only (Forgejo's API); with this,
+   * everyone who may create repositories there (Forgejo's web form).
+   */
+  allowOrgCreators?: boolean | undefined;
 }
 
 export interface PushMirrorInput {
@@ -124,7 +129,7 @@ export interface MirrorServiceDeps {
   db: Db;
   events: EventBus;
   log: Logger;
-  repos: Pick<RepoService, 'create' | 'delete' | 'getById' | 'pathOf'>;
+  repos: Pick<RepoService, 'assertCanCreateIn' | 'create' | 'delete' | 'getById' | 'pathOf'>;
   refChanges: Pick<RefChanges, 'afterPush' | 'beginIntent' | 'reconcile' | 'dropIntent'>;
   orgs: Pick<OrgService, 'isOwner'>;
   forks: Pick<ForkService, 'assertCanCreate'>;
@@ -259,6 +264,25 @@ export class MirrorService {
 
   // Migration
 
+  /** Whether new pull mirrors may be made ([mirror] ENABLED; else a migration cannot be a mirror). */
+  get pullMirrorsEnabled(): boolean {
+    return this.deps.mirror.enabled;
+  }
+
+  /**
+   * Checks a clone address as a migration will before cloning: a valid http(s) or git URL, without
+   * line breaks in its credentials, whose host [migrations] allows (422 with the reason otherwise).
+   */
+  async checkCloneAddress(
+    address: string,
+    username = '',
+    password = '',
+    token = '',
+  ): Promise<{ remote: RemoteAddress; addresses: string[] }> {
+    const remote = this.remoteFor(address, username, password, token, (e) => invalid(e.message));
+    return { remote, addresses: await this.checkHost(remote, (e) => invalid(e.message)) };
+  }
+
   /** POST /repos/migrate: clones a remote repository (only its git data) into a new repository. */
   async migrate(doer: UserRow, input: MigrateInput): Promise<RepoRow> {
     const { db } = this;
@@ -272,7 +296,9 @@ export class MirrorService {
         `user does not exist [name: ${input.repoOwner ?? ''}, uid: ${input.uid ?? 0}]`,
       );
     }
-    if (!doer.is_admin) {
+    if (input.allowOrgCreators) {
+      await repos.assertCanCreateIn(doer, owner);
+    } else if (!doer.is_admin) {
       if (owner.type !== UserType.Organization && owner.id !== doer.id) {
         throw forbidden('Given user is not an organization.');
       }
@@ -287,6 +313,9 @@ export class MirrorService {
       throw forbidden('the site administrator has disabled the creation of new pull mirrors');
     }
     checkRepoName(input.repoName, 'repo_name');
+    if ((input.description?.length ?? 0) > 2048) {
+      throw invalidField('description', 'must be at most 2048 characters');
+    }
     let interval = 0;
     if (input.mirror) {
       const parsed = this.interval(input.mirrorInterval);
@@ -294,14 +323,12 @@ export class MirrorService {
         throw invalidField('mirror_interval', this.intervalProblem(input.mirrorInterval ?? ''));
       interval = parsed;
     }
-    const remote = this.remoteFor(
+    const { remote, addresses } = await this.checkCloneAddress(
       input.cloneAddr,
-      input.authUsername ?? '',
-      input.authPassword ?? '',
-      input.authToken ?? '',
-      (e) => invalid(e.message),
+      input.authUsername,
+      input.authPassword,
+      input.authToken,
     );
-    const addresses = await this.checkHost(remote, (e) => invalid(e.message));
 
     // Refuse before the (possibly long) clone what creation would refuse after it.
     if (await repoStore.getByOwnerAndName(db, owner.name, input.repoName)) {

@@ -30,6 +30,29 @@ export async function ownerIds(q: Q, orgId: number): Promise<number[]> {
   return rows.map((r) => r.uid);
 }
 
+/**
+ * The organizations in which `uid` may create repositories (a team of theirs there owns the
+ * organization or may create repositories), by name.
+ */
+export async function orgsCreatableBy(q: Q, uid: number): Promise<UserRow[]> {
+  return q
+    .selectFrom('user')
+    .selectAll()
+    .where('type', '=', UserType.Organization)
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('team')
+        .innerJoin('team_user', 'team_user.team_id', 'team.id')
+        .select('team.org_id')
+        .where('team_user.uid', '=', uid)
+        .where((e) =>
+          e.or([e('team.authorize', '=', AccessMode.owner), e('team.can_create_org_repo', '=', 1)]),
+        ),
+    )
+    .orderBy('lower_name')
+    .execute();
+}
+
 /** Who may create repositories in the organization: its owners and members of teams allowed to. */
 export async function repoCreatorIds(q: Q, orgId: number): Promise<number[]> {
   const rows = await q

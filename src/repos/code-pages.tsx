@@ -18,6 +18,7 @@ import { Pager, When, pageNumber } from '../web/components.js';
 import { notFound } from '../errors.js';
 import { RepoActions } from '../social/pages.js';
 import type { UserRow } from '../users/tables.js';
+import type { RepoService } from './service.js';
 import type { RepoRow } from './tables.js';
 
 type Params = Record<string, string>;
@@ -35,6 +36,8 @@ export function RepoHeader(props: {
   /** With the viewer's `access`, administrators see the Settings tab. */
   t: Pick<Target, 'owner' | 'repo'> & { access?: Pick<Target['access'], 'mode'> };
   active: 'code' | 'issues' | 'pulls' | 'releases' | 'commits' | 'wiki' | 'settings';
+  /** The repository a fork was made from (when the viewer may read it), on the repository's home. */
+  parent?: { owner: string; name: string } | undefined;
 }): VNode {
   const { t } = props;
   const base = `/${t.owner.name}/${t.repo.name}`;
@@ -54,7 +57,28 @@ export function RepoHeader(props: {
         <a href={`/${t.owner.name}`}>{t.owner.name}</a> / <a href={base}>{t.repo.name}</a>
         {t.repo.is_private ? <span class="pill">Private</span> : null}
         {t.repo.is_archived ? <span class="pill">Archived</span> : null}
+        {t.repo.is_mirror ? <span class="pill">Mirror</span> : null}
       </h1>
+      {props.parent ? (
+        <p class="repo-origin muted">
+          forked from{' '}
+          <a href={`/${props.parent.owner}/${props.parent.name}`}>
+            {props.parent.owner}/{props.parent.name}
+          </a>
+        </p>
+      ) : null}
+      {t.repo.is_mirror && t.repo.original_url ? (
+        <p class="repo-origin muted">
+          mirror of{' '}
+          {/^https?:\/\//i.test(t.repo.original_url) ? (
+            <a href={t.repo.original_url} rel="noopener noreferrer nofollow">
+              {t.repo.original_url}
+            </a>
+          ) : (
+            <code>{t.repo.original_url}</code>
+          )}
+        </p>
+      ) : null}
       {t.repo.description ? <p class="muted">{t.repo.description}</p> : null}
       <nav class="tabs" aria-label="Repository">
         {tabs.map(([key, label, href]) => (
@@ -282,6 +306,7 @@ export interface CodePagesDeps {
   gitData: GitDataService;
   /** The star and watch buttons' state (the social and notifications domains). */
   actionState(repo: RepoRow, user: UserRow | null): Promise<RepoActionState>;
+  repos: Pick<RepoService, 'forkParent'>;
   rootUrl: string;
   /** Commits per page ([api] DEFAULT_PAGING_NUM). */
   pageSize: number;
@@ -303,9 +328,10 @@ export function codePages(deps: CodePagesDeps): PageRoutes {
       active: Parameters<typeof RepoHeader>[0]['active'],
       body: VNode,
       wide = false,
+      parent?: Parameters<typeof RepoHeader>[0]['parent'],
     ): VNode => (
       <Layout page={web.page(request) as PageContext} title={title} wide={wide}>
-        <RepoHeader t={t} active={active} />
+        <RepoHeader t={t} active={active} parent={parent} />
         {body}
       </Layout>
     );
@@ -315,7 +341,11 @@ export function codePages(deps: CodePagesDeps): PageRoutes {
       const base = baseOf(t);
       const cloneUrl = `${rootUrl}${t.owner.name}/${t.repo.name}.git`;
       const branch = t.repo.default_branch;
-      const head = await svc.entry(t, `refs/heads/${branch}`, '').catch(() => undefined);
+      const [head, from] = await Promise.all([
+        svc.entry(t, `refs/heads/${branch}`, '').catch(() => undefined),
+        deps.repos.forkParent(t.repo, request.web.viewer),
+      ]);
+      const parent = from ? { owner: from.owner.name, name: from.repo.name } : undefined;
       if (!head) {
         return web.send(
           reply,
@@ -330,6 +360,8 @@ export function codePages(deps: CodePagesDeps): PageRoutes {
               <p>Push an existing repository from the command line:</p>
               <pre>{`git remote add origin ${cloneUrl}\ngit push -u origin ${branch}`}</pre>
             </section>,
+            false,
+            parent,
           ),
         );
       }
@@ -373,6 +405,8 @@ export function codePages(deps: CodePagesDeps): PageRoutes {
               </section>
             ) : null}
           </>,
+          false,
+          parent,
         ),
       );
     });

@@ -15,6 +15,17 @@ export function userFork(q: Q, baseId: number, ownerId: number): Promise<RepoRow
     .executeTakeFirst();
 }
 
+/** The forks of repository `baseId` that any of `ownerIds` own. */
+export function forksOwnedBy(q: Q, baseId: number, ownerIds: number[]): Promise<RepoRow[]> {
+  if (ownerIds.length === 0) return Promise.resolve([]);
+  return q
+    .selectFrom('repository')
+    .selectAll()
+    .where('fork_id', '=', baseId)
+    .where('owner_id', 'in', ownerIds)
+    .execute();
+}
+
 export async function addFork(q: Q, baseId: number, delta: 1 | -1): Promise<void> {
   let u = q
     .updateTable('repository')

@@ -54,6 +54,8 @@ export interface ForkInput {
   organization?: string | undefined;
   /** Name of the fork; the parent's name when absent. */
   name?: string | undefined;
+  /** Description of the fork; the parent's when absent (the web form's field; the API has none). */
+  description?: string | undefined;
 }
 
 /** Forgejo's message (ErrReachLimitOfRepo). */
@@ -136,6 +138,16 @@ export class ForkService {
 
   // Forking
 
+  /** The forks of `base` that `owners` already have, by owner id (an account holds one fork of a repository). */
+  async existingForks(base: RepoRow, owners: UserRow[]): Promise<Map<number, RepoRow>> {
+    const rows = await forkStore.forksOwnedBy(
+      this.db,
+      base.id,
+      owners.map((o) => o.id),
+    );
+    return new Map(rows.map((r) => [r.owner_id, r]));
+  }
+
   /** Forks `base` for `doer` (into an organization when asked); the caller checked read access. */
   async fork(doer: UserRow, viewer: Viewer, base: RepoRow, input: ForkInput): Promise<RepoRow> {
     const { db, repos } = this.deps;
@@ -154,6 +166,9 @@ export class ForkService {
     }
     const name = input.name ?? base.name;
     checkRepoName(name);
+    if ((input.description?.length ?? 0) > 2048) {
+      throw invalidField('description', 'must be at most 2048 characters');
+    }
     const baseOwner = (await userStore.getById(db, base.owner_id))!;
     await this.assertForkable(db, base, baseOwner, owner, name);
 
@@ -175,7 +190,7 @@ export class ForkService {
           owner_id: owner.id,
           name,
           lower_name: name.toLowerCase(),
-          description: base.description,
+          description: input.description ?? base.description,
           website: base.website,
           default_branch: base.default_branch,
           is_private: base.is_private,

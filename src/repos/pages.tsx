@@ -1,6 +1,7 @@
 // The web pages of repositories as lists and forms: the home page (explore for visitors, a
-// dashboard for the signed-in), /explore/repos, creating a repository, and owner profiles with
-// their repositories. The pages inside a repository are in repos/code-pages.tsx.
+// dashboard for the signed-in), /explore/repos, creating a repository (and forking one,
+// fork-pages.tsx), and owner profiles with their repositories. The pages inside a repository are
+// in repos/code-pages.tsx.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { AppError } from '../errors.js';
@@ -13,7 +14,7 @@ import type { OrgService } from '../orgs/service.js';
 import type { UserService } from '../users/service.js';
 import { UserType } from '../users/tables.js';
 import type { Viewer, UserRow } from '../users/tables.js';
-import type { ForkService } from './forks.js';
+import { forkPages, type ForkPagesDeps } from './fork-pages.js';
 import type { ListFilter } from './list-filter.js';
 import type { RepoService } from './service.js';
 import type { RepoRow } from './tables.js';
@@ -212,10 +213,10 @@ function ProfilePage(props: {
 }
 
 export interface RepoListPagesDeps {
-  repos: Pick<RepoService, 'list' | 'assertCanCreateIn' | 'create' | 'requireRepo'>;
-  forks: Pick<ForkService, 'fork'>;
-  users: Pick<UserService, 'getByIds' | 'requireAccount' | 'canSee'>;
-  orgs: Pick<OrgService, 'listOrgsOfUser' | 'canSee'>;
+  repos: Pick<RepoService, 'list' | 'create' | 'creatableOwners'> & ForkPagesDeps['repos'];
+  forks: ForkPagesDeps['forks'];
+  users: Pick<UserService, 'getByIds' | 'requireAccount' | 'canSee'> & ForkPagesDeps['users'];
+  orgs: Pick<OrgService, 'canSee'>;
   /** The signed-in user's activity feed on the dashboard (the activities domain). */
   feed(user: UserRow, viewer: Viewer | null): Promise<FeedItem[]>;
   /** Repositories per page ([api] DEFAULT_PAGING_NUM). */
@@ -297,25 +298,7 @@ export function repoListPages(deps: RepoListPagesDeps): PageRoutes {
       return explorePage(request, reply);
     });
 
-    /** The accounts a user may create repositories for: themself and organizations that allow it. */
-    async function ownersFor(user: UserRow): Promise<UserRow[]> {
-      const [memberOf] = await orgs.listOrgsOfUser(
-        user,
-        { id: user.id, isAdmin: user.is_admin === 1 },
-        100,
-        0,
-      );
-      const out = [user];
-      for (const org of memberOf) {
-        try {
-          await repos.assertCanCreateIn(user, org);
-          out.push(org);
-        } catch {
-          // Not allowed in this organization.
-        }
-      }
-      return out;
-    }
+    const ownersFor = (user: UserRow) => repos.creatableOwners(user);
 
     app.get('/repo/create', async (request, reply) => {
       const user = web.requireUser(request);
@@ -373,78 +356,7 @@ export function repoListPages(deps: RepoListPagesDeps): PageRoutes {
       );
     });
 
-    // Forking from the web: the owner (the user or an organization they may create in) and a name.
-    const forkPage = async (
-      request: FastifyRequest,
-      reply: FastifyReply,
-      values: Form,
-      error?: string,
-    ): Promise<FastifyReply> => {
-      const user = web.requireUser(request);
-      const p = request.params as Record<string, string>;
-      const view = await repos.requireRepo(p['owner'] ?? '', p['repo'] ?? '', request.web.viewer, 'read');
-      const owners = await ownersFor(user);
-      const page = web.page(request);
-      return web.send(
-        reply,
-        <Layout page={page} title={`Fork ${p['owner']}/${view.repo.name}`}>
-          <section class="narrow card">
-            <h1>
-              Fork {p['owner']}/{view.repo.name}
-            </h1>
-            {error ? (
-              <p class="flash error" role="alert">
-                {error}
-              </p>
-            ) : null}
-            <form method="post" action={`/${p['owner']}/${view.repo.name}/fork`}>
-              <CsrfField page={page} />
-              <div class="field">
-                <label for="f-uid">Owner</label>
-                <select id="f-uid" name="uid">
-                  {owners.map((o) => (
-                    <option value={String(o.id)} selected={values['uid'] === String(o.id)}>
-                      {o.name}
-                    </option>
-                  ))}
-                </select>
-              </div>
-              <Field
-                label="Repository name"
-                name="repo_name"
-                value={values['repo_name'] ?? view.repo.name}
-                required
-              />
-              <button type="submit" class="primary">
-                Fork repository
-              </button>
-            </form>
-          </section>
-        </Layout>,
-        error ? 422 : 200,
-      );
-    };
-
-    app.get('/:owner/:repo/fork', (request, reply) => forkPage(request, reply, {}));
-
-    app.post('/:owner/:repo/fork', async (request, reply) => {
-      const user = web.requireUser(request);
-      const p = request.params as Record<string, string>;
-      const body = (request.body ?? {}) as Form;
-      const values: Form = { uid: body['uid'], repo_name: (body['repo_name'] ?? '').trim() };
-      const view = await repos.requireRepo(p['owner'] ?? '', p['repo'] ?? '', request.web.viewer, 'read');
-      const owner = (await ownersFor(user)).find((o) => String(o.id) === values['uid']) ?? user;
-      try {
-        const fork = await forks.fork(user, request.web.viewer!, view.repo, {
-          organization: owner.id === user.id ? undefined : owner.name,
-          name: values['repo_name'] || undefined,
-        });
-        return web.redirect(reply, `/${owner.name}/${fork.name}`);
-      } catch (err) {
-        if (!(err instanceof AppError) || !['invalid', 'conflict', 'forbidden'].includes(err.kind)) throw err;
-        return forkPage(request, reply, values, err.message);
-      }
-    });
+    forkPages({ repos, forks, users })(app, web);
 
     app.get<{ Params: { owner: string } }>('/:owner', async (request, reply) => {
       const viewer = request.web.viewer;

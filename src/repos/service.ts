@@ -516,6 +516,26 @@ export class RepoService {
     }
   }
 
+  /**
+   * The accounts `user` may create repositories for (assertCanCreateIn's rule): themself first, then
+   * the organizations where a team of theirs owns it or may create repositories, by name.
+   */
+  async creatableOwners(user: UserRow): Promise<UserRow[]> {
+    return [user, ...(await orgStore.orgsCreatableBy(this.db, user.id))];
+  }
+
+  /** The repository `repo` was forked from, with its owner, when `viewer` may read it. */
+  async forkParent(
+    repo: RepoRow,
+    viewer: Viewer | null,
+  ): Promise<{ repo: RepoRow; owner: UserRow } | undefined> {
+    if (!repo.is_fork || repo.fork_id === null) return undefined;
+    const parent = await store.getById(this.db, repo.fork_id);
+    if (!parent || (await this.access(parent, viewer)).mode < AccessMode.read) return undefined;
+    const owner = await userStore.getById(this.db, parent.owner_id);
+    return owner ? { repo: parent, owner } : undefined;
+  }
+
   /** Whether `doer` may create repositories owned by `owner` (assertCanCreateIn without throwing). */
   async canCreateIn(doer: UserRow, owner: UserRow): Promise<boolean> {
     try {

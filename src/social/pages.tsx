@@ -60,7 +60,7 @@ export function RepoActions(props: {
       {state.starred
         ? form('unstar', 'Unstar', repo.num_stars, true)
         : form('star', 'Star', repo.num_stars, false)}
-      <a class="button" href={`${props.base}/fork`}>
+      <a class="button" href={`/repo/fork/${repo.id}`}>
         Fork <span class="count">{repo.num_forks}</span>
       </a>
     </div>

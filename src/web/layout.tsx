@@ -66,6 +66,9 @@ function AccountMenus(props: { page: PageContext; user: UserRow }): VNode {
             <a href="/repo/create">New repository</a>
           </li>
           <li>
+            <a href="/repo/migrate">New migration</a>
+          </li>
+          <li>
             <a href="/org/create">New organization</a>
           </li>
         </ul>

@@ -448,7 +448,10 @@ describe('web: header menus, first administrator and user settings', () => {
     assert.match(home.text, /<span class="sr-only">Notifications<\/span><\/a>/);
     assert.doesNotMatch(home.text, /class="badge"/);
     assert.match(home.text, /<form method="get" action="\/explore\/repos" class="topsearch" role="search">/);
-    assert.doesNotMatch(home.text, /href="\/repo\/migrate"/);
+    assert.match(home.text, /<a href="\/repo\/migrate">New migration<\/a>/);
+    const migrate = await c.get('/repo/migrate');
+    assert.equal(migrate.status, 200);
+    assert.match(migrate.text, /<a class="title" href="\/repo\/migrate\?service_type=1">/);
     assert.match(home.text, /href="\/org\/create"/);
     assert.doesNotMatch(home.text, /Site administration/);
 

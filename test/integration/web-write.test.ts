@@ -541,10 +541,11 @@ describe('web interface: writing issues and pull requests', () => {
     const file = await b.get('/alice/proj/src/branch/main/README.md');
     assert.match(file.text, /href="\/alice\/proj\/src\/tag\/v0\.1\/README\.md"/);
 
-    // Fork into bob's account from the form.
-    const form = await b.get('/alice/proj/fork');
+    // Fork into bob's account from the form the Fork button leads to (Forgejo's /repo/fork/{id}).
+    const forkUrl = /<a class="button" href="(\/repo\/fork\/\d+)">/.exec(home.text)![1]!;
+    const form = await b.get(forkUrl);
     assert.equal(form.status, 200);
-    const forked = await b.post('/alice/proj/fork', {
+    const forked = await b.post(forkUrl, {
       uid: form.text.match(/<option value="(\d+)"/)![1]!,
       repo_name: 'proj-fork',
     });
@@ -559,21 +560,22 @@ describe('web interface: writing issues and pull requests', () => {
     );
     assert.equal(fork.body.fork, true);
     assert.equal(fork.body.parent.full_name, 'alice/proj');
-    // The same name again: the form comes back with the reason (422), no second fork.
-    await b.get('/alice/proj/fork');
-    const again = await b.post('/alice/proj/fork', {
+    // Again into the same account: the form comes back with the reason (422), no second fork.
+    await b.get(forkUrl);
+    const again = await b.post(forkUrl, {
       uid: form.text.match(/<option value="(\d+)"/)![1]!,
       repo_name: 'proj-fork',
     });
     assert.equal(again.status, 422);
-    assert.match(again.text, /role="alert"/);
+    assert.match(again.text, /id="f-uid-error"/);
     // Signed out: counts, no forms; the fork page sends to sign in; a private repository is 404.
     const anon = new WebClient(s.url);
     const seen = await anon.get('/alice/proj');
     assert.doesNotMatch(seen.text, /action\/star/);
     assert.match(seen.text, /stars · /);
-    assert.equal((await anon.get('/alice/proj/fork')).status, 303);
-    assert.equal((await b.get('/alice/secret/fork')).status, 404);
+    assert.equal((await anon.get(forkUrl)).status, 303);
+    const secret = await s.api<{ id: number }>('GET', '/repos/alice/secret', { token: alice.token });
+    assert.equal((await b.get(`/repo/fork/${secret.body.id}`)).status, 404);
     assert.equal((await b.post('/alice/secret/action/star', {})).status, 404);
   });
   it('offers issue templates: markdown ones filled in, issue forms turned into the text', async () => {

@@ -5,7 +5,6 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
-import { fileTypeFromBuffer } from 'file-type';
 import type {} from '@fastify/multipart';
 import { AppError, badRequest } from '../errors.js';
 
@@ -14,7 +13,7 @@ const HEAD = 4100;
 
 /** What a file's first bytes say it is, in the spirit of Go's http.DetectContentType. */
 export async function sniffType(head: Buffer): Promise<string> {
-  const found = head.length ? await fileTypeFromBuffer(head) : undefined;
+  const found = head.length ? await (await import('file-type')).fileTypeFromBuffer(head) : undefined;
   if (found) return found.mime;
   // Bytes that never occur in text (Go's definition), else text.
   // eslint-disable-next-line no-control-regex -- exactly the control bytes that mark binary data

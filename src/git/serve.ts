@@ -2,7 +2,6 @@
 // /archive) and the web pages (/{o}/{r}/raw/..., /media/..., /archive/...) alike: streamed from
 // git (or LFS), content types sniffed and never HTML, conditional on the object id.
 import contentDisposition from 'content-disposition';
-import { fileTypeFromBuffer } from 'file-type';
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import * as trees from './trees.js';
@@ -10,7 +9,7 @@ import type { GitDataService, Target } from './data-service.js';
 
 /** Content types of raw files as Forgejo serves them: sniffed, never HTML. */
 export async function contentTypeOf(head: Buffer): Promise<{ type: string; csp?: string }> {
-  const sniffed = await fileTypeFromBuffer(head);
+  const sniffed = await (await import('file-type')).fileTypeFromBuffer(head);
   if (sniffed?.mime === 'application/pdf') {
     return { type: sniffed.mime, csp: "default-src 'none'; style-src 'unsafe-inline'" };
   }

@@ -1,7 +1,7 @@
 // How a message leaves: SMTP (plain with opportunistic STARTTLS, implicit TLS, or STARTTLS
 // required) or a sendmail program, through nodemailer, as [mailer] says. The password reaches
 // nodemailer only; nothing here logs the settings.
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { MailerConfig } from '../config/config.js';
 
 /** One message as the queue stores it. */
@@ -21,27 +21,34 @@ export interface MailSender {
 /** Seconds an SMTP conversation may take. */
 const SMTP_TIMEOUT_MS = 30_000;
 
+/** nodemailer is loaded with the first message, not at start-up (most sites send little mail). */
+async function createTransport(cfg: MailerConfig): Promise<Transporter> {
+  const { default: nodemailer } = await import('nodemailer');
+  return cfg.protocol === 'sendmail'
+    ? nodemailer.createTransport({ sendmail: true, path: cfg.sendmailPath, newline: 'unix' })
+    : nodemailer.createTransport({
+        host: cfg.smtpAddr,
+        port: cfg.smtpPort,
+        secure: cfg.protocol === 'smtps',
+        requireTLS: cfg.protocol === 'smtp+starttls',
+        ignoreTLS: false,
+        ...(cfg.user ? { auth: { user: cfg.user, pass: cfg.passwd } } : {}),
+        tls: { rejectUnauthorized: !cfg.forceTrustServerCert },
+        connectionTimeout: SMTP_TIMEOUT_MS,
+        greetingTimeout: SMTP_TIMEOUT_MS,
+        socketTimeout: SMTP_TIMEOUT_MS,
+        logger: false,
+        debug: false,
+      });
+}
+
 export function createSender(cfg: MailerConfig): MailSender {
-  const transport =
-    cfg.protocol === 'sendmail'
-      ? nodemailer.createTransport({ sendmail: true, path: cfg.sendmailPath, newline: 'unix' })
-      : nodemailer.createTransport({
-          host: cfg.smtpAddr,
-          port: cfg.smtpPort,
-          secure: cfg.protocol === 'smtps',
-          requireTLS: cfg.protocol === 'smtp+starttls',
-          ignoreTLS: false,
-          ...(cfg.user ? { auth: { user: cfg.user, pass: cfg.passwd } } : {}),
-          tls: { rejectUnauthorized: !cfg.forceTrustServerCert },
-          connectionTimeout: SMTP_TIMEOUT_MS,
-          greetingTimeout: SMTP_TIMEOUT_MS,
-          socketTimeout: SMTP_TIMEOUT_MS,
-          logger: false,
-          debug: false,
-        });
+  let transport: Promise<Transporter> | undefined;
   return {
     async send(mail) {
-      await transport.sendMail({
+      await (
+        await (transport ??= createTransport(cfg))
+      ).sendMail({
         from: cfg.from,
         to: mail.to,
         subject: cfg.subjectPrefix ? `${cfg.subjectPrefix}${mail.subject}` : mail.subject,
@@ -53,7 +60,7 @@ export function createSender(cfg: MailerConfig): MailSender {
       });
     },
     close() {
-      transport.close();
+      void transport?.then((t) => t.close()).catch(() => undefined);
     },
   };
 }

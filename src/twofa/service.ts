@@ -12,7 +12,6 @@
 // sign-in signed with a key derived from SECRET_KEY (`pendingSignIn`), bound to the browser.
 import crypto from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
-import QRCode from 'qrcode';
 import { nowUnix, type Db } from '../db/database.js';
 import { AppError, conflict, notFound } from '../errors.js';
 import { SecretBox } from '../auth/secrets.js';
@@ -136,7 +135,9 @@ export class TwoFactorService {
   }
 
   /** The QR code of an otpauth:// URI as SVG markup (paths only, drawn here). */
-  qrSvg(uri: string): Promise<string> {
+  async qrSvg(uri: string): Promise<string> {
+    // Loaded with the first enrolment, not at start-up.
+    const { default: QRCode } = await import('qrcode');
     return QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
   }
 

@@ -36,6 +36,8 @@ interface Hook {
 describe('crash safety (SIGKILL at fixed points, then a restart)', () => {
   const git = new GitClient();
   let dataDir: string;
+  /** What arms the running server's fault point (ANVIL_TEST_FAULT_FILE). */
+  let faultFile: string;
   let url: string;
   let env: NodeJS.ProcessEnv;
   let token: string;
@@ -98,14 +100,17 @@ describe('crash safety (SIGKILL at fixed points, then a restart)', () => {
    * point (whatever the client saw), then starts a clean server.
    */
   async function crashDuring(fault: string, op: () => Promise<unknown>): Promise<void> {
-    await stop();
-    const w = await start(fault);
+    // The running server is armed through ANVIL_TEST_FAULT_FILE (src/faults.ts), and disarmed
+    // before the restart: one start per crash.
+    const w = web ?? (await start());
+    fs.writeFileSync(faultFile, fault);
     const exited = new Promise<NodeJS.Signals | null>((r) => w.child.once('exit', (_c, sig) => r(sig)));
     await op().catch(() => undefined);
     const signal = await Promise.race([
       exited,
       new Promise<string>((r) => setTimeout(() => r('still running'), 30_000)),
     ]);
+    fs.writeFileSync(faultFile, '');
     assert.equal(signal, 'SIGKILL', `the server should have died at ${fault}:\n${w.output()}`);
     web = undefined;
     await start();
@@ -233,6 +238,7 @@ describe('crash safety (SIGKILL at fixed points, then a restart)', () => {
 
   before(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-crash-'));
+    faultFile = `${dataDir}.fault`;
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     receiver = http.createServer((req, res) => {
@@ -257,6 +263,7 @@ describe('crash safety (SIGKILL at fixed points, then a restart)', () => {
       ANVIL__LOG__LEVEL: 'warn',
       ANVIL__WEBHOOK__ALLOWED_HOST_LIST: 'loopback',
       ANVIL__ACTIONS__ENABLED: 'true',
+      ANVIL_TEST_FAULT_FILE: faultFile,
     });
     for (const k of ['DB_TYPE', 'HOST', 'USER', 'NAME', 'PASSWD']) {
       const v = process.env[`ANVIL__DATABASE__${k}`];
@@ -277,6 +284,7 @@ describe('crash safety (SIGKILL at fixed points, then a restart)', () => {
     receiver.close();
     if (dropDb) await dropDb();
     fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.rmSync(faultFile, { force: true });
     git.cleanup();
   });
 

@@ -134,6 +134,55 @@ async function compileAndBundle(bundle) {
       return 1;
     }
   }
+  return bundleTests(common);
+}
+
+/**
+ * The test files bundled as the CLI is (dist/test-bundle/integration/x.test.js, shared code in
+ * chunks/ beside them), what `npm test` runs: each test file is a process of its own, and reading
+ * a few chunks instead of some 2,000 modules saves about a second of CPU per file. The layout keeps
+ * every module three directories below the root, as in dist/test, so paths made from
+ * import.meta.url (the bundled CLI, package.json) stay right; the git hook is copied next to
+ * each output, as src/git/pushes.ts looks for it beside its own code.
+ */
+async function bundleTests(common) {
+  const testRoot = path.join(root, 'dist', 'test');
+  const outdir = path.join(root, 'dist', 'test-bundle');
+  const entries = {};
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.test.js')) entries[path.relative(testRoot, p).replace(/\.js$/, '')] = p;
+    }
+  };
+  walk(testRoot);
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  fs.rmSync(outdir, { recursive: true, force: true });
+  const result = await build({
+    ...common,
+    outdir,
+    entryPoints: entries,
+    splitting: true,
+    chunkNames: 'chunks/chunk-[hash]',
+    // The test-only packages (playwright, s3rver, ...) are read from node_modules.
+    external: [...EXTERNAL, ...Object.keys(pkg.devDependencies ?? {})],
+    minifyWhitespace: false,
+    minifySyntax: false,
+    legalComments: 'none',
+    metafile: false,
+  });
+  if (result.errors.length) return 1;
+  const hook = fs.readFileSync(path.join(root, 'dist', 'bundle', 'hook.js'));
+  const dirs = new Set();
+  const collect = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (e.isDirectory()) collect(path.join(dir, e.name));
+      else if (e.name.endsWith('.js')) dirs.add(dir);
+    }
+  };
+  collect(outdir);
+  for (const dir of dirs) fs.writeFileSync(path.join(dir, 'hook.js'), hook);
   return 0;
 }
 

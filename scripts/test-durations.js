@@ -18,8 +18,12 @@ export default async function* durations(source) {
     files.set(file, details?.duration_ms ?? 0);
   }
   const rows = [...files].sort((a, b) => b[1] - a[1]);
-  // dist/test/x.test.js is test/x.test.ts to whoever reads the log.
-  const rel = (f) => path.relative(path.join(process.cwd(), 'dist'), f).replace(/\.js$/, '.ts');
+  // dist/test-bundle/x.test.js is test/x.test.ts to whoever reads the log.
+  const rel = (f) =>
+    path
+      .relative(path.join(process.cwd(), 'dist'), f)
+      .replace(/^test-bundle\//, 'test/')
+      .replace(/\.js$/, '.ts');
   const out = process.env.ANVIL_TEST_DURATIONS;
   if (out) {
     fs.writeFileSync(out, rows.map(([f, ms]) => `${(ms / 1000).toFixed(1)}\t${rel(f)}\n`).join(''));

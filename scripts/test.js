@@ -1,4 +1,5 @@
-// `npm test`: build, then run every test file under dist/test with Node's test runner.
+// `npm test`: build, then run every test file with Node's test runner, as bundled in
+// dist/test-bundle (scripts/build.js; the same files as dist/test, in a few chunks).
 // Set ANVIL__DATABASE__DB_TYPE=postgres (and ANVIL__DATABASE__NAME, HOST, USER) to run the same
 // suite against PostgreSQL; each test server then makes and drops a database of its own.
 import { spawn } from 'node:child_process';
@@ -34,12 +35,12 @@ const otherDatabase = ['postgres', 'postgresql', 'mysql', 'mariadb'].includes(
 
 const args = process.argv.slice(2);
 const targets = args.length
-  ? args.map((a) => path.resolve(root, 'dist', a.replace(/\.ts$/, '.js')))
-  : testFiles(path.join(root, 'dist', 'test'))
+  ? args.map((a) => path.resolve(root, 'dist', a.replace(/^test\//, 'test-bundle/').replace(/\.ts$/, '.js')))
+  : testFiles(path.join(root, 'dist', 'test-bundle'))
       .sort()
       .filter((f) => {
         const rel = path
-          .relative(path.join(root, 'dist', 'test'), f)
+          .relative(path.join(root, 'dist', 'test-bundle'), f)
           .split(path.sep)
           .join('/');
         return !(otherDatabase && DATABASE_FREE.some((p) => rel.startsWith(p)));

@@ -1,6 +1,19 @@
-import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const pkg = createRequire(import.meta.url)('../../package.json') as { version: string };
+/** The checkout's package.json: the nearest above this module (dist/src, or a bundle's chunk). */
+function packageJson(): { version: string } {
+  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ;) {
+    const file = path.join(dir, 'package.json');
+    if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string };
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error(`no package.json above ${import.meta.url}`);
+    dir = up;
+  }
+}
+
+const pkg = packageJson();
 
 /** The Forgejo release whose API Anvil implements, and the Gitea API level that release reports. */
 const FORGEJO = '11.0.0';

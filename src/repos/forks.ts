@@ -41,7 +41,7 @@ export interface ForkServiceDeps {
   db: Db;
   events: EventBus;
   log: Logger;
-  repos: Pick<RepoService, 'addHooks' | 'assertCanCreateIn' | 'pathOf'>;
+  repos: Pick<RepoService, 'addHooks' | 'assertCanCreateIn' | 'insertRow' | 'pathOf'>;
   refChanges: Pick<RefChanges, 'changeRefs'>;
   orgs: Pick<OrgService, 'canSee'>;
   quota: QuotaCheck;
@@ -186,7 +186,7 @@ export class ForkService {
       const fork = await transaction(db, async (tx) => {
         await this.assertForkable(tx, base, baseOwner, owner, name);
         await store.deleteRedirect(tx, owner.id, name);
-        const id = await store.insert(tx, {
+        const id = await repos.insertRow(tx, doer, owner, {
           owner_id: owner.id,
           name,
           lower_name: name.toLowerCase(),

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Insertable } from 'kysely';
 import type { Logger } from 'pino';
 import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
 import { uniqueViolation } from '../db/retry.js';
@@ -19,7 +20,7 @@ import type { EventBus } from '../events/bus.js';
 import { git, initBare, listRefs, objectsSize } from '../git/git.js';
 import * as store from './store.js';
 import type { ListFilter } from './list-filter.js';
-import type { RepoRow } from './tables.js';
+import type { RepoRow, RepositoryTable } from './tables.js';
 import { GITIGNORES, LICENSES, READMES } from './templates.js';
 import type { TeamRow } from '../orgs/tables.js';
 import { accessOf, type RepoAccess } from './access.js';
@@ -303,7 +304,7 @@ export class RepoService {
         // A former name of a renamed repository is free to take; it then leads here.
         await store.deleteRedirect(tx, owner.id, input.name);
         for (const h of this.hooks) await h.beforeCreate?.(tx, doer, owner);
-        const id = await store.insert(tx, {
+        const id = await this.insertRow(tx, doer, owner, {
           owner_id: owner.id,
           name: input.name,
           lower_name: input.name.toLowerCase(),
@@ -372,7 +373,7 @@ export class RepoService {
         }
         await store.deleteRedirect(tx, owner.id, input.name);
         for (const h of this.hooks) await h.beforeCreate?.(tx, doer, owner);
-        const id = await store.insert(tx, {
+        const id = await this.insertRow(tx, doer, owner, {
           owner_id: owner.id,
           name: input.name,
           lower_name: input.name.toLowerCase(),
@@ -405,6 +406,26 @@ export class RepoService {
       if (uniqueViolation(err)) throw conflict('The repository with the same name already exists.');
       throw err;
     }
+  }
+
+  /**
+   * Inserts a new repository's row for `owner`, made by `doer`, inside the transaction that creates
+   * it: every creation path (create, createPrepared, forks) goes through here. In an organization,
+   * a creator who is not an administrator of the new repository through the organization's teams
+   * (a member of a team that may create repositories but holds none of them) becomes its
+   * collaborator with admin access, so that they can read what they made (Forgejo's
+   * CreateRepositoryByExample). Site administrators, owners and members of an admin team that
+   * includes all repositories get nothing more.
+   */
+  async insertRow(tx: Tx, doer: UserRow, owner: UserRow, row: Insertable<RepositoryTable>): Promise<number> {
+    const id = await store.insert(tx, row);
+    if (owner.type === UserType.Organization && !doer.is_admin && doer.id !== owner.id) {
+      const teams = await store.teamAccess(tx, owner.id, id, doer.id);
+      const admin =
+        teams.some((t) => t.authorize >= AccessMode.admin) || (await orgStore.isOwner(tx, owner.id, doer.id));
+      if (!admin) await store.setCollaborator(tx, id, doer.id, AccessMode.admin);
+    }
+    return id;
   }
 
   // Editing

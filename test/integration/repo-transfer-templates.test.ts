@@ -524,6 +524,13 @@ describe('repository transfers, templates and fork syncing', () => {
       const org = await generate(bob, 'alice/tpl', { owner: 'acme', name: 'org-app', git_content: true });
       assert.equal(org.status, 201, org.text);
       assert.equal(org.body.full_name, 'acme/org-app');
+      // bob is no owner of acme and his team holds no repository: he administers it as a collaborator.
+      assert.deepEqual(org.body.permissions, { admin: true, push: true, pull: true });
+      const collaborators = await s.api<UserJson[]>('GET', '/repos/acme/org-app/collaborators', tok(bob));
+      assert.deepEqual(
+        collaborators.body.map((u) => u.login),
+        ['bob'],
+      );
       assert.equal(
         (await generate(dave, 'alice/tpl', { owner: 'acme', name: 'nope', topics: true })).status,
         403,

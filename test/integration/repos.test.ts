@@ -472,6 +472,41 @@ describe('repositories', () => {
       assert.equal(byMaker.owner.login, 'acme');
     });
 
+    it('makes a team creator who is no admin of the new repository its admin collaborator', async () => {
+      await create(bob, { name: 'makers-private', private: true }, '/orgs/acme/repos');
+      const mine = await getRepo(bob, 'acme/makers-private');
+      assert.equal(mine.status, 200, mine.text);
+      assert.deepEqual(mine.body.permissions, { admin: true, push: true, pull: true });
+      await pushBranch(bob, 'acme/makers-private', 'main');
+      assert.equal((await getRepo(bob, 'acme/makers-private')).body.empty, false);
+      const collaborators = (full: string) =>
+        s.api<UserJson[]>('GET', `/repos/${full}/collaborators`, tok(alice)).then((r) => {
+          assert.equal(r.status, 200, r.text);
+          return r.body.map((u) => u.login);
+        });
+      assert.deepEqual(await collaborators('acme/makers-private'), ['bob']);
+      const perm = await s.api<{ permission: string }>(
+        'GET',
+        '/repos/acme/makers-private/collaborators/bob/permission',
+        tok(bob),
+      );
+      assert.equal(perm.body.permission, 'admin');
+      // Another member of the organization, outside the creating team, still sees nothing.
+      assert.equal((await getRepo(carol, 'acme/makers-private')).status, 404);
+      assert.equal((await getRepo(eve, 'acme/makers-private')).status, 404);
+      // An owner is admin already: no collaboration.
+      await create(alice, { name: 'owners-private', private: true }, '/orgs/acme/repos');
+      assert.deepEqual(await collaborators('acme/owners-private'), []);
+      // A fork into the organization follows the same rule.
+      await create(alice, { name: 'to-fork', auto_init: true });
+      const fork = await s.api<RepoJson>('POST', '/repos/alice/to-fork/forks', {
+        token: bob.token,
+        body: { organization: 'acme', name: 'forked-by-bob' },
+      });
+      assert.equal(fork.status, 202, fork.text);
+      assert.deepEqual(await collaborators('acme/forked-by-bob'), ['bob']);
+    });
+
     it('refuses other members and outsiders with 403, hides private organizations with 404', async () => {
       for (const u of [carol, eve]) {
         const r = await s.api('POST', '/orgs/acme/repos', { token: u.token, body: { name: `by-${u.name}` } });

@@ -21,6 +21,7 @@ interface RepoJson {
   description: string;
   original_url: string;
   parent: { full_name: string } | null;
+  permissions: { admin: boolean; push: boolean; pull: boolean };
 }
 
 describe('web: migrate and fork pages', () => {
@@ -148,6 +149,8 @@ describe('web: migrate and fork pages', () => {
     assert.match(page.text, /mirror of <a href="http:\/\/127\.0\.0\.1:\d+\/alice\/upstream\.git"/);
     const follow = await repo('crew/follow', bob.token);
     assert.equal(follow.body.mirror, true);
+    // bob is no owner of crew: he administers what he made as its collaborator (Forgejo's rule).
+    assert.equal(follow.body.permissions.admin, true);
     // The API keeps Forgejo's rule: only an organization's owners migrate into it.
     const api = await s.api<{ message: string }>('POST', '/repos/migrate', {
       token: bob.token,

@@ -9,7 +9,7 @@ import type { PageRoutes } from '../web/plugin.js';
 import { Pager, When, pageNumber } from '../web/components.js';
 import { ExploreTabs, ProfileHeader } from '../users/pages.js';
 import { OrgTabs } from '../orgs/pages.js';
-import type { OrgService } from '../orgs/service.js';
+import type { OrgService, OrgStanding } from '../orgs/service.js';
 import type { UserService } from '../users/service.js';
 import { UserType } from '../users/tables.js';
 import type { Viewer, UserRow } from '../users/tables.js';
@@ -188,6 +188,8 @@ function CreateRepoPage(props: { page: PageContext; owners: UserRow[]; values: F
 function ProfilePage(props: {
   page: PageContext;
   account: UserRow;
+  /** For an organization: the viewer's standing in it (its tabs). */
+  standing?: OrgStanding | undefined;
   items: Listed[];
   total: number;
   pageNo: number;
@@ -196,7 +198,9 @@ function ProfilePage(props: {
   return (
     <Layout page={props.page} title={props.account.full_name || props.account.name}>
       <ProfileHeader account={props.account} />
-      {props.account.type === UserType.Organization ? <OrgTabs org={props.account} active="repos" /> : null}
+      {props.standing ? (
+        <OrgTabs org={props.account} active="repos" standing={props.standing} repos={props.total} />
+      ) : null}
       <h2>
         Repositories <span class="count">{props.total}</span>
       </h2>
@@ -215,7 +219,7 @@ export interface RepoListPagesDeps {
   repos: Pick<RepoService, 'list' | 'assertCanCreateIn' | 'create' | 'requireRepo'>;
   forks: Pick<ForkService, 'fork'>;
   users: Pick<UserService, 'getByIds' | 'requireAccount' | 'canSee'>;
-  orgs: Pick<OrgService, 'listOrgsOfUser' | 'canSee'>;
+  orgs: Pick<OrgService, 'listOrgsOfUser' | 'canSee' | 'standing'>;
   /** The signed-in user's activity feed on the dashboard (the activities domain). */
   feed(user: UserRow, viewer: Viewer | null): Promise<FeedItem[]>;
   /** Repositories per page ([api] DEFAULT_PAGING_NUM). */
@@ -466,6 +470,7 @@ export function repoListPages(deps: RepoListPagesDeps): PageRoutes {
         <ProfilePage
           page={web.page(request)}
           account={account}
+          standing={account.type === UserType.Organization ? await orgs.standing(account, viewer) : undefined}
           items={await withOwners(rows)}
           total={total}
           pageNo={pageNo}

@@ -386,6 +386,8 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     leaseSeconds: config.cluster.leaseSeconds,
     metrics: metrics,
     secrets: webhookSecrets,
+    repos,
+    rootUrl: config.server.rootUrl,
   });
   const webhookPayloads = new Payloads({
     db,

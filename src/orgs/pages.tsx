@@ -23,7 +23,7 @@ import { visibilityName, type UserRow, type VisibilityName } from '../users/tabl
 import { checkEmail, type UserService } from '../users/service.js';
 import type { RepoService } from '../repos/service.js';
 import type { Collaborators } from '../repos/collaborators.js';
-import type { OrgService } from './service.js';
+import type { OrgService, OrgStanding } from './service.js';
 import type { TeamRow } from './tables.js';
 
 type Form = Record<string, string | undefined>;
@@ -43,6 +43,7 @@ export interface OrgPagesDeps {
     | 'requireMember'
     | 'isOwner'
     | 'isMember'
+    | 'standing'
     | 'listMembers'
     | 'publicMemberIds'
     | 'removeMember'
@@ -93,25 +94,35 @@ export function Avatar(props: { user: UserRow; size?: number }): VNode {
   );
 }
 
-/** The tabs under an organization's profile header (Repositories, Members, Teams, Settings). */
+/**
+ * The tabs under an organization's profile header: Repositories, Members (the members the viewer
+ * may see), Teams (members only) and Settings (owners only), with their counts as Forgejo shows them.
+ */
 export function OrgTabs(props: {
   org: UserRow;
   active: 'repos' | 'members' | 'teams';
-  isMember?: boolean;
-  isOwner?: boolean;
+  standing: OrgStanding;
+  repos?: number | undefined;
 }): VNode {
   const base = orgPath(props.org);
-  const tabs: Array<[string, string, string]> = [
-    ['repos', `/${encodeURIComponent(props.org.name)}`, 'Repositories'],
-    ['members', `${base}/members`, 'Members'],
+  const { standing } = props;
+  const tabs: Array<[string, string, string, number | null | undefined]> = [
+    ['repos', `/${encodeURIComponent(props.org.name)}`, 'Repositories', props.repos],
+    ['members', `${base}/members`, 'Members', standing.members],
   ];
-  if (props.isMember) tabs.push(['teams', `${base}/teams`, 'Teams']);
-  if (props.isOwner) tabs.push(['settings', `${base}/settings`, 'Settings']);
+  if (standing.isMember) tabs.push(['teams', `${base}/teams`, 'Teams', standing.teams]);
+  if (standing.isOwner) tabs.push(['settings', `${base}/settings`, 'Settings', undefined]);
   return (
     <nav class="tabs" aria-label="Organization">
-      {tabs.map(([key, href, label]) => (
+      {tabs.map(([key, href, label, count]) => (
         <a href={href} aria-current={props.active === key ? 'page' : undefined}>
           {label}
+          {typeof count === 'number' ? (
+            <>
+              {' '}
+              <span class="count">{count}</span>
+            </>
+          ) : null}
         </a>
       ))}
     </nav>
@@ -123,14 +134,13 @@ export function OrgPage(props: {
   org: UserRow;
   title: string;
   active: 'repos' | 'members' | 'teams';
-  isMember: boolean;
-  isOwner: boolean;
+  standing: OrgStanding;
   children: ComponentChildren;
 }): VNode {
   return (
     <Layout page={props.page} title={`${props.title} - ${props.org.name}`}>
       <ProfileHeader account={props.org} />
-      <OrgTabs org={props.org} active={props.active} isMember={props.isMember} isOwner={props.isOwner} />
+      <OrgTabs org={props.org} active={props.active} standing={props.standing} />
       {props.children}
     </Layout>
   );
@@ -178,9 +188,9 @@ function MembersPage(props: {
   org: UserRow;
   members: UserRow[];
   publicIds: Set<number>;
-  isMember: boolean;
-  isOwner: boolean;
+  standing: OrgStanding;
 }): VNode {
+  const { isMember, isOwner } = props.standing;
   const { page, org } = props;
   const me = page.user?.id;
   const action = (name: string, uid: number, label: string, danger?: string) =>
@@ -201,14 +211,7 @@ function MembersPage(props: {
       </form>
     );
   return (
-    <OrgPage
-      page={page}
-      org={org}
-      title="Members"
-      active="members"
-      isMember={props.isMember}
-      isOwner={props.isOwner}
-    >
+    <OrgPage page={page} org={org} title="Members" active="members" standing={props.standing}>
       <h2>
         Members <span class="count">{props.members.length}</span>
       </h2>
@@ -222,7 +225,7 @@ function MembersPage(props: {
                 <a href={`/${u.name}`} class="title">
                   {u.full_name ? `${u.full_name} (${u.name})` : u.name}
                 </a>
-                {props.isMember ? <span class="pill">{pub ? 'Public' : 'Private'}</span> : null}
+                {isMember ? <span class="pill">{pub ? 'Public' : 'Private'}</span> : null}
               </div>
               <div class="actions">
                 {u.id === me
@@ -232,7 +235,7 @@ function MembersPage(props: {
                   : null}
                 {u.id === me
                   ? action('leave', u.id, 'Leave', `Leave the organization ${org.name}?`)
-                  : props.isOwner
+                  : isOwner
                     ? action('remove', u.id, 'Remove', `Remove ${u.name} from ${org.name}?`)
                     : null}
               </div>
@@ -367,9 +370,8 @@ export function orgLookups(web: Web, deps: Pick<OrgPagesDeps, 'orgs' | 'users'>)
     const p = request.params as Params;
     const viewer = request.web.viewer;
     const org = await orgs.requireVisibleOrg(p.org, viewer);
-    const isMember = viewer !== null && (viewer.isAdmin || (await orgs.isMember(org, viewer.id)));
-    const isOwner = viewer !== null && (await orgs.isOwner(org, viewer));
-    return { org, isMember, isOwner };
+    const standing = await orgs.standing(org, viewer);
+    return { org, isMember: standing.isMember, isOwner: standing.isOwner, standing };
   };
   /** The organization of the path for its owners (403 for anyone else who may see it). */
   const ownedOrg = async (request: FastifyRequest) => {
@@ -442,7 +444,7 @@ function registerOrgPages(app: FastifyInstance, web: Web, deps: OrgPagesDeps): v
   // Members
 
   app.get('/org/:org/members', async (request, reply) => {
-    const { org, isMember, isOwner } = await orgOf(request);
+    const { org, standing } = await orgOf(request);
     const [members] = await orgs.listMembers(org, request.web.viewer, 500, 0);
     const publicIds = await orgs.publicMemberIds(org);
     return web.send(
@@ -452,8 +454,7 @@ function registerOrgPages(app: FastifyInstance, web: Web, deps: OrgPagesDeps): v
         org={org}
         members={members}
         publicIds={publicIds}
-        isMember={isMember}
-        isOwner={isOwner}
+        standing={standing}
       />,
     );
   });

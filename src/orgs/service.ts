@@ -60,6 +60,16 @@ export interface OrgServiceDeps {
   owned: readonly OwnedResources[];
 }
 
+/** A viewer's standing in an organization and the counts its tabs show them. */
+export interface OrgStanding {
+  isMember: boolean;
+  isOwner: boolean;
+  /** Members the viewer may see. */
+  members: number;
+  /** Teams, for members; null for anyone else. */
+  teams: number | null;
+}
+
 export class OrgService {
   private readonly db: Db;
   private readonly owned: readonly OwnedResources[];
@@ -109,6 +119,19 @@ export class OrgService {
 
   async isOwner(org: UserRow, viewer: Viewer): Promise<boolean> {
     return viewer.isAdmin || store.isOwner(this.db, org.id, viewer.id);
+  }
+
+  /**
+   * What an organization's tabs show `viewer` (Forgejo's): whether they are a member (site
+   * administrators count as one) or an owner, how many members they may see (public ones for
+   * outsiders) and, for members only, how many teams there are.
+   */
+  async standing(org: UserRow, viewer: Viewer | null): Promise<OrgStanding> {
+    const isMember = viewer !== null && (viewer.isAdmin || (await this.isMember(org, viewer.id)));
+    const isOwner = viewer !== null && (await this.isOwner(org, viewer));
+    const [, members] = await store.listMembers(this.db, org.id, !isMember, 1, 0);
+    const teams = isMember ? (await store.listTeams(this.db, { orgId: org.id }, 1, 0))[1] : null;
+    return { isMember, isOwner, members, teams };
   }
 
   async requireOwner(org: UserRow, viewer: Viewer): Promise<void> {

@@ -16,7 +16,7 @@ import {
   ticked,
 } from '../web/settings.js';
 import type { UserRow } from '../users/tables.js';
-import { REPO_UNITS, type TeamView } from './service.js';
+import { REPO_UNITS, type OrgStanding, type TeamView } from './service.js';
 import { AccessMode, accessModeName, type TeamRow } from './tables.js';
 import {
   Avatar,
@@ -41,10 +41,16 @@ const permissionLabel = (team: TeamRow) =>
         ? 'Write access'
         : 'Read access';
 
-function TeamsPage(props: { page: PageContext; org: UserRow; teams: TeamRow[]; isOwner: boolean }): VNode {
+function TeamsPage(props: {
+  page: PageContext;
+  org: UserRow;
+  teams: TeamRow[];
+  isOwner: boolean;
+  standing: OrgStanding;
+}): VNode {
   const { page, org } = props;
   return (
-    <OrgPage page={page} org={org} title="Teams" active="teams" isMember isOwner={props.isOwner}>
+    <OrgPage page={page} org={org} title="Teams" active="teams" standing={props.standing}>
       <div class="org-toolbar">
         <h2>
           Teams <span class="count">{props.teams.length}</span>
@@ -176,6 +182,7 @@ function TeamPage(props: {
   members: UserRow[];
   repos: Array<{ id: number; name: string }>;
   isOwner: boolean;
+  standing: OrgStanding;
   isTeamMember: boolean;
   error?: string | undefined;
   typed?: string | undefined;
@@ -183,7 +190,7 @@ function TeamPage(props: {
   const { page, org, team } = props;
   const base = teamPath(org, team);
   return (
-    <OrgPage page={page} org={org} title={team.name} active="teams" isMember isOwner={props.isOwner}>
+    <OrgPage page={page} org={org} title={team.name} active="teams" standing={props.standing}>
       <div class="org-toolbar">
         <h2>
           {team.name} <span class="pill">{permissionLabel(team)}</span>
@@ -314,9 +321,12 @@ function registerTeamPages(app: FastifyInstance, web: Web, deps: OrgPagesDeps): 
   };
 
   app.get('/org/:org/teams', async (request, reply) => {
-    const { org, isOwner } = await memberOrg(request);
+    const { org, isOwner, standing } = await memberOrg(request);
     const [teams] = await orgs.listTeams(org, 500, 0);
-    return web.send(reply, <TeamsPage page={web.page(request)} org={org} teams={teams} isOwner={isOwner} />);
+    return web.send(
+      reply,
+      <TeamsPage page={web.page(request)} org={org} teams={teams} isOwner={isOwner} standing={standing} />,
+    );
   });
 
   /** The team form's input as the service takes it, and the form errors found before calling it. */
@@ -400,7 +410,7 @@ function registerTeamPages(app: FastifyInstance, web: Web, deps: OrgPagesDeps): 
     error?: string,
     typed?: string,
   ) => {
-    const { org, isOwner, team } = await teamOf(request);
+    const { org, isOwner, team, standing } = await teamOf(request);
     const [members] = tab === 'members' ? await orgs.listTeamMembers(team, 500, 0) : [[]];
     const [repoRows] = tab === 'repositories' ? await repos.listTeamRepos(team, 500, 0) : [[]];
     const isTeamMember = await orgs.isTeamMember(team, request.web.user!.id);
@@ -414,6 +424,7 @@ function registerTeamPages(app: FastifyInstance, web: Web, deps: OrgPagesDeps): 
         members={members}
         repos={repoRows}
         isOwner={isOwner}
+        standing={standing}
         isTeamMember={isTeamMember}
         error={error}
         typed={typed}

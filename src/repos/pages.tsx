@@ -10,7 +10,7 @@ import type { PageRoutes } from '../web/plugin.js';
 import { Pager, When, pageNumber } from '../web/components.js';
 import { ExploreTabs, ProfileHeader } from '../users/pages.js';
 import { OrgTabs } from '../orgs/pages.js';
-import type { OrgService } from '../orgs/service.js';
+import type { OrgService, OrgStanding } from '../orgs/service.js';
 import type { UserService } from '../users/service.js';
 import { UserType } from '../users/tables.js';
 import type { Viewer, UserRow } from '../users/tables.js';
@@ -189,6 +189,8 @@ function CreateRepoPage(props: { page: PageContext; owners: UserRow[]; values: F
 function ProfilePage(props: {
   page: PageContext;
   account: UserRow;
+  /** For an organization: the viewer's standing in it (its tabs). */
+  standing?: OrgStanding | undefined;
   items: Listed[];
   total: number;
   pageNo: number;
@@ -197,7 +199,9 @@ function ProfilePage(props: {
   return (
     <Layout page={props.page} title={props.account.full_name || props.account.name}>
       <ProfileHeader account={props.account} />
-      {props.account.type === UserType.Organization ? <OrgTabs org={props.account} active="repos" /> : null}
+      {props.standing ? (
+        <OrgTabs org={props.account} active="repos" standing={props.standing} repos={props.total} />
+      ) : null}
       <h2>
         Repositories <span class="count">{props.total}</span>
       </h2>
@@ -216,7 +220,7 @@ export interface RepoListPagesDeps {
   repos: Pick<RepoService, 'list' | 'create' | 'creatableOwners'> & ForkPagesDeps['repos'];
   forks: ForkPagesDeps['forks'];
   users: Pick<UserService, 'getByIds' | 'requireAccount' | 'canSee'> & ForkPagesDeps['users'];
-  orgs: Pick<OrgService, 'canSee'>;
+  orgs: Pick<OrgService, 'canSee' | 'standing'>;
   /** The signed-in user's activity feed on the dashboard (the activities domain). */
   feed(user: UserRow, viewer: Viewer | null): Promise<FeedItem[]>;
   /** Repositories per page ([api] DEFAULT_PAGING_NUM). */
@@ -378,6 +382,7 @@ export function repoListPages(deps: RepoListPagesDeps): PageRoutes {
         <ProfilePage
           page={web.page(request)}
           account={account}
+          standing={account.type === UserType.Organization ? await orgs.standing(account, viewer) : undefined}
           items={await withOwners(rows)}
           total={total}
           pageNo={pageNo}

@@ -8,6 +8,7 @@ import https from 'node:https';
 import { VERSION } from '../version.js';
 import { eventName } from './events.js';
 import { BlockedHostError, type HostList } from './hosts.js';
+import { PLAIN_TYPES } from './types.js';
 
 /** What a delivery needs of its hook (secrets decrypted). */
 export interface DeliveryTarget {
@@ -80,7 +81,8 @@ function matrixTxnId(payload: string): string {
 
 /**
  * The request for a delivery: URL, method, headers and body. Signatures cover the payload (for
- * form hooks, the value of the `payload` field), as Forgejo's do.
+ * form hooks, the value of the `payload` field), as Forgejo's do; packagist and SourceHut builds
+ * requests carry neither Forgejo's headers nor signatures.
  */
 export function buildRequest(
   target: DeliveryTarget,
@@ -107,6 +109,10 @@ export function buildRequest(
       body = task.payload;
     }
   }
+  if (PLAIN_TYPES.has(target.type)) {
+    if (target.authorization) headers['Authorization'] = target.authorization;
+    return { url, method, headers, body };
+  }
   const sig = signatures(target.secret, task.payload);
   const event = eventName(task.eventType);
   for (const prefix of ['X-Forgejo', 'X-Gitea', 'X-Gogs']) {
@@ -124,10 +130,14 @@ export function buildRequest(
   return { url, method, headers, body };
 }
 
-/** The headers as recorded: the Authorization header masked. */
+/** The headers as recorded: the Authorization header masked (its scheme kept, as Forgejo keeps it). */
 function recorded(headers: Record<string, string>): Record<string, string> {
   const out = { ...headers };
-  if (out['Authorization'] !== undefined) out['Authorization'] = '******';
+  const auth = out['Authorization'];
+  if (auth !== undefined) {
+    const scheme = /^(Bearer|Basic) /.exec(auth);
+    out['Authorization'] = scheme ? `${scheme[1]} ******` : '******';
+  }
   return out;
 }
 

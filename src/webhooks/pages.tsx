@@ -7,27 +7,34 @@ import type { VNode } from 'preact';
 import { AppError, forbidden } from '../errors.js';
 import type { OrgService } from '../orgs/service.js';
 import type { RepoService } from '../repos/service.js';
-import { CsrfField, Field, type PageContext } from '../web/layout.js';
-import { formList, formText, type PageRoutes, type Web } from '../web/plugin.js';
+import { CsrfField, type PageContext } from '../web/layout.js';
+import type { PageRoutes, Web } from '../web/plugin.js';
 import {
   ADMIN_NAV,
-  Checkbox,
   DangerForm,
   type NavItem,
   Section,
-  Select,
   SettingsLayout,
   USER_SETTINGS_NAV,
   orgSettingsNav,
   repoSettingsNav,
-  ticked,
 } from '../web/settings.js';
-import { CHOICES, parseSettings } from './events.js';
-import { HOOK_TYPES } from './render.js';
+import {
+  HookForm,
+  authorizationOf,
+  configOf,
+  emptyForm,
+  eventsOf,
+  formOf,
+  readForm,
+  type FormState,
+} from './hook-form.js';
 import type { HookDeliveryJson } from './schemas.js';
-import { metaOf } from './schemas.js';
 import type { HookScope, WebhookService } from './service.js';
 import type { WebhookRow } from './tables.js';
+import { HOOK_TYPES, TYPE_LABELS, isHookType } from './types.js';
+
+const labelOf = (type: string): string => (isHookType(type) ? TYPE_LABELS[type] : type);
 
 export interface WebhookPagesDeps {
   webhooks: Pick<
@@ -52,259 +59,6 @@ interface Target {
   system?: boolean;
 }
 
-const TYPE_LABELS: Record<string, string> = {
-  forgejo: 'Forgejo',
-  gitea: 'Gitea',
-  gogs: 'Gogs',
-  slack: 'Slack',
-  matrix: 'Matrix',
-};
-
-const CHOICE_LABELS: Record<string, string> = {
-  create: 'Create (branch or tag created)',
-  delete: 'Delete (branch or tag deleted)',
-  fork: 'Fork',
-  issues: 'Issues',
-  issue_assign: 'Issue assigned',
-  issue_label: 'Issue labelled',
-  issue_milestone: 'Issue milestoned',
-  issue_comment: 'Issue comment',
-  push: 'Push',
-  pull_request: 'Pull request',
-  pull_request_assign: 'Pull request assigned',
-  pull_request_label: 'Pull request labelled',
-  pull_request_milestone: 'Pull request milestoned',
-  pull_request_comment: 'Pull request comment',
-  pull_request_review: 'Pull request reviewed',
-  pull_request_sync: 'Pull request synchronized',
-  pull_request_review_request: 'Pull request review requested',
-  wiki: 'Wiki',
-  repository: 'Repository',
-  release: 'Release',
-  package: 'Package',
-};
-
-type Values = Record<string, string> & { chosen?: never };
-interface FormState {
-  values: Record<string, string>;
-  chosen: string[];
-  errors: Record<string, string>;
-}
-
-const empty = (): FormState => ({
-  values: { events: 'push_only', content_type: 'json', http_method: 'POST', active: 'on' },
-  chosen: [],
-  errors: {},
-});
-
-function stateOf(row: WebhookRow, authorization: string): FormState {
-  const s = parseSettings(row.events);
-  const meta = metaOf(row) ?? {};
-  return {
-    values: {
-      payload_url: row.url,
-      http_method: row.http_method,
-      content_type: row.content_type,
-      events: s.send_everything ? 'send_everything' : s.choose_events ? 'choose_events' : 'push_only',
-      branch_filter: row.branch_filter,
-      authorization_header: authorization,
-      active: row.is_active ? 'on' : '',
-      channel: meta['channel'] ?? '',
-      username: meta['username'] ?? '',
-      icon_url: meta['icon_url'] ?? '',
-      color: meta['color'] ?? '',
-    },
-    chosen: CHOICES.filter((c) => s.events[c]),
-    errors: {},
-  };
-}
-
-/** Reads the posted form and checks what can be checked before the service does. */
-function readForm(body: unknown, type: string, creating: boolean): FormState {
-  const b = (body ?? {}) as Record<string, unknown>;
-  const t = (name: string) => formText(b[name]).trim();
-  const values: Values = {
-    payload_url: t('payload_url'),
-    http_method: t('http_method') || 'POST',
-    content_type: t('content_type') || 'json',
-    secret: formText(b['secret']),
-    events: t('events') || 'push_only',
-    branch_filter: t('branch_filter'),
-    authorization_header: formText(b['authorization_header']),
-    active: ticked(b['active']) ? 'on' : '',
-    channel: t('channel'),
-    username: t('username'),
-    icon_url: t('icon_url'),
-    color: t('color'),
-  };
-  const chosen = CHOICES.filter((c) => ticked(b[c]) || formList(b['event']).includes(c));
-  const errors: Record<string, string> = {};
-  const url = values['payload_url']!;
-  if (!url) errors['payload_url'] = 'Target URL is required.';
-  else {
-    let ok = false;
-    try {
-      const u = new URL(url);
-      ok = (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '' && url.length <= 2048;
-    } catch {
-      ok = false;
-    }
-    if (!ok) errors['payload_url'] = 'Target URL must be a valid http:// or https:// address.';
-  }
-  if (!['push_only', 'send_everything', 'choose_events'].includes(values['events']!)) {
-    errors['events'] = 'Choose which events trigger this webhook.';
-  } else if (values['events'] === 'choose_events' && chosen.length === 0) {
-    errors['events'] = 'Choose at least one event.';
-  }
-  if (!['json', 'form'].includes(values['content_type']!)) errors['content_type'] = 'Unknown content type.';
-  // eslint-disable-next-line no-control-regex -- one header line
-  if (/[\x00-\x1f\x7f]/.test(values['authorization_header']!)) {
-    errors['authorization_header'] = 'The authorization header must be a single line.';
-  }
-  if (values['secret']!.length > 255) errors['secret'] = 'The secret must be at most 255 characters.';
-  if (type === 'slack' && (values['channel'] === '' || values['channel'] === '#') && creating) {
-    errors['channel'] = 'A Slack channel is required.';
-  }
-  return { values, chosen, errors };
-}
-
-function eventsOf(f: FormState): string[] {
-  const how = f.values['events'];
-  return how === 'send_everything' ? ['*'] : how === 'choose_events' ? f.chosen : [];
-}
-
-function configOf(f: FormState, type: string, creating: boolean): Record<string, string> {
-  const v = f.values;
-  const config: Record<string, string> = {
-    url: v['payload_url']!,
-    content_type: v['content_type']!,
-    http_method: type === 'matrix' && creating && v['http_method'] === 'POST' ? 'PUT' : v['http_method']!,
-  };
-  // An empty secret on the edit page keeps the one stored (it is never shown).
-  if (creating || v['secret']) config['secret'] = v['secret']!;
-  if (type === 'slack') {
-    for (const k of ['channel', 'username', 'icon_url', 'color']) config[k] = v[k]!;
-  }
-  return config;
-}
-
-function HookForm(props: {
-  page: PageContext;
-  action: string;
-  type: string;
-  state: FormState;
-  creating: boolean;
-  formError?: string | undefined;
-}): VNode {
-  const { values: v, errors: e } = props.state;
-  const how = v['events'];
-  return (
-    <form method="post" action={props.action} class="hook-form">
-      <CsrfField page={props.page} />
-      {props.formError ? (
-        <p class="flash error" role="alert">
-          {props.formError}
-        </p>
-      ) : null}
-      <Field
-        label="Target URL"
-        name="payload_url"
-        type="url"
-        value={v['payload_url'] ?? ''}
-        required
-        error={e['payload_url']}
-      />
-      <Select
-        label="HTTP method"
-        name="http_method"
-        value={v['http_method']}
-        options={(props.type === 'matrix' ? ['PUT', 'POST', 'GET'] : ['POST', 'GET']).map((m) => ({
-          value: m,
-          label: m,
-        }))}
-      />
-      <Select
-        label="POST content type"
-        name="content_type"
-        value={v['content_type']}
-        error={e['content_type']}
-        options={[
-          { value: 'json', label: 'application/json' },
-          { value: 'form', label: 'application/x-www-form-urlencoded' },
-        ]}
-      />
-      {props.type === 'slack' ? (
-        <>
-          <Field label="Channel" name="channel" value={v['channel'] ?? ''} error={e['channel']} />
-          <Field label="Username" name="username" value={v['username'] ?? ''} />
-          <Field label="Icon URL" name="icon_url" value={v['icon_url'] ?? ''} />
-          <Field label="Color" name="color" value={v['color'] ?? ''} />
-        </>
-      ) : null}
-      <Field
-        label={props.creating ? 'Secret' : 'Secret (leave empty to keep the current one)'}
-        name="secret"
-        type="password"
-        value=""
-        autocomplete="new-password"
-        error={e['secret']}
-      />
-      <fieldset class={e['events'] ? 'field invalid hook-events' : 'field hook-events'}>
-        <legend>Trigger on</legend>
-        {(
-          [
-            ['push_only', 'Push events'],
-            ['send_everything', 'All events'],
-            ['choose_events', 'Custom events'],
-          ] as const
-        ).map(([value, label]) => (
-          <div class="field check" key={value}>
-            <input
-              id={`f-events-${value}`}
-              type="radio"
-              name="events"
-              value={value}
-              checked={how === value}
-            />
-            <label for={`f-events-${value}`}>{label}</label>
-          </div>
-        ))}
-        <div class="hook-choices">
-          {CHOICES.map((c) => (
-            <Checkbox
-              key={c}
-              label={CHOICE_LABELS[c] ?? c}
-              name={c}
-              checked={props.state.chosen.includes(c)}
-            />
-          ))}
-        </div>
-        {e['events'] ? (
-          <p class="field-error" id="f-events-error">
-            {e['events']}
-          </p>
-        ) : null}
-      </fieldset>
-      <Field
-        label="Branch filter"
-        name="branch_filter"
-        value={v['branch_filter'] ?? ''}
-        error={e['branch_filter']}
-      />
-      <Field
-        label="Authorization header"
-        name="authorization_header"
-        value={v['authorization_header'] ?? ''}
-        error={e['authorization_header']}
-      />
-      <Checkbox label="Active" name="active" checked={v['active'] === 'on'} />
-      <button type="submit" class="primary">
-        {props.creating ? 'Add webhook' : 'Update webhook'}
-      </button>
-    </form>
-  );
-}
-
 function Frame(props: { page: PageContext; t: Target; title: string; children: VNode | VNode[] }): VNode {
   return (
     <SettingsLayout
@@ -319,6 +73,20 @@ function Frame(props: { page: PageContext; t: Target; title: string; children: V
   );
 }
 
+/** The "Add webhook" menu: one link per type, to `{base}/{type}/new`. */
+export function AddHookMenu(props: { base: string; label?: string }): VNode {
+  return (
+    <nav class="hook-add" aria-label={props.label ?? 'Add webhook'}>
+      <span>{props.label ?? 'Add webhook'}:</span>
+      {HOOK_TYPES.map((type) => (
+        <a key={type} class="button" href={`${props.base}/${type}/new`}>
+          {TYPE_LABELS[type]}
+        </a>
+      ))}
+    </nav>
+  );
+}
+
 function ListPage(props: { page: PageContext; t: Target; hooks: WebhookRow[] }): VNode {
   const { t } = props;
   return (
@@ -328,14 +96,7 @@ function ListPage(props: { page: PageContext; t: Target; hooks: WebhookRow[] }):
           Webhooks send an HTTP request to an address of your choice when something happens
           {t.scope.kind === 'repo' ? ' in this repository' : ' in any of these repositories'}.
         </p>
-        <nav class="hook-add" aria-label="Add webhook">
-          <span>Add webhook:</span>
-          {HOOK_TYPES.map((type) => (
-            <a key={type} class="button" href={`${t.base}/${type}/new`}>
-              {TYPE_LABELS[type] ?? type}
-            </a>
-          ))}
-        </nav>
+        <AddHookMenu base={t.base} />
         {props.hooks.length === 0 ? (
           <p class="empty">There are no webhooks yet.</p>
         ) : (
@@ -345,8 +106,7 @@ function ListPage(props: { page: PageContext; t: Target; hooks: WebhookRow[] }):
                 <span class={h.is_active ? 'pill hook-on' : 'pill hook-off'}>
                   {h.is_active ? 'active' : 'inactive'}
                 </span>{' '}
-                <a href={`${t.base}/${h.id}`}>{h.url}</a>{' '}
-                <span class="muted">{TYPE_LABELS[h.type] ?? h.type}</span>
+                <a href={`${t.base}/${h.id}`}>{h.url}</a> <span class="muted">{labelOf(h.type)}</span>
               </li>
             ))}
           </ul>
@@ -484,8 +244,7 @@ export function webhookPages(deps: WebhookPagesDeps): PageRoutes {
 
     const typeOf = (request: FastifyRequest): string => {
       const type = (request.params as Record<string, string>)['type'] ?? '';
-      if (!(HOOK_TYPES as readonly string[]).includes(type))
-        throw new AppError('not_found', `unknown webhook type: ${type}`);
+      if (!isHookType(type)) throw new AppError('not_found', `unknown webhook type: ${type}`);
       return type;
     };
     const idOf = (request: FastifyRequest): number => {
@@ -503,7 +262,7 @@ export function webhookPages(deps: WebhookPagesDeps): PageRoutes {
     ): Promise<VNode> => {
       const [deliveries] = await webhooks.deliveries(t.scope, hook.id, { limit: 10, offset: 0, page: 1 });
       const page = web.page(request);
-      const label = TYPE_LABELS[hook.type] ?? hook.type;
+      const label = labelOf(hook.type);
       return (
         <Frame page={page} t={t} title={`Edit webhook · ${t.area}`}>
           <Section title={`Edit ${label} webhook`}>
@@ -560,7 +319,7 @@ export function webhookPages(deps: WebhookPagesDeps): PageRoutes {
         const kind = t.system === undefined ? '' : t.system ? 'system ' : 'default ';
         return (
           <Frame page={page} t={t} title={`Add webhook · ${t.area}`}>
-            <Section title={`Add ${kind}${TYPE_LABELS[type] ?? type} webhook`}>
+            <Section title={`Add ${kind}${labelOf(type)} webhook`}>
               <HookForm
                 page={page}
                 action={`${t.base}/${type}/new`}
@@ -577,7 +336,7 @@ export function webhookPages(deps: WebhookPagesDeps): PageRoutes {
       app.get(`${m.prefix}/:type/new`, async (request, reply) => {
         const t = await m.target(request);
         const type = typeOf(request);
-        return web.send(reply, newPage(request, t, type, empty()));
+        return web.send(reply, newPage(request, t, type, emptyForm()));
       });
 
       app.post(`${m.prefix}/:type/new`, async (request, reply) => {
@@ -592,7 +351,7 @@ export function webhookPages(deps: WebhookPagesDeps): PageRoutes {
             config: configOf(state, type, true),
             events: eventsOf(state),
             branchFilter: state.values['branch_filter'],
-            authorizationHeader: state.values['authorization_header'],
+            authorizationHeader: authorizationOf(state, type),
             active: state.values['active'] === 'on',
             isSystemWebhook: t.system,
           });
@@ -611,7 +370,7 @@ export function webhookPages(deps: WebhookPagesDeps): PageRoutes {
       app.get(`${m.prefix}/:id`, async (request, reply) => {
         const t = await m.target(request);
         const hook = await webhooks.requireHook(t.scope, idOf(request));
-        const state = stateOf(hook, webhooks.toJson(hook).authorization_header);
+        const state = formOf(hook, webhooks.toJson(hook).authorization_header);
         return web.send(reply, await showEdit(request, t, hook, state));
       });
 
@@ -627,7 +386,7 @@ export function webhookPages(deps: WebhookPagesDeps): PageRoutes {
             config: configOf(state, hook.type, false),
             events: eventsOf(state),
             branchFilter: state.values['branch_filter'],
-            authorizationHeader: state.values['authorization_header'],
+            authorizationHeader: authorizationOf(state, hook.type),
             active: state.values['active'] === 'on',
           });
         } catch (err) {

@@ -10,9 +10,12 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import { nowUnix, transaction, type Db, type Dialect } from '../db/database.js';
 import type { Metrics } from '../ops/metrics.js';
+import type { RepoService } from '../repos/service.js';
 import { deliver, type DeliveryTarget, type Outcome } from './deliver.js';
 import type { EventType } from './events.js';
 import { HostList } from './hosts.js';
+import { readManifest } from './manifest.js';
+import { buildTarget, type ManifestRead } from './render-builds.js';
 import { render } from './render.js';
 import { metaOf } from './schemas.js';
 import type { HookSecrets } from './secrets.js';
@@ -42,6 +45,10 @@ export interface DeliveryQueueDeps {
   leaseSeconds: number;
   metrics: Pick<Metrics, 'delivery'>;
   secrets: Pick<HookSecrets, 'unseal'>;
+  /** Where a repository's git directory is (the build manifests of sourcehut_builds hooks). */
+  repos: Pick<RepoService, 'pathOf'>;
+  /** [server] ROOT_URL. */
+  rootUrl: string;
 }
 
 export class DeliveryQueue {
@@ -63,20 +70,24 @@ export class DeliveryQueue {
 
   /**
    * Writes one delivery per hook and event in one transaction, then wakes the worker. The body
-   * is rendered once per hook type (and settings) and stored as it will be sent.
+   * is rendered once per hook type (and settings) and stored as it will be sent; a hook whose
+   * type has nothing to send for the event gets no delivery.
    */
   async enqueue(outgoing: Outgoing[]): Promise<void> {
     const now = nowUnix();
     const rows: Parameters<typeof store.insertTasks>[1] = [];
     for (const o of outgoing) {
-      const bodies = new Map<string, string>();
+      const bodies = new Map<string, string | null>();
       for (const h of o.hooks) {
         const key = `${h.type}\n${h.meta}`;
         let body = bodies.get(key);
         if (body === undefined) {
-          body = render(h.type, o.type, o.payload, metaOf(h) ?? {});
+          const meta = metaOf(h) ?? {};
+          const manifest = h.type === 'sourcehut_builds' ? await this.manifestOf(o, meta) : undefined;
+          body = render(h.type, o.type, o.payload, meta, { rootUrl: this.deps.rootUrl, manifest });
           bodies.set(key, body);
         }
+        if (body === null) continue;
         rows.push({
           hook_id: h.id,
           uuid: crypto.randomUUID(),
@@ -90,6 +101,15 @@ export class DeliveryQueue {
     if (rows.length === 0) return;
     await transaction(this.db, (tx) => store.insertTasks(tx, rows));
     this.wake();
+  }
+
+  /** The build manifest a sourcehut_builds hook submits for the event (none when it starts no build). */
+  private async manifestOf(o: Outgoing, meta: Record<string, unknown>): Promise<ManifestRead | undefined> {
+    const target = buildTarget(o.type, o.payload);
+    const repoId = (o.payload['repository'] as { id?: unknown } | undefined)?.id;
+    if (!target || typeof repoId !== 'number') return undefined;
+    const path = typeof meta['manifest_path'] === 'string' ? meta['manifest_path'] : '.build.yml';
+    return readManifest(this.deps.repos.pathOf({ id: repoId }), target.commit, path);
   }
 
   /** Queues a delivery again (redeliver): the same event and body as sent, under a new id. */

@@ -1,12 +1,14 @@
 // The body a hook of each type receives for an event: forgejo, gitea and gogs hooks get Forgejo's
 // JSON payload (indented as Forgejo indents it); slack and matrix hooks get a message describing
-// the event, built from that payload.
-
-/** Hook types Anvil delivers to. */
-export const HOOK_TYPES = ['forgejo', 'gitea', 'gogs', 'slack', 'matrix'] as const;
-export type HookType = (typeof HOOK_TYPES)[number];
+// the event, built from that payload; the other chat services theirs (./render-chat.ts), packagist
+// and SourceHut builds their requests (./render-builds.ts). As in Forgejo, a push without commits
+// reaches only forgejo, gitea and gogs hooks, and a type that has nothing to say about an event
+// (a build service about an issue) gets no delivery.
+import { dingtalk, discord, feishu, msteams, telegram, wechatwork } from './render-chat.js';
+import { packagist, sourcehutBuild, type ManifestRead } from './render-builds.js';
 
 type Json = Record<string, unknown>;
+type Meta = Record<string, unknown>;
 
 interface Link {
   text: string;
@@ -193,25 +195,30 @@ function describe(type: string, p: Json): Message {
 const slackEscape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const htmlEscape = (s: string) => slackEscape(s).replace(/"/g, '&quot;');
 
-function slack(type: string, p: Json, meta: Record<string, string>): Json {
+const metaText = (meta: Meta, key: string): string => {
+  const v = meta[key];
+  return typeof v === 'string' ? v : '';
+};
+
+function slack(type: string, p: Json, meta: Meta): Json {
   const m = describe(type, p);
   const text = m.parts
     .map((x) => (typeof x === 'string' ? slackEscape(x) : `<${x.url}|${slackEscape(x.text)}>`))
     .join('');
   return {
-    channel: meta['channel'] ?? '',
+    channel: metaText(meta, 'channel'),
     text,
-    username: meta['username'] ?? '',
-    icon_url: meta['icon_url'] ?? '',
+    username: metaText(meta, 'username'),
+    icon_url: metaText(meta, 'icon_url'),
     unfurl_links: false,
     link_names: false,
     attachments: m.details.length
-      ? [{ color: meta['color'] || m.color, text: m.details.map(slackEscape).join('\n') }]
+      ? [{ color: metaText(meta, 'color') || m.color, text: m.details.map(slackEscape).join('\n') }]
       : [],
   };
 }
 
-function matrix(type: string, p: Json, meta: Record<string, string>): Json {
+function matrix(type: string, p: Json, meta: Meta): Json {
   const m = describe(type, p);
   const plain = m.parts.map((x) => (typeof x === 'string' ? x : `${x.text}`)).join('');
   const html = m.parts
@@ -222,20 +229,56 @@ function matrix(type: string, p: Json, meta: Record<string, string>): Json {
   const details = m.details.filter(Boolean);
   return {
     body: [plain, ...details].join('\n'),
-    msgtype: meta['message_type'] || 'm.notice',
+    msgtype: metaText(meta, 'message_type') || 'm.notice',
     format: 'org.matrix.custom.html',
     formatted_body: details.length ? `${html}<br>${details.map(htmlEscape).join('<br>')}` : html,
   };
 }
 
-/** The payload as the hook's type wants it, serialized. */
+export interface RenderOptions {
+  /** [server] ROOT_URL (a build's BUILD_SUBMITTER_URL). */
+  rootUrl?: string | undefined;
+  /** For sourcehut_builds hooks: the build manifest as read at the event's commit. */
+  manifest?: ManifestRead | undefined;
+}
+
+const JSON_TYPES = new Set(['forgejo', 'gitea', 'gogs']);
+
+/** The payload as the hook's type wants it, serialized; null when the hook gets no delivery. */
 export function render(
   hookType: string,
   eventType: string,
   payload: Json,
-  meta: Record<string, string>,
-): string {
-  if (hookType === 'slack') return JSON.stringify(slack(eventType, payload, meta));
-  if (hookType === 'matrix') return JSON.stringify(matrix(eventType, payload, meta));
-  return JSON.stringify(payload, null, 2);
+  meta: Meta,
+  opts: RenderOptions = {},
+): string | null {
+  if (JSON_TYPES.has(hookType)) return JSON.stringify(payload, null, 2);
+  if (eventType === 'push' && !(Array.isArray(payload['commits']) && payload['commits'].length > 0)) {
+    return null;
+  }
+  const indented = (body: Json | null) => (body === null ? null : JSON.stringify(body, null, 2));
+  switch (hookType) {
+    case 'slack':
+      return JSON.stringify(slack(eventType, payload, meta));
+    case 'matrix':
+      return JSON.stringify(matrix(eventType, payload, meta));
+    case 'discord':
+      return indented(discord(eventType, payload, meta));
+    case 'telegram':
+      return indented(telegram(eventType, payload));
+    case 'msteams':
+      return indented(msteams(eventType, payload));
+    case 'dingtalk':
+      return indented(dingtalk(eventType, payload));
+    case 'feishu':
+      return indented(feishu(eventType, payload));
+    case 'wechatwork':
+      return indented(wechatwork(eventType, payload));
+    case 'packagist':
+      return indented(packagist(meta));
+    case 'sourcehut_builds':
+      return indented(sourcehutBuild(eventType, payload, meta, opts.manifest, opts.rootUrl ?? ''));
+    default:
+      return JSON.stringify(payload, null, 2);
+  }
 }

@@ -10,7 +10,11 @@ const StringMap = Type.Record(Type.String(), Type.String());
 export const Hook = Type.Object(
   {
     id: Type.Integer(),
-    type: Type.String({ description: 'forgejo, gitea, gogs, slack or matrix' }),
+    type: Type.String({
+      description:
+        'forgejo, gitea, gogs, slack, discord, dingtalk, telegram, msteams, feishu, matrix, wechatwork, ' +
+        'packagist or sourcehut_builds',
+    }),
     branch_filter: Type.String(),
     url: Type.String({ description: 'where deliveries are sent' }),
     config: Type.Record(Type.String(), Type.String(), {
@@ -19,7 +23,12 @@ export const Hook = Type.Object(
     events: Type.Array(Type.String()),
     authorization_header: Type.String(),
     content_type: Type.String({ description: 'json or form' }),
-    metadata: Type.Unknown({ description: 'type-specific settings (slack: channel, ...); null for others' }),
+    metadata: Type.Unknown({
+      description:
+        'type-specific settings (slack: channel, username, icon_url, color; discord: username, icon_url; ' +
+        'telegram: bot_token, chat_id, thread_id; packagist: username, api_token, package_url; ' +
+        'sourcehut_builds: manifest_path, visibility, secrets); null for others',
+    }),
     active: Type.Boolean(),
     updated_at: Type.String({ format: 'date-time' }),
     created_at: Type.String({ format: 'date-time' }),
@@ -30,11 +39,19 @@ export type HookJson = Static<typeof Hook>;
 
 export const CreateHookOption = Type.Object(
   {
-    type: Type.String({ description: 'forgejo, gitea, gogs, slack or matrix' }),
+    type: Type.String({
+      description:
+        'forgejo, gitea, gogs, slack, discord, dingtalk, telegram, msteams, feishu, matrix, wechatwork, ' +
+        'packagist or sourcehut_builds',
+    }),
     config: Type.Record(Type.String(), Type.String(), {
       description:
-        'url and content_type (json or form) are required; secret, http_method (POST or GET; PUT for ' +
-        'matrix) and, for slack, channel, username, icon_url and color are optional; on /admin/hooks ' +
+        'url and content_type (json or form) are required (content_type is json for the chat and build ' +
+        'types; telegram makes its url from bot_token, chat_id and thread_id, packagist from username ' +
+        'and api_token); secret and http_method (POST or GET; PUT for matrix) are optional; the ' +
+        'type-specific settings: slack channel, username, icon_url, color; discord username, icon_url; ' +
+        'packagist package_url; sourcehut_builds manifest_path, visibility (PUBLIC, UNLISTED or PRIVATE), ' +
+        'secrets ("true") and access_token (sent as "Authorization: Bearer"); on /admin/hooks ' +
         'is_system_webhook ("true") makes a system hook',
     }),
     events: Type.Optional(
@@ -107,10 +124,11 @@ export const HookDelivery = Type.Object(
 export type HookDeliveryJson = Static<typeof HookDelivery>;
 
 /** Type-specific settings kept in `meta`, shown as `metadata` and merged into `config`. */
-export function metaOf(row: WebhookRow): Record<string, string> | null {
+export function metaOf(row: WebhookRow): Record<string, unknown> | null {
   if (!row.meta) return null;
   try {
-    return JSON.parse(row.meta) as Record<string, string>;
+    const v: unknown = JSON.parse(row.meta);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
   } catch {
     return null;
   }
@@ -122,8 +140,8 @@ export function toHookJson(row: WebhookRow, authorization: string, site = false)
     url: row.url,
     content_type: row.content_type,
     http_method: row.http_method,
-    ...(meta ?? {}),
   };
+  for (const [k, v] of Object.entries(meta ?? {})) config[k] = typeof v === 'string' ? v : String(v);
   if (site) config['is_system_webhook'] = row.is_system_webhook ? 'true' : 'false';
   return {
     id: row.id,

@@ -4,7 +4,7 @@
 // deliveries. What happens is turned into deliveries by ./dispatch.ts (payloads: ./payloads.ts)
 // and delivered by the durable queue of ./queue.ts.
 import { nowUnix, type Db } from '../db/database.js';
-import { badRequest, invalid, invalidField, notFound } from '../errors.js';
+import { invalid, invalidField, notFound } from '../errors.js';
 import { isValidRefName, resolveRef } from '../git/data.js';
 import { ZERO_OID } from '../git/git.js';
 import type { Page } from '../http/pagination.js';
@@ -12,14 +12,14 @@ import type { RepoService } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
 import type { UserRow } from '../users/tables.js';
 import { checkBranchFilter, settingsFromList } from './events.js';
-import type { Payloads } from './payloads.js';
+import type { PayloadCommit, Payloads } from './payloads.js';
 import type { DeliveryQueue } from './queue.js';
-import { HOOK_TYPES } from './render.js';
 import { metaOf, toDeliveryJson, toHookJson, type HookJson } from './schemas.js';
 import type { HookSecrets } from './secrets.js';
 import * as store from './store.js';
 import type { HookOwner } from './store.js';
 import type { WebhookRow } from './tables.js';
+import { FIXED_TYPES, META_KEYS, isHookType, typeSettings, type HookType } from './types.js';
 
 /** Where hooks are managed: a repository, a user or organization, or the site (/admin/hooks). */
 export type HookScope =
@@ -77,17 +77,27 @@ function checkHeaderValue(value: string): void {
   if (value.length > 4096) throw invalidField('authorization_header', 'must be at most 4096 characters');
 }
 
-/** Slack settings from a hook's config (Forgejo's SlackMeta); the channel is required. */
-function slackMeta(config: Record<string, string>): string {
-  const channel = (config['channel'] ?? '').trim();
-  if (!('channel' in config)) throw invalid('Missing config option: channel');
-  if (channel === '' || channel === '#') throw badRequest('Invalid slack channel name');
-  return JSON.stringify({
-    channel,
-    username: config['username'] ?? '',
-    icon_url: config['icon_url'] ?? '',
-    color: config['color'] ?? '',
-  });
+/** The Authorization header a sourcehut_builds hook sends: its access token as a bearer token. */
+function buildsAuthorization(type: HookType, config: Record<string, string>): string | undefined {
+  const token = config['access_token']?.trim();
+  return type === 'sourcehut_builds' && token ? `Bearer ${token}` : undefined;
+}
+
+/** The commit of a test delivery in an empty repository (Forgejo's "fake commit"). */
+function fakeCommit(htmlUrl: string): PayloadCommit {
+  const ghost = { name: 'Ghost', email: '', username: 'ghost' };
+  return {
+    id: ZERO_OID,
+    message: 'This is a fake commit',
+    url: `${htmlUrl}/commit/${ZERO_OID}`,
+    author: ghost,
+    committer: ghost,
+    verification: { verified: false, reason: '', signature: '', signer: null, payload: '' },
+    timestamp: new Date(0).toISOString(),
+    added: [],
+    removed: [],
+    modified: [],
+  };
 }
 
 export interface WebhookServiceDeps {
@@ -143,18 +153,27 @@ export class WebhookService {
 
   async create(scope: HookScope, input: CreateHookInput): Promise<WebhookRow> {
     const type = input.type.trim();
-    if (!(HOOK_TYPES as readonly string[]).includes(type)) throw invalid(`Invalid hook type: ${input.type}`);
+    if (!isHookType(type)) throw invalid(`Invalid hook type: ${input.type}`);
     const config = input.config;
+    // The chat and build types are always a JSON POST without a secret (their own settings aside).
+    const fixed = FIXED_TYPES.has(type);
+    const urlDerived = type === 'telegram' || type === 'packagist';
     for (const name of ['url', 'content_type']) {
-      if (!(name in config)) throw invalid(`Missing config option: ${name}`);
+      if (name in config) continue;
+      if ((name === 'url' && urlDerived) || (name === 'content_type' && fixed)) continue;
+      throw invalid(`Missing config option: ${name}`);
     }
-    checkContentType(config['content_type']!);
-    checkUrl(config['url']!);
-    const method = checkMethod(type, config['http_method'] ?? (type === 'matrix' ? 'PUT' : 'POST'));
-    const settings = settingsFromList(input.events);
+    if (config['content_type'] !== undefined) checkContentType(config['content_type']);
+    if (config['url'] !== undefined) checkUrl(config['url']);
+    const settings = typeSettings(type, config, {}, config['url'] !== undefined);
+    const url = config['url'] ?? settings.url!;
+    const method = fixed
+      ? 'POST'
+      : checkMethod(type, config['http_method'] ?? (type === 'matrix' ? 'PUT' : 'POST'));
+    const events = settingsFromList(input.events);
     const branchFilter = input.branchFilter ?? '';
     checkBranchFilter(branchFilter);
-    const authorization = input.authorizationHeader ?? '';
+    const authorization = input.authorizationHeader || buildsAuthorization(type, config) || '';
     checkHeaderValue(authorization);
     let isSystem = false;
     if (scope.kind === 'site') {
@@ -170,14 +189,14 @@ export class WebhookService {
       owner_id: scope.kind === 'owner' ? scope.owner.id : null,
       is_system_webhook: isSystem ? 1 : 0,
       type,
-      url: config['url']!,
+      url,
       http_method: method,
-      content_type: config['content_type']!,
-      secret: this.deps.secrets.seal(config['secret'] ?? ''),
-      events: JSON.stringify(settings),
+      content_type: fixed ? 'json' : config['content_type']!,
+      secret: this.deps.secrets.seal(fixed ? '' : (config['secret'] ?? '')),
+      events: JSON.stringify(events),
       branch_filter: branchFilter,
       is_active: input.active ? 1 : 0,
-      meta: type === 'slack' ? slackMeta(config) : '',
+      meta: settings.meta,
       header_authorization: this.deps.secrets.seal(authorization),
       created_unix: now,
       updated_unix: now,
@@ -190,18 +209,27 @@ export class WebhookService {
     const row = await this.requireHook(scope, id);
     const patch: Parameters<typeof store.updateHook>[2] = { updated_unix: nowUnix() };
     const config = input.config ?? {};
+    const fixed = FIXED_TYPES.has(row.type);
     if (config['url'] !== undefined) {
       checkUrl(config['url']);
       patch.url = config['url'];
     }
     if (config['content_type'] !== undefined) {
       checkContentType(config['content_type']);
-      patch.content_type = config['content_type'];
+      if (!fixed) patch.content_type = config['content_type'];
     }
-    if (config['http_method'] !== undefined) patch.http_method = checkMethod(row.type, config['http_method']);
-    if (config['secret'] !== undefined) patch.secret = this.deps.secrets.seal(config['secret']);
-    if (row.type === 'slack' && ['channel', 'username', 'icon_url', 'color'].some((k) => k in config)) {
-      patch.meta = slackMeta({ ...(metaOf(row) ?? {}), ...config });
+    if (config['http_method'] !== undefined && !fixed) {
+      patch.http_method = checkMethod(row.type, config['http_method']);
+    }
+    if (config['secret'] !== undefined && !fixed) patch.secret = this.deps.secrets.seal(config['secret']);
+    if (isHookType(row.type) && (META_KEYS[row.type] ?? []).some((k) => k in config)) {
+      const settings = typeSettings(row.type, config, metaOf(row) ?? {}, config['url'] !== undefined);
+      patch.meta = settings.meta;
+      if (settings.url !== undefined) patch.url = settings.url;
+    }
+    const token = isHookType(row.type) ? buildsAuthorization(row.type, config) : undefined;
+    if (token !== undefined && input.authorizationHeader === undefined) {
+      patch.header_authorization = this.deps.secrets.seal(token);
     }
     if (input.events !== undefined) patch.events = JSON.stringify(settingsFromList(input.events));
     if (input.branchFilter !== undefined) {
@@ -252,7 +280,8 @@ export class WebhookService {
       oid = (await resolveRef(dir, repo.default_branch))?.oid;
     }
     const sender = this.deps.payloads.user(doer);
-    const commit = oid ? await this.deps.payloads.commit(s, oid) : null;
+    // An empty repository has no commit to show: Forgejo sends a made-up one by its ghost user.
+    const commit = oid ? await this.deps.payloads.commit(s, oid) : fakeCommit(s.json.html_url);
     const payload = {
       ref: refName,
       before: oid ?? ZERO_OID,

@@ -12,7 +12,7 @@ export interface WebhookTable {
   repo_id: number | null;
   owner_id: number | null;
   is_system_webhook: Generated<number>;
-  /** forgejo, gitea, gogs, slack or matrix. */
+  /** One of Forgejo's hook types (./types.ts HOOK_TYPES). */
   type: string;
   /** Where deliveries go (http or https). */
   url: string;
@@ -27,7 +27,7 @@ export interface WebhookTable {
   /** Glob over branch names for push, create and delete events; '' or '*' matches every branch. */
   branch_filter: Generated<string>;
   is_active: number;
-  /** Type-specific settings as JSON (slack: channel, username, icon_url, color); '' when none. */
+  /** Type-specific settings as JSON (Forgejo's meta: slack, discord, telegram, packagist, sourcehut_builds); '' when none. */
   meta: Generated<string>;
   /** The Authorization header sent with each delivery, encrypted; '' when there is none. */
   header_authorization: Generated<string>;

@@ -340,7 +340,7 @@ describe('webhooks', () => {
 
     it('refuses bad input with a 4xx naming the problem', async () => {
       const cases: Array<[Record<string, unknown>, number, RegExp]> = [
-        [{ type: 'discord', config: { url: rx.url('/x'), content_type: 'json' } }, 422, /Invalid hook type/],
+        [{ type: 'bark', config: { url: rx.url('/x'), content_type: 'json' } }, 422, /Invalid hook type/],
         [{ type: 'forgejo', config: { content_type: 'json' } }, 422, /Missing config option: url/],
         [{ type: 'forgejo', config: { url: rx.url('/x') } }, 422, /Missing config option: content_type/],
         [

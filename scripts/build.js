@@ -23,7 +23,8 @@ export const EXTERNAL = [
   'ssh2',
 ];
 
-/** What the build reads: a change to any of these (path, size, time) makes the next build run. */
+/** What the build reads: a change to the content of any of these makes the next build run (contents, not
+ * times: a copy made by tar keeps times only to the second). */
 function inputsDigest() {
   const h = crypto.createHash('sha256');
   const walk = (dir) => {
@@ -33,15 +34,17 @@ function inputsDigest() {
       const p = path.join(dir, e.name);
       if (e.isDirectory()) walk(p);
       else if (/\.(ts|tsx|js|json|cjs|mjs)$/.test(e.name)) {
-        const st = fs.statSync(p);
-        h.update(`${path.relative(root, p)}\0${st.size}\0${st.mtimeMs}\n`);
+        h.update(`${path.relative(root, p)}\0`)
+          .update(fs.readFileSync(p))
+          .update('\n');
       }
     }
   };
   for (const d of ['src', 'test', 'bench']) walk(path.join(root, d));
   for (const f of ['tsconfig.json', 'package-lock.json', 'scripts/build.js']) {
-    const st = fs.statSync(path.join(root, f));
-    h.update(`${f}\0${st.size}\0${st.mtimeMs}\n`);
+    h.update(`${f}\0`)
+      .update(fs.readFileSync(path.join(root, f)))
+      .update('\n');
   }
   return h.digest('hex');
 }

@@ -2,9 +2,10 @@
 //   anvil runner register --instance URL --token T [--name N] [--labels self-hosted,host]
 //       registers with a registration token and keeps the runner's uuid and token in a .runner
 //       file (mode 0600);
-//   anvil runner daemon [--once]
+//   anvil runner daemon [--once] [--cache-dir DIR]
 //       declares the runner's labels, then polls FetchTask and runs each task on the host
-//       (runner-job.ts); with --once it runs one task and exits (with the task's success).
+//       (runner-job.ts); with --once it runs one task and exits (with the task's success). The
+//       actions jobs use are fetched into the cache directory and kept there between tasks.
 import fs from 'node:fs';
 import os from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -12,7 +13,7 @@ import { AppError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { Result } from './gen/runner/v1/messages_pb.js';
 import { RunnerClient, RunnerClientError } from './runner-client.js';
-import { HOST_LABELS, TaskRun } from './runner-job.js';
+import { HOST_LABELS, TaskRun, defaultCacheDir } from './runner-job.js';
 
 export interface RunnerFile {
   id: number;
@@ -93,6 +94,7 @@ async function daemon(opts: {
   once: boolean;
   interval: number;
   wait?: number;
+  cacheDir?: string;
 }): Promise<number> {
   const reg = readRunnerFile(opts.file);
   const client = new RunnerClient(reg.address, { uuid: reg.uuid, token: reg.token });
@@ -122,7 +124,9 @@ async function daemon(opts: {
     }
     if (task) {
       say(`task ${task.id}: started`);
-      const result = await new TaskRun(client, task, reg.name, say).run();
+      const result = await new TaskRun(client, task, reg.name, say, {
+        cacheDir: opts.cacheDir ?? defaultCacheDir(),
+      }).run();
       say(`task ${task.id}: ${Result[result]?.toLowerCase() ?? result}`);
       if (opts.once) return result === Result.SUCCESS ? 0 : 1;
       continue;
@@ -171,10 +175,13 @@ export function runnerCommand(): Command {
     .option('--once', 'run one task, then exit with its success', false)
     .option('--interval <seconds>', 'seconds between polls when idle', parseSeconds, 2)
     .option('--wait <seconds>', 'with --once: give up when no task came in this time', parseSeconds)
+    .option('--cache-dir <path>', 'where fetched actions are kept (default: ~/.cache/anvil-runner)')
     .action(
-      plain(async (opts: { file: string; once: boolean; interval: number; wait?: number }) => {
-        process.exitCode = await daemon(opts);
-      }),
+      plain(
+        async (opts: { file: string; once: boolean; interval: number; wait?: number; cacheDir?: string }) => {
+          process.exitCode = await daemon(opts);
+        },
+      ),
     );
 
   return runner;

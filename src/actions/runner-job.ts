@@ -1,10 +1,8 @@
-// How `anvil runner` runs one task on the host: the job of the task's workflow_payload, each
-// `run:` step in a shell (bash, sh, python or a `command {0}` template) in a temporary workspace
-// with the step's environment and the job's secrets, `uses: actions/checkout@...` done natively
-// (a clone from Anvil over HTTP with the job token, kept as the repository's credentials as
-// actions/checkout does), logs streamed with UpdateLog (secret values masked) and the result,
-// step states and job outputs reported with UpdateTask. GITHUB_OUTPUT, GITHUB_ENV, GITHUB_PATH,
-// `if:`, `continue-on-error`, `timeout-minutes` and `::add-mask::` work as on GitHub.
+// How `anvil runner` runs one task on the host: the job of the task's workflow_payload in a
+// temporary workspace, with the job's environment (GITHUB_*, RUNNER_*, ACTIONS_* for the artifact
+// service), its secrets and contexts; the steps themselves are run by runner-steps.ts. Logs are
+// streamed with UpdateLog (secret values and ::add-mask:: values masked) and the result, step
+// states and job outputs reported with UpdateTask; a cancelled task's process is killed.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,7 +19,11 @@ import {
   type Task,
 } from './gen/runner/v1/messages_pb.js';
 import { condition, interpolate, type ExprContext, type Value } from './expressions.js';
+import { ActionStore } from './runner-actions.js';
+import type { CommandReader } from './runner-commands.js';
 import type { RunnerClient } from './runner-client.js';
+import { StepRunner } from './runner-steps.js';
+import { isObj, resultName, type JobHost, type JobState, type Obj, type Scope } from './runner-types.js';
 
 /** Labels of jobs this runner runs on the host itself. */
 export const HOST_LABELS = ['self-hosted', 'host'];
@@ -29,42 +31,22 @@ const DEFAULT_JOB_MINUTES = 360;
 const FLUSH_MS = 1000;
 const REPORT_MS = 5000;
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (v === undefined || v === null ? undefined : String(v));
-
-interface StepOutcome {
-  result: Result;
-  outputs: Record<string, string>;
+export interface TaskRunOptions {
+  /** Where fetched actions (and RUNNER_TOOL_CACHE) are kept between tasks. */
+  cacheDir?: string;
 }
 
-/** Parses `key=value` lines and `key<<DELIMITER` blocks (GITHUB_OUTPUT and GITHUB_ENV files). */
-export function parseKeyValueFile(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const lines = text.split(/\r?\n/);
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (!line) continue;
-    const heredoc = /^([^=<]+)<<(.+)$/.exec(line);
-    if (heredoc) {
-      const [, key, delim] = heredoc;
-      const value: string[] = [];
-      for (i++; i < lines.length && lines[i] !== delim; i++) value.push(lines[i]!);
-      out[key!.trim()] = value.join('\n');
-      continue;
-    }
-    const eq = line.indexOf('=');
-    if (eq > 0) out[line.slice(0, eq).trim()] = line.slice(eq + 1);
-  }
-  return out;
+/** The runner's cache by default: $XDG_CACHE_HOME/anvil-runner, else ~/.cache/anvil-runner. */
+export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(env['XDG_CACHE_HOME'] || path.join(os.homedir(), '.cache'), 'anvil-runner');
 }
 
-export class TaskRun {
+export class TaskRun implements JobHost {
   private readonly rows: Array<{ time: Timestamp; content: string }> = [];
   private acked = 0;
   private readonly masks = new Set<string>();
   private readonly steps: StepState[] = [];
-  private cancelled = false;
+  private wasCancelled = false;
   private current: ReturnType<typeof spawn> | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private readonly startedAt = timestampNow();
@@ -74,6 +56,7 @@ export class TaskRun {
     private readonly task: Task,
     private readonly runnerName: string,
     private readonly say: (msg: string) => void = () => undefined,
+    private readonly options: TaskRunOptions = {},
   ) {
     for (const v of Object.values(task.secrets)) this.addMask(v);
     for (const k of ['ACTIONS_RUNTIME_TOKEN', 'gitea_runtime_token', 'token']) {
@@ -82,7 +65,11 @@ export class TaskRun {
     }
   }
 
-  private addMask(value: string): void {
+  get cancelled(): boolean {
+    return this.wasCancelled;
+  }
+
+  addMask(value: string): void {
     for (const part of [value, ...value.split('\n')]) {
       const t = part.trim();
       if (t.length >= 3) this.masks.add(t);
@@ -97,12 +84,7 @@ export class TaskRun {
     return out;
   }
 
-  private log(line: string): void {
-    const add = /^::add-mask::(.*)$/.exec(line);
-    if (add) {
-      this.addMask(add[1]!);
-      return;
-    }
+  log(line: string): void {
     this.rows.push({ time: timestampNow(), content: this.mask(line) });
   }
 
@@ -128,8 +110,8 @@ export class TaskRun {
       const r = await this.client.updateTask({
         state: { id: this.task.id, result: Result.UNSPECIFIED, startedAt: this.startedAt, steps: this.steps },
       });
-      if (r.state?.result === Result.CANCELLED && !this.cancelled) {
-        this.cancelled = true;
+      if (r.state?.result === Result.CANCELLED && !this.wasCancelled) {
+        this.wasCancelled = true;
         this.current?.kill('SIGTERM');
       }
     } catch (err) {
@@ -155,7 +137,7 @@ export class TaskRun {
       clearInterval(reportTimer);
       fs.rmSync(base, { recursive: true, force: true });
     }
-    if (this.cancelled) result = Result.CANCELLED;
+    if (this.wasCancelled) result = Result.CANCELLED;
     this.log(
       `Job ${result === Result.SUCCESS ? 'succeeded' : result === Result.SKIPPED ? 'skipped' : 'failed'}`,
     );
@@ -193,6 +175,9 @@ export class TaskRun {
     const temp = path.join(base, 'temp');
     const home = path.join(base, 'home');
     for (const d of [workspace, temp, home]) fs.mkdirSync(d, { recursive: true });
+    const cacheDir = this.options.cacheDir ?? path.join(os.tmpdir(), 'anvil-runner-cache');
+    const toolCache = path.join(cacheDir, 'tool-cache');
+    fs.mkdirSync(toolCache, { recursive: true });
 
     const github = { ...(this.task.context ?? {}) } as Record<string, Value>;
     github['workspace'] = workspace;
@@ -209,6 +194,7 @@ export class TaskRun {
     }
     const stepsCtx: Record<string, Value> = {};
     const env: Record<string, Value> = {};
+    const arch = process.arch === 'arm64' ? 'ARM64' : process.arch === 'arm' ? 'ARM' : 'X64';
     const ctx: ExprContext = {
       contexts: {
         github,
@@ -221,9 +207,11 @@ export class TaskRun {
         inputs: isObj(event['inputs']) ? event['inputs'] : {},
         runner: {
           os: 'Linux',
-          arch: process.arch === 'arm64' ? 'ARM64' : 'X64',
+          arch,
           name: this.runnerName,
           temp,
+          tool_cache: toolCache,
+          environment: 'self-hosted',
         },
         job: { status: 'success' },
         strategy: { 'fail-fast': true, 'job-index': 0, 'job-total': 1 },
@@ -245,6 +233,9 @@ export class TaskRun {
 
     const contextStr = (k: string) => (typeof github[k] === 'string' ? (github[k] as string) : '');
     const serverUrl = contextStr('server_url');
+    const debug = [this.task.secrets['ACTIONS_STEP_DEBUG'], this.task.vars['ACTIONS_STEP_DEBUG']].some(
+      (v) => v?.toLowerCase() === 'true',
+    );
     const baseEnv: NodeJS.ProcessEnv = {
       PATH: process.env['PATH'],
       HOME: home,
@@ -261,18 +252,28 @@ export class TaskRun {
       GITHUB_REF: contextStr('ref'),
       GITHUB_REF_NAME: contextStr('ref_name'),
       GITHUB_REF_TYPE: contextStr('ref_type'),
+      GITHUB_HEAD_REF: contextStr('head_ref'),
+      GITHUB_BASE_REF: contextStr('base_ref'),
       GITHUB_RUN_ID: contextStr('run_id'),
       GITHUB_RUN_NUMBER: contextStr('run_number'),
       GITHUB_RUN_ATTEMPT: contextStr('run_attempt'),
+      GITHUB_RETENTION_DAYS: contextStr('retention_days'),
       GITHUB_JOB: jobId,
       GITHUB_WORKFLOW: contextStr('workflow'),
       GITHUB_EVENT_NAME: contextStr('event_name'),
       GITHUB_ACTOR: contextStr('actor'),
+      GITHUB_TRIGGERING_ACTOR: contextStr('triggering_actor'),
       GITHUB_SERVER_URL: serverUrl,
       GITHUB_API_URL: contextStr('api_url'),
+      GITHUB_GRAPHQL_URL: contextStr('graphql_url'),
       RUNNER_OS: 'Linux',
+      RUNNER_ARCH: arch,
       RUNNER_NAME: this.runnerName,
+      RUNNER_ENVIRONMENT: 'self-hosted',
       RUNNER_TEMP: temp,
+      RUNNER_TOOL_CACHE: toolCache,
+      RUNNER_WORKSPACE: base,
+      ...(debug ? { RUNNER_DEBUG: '1' } : {}),
       ACTIONS_RUNTIME_TOKEN: contextStr('ACTIONS_RUNTIME_TOKEN') || contextStr('gitea_runtime_token'),
       ACTIONS_RESULTS_URL: contextStr('ACTIONS_RESULTS_URL') || `${serverUrl}/`,
       ACTIONS_RUNTIME_URL: `${serverUrl}/api/actions_pipeline/`,
@@ -283,199 +284,79 @@ export class TaskRun {
 
     const defaults = (o: unknown) =>
       isObj(o) && isObj(o['defaults']) && isObj(o['defaults']['run']) ? o['defaults']['run'] : {};
-    const runDefaults = { ...defaults(doc), ...defaults(job) };
     const deadline = Date.now() + Number(job['timeout-minutes'] ?? DEFAULT_JOB_MINUTES) * 60_000;
-    const extraPath: string[] = [];
-    const steps = Array.isArray(job['steps']) ? job['steps'] : [];
+    // `self` is Forgejo's name for this instance (a server resolves it before sending it).
+    const actionsUrl = contextStr('gitea_default_actions_url') || contextStr('forgejo_default_actions_url');
+    const state: JobState = {
+      workspace,
+      temp,
+      baseEnv,
+      env,
+      extraPath: [],
+      runDefaults: { ...defaults(doc), ...defaults(job) },
+      deadline,
+      debug,
+      defaultActionsUrl: !actionsUrl || actionsUrl === 'self' ? serverUrl : actionsUrl,
+      posts: [],
+      files: 0,
+    };
+    // Actions on this instance are fetched with the job token (private ones the job may read).
+    const token = contextStr('token');
+    const header = `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`;
+    this.addMask(header.slice('AUTHORIZATION: basic '.length));
+    const store = new ActionStore(
+      path.join(cacheDir, 'actions'),
+      (line) => this.log(line),
+      serverUrl && token ? { origin: serverUrl, header } : undefined,
+      { PATH: process.env['PATH'], HOME: home, LANG: baseEnv['LANG'] },
+    );
+    const runner = new StepRunner(this, state, store);
+    const scope: Scope = { ctx, steps: stepsCtx, env: {}, procEnv: {}, depth: 0, deadline };
+    const steps = Array.isArray(job['steps']) ? (job['steps'] as unknown[]) : [];
 
-    for (let i = 0; i < steps.length; i++) {
-      const step = isObj(steps[i]) ? (steps[i] as Obj) : {};
-      const id = str(step['id']) ?? `__${i}`;
-      const run = str(step['run']);
-      const uses = str(step['uses']);
-      const name = interpolate(
-        str(step['name']) ?? (run ? run.split('\n', 1)[0]! : (uses ?? `step ${i + 1}`)),
-        ctx,
-      );
-      const state = create(StepStateSchema, {
-        id: BigInt(i),
-        startedAt: timestampNow(),
-        logIndex: BigInt(this.rows.length),
-      });
-      this.steps.push(state);
-      ctx.cancelled = this.cancelled;
-      let outcome: StepOutcome;
-      if (!condition(step['if'], ctx)) {
-        this.log(`Skipping step ${name}`);
-        outcome = { result: Result.SKIPPED, outputs: {} };
-      } else {
-        this.log(`⭒ ${name}`);
-        const stepEnv: Record<string, Value> = { ...env };
-        ctx.contexts['env'] = stepEnv;
-        if (isObj(step['env'])) {
-          for (const [k, v] of Object.entries(step['env'])) stepEnv[k] = interpolate(String(v ?? ''), ctx);
-        }
-        const files = {
-          GITHUB_OUTPUT: path.join(temp, `output-${i}`),
-          GITHUB_ENV: path.join(temp, `env-${i}`),
-          GITHUB_PATH: path.join(temp, `path-${i}`),
-          GITHUB_STEP_SUMMARY: path.join(temp, `summary-${i}`),
-        };
-        for (const f of Object.values(files)) fs.writeFileSync(f, '');
-        const procEnv: NodeJS.ProcessEnv = { ...baseEnv, ...files, GITHUB_ACTION: id };
-        for (const [k, v] of Object.entries(stepEnv)) procEnv[k] = String(v ?? '');
-        if (extraPath.length) procEnv['PATH'] = [...extraPath, procEnv['PATH'] ?? ''].join(path.delimiter);
-        const minutes = Number(step['timeout-minutes'] ?? 0);
-        const stepDeadline = minutes > 0 ? Math.min(deadline, Date.now() + minutes * 60_000) : deadline;
-        try {
-          if (run !== undefined) {
-            outcome = await this.runScript(
-              interpolate(run, ctx),
-              step,
-              runDefaults,
-              workspace,
-              temp,
-              i,
-              procEnv,
-              stepDeadline,
-            );
-          } else if (uses && /(^|\/)actions\/checkout(@|$)/.test(uses)) {
-            const withArgs: Record<string, string> = {};
-            if (isObj(step['with'])) {
-              for (const [k, v] of Object.entries(step['with']))
-                withArgs[k] = interpolate(String(v ?? ''), ctx);
-            }
-            outcome = await this.checkout(withArgs, ctx, workspace, procEnv, stepDeadline);
-          } else {
-            this.log(
-              `::error::uses: ${uses ?? '(nothing)'} is not supported: anvil runner runs run: steps and actions/checkout`,
-            );
-            outcome = { result: Result.FAILURE, outputs: {} };
-          }
-        } catch (err) {
-          this.log(`::error::${(err as Error).message}`);
-          outcome = { result: Result.FAILURE, outputs: {} };
-        }
-        if (outcome.result === Result.SUCCESS || outcome.result === Result.FAILURE) {
-          const read = (f: string) => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '');
-          outcome.outputs = parseKeyValueFile(read(files.GITHUB_OUTPUT));
-          for (const [k, v] of Object.entries(parseKeyValueFile(read(files.GITHUB_ENV)))) env[k] = v;
-          for (const p of read(files.GITHUB_PATH)
-            .split('\n')
-            .map((l) => l.trim())
-            .filter(Boolean)
-            .reverse()) {
-            extraPath.unshift(p);
-          }
-        }
-        ctx.contexts['env'] = env;
-      }
-      const continueOnError = step['continue-on-error'] === true || step['continue-on-error'] === 'true';
-      const conclusion =
-        outcome.result === Result.FAILURE && continueOnError ? Result.SUCCESS : outcome.result;
-      stepsCtx[id] = {
-        outputs: outcome.outputs,
-        outcome: resultName(outcome.result),
-        conclusion: resultName(conclusion),
-      };
-      if (conclusion === Result.FAILURE) ctx.failed = true;
-      state.result = conclusion;
-      state.stoppedAt = timestampNow();
-      state.logLength = BigInt(this.rows.length) - state.logIndex;
-    }
+    await runner.prepare(steps, scope);
+    await runner.runSteps(steps, scope, {
+      start: (i) => {
+        this.steps.push(
+          create(StepStateSchema, {
+            id: BigInt(i),
+            startedAt: timestampNow(),
+            logIndex: BigInt(this.rows.length),
+          }),
+        );
+      },
+      end: (i, result) => {
+        const s = this.steps[i]!;
+        s.result = result;
+        s.stoppedAt = timestampNow();
+        s.logLength = BigInt(this.rows.length) - s.logIndex;
+      },
+    });
+    await runner.runPosts(scope);
 
+    ctx.contexts['env'] = env;
     const outputs: Record<string, string> = {};
     if (isObj(job['outputs'])) {
-      for (const [k, v] of Object.entries(job['outputs'])) outputs[k] = interpolate(String(v ?? ''), ctx);
+      for (const [k, v] of Object.entries(job['outputs'] as Obj)) {
+        outputs[k] = interpolate(String(v ?? ''), ctx);
+      }
     }
     return {
-      result: ctx.failed ? Result.FAILURE : this.cancelled ? Result.CANCELLED : Result.SUCCESS,
+      result: ctx.failed ? Result.FAILURE : this.wasCancelled ? Result.CANCELLED : Result.SUCCESS,
       outputs,
     };
   }
-
-  private async runScript(
-    script: string,
-    step: Obj,
-    runDefaults: Obj,
-    workspace: string,
-    temp: string,
-    index: number,
+  /**
+   * Runs a command, its output going to the log line by line (through `commands`, the workflow
+   * commands, when given); resolves with its exit code.
+   */
+  exec(
+    argv: string[],
+    cwd: string,
     env: NodeJS.ProcessEnv,
     deadline: number,
-  ): Promise<StepOutcome> {
-    const shell = str(step['shell']) ?? str(runDefaults['shell']) ?? (hasCommand('bash') ? 'bash' : 'sh');
-    const ext = shell === 'python' ? '.py' : shell === 'node' ? '.js' : '.sh';
-    const file = path.join(temp, `step-${index}${ext}`);
-    fs.writeFileSync(file, script.endsWith('\n') ? script : `${script}\n`);
-    const argv = shellCommand(shell, file);
-    const dir = str(step['working-directory']) ?? str(runDefaults['working-directory']);
-    const cwd = dir ? path.resolve(workspace, dir) : workspace;
-    const code = await this.exec(argv, cwd, env, deadline);
-    if (code !== 0) this.log(`::error::Process completed with exit code ${code}.`);
-    return { result: code === 0 ? Result.SUCCESS : Result.FAILURE, outputs: {} };
-  }
-
-  /** actions/checkout: the repository (or `with.repository`) at the run's commit (or `with.ref`). */
-  private async checkout(
-    withArgs: Record<string, string>,
-    ctx: ExprContext,
-    workspace: string,
-    env: NodeJS.ProcessEnv,
-    deadline: number,
-  ): Promise<StepOutcome> {
-    const github = ctx.contexts['github'] as Record<string, Value>;
-    const secrets = ctx.contexts['secrets'] as Record<string, string>;
-    const server = String(github['server_url'] ?? '');
-    const repository = withArgs['repository'] || String(github['repository'] ?? '');
-    const token = withArgs['token'] || secrets['GITHUB_TOKEN'] || String(github['token'] ?? '');
-    const dest = path.resolve(workspace, withArgs['path'] ?? '.');
-    if (dest !== workspace && !dest.startsWith(workspace + path.sep))
-      throw new Error('checkout path must be inside the workspace');
-    fs.mkdirSync(dest, { recursive: true });
-    const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
-    this.addMask(basic);
-    const sameRepo = repository === github['repository'];
-    const wanted = withArgs['ref'] || (sameRepo ? String(github['sha'] ?? '') : '');
-    const ref = sameRepo && !withArgs['ref'] ? String(github['ref'] ?? '') : '';
-    const depth =
-      withArgs['fetch-depth'] === '0' ? [] : [`--depth=${Number(withArgs['fetch-depth'] || 1) || 1}`];
-    const gitEnv = { ...env, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' };
-    const git = (args: string[]) => this.exec(['git', ...args], dest, gitEnv, deadline);
-    const url = `${server}/${repository}.git`;
-    this.log(`Checking out ${repository} (${wanted || 'default branch'}) from ${url}`);
-    const steps: string[][] = [
-      ['init', '-q'],
-      ['config', '--local', `http.${server}/.extraheader`, `AUTHORIZATION: basic ${basic}`],
-      ['remote', 'add', 'origin', url],
-    ];
-    if (ref.startsWith('refs/heads/') && /^[0-9a-f]{40,64}$/.test(wanted)) {
-      const branch = ref.slice('refs/heads/'.length);
-      steps.push([
-        'fetch',
-        '--no-tags',
-        '-q',
-        ...depth,
-        'origin',
-        `+${wanted}:refs/remotes/origin/${branch}`,
-      ]);
-      steps.push(['checkout', '-q', '-B', branch, `refs/remotes/origin/${branch}`]);
-    } else {
-      steps.push(['fetch', '--no-tags', '-q', ...depth, 'origin', wanted || 'HEAD']);
-      steps.push(['checkout', '-q', '--detach', 'FETCH_HEAD']);
-    }
-    for (const args of steps) {
-      const code = await git(args);
-      if (code !== 0) {
-        this.log(`::error::git ${args[0]} failed with exit code ${code}`);
-        return { result: Result.FAILURE, outputs: {} };
-      }
-    }
-    return { result: Result.SUCCESS, outputs: {} };
-  }
-
-  /** Runs a command, its output going to the log line by line; resolves with its exit code. */
-  private exec(argv: string[], cwd: string, env: NodeJS.ProcessEnv, deadline: number): Promise<number> {
+    commands?: CommandReader,
+  ): Promise<number> {
     return new Promise((resolve) => {
       const child = spawn(argv[0]!, argv.slice(1), {
         cwd,
@@ -508,7 +389,7 @@ export class TaskRun {
       };
       for (const stream of [child.stdout, child.stderr]) {
         const rl = readline.createInterface({ input: stream, crlfDelay: Infinity });
-        rl.on('line', (line) => this.log(line));
+        rl.on('line', (line) => (commands ? commands.line(line) : this.log(line)));
         rl.on('close', () => {
           open--;
           done();
@@ -525,48 +406,5 @@ export class TaskRun {
         done();
       });
     });
-  }
-}
-
-function resultName(r: Result): string {
-  return r === Result.SUCCESS
-    ? 'success'
-    : r === Result.FAILURE
-      ? 'failure'
-      : r === Result.CANCELLED
-        ? 'cancelled'
-        : r === Result.SKIPPED
-          ? 'skipped'
-          : '';
-}
-
-const commands = new Map<string, boolean>();
-function hasCommand(name: string): boolean {
-  let found = commands.get(name);
-  if (found === undefined) {
-    found = (process.env['PATH'] ?? '')
-      .split(path.delimiter)
-      .some((d) => d && fs.existsSync(path.join(d, name)));
-    commands.set(name, found);
-  }
-  return found;
-}
-
-/** The command line of a `shell:` value for a script file. */
-export function shellCommand(shell: string, file: string): string[] {
-  switch (shell) {
-    case 'bash':
-      return ['bash', '--noprofile', '--norc', '-eo', 'pipefail', file];
-    case 'sh':
-      return ['sh', '-e', file];
-    case 'python':
-      return ['python3', file];
-    case 'node':
-      return ['node', file];
-    default: {
-      const parts = shell.split(/\s+/).filter(Boolean);
-      if (!parts.some((p) => p.includes('{0}'))) parts.push('{0}');
-      return parts.map((p) => p.replace('{0}', file));
-    }
   }
 }

@@ -126,7 +126,7 @@ export interface RunnerServiceDeps {
   log: Logger;
   /** Waiting jobs announced to the other processes; stale tasks given up by one of them. */
   cluster: Pick<Cluster, 'on' | 'publish' | 'once'>;
-  settings: Pick<Config['actions'], 'fetchTaskWait' | 'artifactRetentionDays'>;
+  settings: Pick<Config['actions'], 'fetchTaskWait' | 'artifactRetentionDays' | 'defaultActionsUrl'>;
   /** [security] SECRET_KEY: registration tokens are sealed with it, runtime tokens signed. */
   secretKey: string;
   rootUrl: string;
@@ -470,8 +470,9 @@ export class RunnerService {
       ACTIONS_RESULTS_URL: root,
       gitea_runtime_token: runtimeToken,
       forgejo_runtime_token: runtimeToken,
-      gitea_default_actions_url: 'https://code.forgejo.org',
-      forgejo_default_actions_url: 'https://code.forgejo.org',
+      // Where runners fetch `uses: owner/repo@ref` actions from ([actions] DEFAULT_ACTIONS_URL).
+      gitea_default_actions_url: this.deps.settings.defaultActionsUrl,
+      forgejo_default_actions_url: this.deps.settings.defaultActionsUrl,
     };
     return {
       id: taskId,

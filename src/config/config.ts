@@ -60,6 +60,23 @@ function resolveConfigPath(opts: LoadOptions, env: NodeJS.ProcessEnv, cwd: strin
   return fs.existsSync(p) ? p : null;
 }
 
+/**
+ * [actions] DEFAULT_ACTIONS_URL as an absolute URL without a trailing slash, as Forgejo resolves
+ * it: `github` is https://github.com, `self` this instance's ROOT_URL, anything else an http(s) URL.
+ */
+function defaultActionsUrl(r: Reader, rootUrl: string): string {
+  const v = r.string('actions', 'DEFAULT_ACTIONS_URL', 'https://data.forgejo.org');
+  if (v.toLowerCase() === 'github') return 'https://github.com';
+  if (v.toLowerCase() === 'self') return rootUrl.replace(/\/+$/, '');
+  try {
+    const u = new URL(v);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
+  } catch {
+    r.fail(`[actions] DEFAULT_ACTIONS_URL: "${v}" must be github, self or an http(s) URL`);
+  }
+  return v.replace(/\/+$/, '');
+}
+
 export function loadConfig(opts: LoadOptions = {}): Config {
   const env = opts.env ?? process.env;
   const cwd = opts.cwd ?? process.cwd();
@@ -218,6 +235,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
       enabled: r.bool('actions', 'ENABLED', false),
       artifactRetentionDays: r.int('actions', 'ARTIFACT_RETENTION_DAYS', 90, 1, 36500),
       fetchTaskWait: r.duration('actions', 'FETCH_TASK_WAIT', 3),
+      defaultActionsUrl: defaultActionsUrl(r, rootUrl),
     },
     quota: {
       enabled: r.bool('quota', 'ENABLED', true),

@@ -127,6 +127,8 @@ export interface Config {
     artifactRetentionDays: number;
     /** Seconds a runner's FetchTask waits for a job when none is waiting ([actions] FETCH_TASK_WAIT; 0: answer at once). */
     fetchTaskWait: number;
+    /** Where `uses: owner/repo@ref` actions come from ([actions] DEFAULT_ACTIONS_URL, resolved: no trailing slash). */
+    defaultActionsUrl: string;
   };
   quota: {
     enabled: boolean;

@@ -15,7 +15,10 @@ import {
 } from '../../src/actions/workflow.js';
 import { condition, evaluate, interpolate, type ExprContext } from '../../src/actions/expressions.js';
 import { aggregateStatus } from '../../src/actions/runners.js';
-import { parseKeyValueFile, shellCommand } from '../../src/actions/runner-job.js';
+import { CommandReader, parseCommand, parseKeyValueFile } from '../../src/actions/runner-commands.js';
+import { parseUses } from '../../src/actions/runner-actions.js';
+import { inputEnv, isArtifactAction } from '../../src/actions/runner-node.js';
+import { shellCommand } from '../../src/actions/runner-steps.js';
 
 describe('workflow triggers', () => {
   it('reads the forms of on:', () => {
@@ -199,5 +202,79 @@ describe('runner helpers', () => {
     assert.deepEqual(shellCommand('bash', '/f'), ['bash', '--noprofile', '--norc', '-eo', 'pipefail', '/f']);
     assert.deepEqual(shellCommand('perl {0}', '/f'), ['perl', '/f']);
     assert.deepEqual(shellCommand('ruby', '/f'), ['ruby', '/f']);
+  });
+
+  it('reads what uses: names', () => {
+    const base = 'https://forge.example.com';
+    assert.deepEqual(parseUses('alice/tool@v1', base), {
+      kind: 'remote',
+      url: 'https://forge.example.com/alice/tool',
+      repository: 'alice/tool',
+      path: '',
+      ref: 'v1',
+    });
+    assert.deepEqual(parseUses('https://other.example/o/r/sub/dir@main', base), {
+      kind: 'remote',
+      url: 'https://other.example/o/r',
+      repository: 'o/r',
+      path: 'sub/dir',
+      ref: 'main',
+    });
+    assert.deepEqual(parseUses('actions/checkout@v4', base), { kind: 'checkout' });
+    assert.deepEqual(parseUses('https://data.forgejo.org/actions/checkout@v4', base), { kind: 'checkout' });
+    assert.deepEqual(parseUses('./.forgejo/actions/x', base), {
+      kind: 'local',
+      path: './.forgejo/actions/x',
+    });
+    assert.deepEqual(parseUses('docker://alpine:3', base), { kind: 'docker', image: 'alpine:3' });
+    assert.throws(() => parseUses('alice/tool', base), /names no version/);
+    assert.throws(() => parseUses('tool@v1', base), /owner\/repo/);
+    assert.throws(() => parseUses('a/b/../../c@v1', base), /owner\/repo/);
+  });
+
+  it('reads workflow commands as GitHub writes them', () => {
+    assert.deepEqual(parseCommand('::error file=a%2Cb.js,line=3,title=T%3Ax::bad%0Athing%25'), {
+      name: 'error',
+      props: { file: 'a,b.js', line: '3', title: 'T:x' },
+      value: 'bad\nthing%',
+    });
+    assert.equal(parseCommand('::not a command'), undefined);
+    const logged: string[] = [];
+    const masks: string[] = [];
+    const r = new CommandReader({ log: (l) => logged.push(l), addMask: (m) => masks.push(m) });
+    for (const line of [
+      '::add-mask::s3cret',
+      '::set-output name=a::1',
+      '::save-state name=s::2',
+      '::debug::hidden',
+      '::warning file=x.js,line=4,col=2::careful',
+      '::group::Group',
+      '::endgroup::',
+      '::stop-commands::tok',
+      '::set-output name=b::2',
+      '::tok::',
+      '::set-env name=X::y',
+      'plain',
+    ]) {
+      r.line(line);
+    }
+    assert.deepEqual(masks, ['s3cret']);
+    assert.deepEqual(r.outputs, { a: '1' });
+    assert.deepEqual(r.state, { s: '2' });
+    assert.equal(logged[0], '::warning::x.js:4:2: careful');
+    assert.deepEqual(logged.slice(1, 4), ['::group::Group', '::endgroup::', '::set-output name=b::2']);
+    assert.match(logged[4]!, /^::error::The `set-env` command is disabled/);
+    assert.equal(logged[5], 'plain');
+  });
+
+  it("names a JavaScript action's inputs and knows the artifact actions", () => {
+    assert.deepEqual(inputEnv({ 'fetch-depth': '1', 'my input': 'x' }), {
+      'INPUT_FETCH-DEPTH': '1',
+      INPUT_MY_INPUT: 'x',
+    });
+    assert.ok(isArtifactAction('actions/upload-artifact'));
+    assert.ok(isArtifactAction('christopherhx/gitea-download-artifact'));
+    assert.ok(!isArtifactAction('actions/upload-pages-artifact'));
+    assert.ok(!isArtifactAction('alice/tool'));
   });
 });

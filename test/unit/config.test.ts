@@ -215,12 +215,32 @@ describe('config validation', () => {
     ['ROOT_URL=not a url', { ANVIL__SERVER__ROOT_URL: 'not a url' }, /\[server\] ROOT_URL/],
     ['DEFAULT_PAGING_NUM=0', { ANVIL__API__DEFAULT_PAGING_NUM: '0' }, /\[api\] DEFAULT_PAGING_NUM/],
     ['[log] LEVEL=loud', { ANVIL__LOG__LEVEL: 'loud' }, /\[log\] LEVEL/],
+    [
+      'DEFAULT_ACTIONS_URL=gitlab',
+      { ANVIL__ACTIONS__DEFAULT_ACTIONS_URL: 'gitlab' },
+      /\[actions\] DEFAULT_ACTIONS_URL.*gitlab/,
+    ],
   ];
   for (const [label, env, key] of cases) {
     it(`stops start-up on ${label} with a ConfigError naming the key`, () => {
       assertConfigError(() => loadConfig({ env, cwd: tmp() }), key);
     });
   }
+
+  it('resolves [actions] DEFAULT_ACTIONS_URL as Forgejo does (github, self or a URL)', () => {
+    const url = (v?: string) =>
+      loadConfig({
+        env: {
+          ANVIL__SERVER__ROOT_URL: 'https://forge.example.com/sub/',
+          ...(v === undefined ? {} : { ANVIL__ACTIONS__DEFAULT_ACTIONS_URL: v }),
+        },
+        cwd: tmp(),
+      }).actions.defaultActionsUrl;
+    assert.equal(url(), 'https://data.forgejo.org');
+    assert.equal(url('github'), 'https://github.com');
+    assert.equal(url('self'), 'https://forge.example.com/sub');
+    assert.equal(url('http://mirror.local:3000/'), 'http://mirror.local:3000');
+  });
 
   it('reports invalid values from the file as well', () => {
     const cwd = tmp();

@@ -79,6 +79,8 @@ import type { CronService } from '../cron/service.js';
 import type { TopicService } from '../topics/service.js';
 import type { AvatarService } from '../avatars/service.js';
 import type { OAuth2Service } from '../oauth2/service.js';
+import type { OAuth2Provider } from '../oauth2/provider.js';
+import type { OAuth2Tokens } from '../oauth2/issuer.js';
 import type { RepoMetaService } from '../repometa/service.js';
 import type { WikiService } from '../wiki/service.js';
 import type { SshKeyService } from '../ssh/service.js';
@@ -195,6 +197,10 @@ export interface AppContext {
   markup: MarkupService;
   avatars: AvatarService;
   oauth2: OAuth2Service;
+  /** The OAuth2 provider: authorization requests, consent, codes and the user's grants. */
+  oauth2Provider: OAuth2Provider;
+  /** The OAuth2 provider's tokens: issued, checked (as access tokens too), userinfo, introspection. */
+  oauth2Tokens: OAuth2Tokens;
   /** Languages, issue templates, flags and git hooks of repositories. */
   repoMeta: RepoMetaService;
   /** Health checks and the metrics' database-backed gauges. */

@@ -86,6 +86,8 @@ import { NoticeType } from '../ops/tables.js';
 import { TopicService } from '../topics/service.js';
 import { AvatarService } from '../avatars/service.js';
 import { OAuth2Service } from '../oauth2/service.js';
+import { OAuth2Provider } from '../oauth2/provider.js';
+import { OAuth2Tokens } from '../oauth2/issuer.js';
 import { RepoMetaService } from '../repometa/service.js';
 import { WikiService } from '../wiki/service.js';
 import { SshKeyService } from '../ssh/service.js';
@@ -243,6 +245,22 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     picture: config.picture,
   });
   const oauth2 = new OAuth2Service({ db });
+  // The OAuth2 provider: consent and codes, then tokens accepted wherever access tokens are.
+  const oauth2Provider = new OAuth2Provider({ db, enabled: config.oauth2.enabled });
+  const oauth2Tokens = new OAuth2Tokens({
+    db,
+    auth,
+    orgs,
+    settings: {
+      enabled: config.oauth2.enabled,
+      accessTokenTtl: config.oauth2.accessTokenExpirationTime,
+      refreshTokenTtl: config.oauth2.refreshTokenExpirationTime * 3600,
+      invalidateRefreshTokens: config.oauth2.invalidateRefreshTokens,
+      jwtSecret: config.oauth2.jwtSecret,
+      secretKey: config.security.secretKey,
+      rootUrl,
+    },
+  });
   const repoMeta = new RepoMetaService({ db, events, log, repos });
   const sshKeys = new SshKeyService({
     db,
@@ -669,6 +687,8 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     markup,
     avatars,
     oauth2,
+    oauth2Provider,
+    oauth2Tokens,
     repoMeta,
     ops,
     metrics,

@@ -63,7 +63,7 @@ import { registerWeb, Web, type PageRoutes } from '../web/plugin.js';
 import { accountSettingsPages } from '../users/settings-pages.js';
 import { settingsListsPages } from '../users/settings-lists-pages.js';
 import { avatarFileRoutes, avatarsRoutes } from '../avatars/routes.js';
-import { oauth2Routes } from '../oauth2/routes.js';
+import { oauth2ProviderRoutes, oauth2Routes } from '../oauth2/routes.js';
 import { repoMetaRoutes } from '../repometa/routes.js';
 import { userPages } from '../users/pages.js';
 import { twoFactorPages, twoFactorSignInStep } from '../twofa/pages.js';
@@ -591,8 +591,8 @@ const webPages = (ctx: AppContext): PageRoutes[] => [
   }),
   protectionPages({ repos: ctx.repos, users: ctx.users, protection: ctx.protection }),
   deployKeyPages({ repos: ctx.repos, users: ctx.users, sshKeys: ctx.sshKeys }),
-  tokenPages({ tokens: ctx.tokens, oauth2: ctx.oauth2 }),
-  oauth2Pages({ tokens: ctx.tokens, oauth2: ctx.oauth2 }),
+  tokenPages({ tokens: ctx.tokens, oauth2: ctx.oauth2, provider: ctx.oauth2Provider }),
+  oauth2Pages({ tokens: ctx.tokens, oauth2: ctx.oauth2, provider: ctx.oauth2Provider }),
   keyPages({ sshKeys: ctx.sshKeys, gpg: ctx.signing, signing: ctx.signing }),
   // The site administration (/admin...).
   opsAdminPages({
@@ -711,6 +711,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   await app.register(async (scope) =>
     wellKnownRoutes(scope as unknown as Api, { rootUrl: ctx.config.server.rootUrl }),
   );
+  await app.register(async (scope) => oauth2ProviderRoutes(scope, { tokens: ctx.oauth2Tokens }));
   // Health and metrics, outside /api/v1 (monitoring asks without credentials of a user).
   await app.register(async (scope) =>
     opsRoutes(scope, { ops: ctx.ops, metrics: ctx.metrics, metricsToken: ctx.config.metrics.token }),

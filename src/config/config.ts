@@ -15,7 +15,14 @@ import {
   unusedSettings,
   type Raw,
 } from './reader.js';
-import { readCluster, readMailer, readPasswordHash, readSigning, readStorage } from './sections.js';
+import {
+  readCluster,
+  readMailer,
+  readOAuth2,
+  readPasswordHash,
+  readSigning,
+  readStorage,
+} from './sections.js';
 import { persistSecretKey, readInternalToken } from './secrets.js';
 import type { Config, DbType } from './settings.js';
 
@@ -289,6 +296,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
         silent: 'silent',
       }),
     },
+    oauth2: readOAuth2(r),
     metrics: {
       enabled: r.bool('metrics', 'ENABLED', false),
       token: r.string('metrics', 'TOKEN', ''),

@@ -1,5 +1,5 @@
 // The settings read as a group rather than a key at a time: [repository.signing], the storage
-// sections, [security] PASSWORD_HASH_ALGO, and [queue] / [cache] / [cluster].
+// sections, [security] PASSWORD_HASH_ALGO, [queue] / [cache] / [cluster], and [oauth2].
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, type Reader } from './reader.js';
@@ -182,5 +182,24 @@ export function readMailer(r: Reader, host = 'localhost'): Config['mailer'] {
     forceTrustServerCert: r.bool('mailer', 'FORCE_TRUST_SERVER_CERT', false),
     maxAttempts: r.int('mailer', 'MAX_ATTEMPTS', 8, 1, 100),
     retryDelay: r.duration('mailer', 'RETRY_DELAY', 30),
+  };
+}
+
+/** [oauth2]: the OAuth2 provider, with Forgejo's keys and defaults. */
+export function readOAuth2(r: Reader): Config['oauth2'] {
+  const jwtSecret = r.string('oauth2', 'JWT_SECRET', '').trim();
+  // Forgejo's form: base64 (standard or URL alphabet, padded or not) of 32 random bytes.
+  if (
+    jwtSecret &&
+    (!/^[A-Za-z0-9+/_-]+=*$/.test(jwtSecret) || Buffer.from(jwtSecret, 'base64').length !== 32)
+  ) {
+    throw new ConfigError('[oauth2] JWT_SECRET: must be the base64 of 32 bytes (`openssl rand -base64 32`)');
+  }
+  return {
+    enabled: r.bool('oauth2', 'ENABLED', true),
+    accessTokenExpirationTime: r.int('oauth2', 'ACCESS_TOKEN_EXPIRATION_TIME', 3600, 1, 2 ** 31 - 1),
+    refreshTokenExpirationTime: r.int('oauth2', 'REFRESH_TOKEN_EXPIRATION_TIME', 730, 1, 1_000_000),
+    invalidateRefreshTokens: r.bool('oauth2', 'INVALIDATE_REFRESH_TOKENS', true),
+    jwtSecret,
   };
 }

@@ -178,6 +178,19 @@ export interface Config {
   log: {
     level: string;
   };
+  /** The OAuth2 provider ([oauth2]; see oauth2/provider.ts). */
+  oauth2: {
+    /** Whether /login/oauth/* and OAuth2 access tokens work at all ([oauth2] ENABLED). */
+    enabled: boolean;
+    /** Seconds an access token (and an id_token) is valid ([oauth2] ACCESS_TOKEN_EXPIRATION_TIME). */
+    accessTokenExpirationTime: number;
+    /** Hours a refresh token is valid ([oauth2] REFRESH_TOKEN_EXPIRATION_TIME). */
+    refreshTokenExpirationTime: number;
+    /** Whether a refresh token works once ([oauth2] INVALIDATE_REFRESH_TOKENS). */
+    invalidateRefreshTokens: boolean;
+    /** Base64 of the 32-byte HS256 key of the tokens; '' derives it from SECRET_KEY ([oauth2] JWT_SECRET). */
+    jwtSecret: string;
+  };
   metrics: {
     /** Prometheus metrics at /metrics ([metrics] ENABLED). */
     enabled: boolean;

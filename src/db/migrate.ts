@@ -49,6 +49,7 @@ import * as m0048 from './migrations/0048_ssh_key_verified.js';
 import * as m0049 from './migrations/0049_admin.js';
 import * as m0050 from './migrations/0050_review_request_index.js';
 import * as m0051 from './migrations/0051_quota_history.js';
+import * as m0052 from './migrations/0052_oauth2_grants.js';
 
 export interface AnvilMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -101,6 +102,7 @@ const migrations: Record<string, AnvilMigration> = {
   '0049_admin': m0049,
   '0050_review_request_index': m0050,
   '0051_quota_history': m0051,
+  '0052_oauth2_grants': m0052,
 };
 
 export async function migrateToLatest(db: Kysely<DB>, dialect: Dialect): Promise<void> {

@@ -1,6 +1,7 @@
 // A user's OAuth2 applications in the web interface, at Forgejo's addresses: create (from the
 // applications page, tokens/pages.tsx), edit at /user/settings/applications/oauth2/{id}, a new
-// client secret (shown once), delete. Another user's application is a 404, as in the API.
+// client secret (shown once), delete. Another user's application is a 404, as in the API. The
+// provider's own pages (consent, revoking a grant) are consent-pages.tsx, registered with these.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { AppError, notFound } from '../errors.js';
@@ -18,10 +19,12 @@ import {
   USER_SETTINGS_NAV,
   ticked,
 } from '../web/settings.js';
+import { consentPages, type ConsentPagesDeps } from './consent-pages.js';
 import { redirectUrisOf, type OAuth2AppInput, type OAuth2Service } from './service.js';
 import type { OAuth2AppRow } from './tables.js';
 
 export interface OAuth2PagesDeps extends ApplicationsDeps {
+  provider: ApplicationsDeps['provider'] & ConsentPagesDeps['provider'];
   oauth2: Pick<OAuth2Service, 'list' | 'create' | 'get' | 'edit' | 'regenerateSecret' | 'delete'>;
 }
 
@@ -159,6 +162,8 @@ export function oauth2Pages(deps: OAuth2PagesDeps): PageRoutes {
     });
 
   return (app, web) => {
+    consentPages(app, web, deps);
+
     app.post(`${APPLICATIONS}/oauth2`, async (request, reply) => {
       const user: UserRow = web.requireUser(request);
       const { state, input } = readForm(request.body);

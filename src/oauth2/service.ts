@@ -1,8 +1,9 @@
 // OAuth2 applications a user registers: create (the client secret is returned once and only its
 // SHA-256 kept, as access tokens are), list, read, edit and delete, each on the caller's own
-// applications only (another user's is a 404). The authorization flow itself is not here.
+// applications only (another user's is a 404). Deleting an application removes its grants, codes
+// and so every token it issued (foreign keys). The authorization flow is provider.ts and issuer.ts.
 import crypto from 'node:crypto';
-import { nowUnix, type Db } from '../db/database.js';
+import { nowUnix, transaction, type Db } from '../db/database.js';
 import { invalid, notFound } from '../errors.js';
 import { hashToken } from '../tokens/service.js';
 import type { UserRow } from '../users/tables.js';
@@ -110,11 +111,17 @@ export class OAuth2Service {
     return this.get(user, id);
   }
 
-  /** A new client secret for the caller's application `id` (returned once); the old one stops working. */
+  /**
+   * A new client secret for the caller's application `id` (returned once); the old one stops
+   * working, and so do the tokens and codes issued under it (the users' grants stay).
+   */
   async regenerateSecret(user: UserRow, id: number): Promise<CreatedApp> {
     const row = await this.get(user, id);
     const secret = newSecret();
-    await store.update(this.db, row.id, { client_secret_hash: hashToken(secret), updated_unix: nowUnix() });
+    await transaction(this.db, async (tx) => {
+      await store.update(tx, row.id, { client_secret_hash: hashToken(secret), updated_unix: nowUnix() });
+      await store.invalidateIssued(tx, row.id);
+    });
     return { row: await this.get(user, id), secret };
   }
 

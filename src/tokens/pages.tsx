@@ -1,12 +1,14 @@
 // The applications page of a user's settings (/user/settings/applications, as Forgejo lays it
-// out): access tokens (list, create with scopes: the value is shown once, delete) and, below them,
-// the user's OAuth2 applications (their forms are handled by oauth2/pages.tsx, which renders this
+// out): access tokens (list, create with scopes: the value is shown once, delete), the OAuth2
+// applications the user authorized (revoked by oauth2/consent-pages.tsx) and the user's own OAuth2
+// applications (their forms are handled by oauth2/pages.tsx, which renders this
 // page again when its input is bad). The same services and checks as the API.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { AppError, notFound } from '../errors.js';
+import type { OAuth2Provider } from '../oauth2/provider.js';
 import type { OAuth2Service } from '../oauth2/service.js';
-import type { OAuth2AppRow } from '../oauth2/tables.js';
+import type { OAuth2AppRow, OAuth2GrantListed } from '../oauth2/tables.js';
 import type { UserRow } from '../users/tables.js';
 import { When } from '../web/components.js';
 import { CsrfField, Field, type PageContext } from '../web/layout.js';
@@ -48,6 +50,8 @@ export interface AppFormState {
 export interface ApplicationsDeps {
   tokens: Pick<TokenService, 'list' | 'create' | 'delete'>;
   oauth2: Pick<OAuth2Service, 'list'>;
+  /** The applications the user authorized (the OAuth2 provider's grants). */
+  provider: Pick<OAuth2Provider, 'listGrants'>;
 }
 
 const LEVELS = [
@@ -174,10 +178,42 @@ function AppList(props: { apps: OAuth2AppRow[] }): VNode {
   );
 }
 
+/** The applications the user authorized, each with a button that revokes its access (Forgejo's address). */
+function GrantList(props: { page: PageContext; grants: OAuth2GrantListed[] }): VNode {
+  if (props.grants.length === 0) return <p class="empty">You have not authorized any OAuth2 application.</p>;
+  return (
+    <ul class="list credential-list">
+      {props.grants.map((g) => (
+        <li key={g.id}>
+          <div class="credential-body">
+            <p class="title">{g.application_name}</p>
+            <p class="muted">
+              Authorized on <When unix={g.created_unix} />
+              {g.scope ? (
+                <>
+                  {' — '}
+                  <code>{g.scope}</code>
+                </>
+              ) : null}
+            </p>
+          </div>
+          <DangerForm
+            page={props.page}
+            action={`${APPLICATIONS}/oauth2/${g.application_id}/revoke/${g.id}`}
+            button="Revoke"
+            confirm={`Revoke the access of "${g.application_name}" to your account? Its tokens stop working at once.`}
+          />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 export function ApplicationsPage(props: {
   page: PageContext;
   tokens: TokenRow[];
   apps: OAuth2AppRow[];
+  grants: OAuth2GrantListed[];
   token: TokenFormState;
   app: AppFormState;
 }): VNode {
@@ -205,6 +241,10 @@ export function ApplicationsPage(props: {
             Generate token
           </button>
         </form>
+      </Section>
+      <Section title="Authorized OAuth2 applications">
+        <p class="muted">These applications can act as you. Revoke the access of those you no longer use.</p>
+        <GrantList page={page} grants={props.grants} />
       </Section>
       <Section title="Manage OAuth2 applications">
         <AppList apps={props.apps} />
@@ -261,9 +301,10 @@ export async function showApplications(
   forms: { token?: TokenFormState; app?: AppFormState } = {},
   status = 200,
 ): Promise<FastifyReply> {
-  const [[tokens], [apps]] = await Promise.all([
+  const [[tokens], [apps], grants] = await Promise.all([
     deps.tokens.list(user, ALL, 0),
     deps.oauth2.list(user, ALL, 0),
+    deps.provider.listGrants(user),
   ]);
   return web.send(
     reply,
@@ -271,6 +312,7 @@ export async function showApplications(
       page={web.page(request)}
       tokens={tokens}
       apps={apps}
+      grants={grants}
       token={forms.token ?? emptyTokenForm()}
       app={forms.app ?? emptyAppForm()}
     />,

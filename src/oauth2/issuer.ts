@@ -138,14 +138,21 @@ export class OAuth2Tokens {
   private readonly db: Db;
   private readonly orgs: OAuth2TokensDeps['orgs'];
   readonly settings: Readonly<TokenSettings>;
-  private readonly key: Buffer;
+  private signing: Buffer | undefined;
 
   constructor(deps: OAuth2TokensDeps) {
     this.db = deps.db;
     this.orgs = deps.orgs;
     this.settings = deps.settings;
-    this.key = signingKey(deps.settings.jwtSecret, deps.settings.secretKey);
     deps.auth.addTokenResolver((token) => this.resolveIdentity(token));
+  }
+
+  /**
+   * The JWT key, derived when first needed: the CLI's commands (an administrator made before the
+   * first `anvil web` wrote SECRET_KEY) never sign or check a token.
+   */
+  private get key(): Buffer {
+    return (this.signing ??= signingKey(this.settings.jwtSecret, this.settings.secretKey));
   }
 
   /** The issuer of the id_tokens: ROOT_URL without its final slash, as Forgejo. */

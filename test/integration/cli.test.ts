@@ -746,6 +746,23 @@ describe('npm start contract: `anvil web` in a fresh directory without configura
     fs.rmSync(cwd, { recursive: true, force: true });
   });
 
+  it('makes the first administrator and a token from the CLI before any `anvil web` (no SECRET_KEY yet)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-cli-first-'));
+    try {
+      const env = cleanEnv({ ANVIL__LOG__LEVEL: 'warn' });
+      const args = ['--username', 'first', '--password', 'pw-12345678', '--email', 'f@x.io', '--admin'];
+      assertOk(await run(['admin', 'user', 'create', ...args], { cwd: dir, env }), 'admin user create');
+      const token = await run(['admin', 'user', 'generate-access-token', '--username', 'first', '--raw'], {
+        cwd: dir,
+        env,
+      });
+      assertOk(token, 'generate-access-token');
+      assert.match(token.stdout.trim(), /^[0-9a-f]{40}$/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('serves on ANVIL__SERVER__HTTP_PORT and creates ./data/anvil.db and ./data/app.ini with a SECRET_KEY', async () => {
     const port = await freePort();
     // `npm start` runs `node bin/anvil.js web`; bin/anvil.js only builds first, so the bundled

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { WebClient, launchBrowser } from '../helpers/web.js';
+import { WebClient, accessibilityViolations, launchBrowser, screenshots } from '../helpers/web.js';
 import { signJwt } from '../../src/oauth2/jwt.js';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 
@@ -574,6 +574,8 @@ describe('OAuth2 provider', () => {
         })}`,
       );
       assert.equal(await page.textContent('h1'), 'Authorize "Browser app" to access your account?');
+      assert.deepEqual(await accessibilityViolations(page), []);
+      await screenshots(page, 'oauth2-consent');
       await page.click('#authorize-app');
       await page.waitForURL((u) => u.pathname === '/oauth-callback');
       const landed = new URL(page.url());

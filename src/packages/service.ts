@@ -45,6 +45,19 @@ export const SUBJECT = 'size:assets:packages:all';
 // A version as package events carry it (declared with the events, events/bus.ts).
 export type { PackageEventInfo } from '../events/bus.js';
 
+/**
+ * The caller may not read (or write) an owner's packages, or their token lacks the package scope
+ * for it. The REST API answers 403; the package-manager endpoints answer 401 with their challenge
+ * (`WWW-Authenticate`), as Forgejo's do, so that a client holding another account's credentials is
+ * asked for others.
+ */
+export class PackageAccessDenied extends AppError {
+  constructor(message: string) {
+    super('forbidden', message);
+    this.name = 'PackageAccessDenied';
+  }
+}
+
 export const blobKey = (sha256: string) => `${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}`;
 
 export interface AddFileInput {
@@ -175,8 +188,10 @@ export class PackageService {
 
   /**
    * The owner `name` when `identity` may read (or write) its packages. Anonymous callers who may
-   * not get 401, so that clients send credentials; others 403 (or 404 for an unknown owner).
-   * Tokens need `read:package` for non-public owners and `write:package` to write.
+   * not get 401, so that clients send credentials; others `PackageAccessDenied` (403 in the REST
+   * API, 401 with a challenge from the package managers' endpoints), 404 for an unknown owner.
+   * Tokens need `read:package` for non-public owners and `write:package` to write; a public-only
+   * token reaches no owner that is not public (403).
    */
   async requireOwner(name: string, identity: Identity | null, need: 'read' | 'write'): Promise<UserRow> {
     this.assertEnabled();
@@ -188,19 +203,27 @@ export class PackageService {
     if (need === 'write') {
       if (!identity) throw unauthorized('authentication required');
       if (!hasScope(identity.scopes, 'package', 'write')) {
-        throw forbidden('token does not have at least one of required scope(s): [write:package]');
+        throw new PackageAccessDenied(
+          'token does not have at least one of required scope(s): [write:package]',
+        );
+      }
+      if (identity.scopes.publicOnly && owner.visibility !== Visibility.public) {
+        throw forbidden('token scope is limited to public packages');
       }
       if (!(await this.mayWrite(identity, owner))) {
-        throw forbidden(`${identity.user.name} may not write packages of ${owner.name}`);
+        throw new PackageAccessDenied(`${identity.user.name} may not write packages of ${owner.name}`);
       }
       return owner;
     }
+    if (identity?.scopes.publicOnly && owner.visibility !== Visibility.public) {
+      throw forbidden('token scope is limited to public packages');
+    }
     if (!(await this.seesOwner(identity, owner))) {
       if (!identity) throw unauthorized('authentication required');
-      throw forbidden(`${identity.user.name} may not read packages of ${owner.name}`);
+      throw new PackageAccessDenied(`${identity.user.name} may not read packages of ${owner.name}`);
     }
     if (owner.visibility !== Visibility.public && identity && !hasScope(identity.scopes, 'package', 'read')) {
-      throw forbidden('token does not have at least one of required scope(s): [read:package]');
+      throw new PackageAccessDenied('token does not have at least one of required scope(s): [read:package]');
     }
     return owner;
   }

@@ -20,15 +20,17 @@ declare module 'fastify' {
   }
 }
 
-/** The body of an error answer, per format (npm reads `error`, others `message`). */
+/**
+ * The body of an error answer, per format (npm reads `error`, others `message`); a string is
+ * sent as plain text (the Go proxy's errors, which the go command prints).
+ */
 export type ErrorBody = (message: string, status: number) => unknown;
 
 export function sendRegistryError(reply: FastifyReply, status: number, message: string, body: ErrorBody) {
   if (status === 401) reply.header('WWW-Authenticate', REALM);
-  return reply
-    .code(status)
-    .type('application/json; charset=utf-8')
-    .send(JSON.stringify(body(message, status)));
+  const out = body(message, status);
+  if (typeof out === 'string') return reply.code(status).type('text/plain; charset=utf-8').send(out);
+  return reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(out));
 }
 
 /** What every format's endpoints need: [packages] ENABLED and who the caller is. */

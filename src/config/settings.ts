@@ -156,6 +156,7 @@ export interface Config {
     limitSizePypi: number;
     limitSizeCargo: number;
     limitSizeConda: number;
+    limitSizeGo: number;
     limitSizeContainer: number;
   };
   picture: {

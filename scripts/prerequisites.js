@@ -32,6 +32,8 @@ export const TOOLS = [
   // certificate made with openssl).
   { name: 'go', check: ['go', ['version']], pkg: 'golang-go' },
   { name: 'openssl', check: ['openssl', ['version']], pkg: 'openssl' },
+  // The Composer repository is tested with composer (and php, which it brings).
+  { name: 'composer', check: ['composer', ['--version']], pkg: 'composer' },
 ];
 
 /** The tools that do not run here. */

@@ -93,6 +93,7 @@ import { countRequests, opsRoutes } from '../ops/routes.js';
 import { cargoRoutes } from '../packages/cargo/routes.js';
 import { condaRoutes } from '../packages/conda/routes.js';
 import { goRoutes } from '../packages/go/routes.js';
+import { composerRoutes } from '../packages/composer/routes.js';
 import { authorizedKeysRoute, sshKeyRoutes } from '../ssh/routes.js';
 import { sshInternalRoutes } from '../ssh/internal.js';
 import { containerRoutes } from '../packages/container/routes.js';
@@ -775,6 +776,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   await app.register(async (scope) => cargoRoutes(scope, { ...registry, cargo: ctx.cargoPackages }));
   await app.register(async (scope) => condaRoutes(scope, { ...registry, conda: ctx.condaPackages }));
   await app.register(async (scope) => goRoutes(scope, { ...registry, go: ctx.goPackages }));
+  await app.register(async (scope) => composerRoutes(scope, { ...registry, composer: ctx.composerPackages }));
   await app.register(async (scope) =>
     containerRoutes(scope, {
       ...registry,

@@ -244,6 +244,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
       limitSizeCargo: r.size('packages', 'LIMIT_SIZE_CARGO', -1),
       limitSizeConda: r.size('packages', 'LIMIT_SIZE_CONDA', -1),
       limitSizeGo: r.size('packages', 'LIMIT_SIZE_GO', -1),
+      limitSizeComposer: r.size('packages', 'LIMIT_SIZE_COMPOSER', -1),
       limitSizeContainer: r.size('packages', 'LIMIT_SIZE_CONTAINER', -1),
     },
     picture: {

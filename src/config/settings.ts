@@ -157,6 +157,7 @@ export interface Config {
     limitSizeCargo: number;
     limitSizeConda: number;
     limitSizeGo: number;
+    limitSizeComposer: number;
     limitSizeContainer: number;
   };
   picture: {

@@ -386,6 +386,7 @@ export class PackageService {
       cargo: l.limitSizeCargo,
       conda: l.limitSizeConda,
       go: l.limitSizeGo,
+      composer: l.limitSizeComposer,
       container: l.limitSizeContainer,
     };
     return limits[type];

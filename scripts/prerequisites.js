@@ -28,6 +28,12 @@ export const TOOLS = [
   { name: 'ssh', check: ['ssh', ['-V']], pkg: 'openssh-client' },
   { name: 'sshd', check: ['/usr/sbin/sshd', ['-V']], pkg: 'openssh-server' },
   { name: 'gpg', check: ['gpg', ['--version']], pkg: 'gnupg' },
+  // The Go module proxy is tested with the go command, a private owner's over HTTPS (a test
+  // certificate made with openssl).
+  { name: 'go', check: ['go', ['version']], pkg: 'golang-go' },
+  { name: 'openssl', check: ['openssl', ['version']], pkg: 'openssl' },
+  // The Composer repository is tested with composer (and php, which it brings).
+  { name: 'composer', check: ['composer', ['--version']], pkg: 'composer' },
 ];
 
 /** The tools that do not run here. */

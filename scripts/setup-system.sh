@@ -27,6 +27,12 @@ command -v ssh-keygen >/dev/null || need+=(openssh-client)
 [ -x /usr/sbin/sshd ] || need+=(openssh-server)
 # Signed commits are tested with gpg.
 command -v gpg >/dev/null || need+=(gnupg)
+# The Go module proxy is tested with the real go command, a private owner's over HTTPS (a test
+# certificate made with openssl).
+command -v go >/dev/null || need+=(golang-go)
+command -v openssl >/dev/null || need+=(openssl)
+# The Composer repository is tested with the real composer (and php, which it brings).
+command -v composer >/dev/null || need+=(composer)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null

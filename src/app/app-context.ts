@@ -65,6 +65,8 @@ import type { MavenService } from '../packages/maven/service.js';
 import type { PypiService } from '../packages/pypi/service.js';
 import type { CargoService } from '../packages/cargo/service.js';
 import type { CondaService } from '../packages/conda/service.js';
+import type { GoService } from '../packages/go/service.js';
+import type { ComposerService } from '../packages/composer/service.js';
 import type { ContainerService } from '../packages/container/service.js';
 import type { ContainerBlobs } from '../packages/container/blobs.js';
 import type { RegistryTokens } from '../packages/container/tokens.js';
@@ -181,6 +183,8 @@ export interface AppContext {
   pypiPackages: PypiService;
   cargoPackages: CargoService;
   condaPackages: CondaService;
+  goPackages: GoService;
+  composerPackages: ComposerService;
   /** The container registry: images and manifests, blobs, /v2/token tokens. */
   containerImages: ContainerService;
   containerBlobs: ContainerBlobs;

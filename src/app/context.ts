@@ -68,6 +68,8 @@ import { MavenService } from '../packages/maven/service.js';
 import { PypiService } from '../packages/pypi/service.js';
 import { CargoService } from '../packages/cargo/service.js';
 import { CondaService } from '../packages/conda/service.js';
+import { GoService } from '../packages/go/service.js';
+import { ComposerService } from '../packages/composer/service.js';
 import { ContainerService } from '../packages/container/service.js';
 import { ContainerBlobs } from '../packages/container/blobs.js';
 import { RegistryTokens } from '../packages/container/tokens.js';
@@ -568,6 +570,8 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   const pypiPackages = new PypiService({ db, packages, rootUrl: config.server.rootUrl });
   const cargoPackages = new CargoService({ packages, rootUrl: config.server.rootUrl });
   const condaPackages = new CondaService({ db, packages, repos });
+  const goPackages = new GoService({ packages });
+  const composerPackages = new ComposerService({ packages, rootUrl: config.server.rootUrl });
   const containerImages = new ContainerService({
     db,
     events,
@@ -674,6 +678,8 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     pypiPackages,
     cargoPackages,
     condaPackages,
+    goPackages,
+    composerPackages,
     containerImages,
     containerBlobs,
     registryTokens,

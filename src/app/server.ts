@@ -3,6 +3,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from './context.js';
+import { registryRoutes } from './registries.js';
 import type { Api } from '../http/types.js';
 import { frameworkErrors, registerErrorHandling, setNotFoundPage } from '../http/errors.js';
 import { registerAuth } from '../http/auth.js';
@@ -56,8 +57,6 @@ import { packagesRoutes } from '../packages/routes.js';
 import { packageCleanupRoutes } from '../packages/cleanup/routes.js';
 import { socialRoutes } from '../social/routes.js';
 import { activityRoutes } from '../activities/routes.js';
-import { genericRoutes } from '../packages/generic/routes.js';
-import { npmRoutes } from '../packages/npm/routes.js';
 import cookie from '@fastify/cookie';
 import { registerWeb, Web, type PageRoutes } from '../web/plugin.js';
 import { accountSettingsPages } from '../users/settings-pages.js';
@@ -87,14 +86,9 @@ import { pullPages } from '../pulls/pages.js';
 import { tokenPages } from '../tokens/pages.js';
 import { oauth2Pages } from '../oauth2/pages.js';
 import { keyPages } from '../ssh/pages.js';
-import { mavenRoutes } from '../packages/maven/routes.js';
-import { pypiRoutes } from '../packages/pypi/routes.js';
 import { countRequests, opsRoutes } from '../ops/routes.js';
-import { cargoRoutes } from '../packages/cargo/routes.js';
-import { condaRoutes } from '../packages/conda/routes.js';
 import { authorizedKeysRoute, sshKeyRoutes } from '../ssh/routes.js';
 import { sshInternalRoutes } from '../ssh/internal.js';
-import { containerRoutes } from '../packages/container/routes.js';
 import { signingRoutes } from '../signing/routes.js';
 import { wikiRoutes } from '../wiki/routes.js';
 import { wikiPages } from '../wiki/pages.js';
@@ -760,29 +754,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   await app.register(async (scope) =>
     artifactServiceRoutes(scope, { artifacts: ctx.artifacts, content: ctx.artifactContent }),
   );
-  // Package registries at /api/packages/{owner}/{format}/..., each format in a scope of its own.
-  const registry = { packages: ctx.packages, auth: ctx.auth, users: ctx.users };
-  await app.register(async (scope) => genericRoutes(scope, registry));
-  await app.register(async (scope) =>
-    npmRoutes(scope, {
-      ...registry,
-      npm: ctx.npmPackages,
-      limitSizeNpm: ctx.config.packages.limitSizeNpm,
-    }),
-  );
-  await app.register(async (scope) => mavenRoutes(scope, { ...registry, maven: ctx.mavenPackages }));
-  await app.register(async (scope) => pypiRoutes(scope, { ...registry, pypi: ctx.pypiPackages }));
-  await app.register(async (scope) => cargoRoutes(scope, { ...registry, cargo: ctx.cargoPackages }));
-  await app.register(async (scope) => condaRoutes(scope, { ...registry, conda: ctx.condaPackages }));
-  await app.register(async (scope) =>
-    containerRoutes(scope, {
-      ...registry,
-      images: ctx.containerImages,
-      blobs: ctx.containerBlobs,
-      tokens: ctx.registryTokens,
-      rootUrl: ctx.config.server.rootUrl,
-    }),
-  );
+  await registryRoutes(app, ctx);
   // The web interface: pages for browsers, on sessions (never accepted by the API above).
   await app.register(cookie);
   await app.register(async (scope) => avatarFileRoutes(scope, { avatars: ctx.avatars }));

@@ -268,6 +268,8 @@ export function loadConfig(opts: LoadOptions = {}): Config {
       limitSizePypi: r.size('packages', 'LIMIT_SIZE_PYPI', -1),
       limitSizeCargo: r.size('packages', 'LIMIT_SIZE_CARGO', -1),
       limitSizeConda: r.size('packages', 'LIMIT_SIZE_CONDA', -1),
+      limitSizeGo: r.size('packages', 'LIMIT_SIZE_GO', -1),
+      limitSizeComposer: r.size('packages', 'LIMIT_SIZE_COMPOSER', -1),
       limitSizeContainer: r.size('packages', 'LIMIT_SIZE_CONTAINER', -1),
     },
     picture: {

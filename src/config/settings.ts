@@ -158,6 +158,8 @@ export interface Config {
     limitSizePypi: number;
     limitSizeCargo: number;
     limitSizeConda: number;
+    limitSizeGo: number;
+    limitSizeComposer: number;
     limitSizeContainer: number;
   };
   picture: {

@@ -1,15 +1,18 @@
 // What every package-manager endpoint under /api/packages/{owner}/{format}/ shares: credentials
 // from the Authorization header only (basic auth with a password or a token as the password,
 // `token X` or `Bearer X`; never a session cookie), 401 with a Basic challenge so that clients
-// send credentials, and errors in the format's own body shape.
+// send credentials (also when the caller's account may not read or write the owner's packages,
+// or their token lacks the package scope: Forgejo's answer there too), and errors in the format's
+// own body shape.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator, Identity } from '../auth/identity.js';
 import { AppError } from '../errors.js';
 import { statusOf } from '../http/errors.js';
 import type { UserService } from '../users/service.js';
-import type { PackageService } from './service.js';
+import { PackageAccessDenied, type PackageService } from './service.js';
 
-export const REALM = 'Basic realm="Anvil"';
+/** Forgejo's challenge, word for word. */
+export const REALM = 'Basic realm="Gitea Package API"';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -17,15 +20,17 @@ declare module 'fastify' {
   }
 }
 
-/** The body of an error answer, per format (npm reads `error`, others `message`). */
+/**
+ * The body of an error answer, per format (npm reads `error`, others `message`); a string is
+ * sent as plain text (the Go proxy's errors, which the go command prints).
+ */
 export type ErrorBody = (message: string, status: number) => unknown;
 
 export function sendRegistryError(reply: FastifyReply, status: number, message: string, body: ErrorBody) {
   if (status === 401) reply.header('WWW-Authenticate', REALM);
-  return reply
-    .code(status)
-    .type('application/json; charset=utf-8')
-    .send(JSON.stringify(body(message, status)));
+  const out = body(message, status);
+  if (typeof out === 'string') return reply.code(status).type('text/plain; charset=utf-8').send(out);
+  return reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(out));
 }
 
 /** What every format's endpoints need: [packages] ENABLED and who the caller is. */
@@ -48,6 +53,7 @@ export function registryScope(scope: FastifyInstance, deps: RegistryDeps, body: 
     request.packageIdentity = identity;
   });
   scope.setErrorHandler((err: FastifyError, request, reply) => {
+    if (err instanceof PackageAccessDenied) return sendRegistryError(reply, 401, err.message, body);
     if (err instanceof AppError) return sendRegistryError(reply, statusOf[err.kind], err.message, body);
     if (err.validation) return sendRegistryError(reply, 400, err.message, body);
     const status = err.statusCode ?? 500;

@@ -45,16 +45,42 @@ export const SUBJECT = 'size:assets:packages:all';
 // A version as package events carry it (declared with the events, events/bus.ts).
 export type { PackageEventInfo } from '../events/bus.js';
 
+/**
+ * The caller may not read (or write) an owner's packages, or their token lacks the package scope
+ * for it. The REST API answers 403; the package-manager endpoints answer 401 with their challenge
+ * (`WWW-Authenticate`), as Forgejo's do, so that a client holding another account's credentials is
+ * asked for others.
+ */
+export class PackageAccessDenied extends AppError {
+  constructor(message: string) {
+    super('forbidden', message);
+    this.name = 'PackageAccessDenied';
+  }
+}
+
 export const blobKey = (sha256: string) => `${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}`;
 
-export interface AddFileInput {
-  owner: UserRow;
-  creator: UserRow;
-  type: PackageType;
-  /** Name and version as given (already validated by the format). */
+/** What a file is: its package, version and name (already validated by the format). */
+export interface FileIdentity {
   name: string;
   version: string;
   fileName: string;
+  /** Metadata JSON of a new version. */
+  metadata?: string;
+}
+
+/**
+ * A file to add: its identity as given, or `describe`, which reads it from the stored file when
+ * only the file says it (a Go module zip): called once the bytes are stored and `verify` has
+ * passed, after which the checks that need the identity (409, the version count) are made.
+ */
+export type AddFileInput = AddFileOptions &
+  (FileIdentity | { describe: (stored: StoredFile) => Promise<FileIdentity> });
+
+interface AddFileOptions {
+  owner: UserRow;
+  creator: UserRow;
+  type: PackageType;
   isLead?: boolean;
   /**
    * Tells files of one name in a version apart (Conda: the subdir). A function when the file
@@ -71,8 +97,6 @@ export interface AddFileInput {
    * a format's metadata read back from the stored file (`stored.open`).
    */
   verify?: (digests: Digests, stored: StoredFile) => void | Promise<void>;
-  /** Metadata JSON of a new version. */
-  metadata?: string;
   /** Runs inside the transaction once the rows exist (format-specific properties). */
   inTransaction?: (
     tx: Tx,
@@ -175,8 +199,10 @@ export class PackageService {
 
   /**
    * The owner `name` when `identity` may read (or write) its packages. Anonymous callers who may
-   * not get 401, so that clients send credentials; others 403 (or 404 for an unknown owner).
-   * Tokens need `read:package` for non-public owners and `write:package` to write.
+   * not get 401, so that clients send credentials; others `PackageAccessDenied` (403 in the REST
+   * API, 401 with a challenge from the package managers' endpoints), 404 for an unknown owner.
+   * Tokens need `read:package` for non-public owners and `write:package` to write; a public-only
+   * token reaches no owner that is not public (403).
    */
   async requireOwner(name: string, identity: Identity | null, need: 'read' | 'write'): Promise<UserRow> {
     this.assertEnabled();
@@ -188,19 +214,27 @@ export class PackageService {
     if (need === 'write') {
       if (!identity) throw unauthorized('authentication required');
       if (!hasScope(identity.scopes, 'package', 'write')) {
-        throw forbidden('token does not have at least one of required scope(s): [write:package]');
+        throw new PackageAccessDenied(
+          'token does not have at least one of required scope(s): [write:package]',
+        );
+      }
+      if (identity.scopes.publicOnly && owner.visibility !== Visibility.public) {
+        throw forbidden('token scope is limited to public packages');
       }
       if (!(await this.mayWrite(identity, owner))) {
-        throw forbidden(`${identity.user.name} may not write packages of ${owner.name}`);
+        throw new PackageAccessDenied(`${identity.user.name} may not write packages of ${owner.name}`);
       }
       return owner;
     }
+    if (identity?.scopes.publicOnly && owner.visibility !== Visibility.public) {
+      throw forbidden('token scope is limited to public packages');
+    }
     if (!(await this.seesOwner(identity, owner))) {
       if (!identity) throw unauthorized('authentication required');
-      throw forbidden(`${identity.user.name} may not read packages of ${owner.name}`);
+      throw new PackageAccessDenied(`${identity.user.name} may not read packages of ${owner.name}`);
     }
     if (owner.visibility !== Visibility.public && identity && !hasScope(identity.scopes, 'package', 'read')) {
-      throw forbidden('token does not have at least one of required scope(s): [read:package]');
+      throw new PackageAccessDenied('token does not have at least one of required scope(s): [read:package]');
     }
     return owner;
   }
@@ -351,6 +385,8 @@ export class PackageService {
       pypi: l.limitSizePypi,
       cargo: l.limitSizeCargo,
       conda: l.limitSizeConda,
+      go: l.limitSizeGo,
+      composer: l.limitSizeComposer,
       container: l.limitSizeContainer,
     };
     return limits[type];
@@ -368,30 +404,11 @@ export class PackageService {
    */
   async addFile(input: AddFileInput, announced?: number): Promise<AddedFile> {
     const { owner, creator, type } = input;
-    const lowerName = input.name.toLowerCase();
-    const lowerVersion = input.version.toLowerCase();
-    const lowerFile = input.fileName.toLowerCase();
     const earlyKey = typeof input.compositeKey === 'string' ? input.compositeKey : undefined;
+    const given = 'describe' in input ? undefined : input;
     await this.checkLimits(owner, creator, type, announced);
     // Conflicts found before reading the body spare the upload.
-    const existing = await store.getPackage(this.db, owner.id, type, lowerName);
-    const existingVersion = existing && (await store.getVersion(this.db, existing.id, lowerVersion));
-    if (existingVersion) {
-      if (input.newVersionOnly) throw conflict(`package version already exists [version: ${input.version}]`);
-      const known = earlyKey !== undefined || input.compositeKey === undefined;
-      if (
-        known &&
-        !input.overwrite &&
-        (await store.getFile(this.db, existingVersion.id, lowerFile, earlyKey))
-      ) {
-        throw conflict(`package file already exists [name: ${input.fileName}]`);
-      }
-    } else if (creator.is_admin !== 1 && this.deps.settings.limitTotalOwnerCount >= 0) {
-      const count = await store.ownerVersionCount(this.db, owner.id);
-      if (count >= this.deps.settings.limitTotalOwnerCount) {
-        throw forbidden(`${owner.name} has reached the limit of ${count} package versions`);
-      }
-    }
+    if (given) await this.checkNew(input, given, earlyKey);
 
     const tmp = `tmp/${crypto.randomUUID()}`;
     const hasher = hashingStream(this.sizeLimit(type, creator), announced);
@@ -406,15 +423,22 @@ export class PackageService {
     const digests = hasher.digests();
     const size = hasher.size;
     let compositeKey = earlyKey ?? '';
+    let id: FileIdentity;
     try {
-      if (input.verify) {
-        await input.verify(digests, { size, open: (range) => this.blobs.open(tmp, range) });
-      }
+      const stored: StoredFile = { size, open: (range) => this.blobs.open(tmp, range) };
+      if (input.verify) await input.verify(digests, stored);
+      if ('describe' in input) {
+        id = await input.describe(stored);
+        await this.checkNew(input, id, earlyKey);
+      } else id = input;
       if (typeof input.compositeKey === 'function') compositeKey = input.compositeKey();
     } catch (err) {
       await this.blobs.delete(tmp).catch(() => undefined);
       throw err;
     }
+    const lowerName = id.name.toLowerCase();
+    const lowerVersion = id.version.toLowerCase();
+    const lowerFile = id.fileName.toLowerCase();
     const key = blobKey(digests.sha256);
 
     const result = await this.withBlobLock(digests.sha256, async () => {
@@ -439,29 +463,29 @@ export class PackageService {
             owner_id: owner.id,
             repo_id: null,
             type,
-            name: input.name,
+            name: id.name,
             lower_name: lowerName,
             created_unix: now,
           });
           let version = await store.getVersion(tx, pkg.id, lowerVersion);
           let created = false;
           if (version && input.newVersionOnly) {
-            throw conflict(`package version already exists [version: ${input.version}]`);
+            throw conflict(`package version already exists [version: ${id.version}]`);
           }
           if (!version) {
             version = await store.insertVersion(tx, {
               package_id: pkg.id,
               creator_id: creator.id,
-              version: input.version,
+              version: id.version,
               lower_version: lowerVersion,
-              metadata_json: input.metadata ?? '{}',
+              metadata_json: id.metadata ?? '{}',
               created_unix: now,
             });
             created = true;
           }
           const replaced = await store.getFile(tx, version.id, lowerFile, compositeKey);
           if (replaced && !input.overwrite) {
-            throw conflict(`package file already exists [name: ${input.fileName}]`);
+            throw conflict(`package file already exists [name: ${id.fileName}]`);
           }
           if (replaced) {
             await store.deleteFiles(tx, [replaced.id]);
@@ -470,7 +494,7 @@ export class PackageService {
           const fileId = await store.insertFile(tx, {
             version_id: version.id,
             blob_id: blob.id,
-            name: input.fileName,
+            name: id.fileName,
             lower_name: lowerFile,
             composite_key: compositeKey,
             is_lead: input.isLead ? 1 : 0,
@@ -483,7 +507,7 @@ export class PackageService {
             id: fileId,
             version_id: version.id,
             blob_id: blob.id,
-            name: input.fileName,
+            name: id.fileName,
             lower_name: lowerFile,
             composite_key: compositeKey,
             is_lead: input.isLead ? 1 : 0,
@@ -514,6 +538,33 @@ export class PackageService {
       });
     }
     return added;
+  }
+
+  /**
+   * What can be refused before a file is kept: its version exists (`newVersionOnly`) or already
+   * has the file (409), or a new version would pass [packages] LIMIT_TOTAL_OWNER_COUNT (403).
+   */
+  private async checkNew(input: AddFileOptions, id: FileIdentity, earlyKey: string | undefined) {
+    const { owner, creator, type } = input;
+    const existing = await store.getPackage(this.db, owner.id, type, id.name.toLowerCase());
+    const existingVersion =
+      existing && (await store.getVersion(this.db, existing.id, id.version.toLowerCase()));
+    if (existingVersion) {
+      if (input.newVersionOnly) throw conflict(`package version already exists [version: ${id.version}]`);
+      const known = earlyKey !== undefined || input.compositeKey === undefined;
+      if (
+        known &&
+        !input.overwrite &&
+        (await store.getFile(this.db, existingVersion.id, id.fileName.toLowerCase(), earlyKey))
+      ) {
+        throw conflict(`package file already exists [name: ${id.fileName}]`);
+      }
+    } else if (creator.is_admin !== 1 && this.deps.settings.limitTotalOwnerCount >= 0) {
+      const count = await store.ownerVersionCount(this.db, owner.id);
+      if (count >= this.deps.settings.limitTotalOwnerCount) {
+        throw forbidden(`${owner.name} has reached the limit of ${count} package versions`);
+      }
+    }
   }
 
   eventInfo(pkg: PackageRow, v: VersionRow): PackageEventInfo {

@@ -47,7 +47,17 @@ export interface PackageFileTable {
 }
 
 /** The formats, as `package.type` names them. */
-export const PACKAGE_TYPES = ['generic', 'npm', 'maven', 'pypi', 'cargo', 'conda', 'container'] as const;
+export const PACKAGE_TYPES = [
+  'generic',
+  'npm',
+  'maven',
+  'pypi',
+  'cargo',
+  'conda',
+  'container',
+  'go',
+  'composer',
+] as const;
 export type PackageType = (typeof PACKAGE_TYPES)[number];
 
 /** What a property is attached to. */

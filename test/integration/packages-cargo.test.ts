@@ -374,7 +374,7 @@ describe('Cargo package registry (cargo client)', () => {
     let y = await fetch(url, { method: 'DELETE' });
     assert.equal(y.status, 401);
     y = await fetch(url, { method: 'DELETE', headers: { authorization: `Bearer ${other.token}` } });
-    assert.equal(y.status, 403);
+    assert.equal(y.status, 401);
     y = await fetch(`${root}/u/cargo/api/v1/crates/anvil_base/3.0.0/yank`, {
       method: 'DELETE',
       headers: { authorization: `Bearer ${u.token}` },
@@ -522,17 +522,19 @@ describe('Cargo package registry (cargo client)', () => {
     assert.deepEqual(fs.existsSync(tmp) ? fs.readdirSync(tmp) : [], [], 'no temporary file left');
   });
 
-  it('asks for credentials with 401 and refuses those without write access with 403', async () => {
+  it('asks for credentials with 401, also of accounts without write access (as Forgejo)', async () => {
     const body = publishBody(meta('creds', '1.0.0'), Buffer.from('c'));
     const anon = await rawPublish('u', body);
     assert.equal(anon.status, 401);
     assert.match(anon.headers.get('www-authenticate') ?? '', /^Basic realm=/);
     assert.ok(((await anon.json()) as Errors).errors[0]!.detail);
     assert.equal((await rawPublish('u', body, 'Bearer not-a-token')).status, 401);
-    assert.equal((await rawPublish('u', body, `Bearer ${other.token}`)).status, 403);
+    const asOther = await rawPublish('u', body, `Bearer ${other.token}`);
+    assert.equal(asOther.status, 401);
+    assert.equal(asOther.headers.get('www-authenticate'), 'Basic realm="Gitea Package API"');
     const readOnly = await s.createUser('reader', { scopes: ['read:package', 'read:user'] });
     const ro = await rawPublish('reader', body, `Bearer ${readOnly.token}`);
-    assert.equal(ro.status, 403);
+    assert.equal(ro.status, 401);
     assert.match(((await ro.json()) as Errors).errors[0]!.detail, /write:package/);
 
     // cargo shows the server's refusal.
@@ -541,7 +543,7 @@ describe('Cargo package registry (cargo client)', () => {
       CARGO_REGISTRIES_R_TOKEN: `Bearer ${other.token}`,
     });
     assert.notEqual(r.code, 0);
-    assert.match(r.stderr, /403/);
+    assert.match(r.stderr, /401/);
     assert.match(r.stderr, /may not write packages of u/);
     assert.equal((await index('u', 'th/ei/theirs')).status, 404);
   });
@@ -564,7 +566,8 @@ describe('Cargo package registry (cargo client)', () => {
     const asOther = await fetch(`${root}/p/cargo/config.json`, {
       headers: { authorization: `Bearer ${other.token}` },
     });
-    assert.equal(asOther.status, 403);
+    assert.equal(asOther.status, 401);
+    assert.equal(asOther.headers.get('www-authenticate'), 'Basic realm="Gitea Package API"');
 
     const tokens = { CARGO_REGISTRIES_RP_TOKEN: `Bearer ${p.token}` };
     const dep = crate('secret_dep', '1.0.0', 'pub fn n() -> u32 { 42 }\n');
@@ -603,7 +606,7 @@ describe('Cargo package registry (cargo client)', () => {
     }
     const body = publishBody(meta('org_crate', '1.0.0'), await crateOf('org_crate', '1.0.0'));
     const denied = await rawPublish('crates-org', body, `Bearer ${reader.token}`);
-    assert.equal(denied.status, 403);
+    assert.equal(denied.status, 401);
     const ok = await rawPublish('crates-org', body, `Bearer ${writer.token}`);
     assert.equal(ok.status, 200, await ok.text());
     assert.equal((await index('crates-org', 'or/g_/org_crate')).lines[0]!.vers, '1.0.0');
@@ -616,7 +619,7 @@ describe('Cargo package registry (cargo client)', () => {
       method: 'DELETE',
       headers: { authorization: `Bearer ${reader.token}` },
     });
-    assert.equal(y.status, 403);
+    assert.equal(y.status, 401);
   });
 
   it('answers 413 over quota and 403 over LIMIT_SIZE_CARGO (administrators exempt)', async () => {

@@ -638,14 +638,18 @@ describe('container registry (skopeo and raw HTTP)', () => {
       assert.equal(r.status, 400);
     });
 
-    it('refuses writes without write access (403 DENIED) and unknown owners', async () => {
+    it('asks again (401, Bearer challenge) for writes without write access; unknown owners 404', async () => {
       let r = await reg('POST', '/v2/u/raw/blobs/uploads/', { auth: basic(other) });
-      assert.equal(r.status, 403);
-      assert.equal(code(r), 'DENIED');
+      assert.equal(r.status, 401);
+      assert.equal(code(r), 'UNAUTHORIZED');
+      assert.match(
+        r.headers.get('www-authenticate') ?? '',
+        /^Bearer realm=".*\/v2\/token",service="container_registry"/,
+      );
       r = await reg('PUT', '/v2/u/team/app/manifests/x', { auth: basic(other), body: '{}' });
-      assert.equal(r.status, 403);
+      assert.equal(r.status, 401);
       r = await reg('DELETE', '/v2/u/team/app/manifests/1.0', { auth: basic(other) });
-      assert.equal(r.status, 403);
+      assert.equal(r.status, 401);
       // A read-only token reads but does not write.
       const t = await s.api<{ sha1: string }>('POST', '/users/u/tokens', {
         basic: ['u', u.password],
@@ -655,7 +659,7 @@ describe('container registry (skopeo and raw HTTP)', () => {
       r = await reg('GET', '/v2/u/team/app/tags/list', { auth: ro });
       assert.equal(r.status, 200);
       r = await reg('POST', '/v2/u/raw/blobs/uploads/', { auth: ro });
-      assert.equal(r.status, 403);
+      assert.equal(r.status, 401);
       r = await reg('GET', '/v2/nobody/x/tags/list', { auth: basic(u) });
       assert.equal(r.status, 404);
     });
@@ -838,7 +842,7 @@ describe('container registry (skopeo and raw HTTP)', () => {
       s.config.packages.limitSizeContainer = 1000;
       try {
         let r = await pushBlob('u', 'limited', crypto.randomBytes(1001), basic(other));
-        assert.equal(r.status, 403);
+        assert.equal(r.status, 401);
         r = await pushBlob('other', 'limited', crypto.randomBytes(1001), basic(other));
         assert.equal(r.status, 403);
         assert.equal(code(r), 'DENIED');

@@ -242,15 +242,22 @@ describe('generic package registry', () => {
     assert.match(wrong.headers.get('www-authenticate') ?? '', /^Basic realm=/);
   });
 
-  it("refuses writes to another user's packages with 403, and tokens without write:package", async () => {
+  it("asks again (401) for writes to another user's packages and tokens without write:package", async () => {
+    // Forgejo's answer: 401 with the challenge, as to no credentials at all.
     let r = await put(gen('alice', 'theirs/1/f.txt'), 'x', `token ${bob.token}`);
-    assert.equal(r.status, 403);
+    assert.equal(r.status, 401);
+    assert.equal(r.headers.get('www-authenticate'), 'Basic realm="Gitea Package API"');
+    assert.match(((await r.json()) as { message: string }).message, /bob may not write packages of alice/);
     const readOnly = await s.api<{ sha1: string }>('POST', '/users/alice/tokens', {
       basic: ['alice', alice.password],
       body: { name: 'ro', scopes: ['read:package'] },
     });
     r = await put(gen('alice', 'theirs/1/f.txt'), 'x', `Bearer ${readOnly.body.sha1}`);
-    assert.equal(r.status, 403);
+    assert.equal(r.status, 401);
+    assert.match(((await r.json()) as { message: string }).message, /write:package/);
+    // The REST API answers 403 to the same account.
+    const rest = await s.api('DELETE', '/packages/alice/generic/theirs/1', { token: bob.token });
+    assert.equal(rest.status, 403);
     // The password as basic auth, and a token as the basic password, both write.
     r = await put(gen('alice', 'mine/1/f.txt'), 'x', basic('alice', alice.password));
     assert.equal(r.status, 201);
@@ -333,8 +340,8 @@ describe('generic package registry', () => {
       assert.equal((await put(gen('pkg-org', 'lib/1.0/a.bin'), Buffer.alloc(1000, 1), auth)).status, 201);
       assert.equal((await put(gen('pkg-org', 'lib/1.0/b.bin'), Buffer.alloc(500, 2), auth)).status, 201);
       assert.equal((await put(gen('pkg-org', 'lib/2.0/a.bin'), Buffer.alloc(1000, 1), auth)).status, 201);
-      // bob is no member: 403.
-      assert.equal((await put(gen('pkg-org', 'lib/3.0/a.bin'), 'x', `token ${bob.token}`)).status, 403);
+      // bob is no member: 401, as Forgejo answers.
+      assert.equal((await put(gen('pkg-org', 'lib/3.0/a.bin'), 'x', `token ${bob.token}`)).status, 401);
 
       const q = await s.api<{ used: { size: { assets: { packages: { all: number } } } } }>(
         'GET',

@@ -283,6 +283,17 @@ describe('npm package registry (npm client)', () => {
     assert.equal(body.total, 1);
     assert.equal(body.objects[0]!.package.name, '@s/hello');
     assert.equal(body.objects[0]!.package.version, '1.0.0');
+    // The npm client itself (it reads every result's `maintainers`).
+    const cli = await npm(['search', '--registry', registry, 'hel'], home);
+    assert.equal(cli.code, 0, cli.stderr);
+    assert.match(cli.stdout, /@s\/hello/);
+    assert.match(cli.stdout, /the @s\/hello package/);
+    const json = await npm(['search', '--json', '--registry', registry, 'hel'], home);
+    assert.equal(json.code, 0, json.stderr);
+    assert.deepEqual(
+      (JSON.parse(json.stdout) as Array<{ name: string }>).map((p) => p.name),
+      ['@s/hello'],
+    );
   });
 
   it('refuses a duplicate version with 409 (npm publish fails)', async () => {
@@ -359,7 +370,7 @@ describe('npm package registry (npm client)', () => {
     assert.equal(r.status, 400);
   });
 
-  it('asks for credentials with 401 and refuses other owners with 403', async () => {
+  it('asks for credentials with 401, also of accounts without write access', async () => {
     const anonymousConfig = path.join(home, 'anon-npmrc');
     fs.writeFileSync(anonymousConfig, `registry=${registry}\n@s:registry=${registry}\n`);
     const r = await npm(['publish'], project('@s/anon', '1.0.0'), anonymousConfig);
@@ -376,7 +387,32 @@ describe('npm package registry (npm client)', () => {
     );
     const o = await npm(['publish'], project('@s/theirs', '1.0.0'), otherConfig);
     assert.notEqual(o.code, 0);
-    assert.match(o.stderr, /403|E403/);
+    assert.match(o.stderr, /401|E401/);
     assert.equal((await packument('@s/theirs')).status, 404);
+    const asOther = await rawPublish(
+      '@s/theirs',
+      publishBody('@s/theirs', '1.0.0', Buffer.from('x')),
+      other.token,
+    );
+    assert.equal(asOther.status, 401);
+    assert.equal(asOther.headers.get('www-authenticate'), 'Basic realm="Gitea Package API"');
+  });
+
+  it("asks a signed-in account for other credentials (401) on a private owner's packages", async () => {
+    const hidden = await s.createUser('hidden');
+    await s.api('PATCH', '/admin/users/hidden', { token: s.admin.token, body: { visibility: 'private' } });
+    const base = `${s.url}/api/packages/hidden/npm/`;
+    for (const url of [`${base}anything`, `${base}-/v1/search?text=a`]) {
+      const anon = await fetch(url);
+      assert.equal(anon.status, 401, url);
+      const r = await fetch(url, { headers: { authorization: `Bearer ${other.token}` } });
+      assert.equal(r.status, 401, url);
+      assert.equal(r.headers.get('www-authenticate'), 'Basic realm="Gitea Package API"');
+      assert.match(((await r.json()) as { error: string }).error, /may not read/);
+    }
+    // Their own account reads (404: nothing published); the REST API keeps its 403.
+    const own = await fetch(`${base}anything`, { headers: { authorization: `Bearer ${hidden.token}` } });
+    assert.equal(own.status, 404);
+    assert.equal((await s.api('GET', '/packages/hidden', { token: other.token })).status, 403);
   });
 });

@@ -228,6 +228,45 @@ describe('PyPI registry', () => {
     assert.equal((await fetch(`${repoUrl('alice')}/simple/nothing-here/`, { headers: auth })).status, 404);
   });
 
+  it('answers HTML unless the PEP 691 JSON type is asked for by name (q-values honoured)', async () => {
+    const url = new URL(`${repoUrl('alice')}/simple/anvil-demo-pkg/`);
+    /** A GET with exactly these headers (fetch would add an Accept of any type); the Content-Type. */
+    const typeFor = (accept?: string) =>
+      new Promise<string>((resolve, reject) => {
+        const headers: Record<string, string> = { authorization: basic('alice', alice.token) };
+        if (accept !== undefined) headers['accept'] = accept;
+        http
+          .get(url, { headers }, (res) => {
+            res.resume();
+            res.on('end', () =>
+              res.statusCode === 200
+                ? resolve((res.headers['content-type'] ?? '').split(';')[0]!)
+                : reject(new Error(`${accept}: ${res.statusCode}`)),
+            );
+          })
+          .on('error', reject);
+      });
+    const JSON_TYPE = 'application/vnd.pypi.simple.v1+json';
+    const cases: Array<[string | undefined, string]> = [
+      [undefined, 'text/html'],
+      ['*/*', 'text/html'],
+      ['application/*', 'application/vnd.pypi.simple.v1+html'],
+      ['application/json', 'text/html'],
+      ['text/html', 'text/html'],
+      ['application/vnd.pypi.simple.v1+html', 'application/vnd.pypi.simple.v1+html'],
+      [JSON_TYPE, JSON_TYPE],
+      ['application/vnd.pypi.simple.latest+json', JSON_TYPE],
+      // pip's header.
+      [`${JSON_TYPE}, application/vnd.pypi.simple.v1+html; q=0.1, text/html; q=0.01`, JSON_TYPE],
+      [`text/html, ${JSON_TYPE};q=0.5`, 'text/html'],
+      [`*/*;q=0.2, ${JSON_TYPE};q=0.9`, JSON_TYPE],
+      [`${JSON_TYPE};q=0, */*`, 'text/html'],
+      [`${JSON_TYPE};q=0`, 'text/html'],
+    ];
+    for (const [accept, expected] of cases)
+      assert.equal(await typeFor(accept), expected, `Accept: ${accept}`);
+  });
+
   it('refuses a wrong sha256_digest and keeps nothing', async () => {
     const data = fs.readFileSync(
       (await buildDists(fs.mkdtempSync(path.join(work, 'bad-')), 'checked', '1.0', 'x')).wheel,
@@ -352,7 +391,7 @@ describe('PyPI registry', () => {
     assert.equal(noFile.status, 400);
   });
 
-  it('asks for credentials, and refuses those without write access', async () => {
+  it('asks for credentials, also of accounts without write access (401)', async () => {
     const data = Buffer.from('x');
     const fields = { name: 'creds', version: '1.0', sha256_digest: sha256(data) };
     const file = { name: 'creds-1.0.tar.gz', data };
@@ -360,15 +399,17 @@ describe('PyPI registry', () => {
     assert.equal(anon.status, 401);
     assert.match(anon.headers.get('www-authenticate') ?? '', /^Basic realm=/);
     assert.equal((await upload(repoUrl('alice'), fields, file, basic('alice', 'wrong'))).status, 401);
-    assert.equal((await upload(repoUrl('alice'), fields, file, basic('bob', bob.token))).status, 403);
+    const asBob = await upload(repoUrl('alice'), fields, file, basic('bob', bob.token));
+    assert.equal(asBob.status, 401);
+    assert.equal(asBob.headers.get('www-authenticate'), 'Basic realm="Gitea Package API"');
     const twineBob = await twine('alice', 'bob', bob.token, [
       (await buildDists(fs.mkdtempSync(path.join(work, 'bob-')), 'creds', '1.0', 'x')).wheel,
     ]);
     assert.notEqual(twineBob.code, 0);
-    assert.match(twineBob.out, /403/);
+    assert.match(twineBob.out, /401/);
   });
 
-  it('keeps a private owner’s index from others', async () => {
+  it('keeps a private owner’s index from others (401 with a challenge)', async () => {
     const carol = await s.createUser('carol');
     const d = fs.mkdtempSync(path.join(work, 'priv-'));
     const v = await buildDists(d, 'secretpkg', '1.0', 'x');
@@ -378,7 +419,13 @@ describe('PyPI registry', () => {
     const asBob = await fetch(`${repoUrl('carol')}/simple/secretpkg/`, {
       headers: { authorization: basic('bob', bob.token) },
     });
-    assert.equal(asBob.status, 403);
+    // Forgejo's answer to an account without access: 401 and the challenge (pip asks again).
+    assert.equal(asBob.status, 401);
+    assert.equal(asBob.headers.get('www-authenticate'), 'Basic realm="Gitea Package API"');
+    const file = await fetch(`${repoUrl('carol')}/files/secretpkg/1.0/${path.basename(v.wheel)}`, {
+      headers: { authorization: basic('bob', bob.token) },
+    });
+    assert.equal(file.status, 401);
     const own = await fetch(`${repoUrl('carol')}/simple/secretpkg/`, {
       headers: { authorization: basic('carol', carol.token) },
     });

@@ -13,16 +13,16 @@ import { Visibility } from '../../users/tables.js';
 import * as store from '../store.js';
 import type { PackageService, StoredFile } from '../service.js';
 import { PropertyRef, type PackageRow, type VersionRow } from '../tables.js';
+import { compareSemver, isSemver } from '../semver.js';
 import { readTar } from '../tar.js';
+
+export { compareSemver, isSemver };
 
 export const YANKED = 'cargo.yanked';
 /** Cargo's (and Forgejo's) crate name rule. */
 const NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
 /** Names of dependencies, which may come from other registries with looser rules. */
 const DEP_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-/** Semantic versions (semver.org's regular expression). */
-const SEMVER =
-  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
 /** The JSON part of a publish body is read into memory: more than this is refused. */
 export const MAX_METADATA = 8 << 20;
 /** Index files kept rendered (see indexBody). */
@@ -34,7 +34,6 @@ const obj = (v: unknown): Json | undefined =>
   v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
 
 export const isCrateName = (name: string) => NAME.test(name);
-export const isSemver = (version: string) => version.length <= 256 && SEMVER.test(version);
 
 export function checkName(name: string): void {
   if (!isCrateName(name)) throw badRequest(`invalid crate name [name: ${name}]`);
@@ -55,30 +54,6 @@ export function indexPath(name: string): string {
   if (n.length === 2) return `2/${n}`;
   if (n.length === 3) return `3/${n[0]}/${n}`;
   return `${n.slice(0, 2)}/${n.slice(2, 4)}/${n}`;
-}
-
-/** Orders two valid semantic versions (build metadata ignored, pre-releases below releases). */
-export function compareSemver(a: string, b: string): number {
-  const parse = (v: string) => {
-    const m = SEMVER.exec(v);
-    if (!m) return { core: [0, 0, 0], pre: [] as string[] };
-    return { core: [Number(m[1]), Number(m[2]), Number(m[3])], pre: m[4] ? m[4].split('.') : [] };
-  };
-  const x = parse(a);
-  const y = parse(b);
-  for (let i = 0; i < 3; i++) if (x.core[i] !== y.core[i]) return x.core[i]! - y.core[i]!;
-  if (!x.pre.length || !y.pre.length) return y.pre.length - x.pre.length;
-  for (let i = 0; i < Math.min(x.pre.length, y.pre.length); i++) {
-    const p = x.pre[i]!;
-    const q = y.pre[i]!;
-    if (p === q) continue;
-    const pn = /^\d+$/.test(p);
-    const qn = /^\d+$/.test(q);
-    if (pn && qn) return Number(p) - Number(q);
-    if (pn !== qn) return pn ? -1 : 1;
-    return p < q ? -1 : 1;
-  }
-  return x.pre.length - y.pre.length;
 }
 
 /**

@@ -12,7 +12,7 @@ import { AppError, unauthorized } from '../../errors.js';
 import { statusOf } from '../../http/errors.js';
 import type { UserService } from '../../users/service.js';
 import type { UserRow } from '../../users/tables.js';
-import type { PackageService } from '../service.js';
+import { PackageAccessDenied, type PackageService } from '../service.js';
 import type { ContainerBlobs } from './blobs.js';
 import { checkImage, MANIFEST_MAX, metadataOf, OciError } from './oci.js';
 import type { ContainerService } from './service.js';
@@ -129,6 +129,8 @@ export function containerRoutes(app: FastifyInstance, deps: ContainerRoutesDeps)
     });
     scope.setErrorHandler((err: FastifyError, request, reply) => {
       if (err instanceof OciError) return sendError(reply, err.status, err.code, err.message);
+      // No access for these credentials: the Bearer challenge again, as Forgejo's 401.
+      if (err instanceof PackageAccessDenied) return sendError(reply, 401, 'UNAUTHORIZED', err.message);
       if (err instanceof AppError) {
         const status = statusOf[err.kind];
         return sendError(reply, status, CODES[err.kind] ?? 'UNSUPPORTED', err.message);

@@ -379,6 +379,9 @@ export class NpmService {
             registry: `${this.deps.rootUrl}api/packages/${owner.name}/npm/${pkg.name.replace('/', '%2f')}`,
           },
           publisher: { username: owner.name, email: '' },
+          // npm's client reads this list of every result (`npm search` fails without it);
+          // Forgejo sends it empty too.
+          maintainers: [],
         },
         score: { final: 1, detail: { quality: 1, popularity: 1, maintenance: 1 } },
         searchScore: 1,

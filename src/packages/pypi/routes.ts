@@ -3,7 +3,6 @@
 // sha256 checked against `sha256_digest`), the simple index of a project (/simple/{name}, PEP 503
 // HTML or PEP 691 JSON by Accept) and file downloads (/files/{name}/{version}/{file}).
 import multipart from '@fastify/multipart';
-import Negotiator from 'negotiator';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest, unauthorized } from '../../errors.js';
 import { readMultipart } from '../../attachments/upload.js';
@@ -25,7 +24,39 @@ type Params = Record<string, string>;
 const errorBody = (message: string) => ({ message });
 
 const JSON_TYPE = 'application/vnd.pypi.simple.v1+json';
-const HTML_TYPES = ['application/vnd.pypi.simple.v1+html', 'text/html'];
+const JSON_TYPES = new Set([JSON_TYPE, 'application/vnd.pypi.simple.latest+json']);
+const HTML_TYPE = 'application/vnd.pypi.simple.v1+html';
+
+/**
+ * The simple index's type for an Accept header: PEP 691 JSON only when the client names it
+ * (`application/vnd.pypi.simple.v1+json` or `.latest+json`) at a q-value above 0 and at least
+ * that of any HTML type or wildcard it accepts; HTML (PEP 503) otherwise, also with no Accept, a
+ * wildcard or nothing acceptable. The HTML is `text/html` unless only the PyPI HTML type is accepted.
+ */
+function simpleIndexType(accept: string | undefined): string {
+  let json = 0;
+  let text = -1;
+  let pypiHtml = -1;
+  for (const part of (accept ?? '').split(',')) {
+    const [range = '', ...params] = part.split(';').map((x) => x.trim());
+    const type = range.toLowerCase();
+    if (!type) continue;
+    let q = 1;
+    for (const p of params) {
+      const m = /^q\s*=\s*([0-9.]+)$/i.exec(p);
+      if (m) q = Math.min(1, Number(m[1]) || 0);
+    }
+    if (JSON_TYPES.has(type)) json = Math.max(json, q);
+    else if (type === 'text/html' || type === 'text/*') text = Math.max(text, q);
+    else if (type === HTML_TYPE || type === 'application/*') pypiHtml = Math.max(pypiHtml, q);
+    else if (type === '*/*') {
+      text = Math.max(text, q);
+      pypiHtml = Math.max(pypiHtml, q);
+    }
+  }
+  if (json > 0 && json >= text && json >= pypiHtml) return JSON_TYPE;
+  return pypiHtml > 0 && pypiHtml > text ? HTML_TYPE : 'text/html';
+}
 
 export interface PypiRoutesDeps extends RegistryDeps {
   packages: PackageService;
@@ -103,7 +134,7 @@ export function pypiRoutes(app: FastifyInstance, deps: PypiRoutesDeps): void {
       for (const path of ['/:owner/pypi/simple/:name', '/:owner/pypi/simple/:name/']) {
         scope.get(path, async (request, reply) => {
           const { pkg, files } = await simple(request);
-          const type = new Negotiator(request).mediaType([JSON_TYPE, ...HTML_TYPES]) ?? 'text/html';
+          const type = simpleIndexType(request.headers.accept);
           reply.header('Vary', 'Accept');
           if (type === JSON_TYPE)
             return reply.type(JSON_TYPE).send(JSON.stringify(simpleJson(pkg.name, files)));

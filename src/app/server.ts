@@ -8,6 +8,7 @@ import type { Api } from '../http/types.js';
 import { frameworkErrors, registerErrorHandling, setNotFoundPage } from '../http/errors.js';
 import { registerAuth } from '../http/auth.js';
 import { parseQuery, serializerCompiler, validatorCompiler } from '../http/validation.js';
+import { headAsGet } from '../http/head.js';
 import { transformOpenApi } from '../http/openapi.js';
 import { registerOpenApi } from '../http/swagger.js';
 import {
@@ -617,8 +618,12 @@ export interface ServerOptions {
   bodyTimeouts?: BodyTimeouts;
 }
 
+/** Paths hold file paths and ref names: Fastify's 100 characters is far too short. */
+const MAX_PARAM_LENGTH = 4096;
+
 export async function buildServer(ctx: AppContext, options: ServerOptions = {}): Promise<FastifyInstance> {
   const docsUrl = `${ctx.config.server.rootUrl}api/swagger`;
+  const head = headAsGet({ maxParamLength: MAX_PARAM_LENGTH });
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     // Each request's log lines carry its id, method and url. Below `info` no request is logged but
@@ -631,8 +636,9 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     // Routes that take whole files as JSON declare a larger limit; streamed bodies are not parsed.
     bodyLimit: BODY_LIMIT,
     http: { headersTimeout: HEADERS_TIMEOUT_MS },
-    // Paths hold file paths and ref names: Fastify's 100 characters is far too short.
-    routerOptions: { maxParamLength: 4096, querystringParser: parseQuery },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH, querystringParser: parseQuery },
+    exposeHeadRoutes: false,
+    serverFactory: head.serverFactory,
     frameworkErrors: frameworkErrors(docsUrl),
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler());
@@ -641,6 +647,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   // The OpenAPI document describes /api/v1 (its server URL); git, registries and pages are not in it.
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith('/api/v1/')) route.schema = { ...(route.schema ?? {}), hide: true };
+    head.onRoute(route);
   });
   guardSlowBodies(app.server, docsUrl, options.bodyTimeouts ?? BODY_TIMEOUTS);
   countRequests(app, { metrics: ctx.metrics });

@@ -398,12 +398,12 @@ export interface AttachmentDownloadRoutesDeps {
 
 export function attachmentDownloadRoutes(app: FastifyInstance, deps: AttachmentDownloadRoutesDeps): void {
   const { auth, users, repos, attachments } = deps;
-  app.get(
-    '/attachments/:uuid',
-    {
-      schema: { hide: true, params: Type.Object({ uuid: Type.String() }) },
-    },
-    async (request: FastifyRequest, reply: FastifyReply) => {
+  // HEAD declared (src/http/head.ts): a HEAD is no download to count.
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: '/attachments/:uuid',
+    schema: { hide: true, params: Type.Object({ uuid: Type.String() }) },
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
       const { uuid } = request.params as { uuid: string };
       const identity = await auth.authenticate({
         authorization: request.headers.authorization,
@@ -458,5 +458,5 @@ export function attachmentDownloadRoutes(app: FastifyInstance, deps: AttachmentD
       reply.header('Content-Length', String(size));
       return reply.send(head ? undefined : await attachments.open(a));
     },
-  );
+  });
 }

@@ -208,6 +208,44 @@ describe('request limits', () => {
       [413, 413],
     );
   });
+
+  it('answers HEAD for every GET route with its status and headers and no body, on a connection kept alive', async () => {
+    // Raw requests on one socket: a body sent after a HEAD answer would be read as the start of
+    // the next answer.
+    const socket = net.connect(Number(new URL(s.url).port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    let received = '';
+    socket.setEncoding('latin1').on('data', (d: string) => (received += d));
+    const ask = async (method: string, p: string, answers: number) => {
+      socket.write(`${method} ${p} HTTP/1.1\r\nHost: x\r\nAuthorization: token ${s.admin.token}\r\n\r\n`);
+      for (let i = 0; i < 200 && received.split('HTTP/1.1 ').length - 1 < answers; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    try {
+      await ask('HEAD', '/api/v1/repos/root/r', 1);
+      await ask('HEAD', '/api/v1/repos/root/missing?x=1', 2);
+      await ask('HEAD', '/root/r', 3);
+      await ask('GET', '/api/v1/version', 4);
+      await new Promise((r) => setTimeout(r, 50));
+      const answers = received.split(/(?=HTTP\/1\.1 )/);
+      assert.equal(answers.length, 4, received);
+      const [repo, missing, page, version] = answers as [string, string, string, string];
+      const get = await s.api<unknown>('GET', '/repos/root/r', { token: s.admin.token });
+      assert.match(repo, /^HTTP\/1\.1 200 /);
+      assert.match(repo, /content-type: application\/json/i);
+      assert.equal(Number(/content-length: (\d+)/i.exec(repo)?.[1]), Buffer.byteLength(get.text));
+      assert.ok(repo.endsWith('\r\n\r\n'), `no body after the headers:\n${repo}`);
+      assert.match(missing, /^HTTP\/1\.1 404 /);
+      assert.ok(missing.endsWith('\r\n\r\n'), missing);
+      assert.match(page, /^HTTP\/1\.1 200 /);
+      assert.match(page, /content-type: text\/html/i);
+      assert.ok(page.endsWith('\r\n\r\n'), page);
+      assert.match(version, /^HTTP\/1\.1 200 [\s\S]*\r\n\r\n\{"version":/);
+    } finally {
+      socket.destroy();
+    }
+  });
 });
 
 describe('the log line of an unexpected failure', () => {

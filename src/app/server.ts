@@ -651,6 +651,11 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   });
   guardSlowBodies(app.server, docsUrl, options.bodyTimeouts ?? BODY_TIMEOUTS);
   countRequests(app, { metrics: ctx.metrics });
+  // Several nodes: an answer waits until the other nodes have been told of its writes.
+  if (ctx.cluster.channel !== 'local') {
+    const { cluster } = ctx;
+    app.addHook('onSend', async (_request, _reply, payload) => (await cluster.announced(), payload));
+  }
 
   registerOpenApi(
     app,

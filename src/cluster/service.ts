@@ -42,6 +42,7 @@ export class Cluster {
   private remote = 0;
   private publishing = false;
   private dirty = false;
+  private readonly announcedWaiters: Array<() => void> = [];
   private stopWrites: (() => void) | undefined;
   private presence: NodeJS.Timeout | undefined;
   private closed = false;
@@ -89,6 +90,25 @@ export class Cluster {
       .catch((err: unknown) => this.closed || this.log.warn({ err, topic }, 'cluster: publishing failed'));
   }
 
+  /**
+   * Resolves once this process's writes so far have been announced to the others (at once when no
+   * announcement is under way). An answer sent after it reaches a client that may ask another
+   * node next: that node has been told before the client could ask (a suspended account is
+   * refused there at once). Never longer than `maxMs`: a channel that is down delays no answer
+   * for long.
+   */
+  announced(maxMs = 1000): Promise<void> {
+    if (!this.publishing || this.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, maxMs);
+      timer.unref();
+      this.announcedWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
   private wrote(): void {
     if (this.closed) return;
     if (this.publishing) {
@@ -103,7 +123,8 @@ export class Cluster {
       .catch((err: unknown) => this.closed || this.log.warn({ err }, 'cluster: announcing a write failed'))
       .finally(() => {
         this.publishing = false;
-        if (this.dirty) this.wrote();
+        if (this.dirty && !this.closed) return this.wrote();
+        for (const resolve of this.announcedWaiters.splice(0)) resolve();
       });
   }
 

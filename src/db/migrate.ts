@@ -50,6 +50,7 @@ import * as m0049 from './migrations/0049_admin.js';
 import * as m0050 from './migrations/0050_review_request_index.js';
 import * as m0051 from './migrations/0051_quota_history.js';
 import * as m0052 from './migrations/0052_oauth2_grants.js';
+import * as m0053 from './migrations/0053_user_updated_index.js';
 
 export interface AnvilMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -103,6 +104,7 @@ const migrations: Record<string, AnvilMigration> = {
   '0050_review_request_index': m0050,
   '0051_quota_history': m0051,
   '0052_oauth2_grants': m0052,
+  '0053_user_updated_index': m0053,
 };
 
 export async function migrateToLatest(db: Kysely<DB>, dialect: Dialect): Promise<void> {

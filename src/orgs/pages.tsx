@@ -61,7 +61,10 @@ export interface OrgPagesDeps {
   >;
   users: Pick<UserService, 'requireUser' | 'getById' | 'rename'>;
   repos: Pick<RepoService, 'requireRepo' | 'listTeamRepos'>;
-  collaborators: Pick<Collaborators, 'addTeamRepo' | 'removeTeamRepo'>;
+  collaborators: Pick<
+    Collaborators,
+    'addTeamRepo' | 'removeTeamRepo' | 'addAllTeamRepos' | 'removeAllTeamRepos'
+  >;
 }
 
 const VISIBILITIES: Array<{ value: VisibilityName; label: string }> = [
@@ -296,6 +299,15 @@ export function SettingsPage(props: { page: PageContext; org: UserRow; values: F
             name="repo_admin_change_team_access"
             checked={values['repo_admin_change_team_access'] !== undefined}
           />
+          {page.user?.is_admin ? (
+            <Field
+              label="Maximum number of repositories (-1 for the site's default limit)"
+              name="max_repo_creation"
+              type="number"
+              value={values['max_repo_creation'] ?? '-1'}
+              error={errors['max_repo_creation']}
+            />
+          ) : null}
           <button type="submit" class="primary">
             Update settings
           </button>
@@ -358,6 +370,7 @@ export const settingsValues = (org: UserRow): Form => ({
   location: org.location,
   visibility: visibilityName(org.visibility),
   repo_admin_change_team_access: org.repo_admin_change_team_access ? 'on' : undefined,
+  max_repo_creation: String(org.max_repo_creation),
 });
 
 /** The lookups every organization page makes, for `web` and the services of `deps`. */
@@ -523,6 +536,17 @@ function registerOrgPages(app: FastifyInstance, web: Web, deps: OrgPagesDeps): v
       repo_admin_change_team_access: ticked(text(body, 'repo_admin_change_team_access')) ? 'on' : undefined,
     };
     const errors: Form = {};
+    // Forgejo's SettingsPost: only a site administrator changes the limit; others' posts ignore it.
+    const siteAdmin = request.web.viewer?.isAdmin === true;
+    let maxRepoCreation: number | undefined;
+    if (siteAdmin) {
+      const raw = text(body, 'max_repo_creation').trim() || String(org.max_repo_creation);
+      values['max_repo_creation'] = raw;
+      maxRepoCreation = /^-?\d{1,10}$/.test(raw) ? Number(raw) : NaN;
+      if (!Number.isSafeInteger(maxRepoCreation) || maxRepoCreation < -1 || maxRepoCreation > 2 ** 31 - 1) {
+        errors['max_repo_creation'] = 'Enter a whole number, -1 or more.';
+      }
+    }
     const visibility = parseVisibility(values['visibility'] ?? '');
     if (!visibility) errors['visibility'] = 'Choose public, limited or private.';
     if (values['full_name']!.length > 100) errors['full_name'] = 'must be at most 100 characters';
@@ -562,6 +586,7 @@ function registerOrgPages(app: FastifyInstance, web: Web, deps: OrgPagesDeps): v
       location: values['location'],
       visibility,
       repoAdminChangeTeamAccess: values['repo_admin_change_team_access'] !== undefined,
+      maxRepoCreation,
     });
     return web.redirect(reply, `/org/${encodeURIComponent(values['name']!)}/settings`, {
       kind: 'info',

@@ -35,6 +35,8 @@ export interface OrgInput {
   location?: string | undefined;
   visibility?: VisibilityName | undefined;
   repoAdminChangeTeamAccess?: boolean | undefined;
+  /** Repositories the organization may own (-1: the site's limit); set by site administrators only. */
+  maxRepoCreation?: number | undefined;
 }
 
 export interface TeamInput {
@@ -205,6 +207,7 @@ export class OrgService {
       visibility: input.visibility === undefined ? undefined : Visibility[input.visibility],
       repo_admin_change_team_access:
         input.repoAdminChangeTeamAccess === undefined ? undefined : input.repoAdminChangeTeamAccess ? 1 : 0,
+      max_repo_creation: input.maxRepoCreation,
       updated_unix: nowUnix(),
     });
     return (await userStore.getById(this.db, org.id))!;

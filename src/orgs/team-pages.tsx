@@ -142,12 +142,27 @@ function TeamForm(props: {
                   />
                 ))}
               </fieldset>
-              <Checkbox
-                label="All repositories of the organization"
-                name="repo_access"
-                value="all"
-                checked={values['repo_access'] === 'all'}
-              />
+              <fieldset>
+                <legend>Repository access</legend>
+                <label>
+                  <input
+                    type="radio"
+                    name="repo_access"
+                    value="specific"
+                    checked={values['repo_access'] !== 'all'}
+                  />{' '}
+                  Specific repositories: only the repositories added to the team
+                </label>
+                <label>
+                  <input
+                    type="radio"
+                    name="repo_access"
+                    value="all"
+                    checked={values['repo_access'] === 'all'}
+                  />{' '}
+                  All repositories: every repository of the organization, including those created later
+                </label>
+              </fieldset>
               <Checkbox
                 label="Members may create repositories in the organization"
                 name="can_create_org_repo"
@@ -228,6 +243,20 @@ function TeamPage(props: {
             Add
           </button>
         </form>
+      ) : null}
+      {props.isOwner && props.tab === 'repositories' && !team.includes_all_repositories ? (
+        <div class="button-row">
+          <form method="post" action={`${base}/action/repo/addall`} class="inline">
+            <CsrfField page={page} />
+            <button type="submit">Add all repositories</button>
+          </form>
+          <DangerForm
+            page={page}
+            action={`${base}/action/repo/removeall`}
+            button="Remove all repositories"
+            confirm={`Remove every repository from the team ${team.name}?`}
+          />
+        </div>
       ) : null}
       {props.tab === 'members' ? (
         <ul class="list">
@@ -490,6 +519,22 @@ function registerTeamPages(app: FastifyInstance, web: Web, deps: OrgPagesDeps): 
     const action = (request.params as Params).action;
     const name = text(request.body, 'repo_name').trim();
     const back = `${teamPath(org, team)}/repositories`;
+    if (action === 'addall' || action === 'removeall') {
+      try {
+        if (action === 'addall') await collaborators.addAllTeamRepos(team);
+        else await collaborators.removeAllTeamRepos(team);
+      } catch (err) {
+        if (!formError(err)) throw err;
+        return web.redirect(reply, back, { kind: 'error', text: reason(err) });
+      }
+      return web.redirect(reply, back, {
+        kind: 'info',
+        text:
+          action === 'addall'
+            ? `Every repository of ${org.name} has been added to ${team.name}.`
+            : `Every repository has been removed from ${team.name}.`,
+      });
+    }
     let found;
     try {
       found = name ? await repos.requireRepo(org.name, name, viewer) : undefined;

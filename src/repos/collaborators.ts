@@ -56,6 +56,19 @@ export class Collaborators {
     return store.removeTeamRepo(this.db, team.id, repo.id);
   }
 
+  /** Adds every repository of the team's organization to the team. */
+  addAllTeamRepos(team: TeamRow) {
+    return store.addAllTeamRepos(this.db, team.org_id, team.id);
+  }
+
+  /** Removes every repository from the team; a team that includes all repositories keeps them. */
+  async removeAllTeamRepos(team: TeamRow) {
+    if (team.includes_all_repositories) {
+      throw invalid(`team '${team.name}' includes all repositories of the organization`);
+    }
+    await store.removeAllTeamRepos(this.db, team.id);
+  }
+
   /**
    * Gives a team access to its organization's repository or takes it away (Forgejo's AddTeam and
    * DeleteTeam of a repository): 422 when the team already has it, or has not; a team that

@@ -129,13 +129,23 @@ function CreateRepoPage(props: { page: PageContext; owners: UserRow[]; values: F
           <CsrfField page={props.page} />
           <div class="field">
             <label for="f-uid">Owner</label>
-            <select id="f-uid" name="uid">
+            <select
+              id="f-uid"
+              name="uid"
+              aria-invalid={errors['uid'] ? 'true' : undefined}
+              aria-describedby={errors['uid'] ? 'f-uid-error' : undefined}
+            >
               {props.owners.map((o) => (
                 <option value={String(o.id)} selected={values['uid'] === String(o.id)}>
                   {o.name}
                 </option>
               ))}
             </select>
+            {errors['uid'] ? (
+              <p id="f-uid-error" class="field-error" role="alert">
+                {errors['uid']}
+              </p>
+            ) : null}
           </div>
           <Field
             label="Repository name"
@@ -351,6 +361,8 @@ export function repoListPages(deps: RepoListPagesDeps): PageRoutes {
         if (m?.[1] === 'DefaultBranch') errors['default_branch'] = m[2];
         else if (m) errors['repo_name'] = m[2];
         else if (err.kind === 'conflict') errors['repo_name'] = err.message;
+        // The owner's repository limit (a user's or an organization's) is told beside the owner.
+        else if (/maximum limit of repositories/.test(err.message)) errors['uid'] = err.message;
         else errors['form'] = err.message;
       }
       return web.send(

@@ -378,6 +378,35 @@ export async function removeTeamRepo(q: Q, teamId: number, repoId: number): Prom
   await q.deleteFrom('team_repo').where('team_id', '=', teamId).where('repo_id', '=', repoId).execute();
 }
 
+/** Gives a team every repository of its organization it lacks (Forgejo's AddAllRepositories). */
+export async function addAllTeamRepos(q: Q, orgId: number, teamId: number): Promise<void> {
+  await q
+    .insertInto('team_repo')
+    .columns(['org_id', 'team_id', 'repo_id'])
+    .expression((eb) =>
+      eb
+        .selectFrom('repository')
+        .select([eb.val(orgId).as('org_id'), eb.val(teamId).as('team_id'), 'repository.id as repo_id'])
+        .where('repository.owner_id', '=', orgId)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('team_repo as tr')
+                .select('tr.id')
+                .where('tr.team_id', '=', teamId)
+                .whereRef('tr.repo_id', '=', 'repository.id'),
+            ),
+          ),
+        ),
+    )
+    .execute();
+}
+
+/** Takes every repository away from a team (Forgejo's RemoveAllRepositories). */
+export async function removeAllTeamRepos(q: Q, teamId: number): Promise<void> {
+  await q.deleteFrom('team_repo').where('team_id', '=', teamId).execute();
+}
+
 export async function teamHasRepo(q: Q, teamId: number, repoId: number): Promise<boolean> {
   const r = await q
     .selectFrom('team_repo')

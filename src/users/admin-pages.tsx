@@ -16,6 +16,7 @@ import {
   visibilityName,
   type UserOrder,
   type UserRow,
+  type UserStatusFilter,
   type VisibilityName,
 } from './tables.js';
 
@@ -47,7 +48,45 @@ const SORTS: Array<{ value: UserOrder; label: string }> = [
   { value: 'oldest', label: 'Oldest' },
   { value: 'alphabetically', label: 'Alphabetically' },
   { value: 'reversealphabetically', label: 'Reverse alphabetically' },
+  { value: 'recentupdate', label: 'Recently updated' },
+  { value: 'leastupdate', label: 'Least recently updated' },
 ];
+
+/** Forgejo's status_filter[...] of the user list: each "1", "0" or absent (anything else is ignored). */
+const STATUS_FILTERS = [
+  { key: 'is_active', field: 'isActive', label: 'Active' },
+  { key: 'is_admin', field: 'isAdmin', label: 'Administrator' },
+  { key: 'is_restricted', field: 'isRestricted', label: 'Restricted' },
+  { key: 'is_2fa_enabled', field: 'is2faEnabled', label: 'Two-factor authentication' },
+  { key: 'is_prohibit_login', field: 'isProhibitLogin', label: 'Sign-in prohibited' },
+] as const;
+type StatusValues = Partial<Record<(typeof STATUS_FILTERS)[number]['key'], '1' | '0'>>;
+
+const statusOf = (q: Record<string, unknown>): StatusValues => {
+  const out: StatusValues = {};
+  for (const f of STATUS_FILTERS) {
+    const v = formText(q[`status_filter[${f.key}]`]);
+    if (v === '1' || v === '0') out[f.key] = v;
+  }
+  return out;
+};
+
+const statusFilter = (v: StatusValues): UserStatusFilter => {
+  const out: UserStatusFilter = {};
+  for (const f of STATUS_FILTERS) {
+    const x = v[f.key];
+    if (x !== undefined) out[f.field] = x === '1';
+  }
+  return out;
+};
+
+/** The query of a user list link: the search, the sort and the status filters. */
+const listQuery = (q: string, sort: UserOrder, status: StatusValues): string => {
+  const p = new URLSearchParams({ sort });
+  if (q) p.set('q', q);
+  for (const [k, v] of Object.entries(status)) p.set(`status_filter[${k}]`, v);
+  return p.toString();
+};
 
 const sortOf = (v: unknown): UserOrder => {
   const s = formText(v);
@@ -70,17 +109,38 @@ function UserList(props: {
   pageSize: number;
   q: string;
   sort: UserOrder;
+  status: StatusValues;
 }): VNode {
-  const query = new URLSearchParams({ sort: props.sort, ...(props.q ? { q: props.q } : {}) }).toString();
+  const query = listQuery(props.q, props.sort, props.status);
   return (
     <AdminLayout page={props.page} title={`User accounts (${props.total})`} active="/admin/users">
       <div class="admin-toolbar">
-        <AdminSearch action="/admin/users" q={props.q} label="Search users" keep={{ sort: props.sort }} />
+        <form method="get" action="/admin/users" class="search" role="search">
+          <input type="hidden" name="sort" value={props.sort} />
+          <input type="search" name="q" value={props.q} aria-label="Search users" placeholder="Search…" />
+          {STATUS_FILTERS.map((f) => (
+            <label key={f.key}>
+              {f.label}{' '}
+              <select name={`status_filter[${f.key}]`}>
+                <option value="" selected={props.status[f.key] === undefined}>
+                  Any
+                </option>
+                <option value="1" selected={props.status[f.key] === '1'}>
+                  Yes
+                </option>
+                <option value="0" selected={props.status[f.key] === '0'}>
+                  No
+                </option>
+              </select>
+            </label>
+          ))}
+          <button type="submit">Search</button>
+        </form>
         <nav class="admin-sort" aria-label="Sort">
           {SORTS.map((s) => (
             <a
               key={s.value}
-              href={`/admin/users?${new URLSearchParams({ sort: s.value, ...(props.q ? { q: props.q } : {}) })}`}
+              href={`/admin/users?${listQuery(props.q, s.value, props.status)}`}
               aria-current={s.value === props.sort ? 'true' : undefined}
             >
               {s.label}
@@ -425,8 +485,14 @@ function registerUserAdminPages(app: FastifyInstance, web: Web, deps: UserAdminP
     const pageNo = pageNumber(q['page']);
     const keyword = formText(q['q']).trim();
     const sort = sortOf(q['sort']);
+    const status = statusOf(q);
     const [rows, total] = await users.list(
-      { type: UserType.Individual, keyword: keyword || undefined, orderBy: sort },
+      {
+        type: UserType.Individual,
+        keyword: keyword || undefined,
+        orderBy: sort,
+        status: statusFilter(status),
+      },
       { limit: pageSize, offset: (pageNo - 1) * pageSize, page: pageNo },
     );
     return web.send(
@@ -439,6 +505,7 @@ function registerUserAdminPages(app: FastifyInstance, web: Web, deps: UserAdminP
         pageSize={pageSize}
         q={keyword}
         sort={sort}
+        status={status}
       />,
     );
   });

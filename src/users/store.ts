@@ -3,7 +3,7 @@ import { sql, type Updateable } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import { preparedQuery } from '../db/prepared.js';
-import { UserType, Visibility, type UserOrder, type UserTable } from './tables.js';
+import { UserType, Visibility, type UserOrder, type UserStatusFilter, type UserTable } from './tables.js';
 import type { UserRow, NewUserRow, EmailRow, Viewer } from './tables.js';
 
 export type UserPatch = Updateable<UserTable>;
@@ -96,8 +96,10 @@ export interface ListFilter {
   viewer?: Viewer | null | undefined;
   /** Restrict to these ids (for example an organization's members). */
   ids?: number[] | undefined;
-  /** The order (indexed columns only: the id, the lower-cased name); oldest first by default. */
+  /** The order (indexed columns only: the id, the lower-cased name, the update time); oldest first by default. */
   orderBy?: UserOrder | undefined;
+  /** The administration's status filters (Forgejo's status_filter[...]): true/false, or undefined for either. */
+  status?: UserStatusFilter | undefined;
 }
 
 function filtered(q: Q, f: ListFilter) {
@@ -106,6 +108,23 @@ function filtered(q: Q, f: ListFilter) {
   if (f.loginSource !== undefined) s = s.where('login_source', '=', f.loginSource);
   if (f.loginName) s = s.where('login_name', '=', f.loginName);
   if (f.ids) s = s.where('id', 'in', f.ids.length ? f.ids : [-1]);
+  const st = f.status;
+  if (st) {
+    const flag = (v: boolean) => (v ? 1 : 0);
+    if (st.isActive !== undefined) s = s.where('is_active', '=', flag(st.isActive));
+    if (st.isAdmin !== undefined) s = s.where('is_admin', '=', flag(st.isAdmin));
+    if (st.isRestricted !== undefined) s = s.where('restricted', '=', flag(st.isRestricted));
+    if (st.isProhibitLogin !== undefined) s = s.where('prohibit_login', '=', flag(st.isProhibitLogin));
+    if (st.is2faEnabled !== undefined) {
+      const enabled = st.is2faEnabled;
+      s = s.where((eb) => {
+        const has = eb.exists(
+          eb.selectFrom('two_factor').select('two_factor.id').whereRef('two_factor.uid', '=', 'user.id'),
+        );
+        return enabled ? has : eb.not(has);
+      });
+    }
+  }
   if (f.keyword) {
     // % and _ stay wildcards (a looser search, never an error); backslashes would be escapes in PostgreSQL.
     const like = `%${f.keyword.toLowerCase().replace(/\\/g, '')}%`;
@@ -140,7 +159,11 @@ export async function list(q: Q, f: ListFilter, limit: number, offset: number): 
         ? s.orderBy('lower_name', 'asc')
         : f.orderBy === 'reversealphabetically'
           ? s.orderBy('lower_name', 'desc')
-          : s.orderBy('id');
+          : f.orderBy === 'recentupdate'
+            ? s.orderBy('updated_unix', 'desc').orderBy('id', 'desc')
+            : f.orderBy === 'leastupdate'
+              ? s.orderBy('updated_unix', 'asc').orderBy('id', 'asc')
+              : s.orderBy('id');
   if (!f.keyword) return paged(ordered, limit, offset);
   // A search reads every row once: the page and the number of matches come from that one pass.
   const rows = await ordered

@@ -10,8 +10,24 @@ export const visibilityName = (v: number): VisibilityName =>
   v === Visibility.private ? 'private' : v === Visibility.limited ? 'limited' : 'public';
 
 /** Orders of account lists (the site administration's `sort`). */
-export const USER_ORDERS = ['oldest', 'newest', 'alphabetically', 'reversealphabetically'] as const;
+export const USER_ORDERS = [
+  'oldest',
+  'newest',
+  'alphabetically',
+  'reversealphabetically',
+  'recentupdate',
+  'leastupdate',
+] as const;
 export type UserOrder = (typeof USER_ORDERS)[number];
+
+/** The administration's status filters of the user list (Forgejo's status_filter[...]); undefined is either. */
+export interface UserStatusFilter {
+  isActive?: boolean | undefined;
+  isAdmin?: boolean | undefined;
+  isRestricted?: boolean | undefined;
+  is2faEnabled?: boolean | undefined;
+  isProhibitLogin?: boolean | undefined;
+}
 
 /** Who is looking: decides which limited and private accounts are visible. */
 export interface Viewer {

@@ -167,6 +167,94 @@ describe('web site administration', () => {
     assert.equal((await s.api('GET', '/users/csrfy')).status, 404);
   });
 
+  it("filters the user list by Forgejo's status_filter[...], sorts by update time and keeps the search in pager links", async () => {
+    const made = await Promise.all(
+      ['flt-on', 'flt-off', 'flt-boss', 'flt-limited', 'flt-banned', 'flt-2fa'].map((n) => s.createUser(n)),
+    );
+    const edit = (name: string, body: Record<string, unknown>) =>
+      s.api('PATCH', `/admin/users/${name}`, { token: s.admin.token, body });
+    await edit('flt-off', { active: false });
+    await edit('flt-boss', { admin: true });
+    await edit('flt-limited', { restricted: true });
+    await edit('flt-banned', { prohibit_login: true });
+    const twofa = made[5]!;
+    await s.ctx.db
+      .insertInto('two_factor')
+      .values({
+        uid: twofa.id,
+        secret: 'x',
+        scratch_salt: '',
+        scratch_hash: '',
+        created_unix: 1,
+        updated_unix: 1,
+      })
+      .execute();
+    // flt-on is the one updated last.
+    await edit('flt-on', { full_name: 'Updated last' });
+    await s.ctx.db
+      .updateTable('user')
+      .set({ updated_unix: 4_000_000_000 })
+      .where('lower_name', '=', 'flt-on')
+      .execute();
+
+    const names = async (query: string) => {
+      const r = await admin.get(`/admin/users?q=flt-&${query}`);
+      assert.equal(r.status, 200, query);
+      return [...r.text.matchAll(/<a href="\/(flt-[a-z0-9]+)">/g)].map((m) => m[1]).sort();
+    };
+    const f = (k: string, v: string) => `status_filter%5B${k}%5D=${v}`;
+    assert.deepEqual(await names(f('is_active', '0')), ['flt-off']);
+    assert.deepEqual(await names(f('is_admin', '1')), ['flt-boss']);
+    assert.deepEqual(await names(f('is_restricted', '1')), ['flt-limited']);
+    assert.deepEqual(await names(f('is_prohibit_login', '1')), ['flt-banned']);
+    assert.deepEqual(await names(f('is_2fa_enabled', '1')), ['flt-2fa']);
+    assert.equal((await names(f('is_2fa_enabled', '0'))).length, 5);
+    assert.deepEqual(
+      await names(
+        `${f('is_active', '1')}&${f('is_admin', '0')}&${f('is_restricted', '0')}&${f('is_prohibit_login', '0')}&${f('is_2fa_enabled', '0')}`,
+      ),
+      ['flt-on'],
+    );
+    // Bad values are ignored, never an error; a bad sort falls back to the default.
+    assert.equal((await names(`${f('is_admin', 'yes')}&sort=sideways`)).length, 6);
+    const chosen = await admin.get(`/admin/users?q=flt-&${f('is_admin', '0')}`);
+    assert.match(
+      chosen.text,
+      /<select name="status_filter\[is_admin\]">(?:(?!<\/select>).)*<option value="0" selected/s,
+    );
+
+    const recent = await admin.get('/admin/users?q=flt-&sort=recentupdate');
+    assert.equal(/<a href="\/(flt-[a-z0-9]+)">/.exec(recent.text)?.[1], 'flt-on');
+    const least = await admin.get('/admin/users?q=flt-&sort=leastupdate');
+    assert.notEqual(/<a href="\/(flt-[a-z0-9]+)">/.exec(least.text)?.[1], 'flt-on');
+
+    // Pager links keep the search, the sort and the filters.
+    const now = Math.floor(Date.now() / 1000);
+    await s.ctx.db
+      .insertInto('user')
+      .values(
+        Array.from({ length: 55 }, (_, i) => ({
+          name: `pgr${i}`,
+          lower_name: `pgr${i}`,
+          email: `pgr${i}@example.com`,
+          lower_email: `pgr${i}@example.com`,
+          created_unix: now,
+          updated_unix: now,
+        })),
+      )
+      .execute();
+    const paged = await admin.get(`/admin/users?q=pgr&sort=alphabetically&${f('is_admin', '0')}`);
+    assert.match(paged.text, /href="\/admin\/users\?[^"]*page=2/);
+    const link = /href="(\/admin\/users\?[^"]*page=2[^"]*)"/.exec(paged.text)![1]!.replace(/&amp;/g, '&');
+    const u = new URL(link, s.url);
+    assert.equal(u.searchParams.get('q'), 'pgr');
+    assert.equal(u.searchParams.get('sort'), 'alphabetically');
+    assert.equal(u.searchParams.get('status_filter[is_admin]'), '0');
+    const page2 = await admin.get(link);
+    assert.equal(page2.status, 200);
+    assert.match(page2.text, /pgr9/);
+  });
+
   it('shows the configuration without its secrets', async () => {
     const secret = s.config.security.secretKey;
     assert.ok(secret.length > 8, 'the test server has a secret key');

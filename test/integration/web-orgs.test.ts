@@ -142,6 +142,148 @@ describe('web organizations', () => {
     assert.match(badEdit.text, /value="no spaces!"/);
   });
 
+  it("site administrators set an organization's repository limit; past it creation is refused on the API (403) and beside the owner field", async () => {
+    const a = await signedIn(alice);
+    await a.get('/org/create');
+    assert.equal((await a.post('/org/create', { org_name: 'capped', visibility: '0' })).status, 303);
+    const limitOf = async () =>
+      Number(
+        (
+          await s.ctx.db
+            .selectFrom('user')
+            .select('max_repo_creation')
+            .where('lower_name', '=', 'capped')
+            .executeTakeFirstOrThrow()
+        ).max_repo_creation,
+      );
+    const base = { name: 'capped', full_name: '', visibility: '0', email: '', website: '', location: '' };
+
+    // An owner who is not a site administrator neither sees nor changes the limit.
+    const own = await a.get('/org/capped/settings');
+    assert.doesNotMatch(own.text, /name="max_repo_creation"/);
+    assert.equal((await a.post('/org/capped/settings', { ...base, max_repo_creation: '0' })).status, 303);
+    assert.equal(await limitOf(), -1);
+
+    const root = await signedIn({ name: s.admin.name, password: s.admin.password });
+    const page = await root.get('/org/capped/settings');
+    assert.match(
+      page.text,
+      /name="max_repo_creation"[^>]*value="-1"|value="-1"[^>]*name="max_repo_creation"/,
+    );
+    for (const bad of ['lots', '-2', '1.5', '99999999999']) {
+      const r = await root.post('/org/capped/settings', { ...base, max_repo_creation: bad });
+      assert.equal(r.status, 422, bad);
+      assert.match(r.text, /id="f-max_repo_creation-error"/, bad);
+    }
+    assert.equal(
+      (await root.post('/org/capped/settings', { ...base, _csrf: null, max_repo_creation: '1' })).status,
+      403,
+    );
+    assert.equal(await limitOf(), -1);
+    assert.equal((await root.post('/org/capped/settings', { ...base, max_repo_creation: '1' })).status, 303);
+    assert.equal(await limitOf(), 1);
+
+    // The organization's own limit holds for its owners, on the API and on the web form.
+    const alicesToken = (
+      await s.api<{ sha1: string }>('POST', '/users/alice/tokens', {
+        basic: ['alice', alice.password],
+        body: { name: 'capped', scopes: ['write:organization', 'write:repository'] },
+      })
+    ).body.sha1;
+    assert.equal(
+      (await s.api('POST', '/orgs/capped/repos', { token: alicesToken, body: { name: 'one' } })).status,
+      201,
+    );
+    const over = await s.api<{ message: string }>('POST', '/orgs/capped/repos', {
+      token: alicesToken,
+      body: { name: 'two' },
+    });
+    assert.equal(over.status, 403);
+    assert.match(over.body.message, /reached maximum limit of repositories \[limit: 1\]/);
+    const form = await a.get('/repo/create');
+    const orgId = /<option value="(\d+)"[^>]*>capped</.exec(form.text)![1]!;
+    const web = await a.post('/repo/create', { uid: orgId, repo_name: 'three' });
+    assert.equal(web.status, 422);
+    assert.match(web.text, /id="f-uid-error"[^>]*>[^<]*maximum limit of repositories/);
+    assert.equal((await api('GET', '/repos/capped/three')).status, 404);
+  });
+
+  it('teams: all repositories reach those created later; add all and remove all repositories', async () => {
+    const a = await signedIn(alice);
+    await a.get('/org/create');
+    assert.equal((await a.post('/org/create', { org_name: 'allco', visibility: '2' })).status, 303);
+    assert.equal(
+      (await api('POST', '/orgs/allco/repos', { body: { name: 'first', private: true } })).status,
+      201,
+    );
+    await a.get('/org/allco/teams/new');
+    const made = await a.post('/org/allco/teams/new', {
+      team_name: 'readers',
+      permission: 'read',
+      repo_access: 'all',
+      'unit_repo.code': 'read',
+    });
+    assert.equal(made.status, 303, made.text);
+    await a.get('/org/allco/teams/readers');
+    assert.equal((await a.post('/org/allco/teams/readers/action/add', { uname: 'bob' })).status, 303);
+    assert.equal(
+      (await api('POST', '/orgs/allco/repos', { body: { name: 'later', private: true } })).status,
+      201,
+    );
+    const b = await signedIn(bob);
+    assert.equal((await b.get('/allco/first')).status, 200);
+    assert.equal((await b.get('/allco/later')).status, 200, 'a repository created later is reached too');
+    const edit = await a.get('/org/allco/teams/readers/edit');
+    assert.match(
+      edit.text,
+      /name="repo_access" value="all" checked|checked[^>]*name="repo_access" value="all"/,
+    );
+    assert.match(edit.text, /name="repo_access" value="specific"/);
+    // A team with all repositories has no buttons, and cannot lose them.
+    assert.doesNotMatch((await a.get('/org/allco/teams/readers/repositories')).text, /Add all repositories/);
+    const keep = await a.post('/org/allco/teams/readers/action/repo/removeall', {});
+    assert.equal(keep.status, 303);
+    assert.equal((await b.get('/allco/later')).status, 200);
+
+    await a.get('/org/allco/teams/readers/edit');
+    const specific = await a.post('/org/allco/teams/readers/edit', {
+      team_name: 'readers',
+      permission: 'read',
+      repo_access: 'specific',
+      'unit_repo.code': 'read',
+    });
+    assert.equal(specific.status, 303, specific.text);
+    assert.equal((await b.get('/allco/later')).status, 404);
+    const repos = await a.get('/org/allco/teams/readers/repositories');
+    assert.match(repos.text, /action="\/org\/allco\/teams\/readers\/action\/repo\/addall"/);
+    assert.match(repos.text, /Remove all repositories/);
+
+    // Not without the CSRF token, not for a plain member.
+    assert.equal((await a.post('/org/allco/teams/readers/action/repo/addall', { _csrf: null })).status, 403);
+    await b.get('/org/allco/teams/readers/repositories');
+    assert.equal((await b.post('/org/allco/teams/readers/action/repo/addall', {})).status, 403);
+    assert.equal((await b.get('/allco/later')).status, 404);
+
+    const all = await a.post('/org/allco/teams/readers/action/repo/addall', {});
+    assert.equal(all.status, 303);
+    assert.equal(all.location, '/org/allco/teams/readers/repositories');
+    assert.equal((await b.get('/allco/first')).status, 200);
+    assert.equal((await b.get('/allco/later')).status, 200);
+    const listed = await a.get('/org/allco/teams/readers/repositories');
+    assert.match(listed.text, /allco\/first/);
+    assert.match(listed.text, /allco\/later/);
+    // Twice is harmless.
+    assert.equal((await a.post('/org/allco/teams/readers/action/repo/addall', {})).status, 303);
+
+    assert.equal((await a.post('/org/allco/teams/readers/action/repo/removeall', {})).status, 303);
+    assert.equal((await b.get('/allco/first')).status, 404);
+    assert.equal((await b.get('/allco/later')).status, 404);
+    assert.equal(
+      (await a.post('/org/allco/teams/readers/action/repo/nonsense', { repo_name: 'first' })).status,
+      404,
+    );
+  });
+
   it('members: private members are hidden from outsiders; public/private, leave, remove', async () => {
     const a = await signedIn(alice);
     await a.get('/org/create');

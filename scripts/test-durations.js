@@ -1,9 +1,7 @@
 // A second reporter for `npm test` (scripts/test.js adds it): after the run, the slowest test
 // files with their wall time (process start to exit, as the runner measures a file), so where the
 // suite's time goes is visible in every log. ANVIL_TEST_DURATIONS=<file> also writes every file's
-// time there, slowest first, one "seconds<TAB>file" a line. Every run also keeps its files' times
-// in dist/.test-durations (the times of files it did not run stay), which scripts/test.js reads to
-// start the slowest files first.
+// time there, slowest first, one "seconds<TAB>file" a line.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -30,32 +28,7 @@ export default async function* durations(source) {
   if (out) {
     fs.writeFileSync(out, rows.map(([f, ms]) => `${(ms / 1000).toFixed(1)}\t${rel(f)}\n`).join(''));
   }
-  recordDurations(rows.map(([f, ms]) => [rel(f), ms / 1000]));
   if (rows.length < 2) return;
   yield `\nslowest test files (of ${rows.length}):\n`;
   for (const [f, ms] of rows.slice(0, SHOWN)) yield `${(ms / 1000).toFixed(1).padStart(7)}s  ${rel(f)}\n`;
-}
-
-/** Where the last runs' file times are kept, "seconds<TAB>test/x.test.ts" a line. */
-export const DURATIONS_FILE = path.join(process.cwd(), 'dist', '.test-durations');
-
-/** Recorded seconds per test file (test/x.test.ts), from earlier runs. */
-export function readDurations() {
-  const times = new Map();
-  if (!fs.existsSync(DURATIONS_FILE)) return times;
-  for (const line of fs.readFileSync(DURATIONS_FILE, 'utf8').split('\n')) {
-    const [s, f] = line.split('\t');
-    if (f && Number.isFinite(Number(s))) times.set(f, Number(s));
-  }
-  return times;
-}
-
-function recordDurations(rows) {
-  const times = readDurations();
-  for (const [f, s] of rows) times.set(f, s);
-  try {
-    fs.writeFileSync(DURATIONS_FILE, [...times].map(([f, s]) => `${s.toFixed(1)}\t${f}\n`).join(''));
-  } catch {
-    // no dist/ (a run from elsewhere): nothing to keep
-  }
 }

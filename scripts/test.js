@@ -8,7 +8,6 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildAll } from './build.js';
 import { ensurePrerequisites } from './prerequisites.js';
-import { readDurations } from './test-durations.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // The real clients the tests drive (git-lfs, twine, mvn, chromium, ...): installed when this can,
@@ -53,25 +52,6 @@ const targets = args.length
           .join('/');
         return !(otherDatabase && DATABASE_FREE.some((p) => rel.startsWith(p)));
       });
-// The runner starts files in the order given, TEST_CONCURRENCY at a time: the slowest first, so
-// that no long file starts last and runs alone at the end (a pass on a clean clone then takes about
-// its CPU time over the cores, not that plus the slowest file). The times are the last runs' of
-// this checkout (dist/.test-durations); before any, the files known to be slow.
-const KNOWN_SLOW = ['crash', 'multinode', 'cli', 'packages-maven', 'web-browser', 'doctor', 'artifacts'];
-const recorded = readDurations();
-const expected = (f) => {
-  const rel = `test/${path
-    .relative(path.join(root, 'dist', 'test-bundle'), f)
-    .split(path.sep)
-    .join('/')}`;
-  const known = recorded.get(rel.replace(/\.js$/, '.ts'));
-  if (known !== undefined) return known;
-  const slow = KNOWN_SLOW.indexOf(path.basename(f, '.test.js'));
-  // A file not run before: as a middling one.
-  return slow >= 0 ? 1000 - slow : rel.startsWith('test/unit/') ? 1 : 10;
-};
-if (!args.length) targets.sort((a, b) => expected(b) - expected(a));
-
 // One migrated database (or SQLite file) per run, copied by each test server (test/helpers/template.ts).
 const { makeTemplate, TEMPLATE_ENV } = await import(
   pathToFileURL(path.join(root, 'dist', 'test', 'helpers', 'template.js')).href

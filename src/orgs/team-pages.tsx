@@ -142,7 +142,7 @@ function TeamForm(props: {
                   />
                 ))}
               </fieldset>
-              <fieldset>
+              <fieldset class="plain choices">
                 <legend>Repository access</legend>
                 <label>
                   <input

@@ -193,13 +193,22 @@ describe('webhook types', () => {
     assert.match(v.manifest, new RegExp(`/typist/chat\\.git#${headSha}`));
     assert.match(v.manifest, /GIT_REF: refs\/heads\/main/);
 
-    // The history records the bearer token masked.
-    const d = await s.api<Array<{ request: { headers: Record<string, string> } }>>(
-      'GET',
-      `/repos/typist/chat/hooks/${hooks.get('sourcehut_builds')!.id}/deliveries`,
-      { token: owner.token },
-    );
-    assert.equal(d.body[0]!.request.headers['Authorization'], 'Bearer ******');
+    // The history records the bearer token masked (once the delivery is recorded: the receiver
+    // can see the request before the server has written down the response).
+    type Delivery = { delivered: boolean; request: { headers: Record<string, string> } };
+    let d: Delivery[] = [];
+    const recorded = await waitFor(async () => {
+      d = (
+        await s.api<Delivery[]>(
+          'GET',
+          `/repos/typist/chat/hooks/${hooks.get('sourcehut_builds')!.id}/deliveries`,
+          { token: owner.token },
+        )
+      ).body;
+      return d[0]?.delivered === true;
+    });
+    assert.ok(recorded, JSON.stringify(d));
+    assert.equal(d[0]!.request.headers['Authorization'], 'Bearer ******');
   });
 
   it('makes the telegram and packagist URLs from their credentials and refuses bad settings', async () => {

@@ -1028,9 +1028,11 @@ describe('webhooks', () => {
       );
 
       // The history shows it: the request as sent (the Authorization header masked) and the response.
-      const h = await s.api<DeliveryJson[]>('GET', `/repos/alice/app/hooks/${hook.id}/deliveries`, {
-        token: alice.token,
-      });
+      // (Once both are recorded: the receiver can see a request before the server writes down the response.)
+      const history = () =>
+        s.api<DeliveryJson[]>('GET', `/repos/alice/app/hooks/${hook.id}/deliveries`, { token: alice.token });
+      await waitFor(async () => (await history()).body.every((x) => x.delivered));
+      const h = await history();
       assert.equal(h.status, 200, h.text);
       assert.equal(h.headers.get('x-total-count'), '2');
       const last = h.body[1]!;

@@ -4,11 +4,13 @@
 // send credentials (also when the caller's account may not read or write the owner's packages,
 // or their token lacks the package scope: Forgejo's answer there too), and errors in the format's
 // own body shape.
+import { Readable } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator, Identity } from '../auth/identity.js';
 import { AppError } from '../errors.js';
 import { statusOf } from '../http/errors.js';
 import type { UserService } from '../users/service.js';
+import type { UserRow } from '../users/tables.js';
 import { PackageAccessDenied, type PackageService } from './service.js';
 
 /** Forgejo's challenge, word for word. */
@@ -64,4 +66,41 @@ export function registryScope(scope: FastifyInstance, deps: RegistryDeps, body: 
     } else request.log.error({ err }, 'unexpected failure in a package registry');
     return sendRegistryError(reply, 500, 'Internal Server Error', body);
   });
+}
+
+/**
+ * Hands every request body of the scope to its handler unread, as a stream (`streamOf`): package
+ * uploads are streamed to storage while they are hashed, whatever their content type. Call it on
+ * the format's own encapsulated scope, before its routes.
+ */
+export function streamedBodies(scope: FastifyInstance): void {
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+}
+
+/** The body of a request of a `streamedBodies` scope (an empty stream when it has none). */
+export const streamOf = (request: FastifyRequest): Readable =>
+  (request.body as Readable | undefined) ?? Readable.from([]);
+
+/**
+ * The size the client announced in `Content-Length`, for the limit checks made before a byte is
+ * read; undefined when there is none or it is not a plain decimal number (a chunked upload).
+ */
+export function announcedLength(request: FastifyRequest): number | undefined {
+  const length = request.headers['content-length'];
+  if (length === undefined || !/^\d{1,15}$/.test(length)) return undefined;
+  return Number(length);
+}
+
+/**
+ * The owner named by the route's `:owner` parameter when the caller may read (or write) its
+ * packages (`PackageService.requireOwner`, with the credentials the scope authenticated).
+ */
+export function ownerResolver(packages: Pick<PackageService, 'requireOwner'>) {
+  return (request: FastifyRequest, need: 'read' | 'write'): Promise<UserRow> =>
+    packages.requireOwner(
+      (request.params as Record<string, string | undefined>)['owner'] ?? '',
+      request.packageIdentity,
+      need,
+    );
 }

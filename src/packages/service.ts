@@ -300,8 +300,8 @@ export class PackageService {
     return store.filesOfVersions(this.db, versionIds);
   }
 
-  async requireFile(versionId: number, fileName: string): Promise<FileWithBlob> {
-    const f = await store.getFile(this.db, versionId, fileName.toLowerCase());
+  async requireFile(versionId: number, fileName: string, compositeKey = ''): Promise<FileWithBlob> {
+    const f = await store.getFile(this.db, versionId, fileName.toLowerCase(), compositeKey);
     if (!f) throw notFound(`package file does not exist [name: ${fileName}]`);
     return f;
   }
@@ -325,7 +325,7 @@ export class PackageService {
 
   list(
     owner: UserRow,
-    f: { type?: string | undefined; q?: string | undefined },
+    f: { type?: string | undefined; q?: string | undefined; repoId?: number | undefined },
     limit: number,
     offset: number,
   ) {
@@ -387,6 +387,20 @@ export class PackageService {
       conda: l.limitSizeConda,
       go: l.limitSizeGo,
       composer: l.limitSizeComposer,
+      debian: l.limitSizeDebian,
+      rubygems: l.limitSizeRubygems,
+      rpm: l.limitSizeRpm,
+      alt: l.limitSizeAlt,
+      arch: l.limitSizeArch,
+      cran: l.limitSizeCran,
+      helm: l.limitSizeHelm,
+      vagrant: l.limitSizeVagrant,
+      pub: l.limitSizePub,
+      chef: l.limitSizeChef,
+      conan: l.limitSizeConan,
+      swift: l.limitSizeSwift,
+      alpine: l.limitSizeAlpine,
+      nuget: l.limitSizeNuget,
       container: l.limitSizeContainer,
     };
     return limits[type];
@@ -615,14 +629,28 @@ export class PackageService {
   }
 
   /** Removes one file; the version goes with its last file. */
-  async deleteFile(pkg: PackageRow, version: VersionRow, file: FileWithBlob, doer: UserRow): Promise<void> {
-    const remaining = (await store.filesOfVersions(this.db, [version.id])).filter((f) => f.id !== file.id);
+  deleteFile(pkg: PackageRow, version: VersionRow, file: FileWithBlob, doer: UserRow): Promise<void> {
+    return this.deleteFiles(pkg, version, [file], doer);
+  }
+
+  /** Removes files of a version in one transaction; the version goes with its last file. */
+  async deleteFiles(
+    pkg: PackageRow,
+    version: VersionRow,
+    files: FileWithBlob[],
+    doer: UserRow,
+  ): Promise<void> {
+    const gone = new Set(files.map((f) => f.id));
+    const remaining = (await store.filesOfVersions(this.db, [version.id])).filter((f) => !gone.has(f.id));
     if (remaining.length === 0) return this.deleteVersion(pkg, version, doer);
     const orphans = await transaction(this.db, async (tx) => {
-      await store.deleteFiles(tx, [file.id]);
+      await store.deleteFiles(tx, [...gone]);
       await store.bumpRevision(tx, pkg.id);
-      await recordUsage(tx, pkg.owner_id, SUBJECT, -Number(file.size));
-      return store.removeUnreferencedBlobs(tx, [file.blob_id]);
+      await recordUsage(tx, pkg.owner_id, SUBJECT, -files.reduce((n, f) => n + Number(f.size), 0));
+      return store.removeUnreferencedBlobs(
+        tx,
+        files.map((f) => f.blob_id),
+      );
     });
     await this.removeBlobs(orphans);
   }

@@ -279,15 +279,19 @@ function versionListQuery(q: Q) {
     .select(['package.owner_id', 'package.repo_id', 'package.type', 'package.name']);
 }
 
-/** One page of an owner's versions, newest first, optionally of one type and with `q` in the name. */
+/**
+ * One page of an owner's versions, newest first, optionally of one type, with `q` in the name, or
+ * of the packages linked to one repository.
+ */
 export function listVersions(
   q: Q,
   ownerId: number,
-  f: { type?: string | undefined; q?: string | undefined },
+  f: { type?: string | undefined; q?: string | undefined; repoId?: number | undefined },
   limit: number,
   offset: number,
 ): Promise<[VersionWithPackage[], number]> {
   let s = versionListQuery(q).where('package.owner_id', '=', ownerId).where(notInternal);
+  if (f.repoId !== undefined) s = s.where('package.repo_id', '=', f.repoId);
   if (f.type) s = s.where('package.type', '=', f.type);
   if (f.q) s = s.where('package.lower_name', 'like', `%${escapeLike(f.q.toLowerCase())}%`);
   return paged(s.orderBy('package_version.id', 'desc'), limit, offset) as Promise<

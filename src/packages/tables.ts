@@ -57,6 +57,20 @@ export const PACKAGE_TYPES = [
   'container',
   'go',
   'composer',
+  'debian',
+  'rubygems',
+  'rpm',
+  'alt',
+  'arch',
+  'cran',
+  'helm',
+  'vagrant',
+  'pub',
+  'chef',
+  'conan',
+  'swift',
+  'alpine',
+  'nuget',
 ] as const;
 export type PackageType = (typeof PACKAGE_TYPES)[number];
 

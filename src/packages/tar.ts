@@ -1,10 +1,10 @@
-// Reading an uploaded tar archive (gzip-, bzip2- or zstd-compressed) to its end before anything
+// Reading an uploaded tar archive (uncompressed, or gzip-, bzip2-, xz- or zstd-compressed) to its end before anything
 // of the upload is kept: the compression's own checks (gzip's CRC and length, bzip2's block CRCs,
 // zstd's frame checksums) and tar's headers then prove the whole file sound, and the few members
 // a format needs are kept in memory. Anything else is a 400 naming the problem.
 //
-// gzip is zlib's; bzip2 and zstd are the system tools (`bzip2 -dc`, `zstd -dc`), which the Conda
-// format needs already. Members' contents stream past without being held, and the unpacked size
+// gzip is zlib's; bzip2, xz and zstd are the system tools (`bzip2 -dc`, `xz -dc`, `zstd -dc`),
+// which the Conda and Debian formats need. Members' contents stream past without being held, and the unpacked size
 // is bounded (a small upload may not unpack to terabytes).
 import { spawn } from 'node:child_process';
 import { PassThrough, Transform, type Readable } from 'node:stream';
@@ -12,7 +12,7 @@ import zlib from 'node:zlib';
 import tar from 'tar-stream';
 import { badRequest } from '../errors.js';
 
-export type Codec = 'gzip' | 'bzip2' | 'zstd';
+export type Codec = 'none' | 'gzip' | 'bzip2' | 'xz' | 'zstd';
 
 /** The most of a kept member read into memory. */
 export const MAX_KEPT = 4 << 20;
@@ -27,7 +27,13 @@ export interface TarContents {
   kept: Map<string, Buffer>;
 }
 
-const codecName: Record<Codec, string> = { gzip: 'gzip', bzip2: 'bzip2', zstd: 'zstd' };
+const codecName: Record<Codec, string> = {
+  none: 'tar',
+  gzip: 'gzip',
+  bzip2: 'bzip2',
+  xz: 'xz',
+  zstd: 'zstd',
+};
 
 /**
  * Reads the tar archive in `source` (`size` compressed bytes, compressed with `codec`) to its end,
@@ -47,7 +53,7 @@ export function readTar(
     let unpacked = 0;
     let settled = false;
     let tarDone = false;
-    let codecDone = codec === 'gzip';
+    let codecDone = codec === 'gzip' || codec === 'none';
     const extract = tar.extract();
     const counter = new Transform({
       transform(chunk: Buffer, _enc, cb) {
@@ -74,7 +80,11 @@ export function readTar(
     };
     const bad = (problem: string) => finish(badRequest(`${what} ${problem}`));
 
-    if (codec === 'gzip') {
+    if (codec === 'none') {
+      decoder = new PassThrough();
+      source.on('error', (err) => finish(err));
+      source.pipe(decoder);
+    } else if (codec === 'gzip') {
       decoder = zlib.createGunzip();
       decoder.on('error', (err) => bad(`is not a valid gzip file: ${err.message}`));
       source.on('error', (err) => finish(err));
@@ -100,6 +110,8 @@ export function readTar(
     counter.on('error', (err) => finish(err));
     extract.on('error', (err: Error) => bad(`is not a valid tar archive: ${err.message}`));
     extract.on('entry', (header, stream, next) => {
+      // A member cut short errs too: the archive's own error (above) says so.
+      stream.on('error', () => undefined);
       const name = header.name.replace(/^(\.\/)+/, '');
       const wanted = header.type === 'file' && keep(name);
       if (header.type === 'file') files++;

@@ -79,7 +79,7 @@ describe('package cleanup', () => {
     });
     assert.equal(badRegex.status, 422);
     assert.match(badRegex.body.message, /KeepPattern/);
-    assert.equal((await s.api('POST', base, { token: alice.token, body: { type: 'rpm' } })).status, 422);
+    assert.equal((await s.api('POST', base, { token: alice.token, body: { type: 'bower' } })).status, 422);
     assert.equal(
       (await s.api('POST', base, { token: alice.token, body: { type: 'npm', keep_count: -1 } })).status,
       422,

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { badRequest, notFound, unauthorized } from '../../errors.js';
 import type { PackageService } from '../service.js';
-import { registryScope, type RegistryDeps } from '../registry.js';
+import { ownerResolver, registryScope, streamedBodies, type RegistryDeps } from '../registry.js';
 import { type CargoService, indexPath, isCrateName, isSemver, readPublishBody } from './service.js';
 
 type Params = Record<string, string | undefined>;
@@ -24,13 +24,11 @@ export function cargoRoutes(app: FastifyInstance, deps: CargoRoutesDeps): void {
     async (scope) => {
       registryScope(scope, deps, errorBody);
       // The publish body is binary (and cargo sends no Content-Type): read as a stream.
-      scope.removeAllContentTypeParsers();
-      scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+      streamedBodies(scope);
       const base = '/:owner/cargo';
       const crates = `${base}/api/v1/crates`;
 
-      const owner = (request: FastifyRequest, need: 'read' | 'write') =>
-        packages.requireOwner((request.params as Params)['owner'] ?? '', request.packageIdentity, need);
+      const owner = ownerResolver(packages);
 
       /** The crate named in the path; a name no crate can have finds nothing (404). */
       const crateName = (request: FastifyRequest) => {

@@ -3,11 +3,17 @@
 // search.json, file downloads (/files/{name}/{version}/{file}), and uploads of package zips with
 // a PUT of the zip to the repository's root (`?version=` when composer.json names none). Errors
 // are {"errors":[{"status","message"}]}, as Forgejo sends them.
-import { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { notFound, unauthorized } from '../../errors.js';
 import type { PackageService } from '../service.js';
-import { registryScope, type RegistryDeps } from '../registry.js';
+import {
+  announcedLength,
+  ownerResolver,
+  registryScope,
+  streamOf,
+  streamedBodies,
+  type RegistryDeps,
+} from '../registry.js';
 import { type ComposerService, isPackageName } from './service.js';
 
 type Params = Record<string, string | undefined>;
@@ -24,12 +30,10 @@ export function composerRoutes(app: FastifyInstance, deps: ComposerRoutesDeps): 
   void app.register(
     async (scope) => {
       registryScope(scope, deps, errorBody);
-      scope.removeAllContentTypeParsers();
-      scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+      streamedBodies(scope);
       const base = '/:owner/composer';
 
-      const owner = (request: FastifyRequest, need: 'read' | 'write') =>
-        packages.requireOwner((request.params as Params)['owner'] ?? '', request.packageIdentity, need);
+      const owner = ownerResolver(packages);
 
       for (const url of [base, `${base}/`]) {
         scope.put(url, async (request, reply) => {
@@ -37,9 +41,8 @@ export function composerRoutes(app: FastifyInstance, deps: ComposerRoutesDeps): 
           const identity = request.packageIdentity;
           if (!identity) throw unauthorized('authentication required');
           const version = ((request.query as Params)['version'] ?? '').trim() || undefined;
-          const length = request.headers['content-length'];
-          const announced = length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined;
-          const data = (request.body as Readable | undefined) ?? Readable.from([]);
+          const announced = announcedLength(request);
+          const data = streamOf(request);
           await composer.upload(o, identity.user, data, version, announced);
           return reply.code(201).send();
         });

@@ -4,11 +4,17 @@
 // current_repodata.json and their .bz2 forms (an empty subdir answers an empty document, with an
 // ETag and 304 for If-None-Match), and GET or HEAD /{channel...}/{subdir}/{filename} downloads.
 import { STATUS_CODES } from 'node:http';
-import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, notFound, unauthorized } from '../../errors.js';
 import type { PackageService } from '../service.js';
-import { registryScope, type RegistryDeps } from '../registry.js';
+import {
+  announcedLength,
+  ownerResolver,
+  registryScope,
+  streamOf,
+  streamedBodies,
+  type RegistryDeps,
+} from '../registry.js';
 import { type CondaService, type Repodata } from './service.js';
 
 type Params = Record<string, string>;
@@ -35,11 +41,9 @@ export function condaRoutes(app: FastifyInstance, deps: CondaRoutesDeps): void {
   void app.register(
     async (scope) => {
       registryScope(scope, deps, errorBody);
-      scope.removeAllContentTypeParsers();
-      scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+      streamedBodies(scope);
 
-      const owner = (request: FastifyRequest, need: 'read' | 'write') =>
-        packages.requireOwner((request.params as Params)['owner'] ?? '', request.packageIdentity, need);
+      const owner = ownerResolver(packages);
 
       scope.put('/:owner/conda/*', async (request, reply) => {
         const o = await owner(request, 'write');
@@ -47,9 +51,8 @@ export function condaRoutes(app: FastifyInstance, deps: CondaRoutesDeps): void {
         if (!identity) throw unauthorized('authentication required');
         const m = PUT_PATH.exec((request.params as Params)['*'] ?? '');
         if (!m) throw badRequest('a Conda package is uploaded to /{channel...}/{filename}');
-        const length = request.headers['content-length'];
-        const announced = length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined;
-        const data = (request.body as Readable | undefined) ?? Readable.from([]);
+        const announced = announcedLength(request);
+        const data = streamOf(request);
         await conda.upload(o, identity.user, m[1] ?? '', m[2] ?? '', data, announced);
         return reply.code(201).send();
       });

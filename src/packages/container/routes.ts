@@ -12,6 +12,7 @@ import { AppError, unauthorized } from '../../errors.js';
 import { statusOf } from '../../http/errors.js';
 import type { UserService } from '../../users/service.js';
 import type { UserRow } from '../../users/tables.js';
+import { announcedLength, streamedBodies } from '../registry.js';
 import { PackageAccessDenied, type PackageService } from '../service.js';
 import type { ContainerBlobs } from './blobs.js';
 import { checkImage, MANIFEST_MAX, metadataOf, OciError } from './oci.js';
@@ -80,11 +81,6 @@ async function readAll(stream: Readable | undefined, max: number): Promise<Buffe
   return Buffer.concat(chunks);
 }
 
-const announcedOf = (request: FastifyRequest) => {
-  const length = request.headers['content-length'];
-  return length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined;
-};
-
 export interface ContainerRoutesDeps {
   packages: Pick<PackageService, 'assertEnabled' | 'requireOwner'>;
   /** Images and manifests. */
@@ -112,8 +108,7 @@ export function containerRoutes(app: FastifyInstance, deps: ContainerRoutesDeps)
   void app.register(async (scope) => {
     scope.decorateRequest('registryIdentity', null);
     scope.decorateRequest('registryCredentials', false);
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    streamedBodies(scope);
     scope.addHook('onRequest', async (request, reply) => {
       packages.assertEnabled();
       reply.header('Docker-Distribution-Api-Version', 'registry/2.0');
@@ -229,7 +224,7 @@ export function containerRoutes(app: FastifyInstance, deps: ContainerRoutesDeps)
             // Monolithic: the body is the blob.
             try {
               const row = await blobs.appendPart(o, user, upload, body ?? Readable.from([]), {
-                ...(announcedOf(request) !== undefined ? { announced: announcedOf(request)! } : {}),
+                ...(announcedLength(request) !== undefined ? { announced: announcedLength(request)! } : {}),
               });
               await blobs.finishUpload(o, user, row, q['digest']);
             } catch (err) {
@@ -256,7 +251,7 @@ export function containerRoutes(app: FastifyInstance, deps: ContainerRoutesDeps)
         }
         if (method === 'PATCH') {
           const range = request.headers['content-range'];
-          const announced = announcedOf(request);
+          const announced = announcedLength(request);
           const row = await blobs.appendPart(o, user, upload, body ?? Readable.from([]), {
             ...(announced !== undefined ? { announced } : {}),
             ...(typeof range === 'string' ? { range } : {}),
@@ -267,7 +262,7 @@ export function containerRoutes(app: FastifyInstance, deps: ContainerRoutesDeps)
           const digest = q['digest'];
           if (!digest) throw new OciError(400, 'DIGEST_INVALID', 'the digest parameter is required');
           let row = upload;
-          const announced = announcedOf(request);
+          const announced = announcedLength(request);
           if (body && announced !== 0) {
             row = await blobs.appendPart(o, user, upload, body, {
               ...(announced !== undefined ? { announced } : {}),

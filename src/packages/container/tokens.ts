@@ -26,8 +26,11 @@ export class RegistryTokens {
     );
   }
 
-  /** A signed token for `identity` (null: anonymous), valid for an hour. */
-  issueToken(identity: Identity | null): { token: string; expiresIn: number; issuedAt: string } {
+  /** A signed token for `identity` (null: anonymous), valid for `ttl` seconds (an hour). */
+  issueToken(
+    identity: Identity | null,
+    ttl = TOKEN_TTL,
+  ): { token: string; expiresIn: number; issuedAt: string } {
     const now = nowUnix();
     const payload = identity
       ? {
@@ -35,12 +38,12 @@ export class RegistryTokens {
           s: formatScopes(identity.scopes),
           ...(identity.tokenId !== undefined ? { t: identity.tokenId } : {}),
           ...(identity.repoId !== undefined ? { r: identity.repoId } : {}),
-          e: now + TOKEN_TTL,
+          e: now + ttl,
         }
-      : { u: 0, e: now + TOKEN_TTL };
+      : { u: 0, e: now + ttl };
     const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
     const sig = crypto.createHmac('sha256', this.tokenKey).update(body).digest('base64url');
-    return { token: `${body}.${sig}`, expiresIn: TOKEN_TTL, issuedAt: new Date(now * 1000).toISOString() };
+    return { token: `${body}.${sig}`, expiresIn: ttl, issuedAt: new Date(now * 1000).toISOString() };
   }
 
   /**

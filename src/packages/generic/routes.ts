@@ -2,12 +2,18 @@
 // file (201; 409 when the version has that file; files are added to an existing version), GET
 // and HEAD download it (Content-Length, Range), DELETE removes it (the version goes with its last
 // file); DELETE /{name}/{version} removes the version. Bodies stream both ways.
-import { Readable } from 'node:stream';
 import rangeParser from 'range-parser';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { unauthorized } from '../../errors.js';
 import type { PackageService } from '../service.js';
-import { registryScope, sendRegistryError, type RegistryDeps } from '../registry.js';
+import {
+  announcedLength,
+  registryScope,
+  sendRegistryError,
+  streamOf,
+  streamedBodies,
+  type RegistryDeps,
+} from '../registry.js';
 import { checkFileName, checkName, checkVersion } from './service.js';
 
 interface FileParams {
@@ -28,8 +34,7 @@ export function genericRoutes(app: FastifyInstance, deps: GenericRoutesDeps): vo
   void app.register(
     async (scope) => {
       registryScope(scope, deps, errorBody);
-      scope.removeAllContentTypeParsers();
-      scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+      streamedBodies(scope);
 
       const prefix = '/:owner/generic/:name/:version';
 
@@ -41,9 +46,8 @@ export function genericRoutes(app: FastifyInstance, deps: GenericRoutesDeps): vo
         checkName(p.name);
         checkVersion(p.version);
         checkFileName(p.filename);
-        const length = request.headers['content-length'];
-        const announced = length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined;
-        const data = (request.body as Readable | undefined) ?? Readable.from([]);
+        const announced = announcedLength(request);
+        const data = streamOf(request);
         await packages.addFile(
           {
             owner,

@@ -4,11 +4,17 @@
 // `.zip` and `{module}/@latest`, the module path holding slashes and escaped as the go command
 // escapes it. `sumdb/{name}/supported` is 404: the go command then checks sums with its own
 // GOSUMDB (or not at all). Errors are plain text, which the go command prints.
-import { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { notFound, unauthorized } from '../../errors.js';
 import type { PackageService } from '../service.js';
-import { registryScope, type RegistryDeps } from '../registry.js';
+import {
+  announcedLength,
+  ownerResolver,
+  registryScope,
+  streamOf,
+  streamedBodies,
+  type RegistryDeps,
+} from '../registry.js';
 import { type GoService, unescapeModule } from './service.js';
 
 type Params = Record<string, string | undefined>;
@@ -45,19 +51,16 @@ export function goRoutes(app: FastifyInstance, deps: GoRoutesDeps): void {
   void app.register(
     async (scope) => {
       registryScope(scope, deps, errorBody);
-      scope.removeAllContentTypeParsers();
-      scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+      streamedBodies(scope);
 
-      const owner = (request: FastifyRequest, need: 'read' | 'write') =>
-        packages.requireOwner((request.params as Params)['owner'] ?? '', request.packageIdentity, need);
+      const owner = ownerResolver(packages);
 
       scope.put('/:owner/go/upload', async (request, reply) => {
         const o = await owner(request, 'write');
         const identity = request.packageIdentity;
         if (!identity) throw unauthorized('authentication required');
-        const length = request.headers['content-length'];
-        const announced = length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined;
-        const data = (request.body as Readable | undefined) ?? Readable.from([]);
+        const announced = announcedLength(request);
+        const data = streamOf(request);
         await go.upload(o, identity.user, data, announced);
         return reply.code(201).send();
       });

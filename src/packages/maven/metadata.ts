@@ -1,6 +1,7 @@
 // The Maven format's pure parts: the repository layout of request paths, POM metadata, and the
 // generated artifact-level maven-metadata.xml. No I/O here.
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import type * as FastXml from 'fast-xml-parser';
+import { lazyModule } from '../../lazy.js';
 import { badRequest } from '../../errors.js';
 
 export const METADATA_FILE = 'maven-metadata.xml';
@@ -92,15 +93,19 @@ export interface PomMetadata {
   dependencies: Array<{ group_id: string; artifact_id: string; version: string }>;
 }
 
-const pomParser = new XMLParser({
-  ignoreAttributes: true,
-  parseTagValue: false,
-  processEntities: true,
-  htmlEntities: false,
-  trimValues: true,
-  isArray: (name, jpath) =>
-    jpath === 'project.licenses.license' || jpath === 'project.dependencies.dependency',
-});
+/** fast-xml-parser, loaded with the first POM (not at start-up). */
+const fastXml = lazyModule<typeof FastXml>('fast-xml-parser');
+let parser: FastXml.XMLParser | undefined;
+const pomParser = () =>
+  (parser ??= new (fastXml().XMLParser)({
+    ignoreAttributes: true,
+    parseTagValue: false,
+    processEntities: true,
+    htmlEntities: false,
+    trimValues: true,
+    isArray: (name, jpath) =>
+      jpath === 'project.licenses.license' || jpath === 'project.dependencies.dependency',
+  }));
 
 type Node = Record<string, unknown>;
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -112,8 +117,8 @@ export function parsePom(xml: Buffer): PomMetadata {
   const source = xml.toString('utf8').replace(/^\uFEFF/, '');
   // A POM has no DOCTYPE; refusing one keeps entity expansion out.
   if (/<!DOCTYPE/i.test(source)) throw badRequest('the POM must not have a DOCTYPE');
-  if (XMLValidator.validate(source) !== true) throw badRequest('the POM is not well-formed XML');
-  const doc = pomParser.parse(source) as Node;
+  if (fastXml().XMLValidator.validate(source) !== true) throw badRequest('the POM is not well-formed XML');
+  const doc = pomParser().parse(source) as Node;
   if (!('project' in doc)) throw badRequest('the POM must have a <project> root element');
   const project = node(doc['project']);
   const url = text(project['url']);

@@ -4,11 +4,10 @@
 // `{file}.md5|.sha1|.sha256|.sha512` from the stored digests, and the generated
 // `{artifact}/maven-metadata.xml` with its checksums. Maven sends credentials only after a 401
 // challenge, which registry.ts gives.
-import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { unauthorized } from '../../errors.js';
 import type { PackageService } from '../service.js';
-import { registryScope, type RegistryDeps } from '../registry.js';
+import { announcedLength, registryScope, streamOf, streamedBodies, type RegistryDeps } from '../registry.js';
 import { parsePath } from './metadata.js';
 import { MavenService, type Found } from './service.js';
 
@@ -40,8 +39,7 @@ export function mavenRoutes(app: FastifyInstance, deps: MavenRoutesDeps): void {
   void app.register(
     async (scope) => {
       registryScope(scope, deps, errorBody);
-      scope.removeAllContentTypeParsers();
-      scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+      streamedBodies(scope);
 
       const url = '/:owner/maven/*';
       const params = (request: FastifyRequest) => request.params as { owner: string; '*': string };
@@ -52,9 +50,8 @@ export function mavenRoutes(app: FastifyInstance, deps: MavenRoutesDeps): void {
         const owner = await packages.requireOwner(p.owner, identity, 'write');
         if (!identity) throw unauthorized('authentication required');
         const path = parsePath(p['*']);
-        const length = request.headers['content-length'];
-        const announced = length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined;
-        const data = (request.body as Readable | undefined) ?? Readable.from([]);
+        const announced = announcedLength(request);
+        const data = streamOf(request);
         const status = await maven.upload(owner, identity.user, path, data, announced);
         return reply.code(status).send();
       });

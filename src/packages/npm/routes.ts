@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, notFound, unauthorized } from '../../errors.js';
 import type { PackageService } from '../service.js';
-import { registryScope, type RegistryDeps } from '../registry.js';
+import { ownerResolver, registryScope, type RegistryDeps } from '../registry.js';
 import { type NpmService, checkName } from './service.js';
 
 type Params = Record<string, string | undefined>;
@@ -59,8 +59,7 @@ export function npmRoutes(app: FastifyInstance, deps: NpmRoutesDeps): void {
         }
       };
 
-      const owner = (request: FastifyRequest, need: 'read' | 'write') =>
-        packages.requireOwner((request.params as Params)['owner'] ?? '', request.packageIdentity, need);
+      const owner = ownerResolver(packages);
 
       scope.get(`${base}/-/v1/search`, async (request) => {
         const o = await owner(request, 'read');

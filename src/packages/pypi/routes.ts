@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest, unauthorized } from '../../errors.js';
 import { readMultipart } from '../../attachments/upload.js';
 import type { PackageService } from '../service.js';
-import { registryScope, type RegistryDeps } from '../registry.js';
+import { ownerResolver, registryScope, type RegistryDeps } from '../registry.js';
 import {
   type PypiService,
   checkDistribution,
@@ -83,8 +83,7 @@ export function pypiRoutes(app: FastifyInstance, deps: PypiRoutesDeps): void {
       });
       scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
 
-      const owner = (request: FastifyRequest, need: 'read' | 'write') =>
-        packages.requireOwner((request.params as Params)['owner'] ?? '', request.packageIdentity, need);
+      const owner = ownerResolver(packages);
 
       scope.post('/:owner/pypi', async (request, reply) => {
         const o = await owner(request, 'write');

@@ -1,0 +1,224 @@
+// The RPM format: .rpm files uploaded to a group (a path such as `el9/stable`, '' for the owner's
+// root repository), read for their header (header.ts), kept as files `{name}-{version}.{arch}.rpm`
+// of the package version `{version}-{release}` with the group as composite key and the file
+// properties rpm.architecture and rpm.metadata (everything repodata lists). A file that exists is
+// refused with 409.
+//
+// The repodata files of a group (repodata.ts) are rebuilt from the stored metadata when a package
+// joins or leaves it (no package file is read again), not when they are read, as the Debian
+// registry does: rebuilds of one owner take turns in this process (a change that finds its group's
+// rebuild still queued joins it), and across processes each writes only when the group has not
+// changed since it read it (a stamp compared under the owner's locked key row). Deletions that do
+// not come through this format reach it as package.deleted events. The signing key is the owner's
+// Debian registry key.
+import type { Readable } from 'node:stream';
+import type { Identity } from '../../auth/identity.js';
+import { nowUnix, transaction, type Db } from '../../db/database.js';
+import { badRequest, notFound } from '../../errors.js';
+import type { EventBus } from '../../events/bus.js';
+import { KeyedLock } from '../../locks.js';
+import type { UserRow } from '../../users/tables.js';
+import { generateKeyPair } from '../debian/repository.js';
+import * as keys from '../debian/store.js';
+import * as core from '../store.js';
+import type { AddedFile, PackageService } from '../service.js';
+import { PropertyRef, type FileWithBlob } from '../tables.js';
+import { readRpm, type RpmMetadata, type RpmPackage } from './header.js';
+import { buildRepodata, type IndexedRpm } from './repodata.js';
+import * as store from './store.js';
+import type { RpmIndexRow } from './tables.js';
+
+const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$/;
+
+/** A group: '' or `/`-separated segments of letters, digits and `._-` (not starting with a dot). */
+export function checkGroup(value: string): string {
+  const g = value.replace(/^\/+|\/+$/g, '');
+  if (g === '') return '';
+  if (g.length > 255 || !g.split('/').every((s) => SEGMENT.test(s)))
+    throw badRequest(`invalid group [group: ${g.slice(0, 100)}]`);
+  return g;
+}
+
+export const rpmFileName = (name: string, version: string, arch: string) => `${name}-${version}.${arch}.rpm`;
+
+export interface RpmServiceDeps {
+  db: Db;
+  packages: Pick<PackageService, 'addFile' | 'requireVersion' | 'requireFile' | 'filesOf' | 'deleteFile'>;
+  events: Pick<EventBus, 'on'>;
+  users: { getById(id: number): Promise<UserRow | undefined> };
+}
+
+export class RpmService {
+  private readonly rebuilds = new KeyedLock<number>();
+  private readonly queued = new Map<string, Promise<void>>();
+  private readonly db: Db;
+
+  constructor(private readonly deps: RpmServiceDeps) {
+    this.db = deps.db;
+    deps.events.on('package.deleted', async (e) => {
+      if (e.package.type !== 'rpm') return;
+      const owner = await deps.users.getById(e.package.ownerId);
+      if (owner) for (const g of await store.groupsOf(this.db, owner.id)) await this.rebuild(owner, g);
+    });
+  }
+
+  /** Uploads an .rpm to the group and rebuilds the group's repodata. */
+  async upload(
+    owner: UserRow,
+    creator: UserRow,
+    group: string,
+    data: Readable,
+    announced?: number,
+  ): Promise<{ rpm: RpmPackage; added: AddedFile }> {
+    const g = checkGroup(group);
+    let rpm: RpmPackage | undefined;
+    const added = await this.deps.packages.addFile(
+      {
+        owner,
+        creator,
+        type: 'rpm',
+        isLead: true,
+        data,
+        newVersionOnly: false,
+        compositeKey: g,
+        describe: async (stored) => {
+          rpm = await readRpm(stored);
+          const m = rpm.metadata;
+          return {
+            name: rpm.name,
+            version: rpm.version,
+            fileName: rpmFileName(rpm.name, rpm.version, rpm.arch),
+            metadata: JSON.stringify({
+              license: m.license || undefined,
+              project_url: m.url || undefined,
+              summary: m.summary || undefined,
+              description: m.description || undefined,
+            }),
+          };
+        },
+        inTransaction: async (tx, _pkg, _version, _created, fileId) => {
+          await core.addProperty(tx, PropertyRef.file, fileId, store.PROP_ARCHITECTURE, rpm!.arch);
+          await core.addProperty(
+            tx,
+            PropertyRef.file,
+            fileId,
+            store.PROP_METADATA,
+            JSON.stringify(rpm!.metadata),
+          );
+        },
+      },
+      announced,
+    );
+    await this.rebuild(owner, g);
+    return { rpm: rpm!, added };
+  }
+
+  /** The .rpm of a version in a group (404 when there is none). */
+  async requireRpm(
+    owner: UserRow,
+    identity: Identity | null,
+    group: string,
+    name: string,
+    version: string,
+    arch: string,
+  ): Promise<FileWithBlob> {
+    const found = await this.deps.packages.requireVersion(owner, 'rpm', name, version, identity);
+    return this.deps.packages.requireFile(
+      found.version.id,
+      rpmFileName(name, version, arch),
+      checkGroup(group),
+    );
+  }
+
+  /** Deletes one .rpm (the version goes with its last file) and rebuilds the group's repodata. */
+  async delete(
+    owner: UserRow,
+    doer: UserRow,
+    identity: Identity | null,
+    group: string,
+    name: string,
+    version: string,
+    arch: string,
+  ): Promise<void> {
+    const g = checkGroup(group);
+    const found = await this.deps.packages.requireVersion(owner, 'rpm', name, version, identity);
+    const file = await this.deps.packages.requireFile(found.version.id, rpmFileName(name, version, arch), g);
+    const last = (await this.deps.packages.filesOf([found.version.id])).length === 1;
+    await this.deps.packages.deleteFile(found.pkg, found.version, file, doer);
+    // The version's deletion is an event, which rebuilds every group of the owner.
+    if (!last) await this.rebuild(owner, g);
+  }
+
+  /** The owner's public key (armored), the pair made on first use (shared with the Debian registry). */
+  async publicKey(owner: UserRow): Promise<string> {
+    return (await this.keyOf(owner)).public_key;
+  }
+
+  private async keyOf(owner: UserRow) {
+    const existing = await keys.getKey(this.db, owner.id);
+    if (existing) return existing;
+    const pair = await generateKeyPair(owner.name);
+    await keys.insertKey(this.db, owner.id, pair.privateKey, pair.publicKey, nowUnix());
+    const stored = await keys.getKey(this.db, owner.id);
+    if (!stored) throw new Error(`the signing key of ${owner.name} was not stored`);
+    return stored;
+  }
+
+  /** A repodata file of the group (`repomd.xml`, `primary.xml.gz`, ...); 404 when there is none. */
+  async indexFile(owner: UserRow, group: string, path: string): Promise<RpmIndexRow> {
+    const row = await store.getIndexFile(this.db, owner.id, checkGroup(group), path);
+    if (!row) throw notFound(`repository file does not exist [group: ${group}, path: ${path}]`);
+    return row;
+  }
+
+  /** Rebuilds the repodata of one group (removed when it has no package left); see the header. */
+  rebuild(owner: UserRow, group: string): Promise<void> {
+    const key = `${owner.id}\0${group}`;
+    const queued = this.queued.get(key);
+    if (queued) return queued;
+    const run = this.rebuilds.run(owner.id, () => {
+      this.queued.delete(key);
+      return this.build(owner, group);
+    });
+    this.queued.set(key, run);
+    return run;
+  }
+
+  private async build(owner: UserRow, group: string): Promise<void> {
+    const key = await this.keyOf(owner);
+    for (let attempt = 0; ; attempt++) {
+      const stamp = await store.groupStamp(this.db, owner.id, group);
+      const files = await store.groupFiles(this.db, owner.id, group);
+      const pkgs: IndexedRpm[] = files
+        .filter((f) => f.metadata)
+        .map((f) => {
+          const metadata = JSON.parse(f.metadata!) as RpmMetadata;
+          const href = ['package', f.package_name, f.version, metadata.arch, f.name]
+            .map(encodeURIComponent)
+            .join('/');
+          return { metadata, href, size: f.size, sha256: f.hash_sha256, created: f.created_unix };
+        });
+      const now = nowUnix();
+      const built = await buildRepodata(pkgs, key.private_key, now);
+      const written = await transaction(this.db, async (tx) => {
+        await keys.lockKey(tx, owner.id);
+        if ((await store.groupStamp(tx, owner.id, group)) !== stamp && attempt < 20) return false;
+        await store.replaceIndex(
+          tx,
+          owner.id,
+          group,
+          built.map((f) => ({
+            owner_id: owner.id,
+            group_name: group,
+            path: f.path,
+            content: f.content.toString('base64'),
+            size: f.content.length,
+            created_unix: now,
+          })),
+        );
+        return true;
+      });
+      if (written) return;
+    }
+  }
+}

@@ -134,6 +134,9 @@ const gitError = (r: Git) =>
 const FULL_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i;
 
 /** Fetches actions' repositories for one task, from and into the runner's cache. */
+/** Fetches under way in this process (a runner running several tasks), by cache directory. */
+const FETCHING = new Map<string, Promise<string>>();
+
 export class ActionStore {
   private readonly memo = new Map<string, Promise<string>>();
 
@@ -208,12 +211,35 @@ export class ActionStore {
       if (!commit) throw new Error(`the action ${label}: ${ref.url} has no branch or tag ${ref.ref}`);
     }
     const cached = path.join(parent, commit);
+    // Another task of this runner fetching the same commit: its copy is this one's.
+    const pending = FETCHING.get(cached);
+    if (pending) await pending.catch(() => undefined);
     if (fs.existsSync(cached)) {
       this.log(`Using the action ${label} (${commit.slice(0, 12)}) from the runner's cache`);
       return cached;
     }
 
     this.log(`Getting the action ${label} from ${ref.url} (${commit.slice(0, 12)})`);
+    const fetching = this.fetchInto(parent, ref.url, label, wanted, commit, env, left);
+    FETCHING.set(cached, fetching);
+    try {
+      return await fetching;
+    } finally {
+      FETCHING.delete(cached);
+    }
+  }
+
+  /** Fetches `wanted` (the commit `commit`) of `url` into the cache directory `parent`. */
+  private async fetchInto(
+    parent: string,
+    url: string,
+    label: string,
+    wanted: string,
+    commit: string,
+    env: NodeJS.ProcessEnv,
+    left: () => number,
+  ): Promise<string> {
+    const ref = { url };
     const tmp = fs.mkdtempSync(path.join(parent, '.fetch-'));
     try {
       const run = async (args: string[]) => {

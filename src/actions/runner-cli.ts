@@ -2,10 +2,12 @@
 //   anvil runner register --instance URL --token T [--name N] [--labels self-hosted,host]
 //       registers with a registration token and keeps the runner's uuid and token in a .runner
 //       file (mode 0600);
-//   anvil runner daemon [--once] [--cache-dir DIR]
-//       declares the runner's labels, then polls FetchTask and runs each task on the host
-//       (runner-job.ts); with --once it runs one task and exits (with the task's success). The
-//       actions jobs use are fetched into the cache directory and kept there between tasks.
+//   anvil runner daemon [--once] [--cache-dir DIR] [--sandbox bwrap|none]
+//       declares the runner's labels, then polls FetchTask and runs each task (runner-job.ts), in
+//       a bubblewrap sandbox when bwrap is installed (runner-sandbox.ts) unless --sandbox none
+//       (or `sandbox` in the .runner file) says to run on the host; with --once it runs one task
+//       and exits (with the task's success). The actions jobs use are fetched into the cache
+//       directory and kept there between tasks.
 import fs from 'node:fs';
 import os from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -14,6 +16,7 @@ import { VERSION } from '../version.js';
 import { Result } from './gen/runner/v1/messages_pb.js';
 import { RunnerClient, RunnerClientError } from './runner-client.js';
 import { HOST_LABELS, TaskRun, defaultCacheDir } from './runner-job.js';
+import { SANDBOX_MODES, findBwrap, type SandboxMode } from './runner-sandbox.js';
 
 export interface RunnerFile {
   id: number;
@@ -22,6 +25,10 @@ export interface RunnerFile {
   name: string;
   address: string;
   labels: string[];
+  /** How jobs run: in a bubblewrap sandbox (the default) or on the host (`none`). */
+  sandbox?: SandboxMode;
+  /** Tasks run at a time (Forgejo's runner `capacity`; 1 when absent). */
+  capacity?: number;
 }
 
 const fileOption = () =>
@@ -36,10 +43,26 @@ function parseLabels(value: string): string[] {
   return labels;
 }
 
+function parseSandbox(value: string): SandboxMode {
+  if (!SANDBOX_MODES.includes(value as SandboxMode)) {
+    throw new InvalidArgumentError(`must be one of ${SANDBOX_MODES.join(', ')}`);
+  }
+  return value as SandboxMode;
+}
+
 function parseSeconds(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0)
     throw new InvalidArgumentError(`"${value}" is not a positive number of seconds`);
+  return n;
+}
+
+const MAX_CAPACITY = 64;
+
+function parseCapacity(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_CAPACITY)
+    throw new InvalidArgumentError(`"${value}" is not a whole number of tasks from 1 to ${MAX_CAPACITY}`);
   return n;
 }
 
@@ -51,6 +74,19 @@ export function readRunnerFile(file: string): RunnerFile {
     throw new Error(`cannot read ${file}: ${(err as Error).message} (register the runner first)`);
   }
   if (!data.uuid || !data.token || !data.address) throw new Error(`${file} is not a runner registration`);
+  if (data.sandbox !== undefined && !SANDBOX_MODES.includes(data.sandbox)) {
+    throw new Error(
+      `${file}: sandbox must be one of ${SANDBOX_MODES.join(', ')} [got: ${String(data.sandbox)}]`,
+    );
+  }
+  if (
+    data.capacity !== undefined &&
+    !(Number.isInteger(data.capacity) && data.capacity >= 1 && data.capacity <= MAX_CAPACITY)
+  ) {
+    throw new Error(
+      `${file}: capacity must be a whole number from 1 to ${MAX_CAPACITY} [got: ${String(data.capacity)}]`,
+    );
+  }
   return data;
 }
 
@@ -95,10 +131,17 @@ async function daemon(opts: {
   interval: number;
   wait?: number;
   cacheDir?: string;
+  sandbox?: SandboxMode;
+  capacity?: number;
 }): Promise<number> {
   const reg = readRunnerFile(opts.file);
   const client = new RunnerClient(reg.address, { uuid: reg.uuid, token: reg.token });
   const say = (msg: string) => console.error(`[${reg.name}] ${msg}`);
+  const mode = opts.sandbox ?? reg.sandbox ?? 'bwrap';
+  const bwrap = mode === 'bwrap' ? findBwrap() : undefined;
+  if (mode === 'none') say('sandbox off (sandbox: none): jobs run on the host');
+  else if (!bwrap) say('bwrap (bubblewrap) is not installed: jobs run on the host, without a sandbox');
+  else say(`jobs run in a sandbox (${bwrap})`);
   await client.declare({ version: VERSION.anvil, labels: reg.labels });
   say(`declared labels ${reg.labels.join(', ')}; waiting for tasks from ${reg.address}`);
   let stopping = false;
@@ -108,8 +151,17 @@ async function daemon(opts: {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   const until = opts.wait ? Date.now() + opts.wait * 1000 : Infinity;
+  const capacity = opts.capacity ?? reg.capacity ?? 1;
+  if (capacity > 1) say(`runs up to ${capacity} tasks at a time`);
+  /** The tasks under way, each its promise of its result. */
+  const running = new Set<Promise<Result>>();
   let version = 0n;
   while (!stopping) {
+    // At capacity: wait for a task to end before asking for another.
+    if (running.size >= capacity) {
+      await Promise.race(running);
+      continue;
+    }
     let task;
     try {
       const res = await client.fetchTask({ tasksVersion: version });
@@ -123,20 +175,39 @@ async function daemon(opts: {
       say(`fetching a task failed: ${(err as Error).message}`);
     }
     if (task) {
-      say(`task ${task.id}: started`);
-      const result = await new TaskRun(client, task, reg.name, say, {
+      const t = task;
+      say(`task ${t.id}: started`);
+      const work: Promise<Result> = new TaskRun(client, t, reg.name, say, {
         cacheDir: opts.cacheDir ?? defaultCacheDir(),
-      }).run();
-      say(`task ${task.id}: ${Result[result]?.toLowerCase() ?? result}`);
-      if (opts.once) return result === Result.SUCCESS ? 0 : 1;
+        ...(bwrap ? { bwrap } : {}),
+      })
+        .run()
+        .then(
+          (result) => {
+            say(`task ${t.id}: ${Result[result]?.toLowerCase() ?? result}`);
+            return result;
+          },
+          (err: unknown) => {
+            say(`task ${t.id}: the runner failed: ${(err as Error).message}`);
+            return Result.FAILURE;
+          },
+        )
+        .finally(() => running.delete(work));
+      running.add(work);
+      if (opts.once) {
+        const result = await work;
+        return result === Result.SUCCESS ? 0 : 1;
+      }
       continue;
     }
     if (Date.now() > until) {
       say('no task came');
       return 2;
     }
-    await sleep(opts.interval * 1000);
+    // Idle (or nothing more to take): poll again later, or as soon as a task under way ends.
+    await Promise.race([sleep(opts.interval * 1000), ...running]);
   }
+  await Promise.allSettled(running);
   return 0;
 }
 
@@ -176,9 +247,27 @@ export function runnerCommand(): Command {
     .option('--interval <seconds>', 'seconds between polls when idle', parseSeconds, 2)
     .option('--wait <seconds>', 'with --once: give up when no task came in this time', parseSeconds)
     .option('--cache-dir <path>', 'where fetched actions are kept (default: ~/.cache/anvil-runner)')
+    .option(
+      '--capacity <n>',
+      'tasks run at a time (default: 1, or "capacity" of the runner file)',
+      parseCapacity,
+    )
+    .option(
+      '--sandbox <mode>',
+      'bwrap: run jobs in a bubblewrap sandbox (the default when installed); none: on the host',
+      parseSandbox,
+    )
     .action(
       plain(
-        async (opts: { file: string; once: boolean; interval: number; wait?: number; cacheDir?: string }) => {
+        async (opts: {
+          file: string;
+          once: boolean;
+          interval: number;
+          wait?: number;
+          cacheDir?: string;
+          sandbox?: SandboxMode;
+          capacity?: number;
+        }) => {
           process.exitCode = await daemon(opts);
         },
       ),

@@ -20,6 +20,8 @@ import {
 } from './gen/runner/v1/messages_pb.js';
 import { condition, interpolate, type ExprContext, type Value } from './expressions.js';
 import { ActionStore } from './runner-actions.js';
+import { applyMasks, maskForms } from './runner-mask.js';
+import { sandboxArgv, type SandboxPaths } from './runner-sandbox.js';
 import type { CommandReader } from './runner-commands.js';
 import type { RunnerClient } from './runner-client.js';
 import { StepRunner } from './runner-steps.js';
@@ -30,10 +32,14 @@ export const HOST_LABELS = ['self-hosted', 'host'];
 const DEFAULT_JOB_MINUTES = 360;
 const FLUSH_MS = 1000;
 const REPORT_MS = 5000;
+/** Rows that make the runner send the log at once rather than at the next tick. */
+const FLUSH_ROWS = 200;
 
 export interface TaskRunOptions {
   /** Where fetched actions (and RUNNER_TOOL_CACHE) are kept between tasks. */
   cacheDir?: string;
+  /** The bwrap binary to run the job's processes in a sandbox with; on the host when absent. */
+  bwrap?: string;
 }
 
 /** The runner's cache by default: $XDG_CACHE_HOME/anvil-runner, else ~/.cache/anvil-runner. */
@@ -47,7 +53,8 @@ export class TaskRun implements JobHost {
   private readonly masks = new Set<string>();
   private readonly steps: StepState[] = [];
   private wasCancelled = false;
-  private current: ReturnType<typeof spawn> | undefined;
+  private readonly running = new Set<() => void>();
+  private sandbox: SandboxPaths | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private readonly startedAt = timestampNow();
 
@@ -70,22 +77,12 @@ export class TaskRun implements JobHost {
   }
 
   addMask(value: string): void {
-    for (const part of [value, ...value.split('\n')]) {
-      const t = part.trim();
-      if (t.length >= 3) this.masks.add(t);
-    }
-  }
-
-  private mask(s: string): string {
-    let out = s;
-    for (const m of [...this.masks].sort((a, b) => b.length - a.length)) {
-      if (out.includes(m)) out = out.split(m).join('***');
-    }
-    return out;
+    for (const form of maskForms(value)) this.masks.add(form);
   }
 
   log(line: string): void {
-    this.rows.push({ time: timestampNow(), content: this.mask(line) });
+    this.rows.push({ time: timestampNow(), content: applyMasks(line, this.masks) });
+    if (this.rows.length - this.acked >= FLUSH_ROWS) void this.flush();
   }
 
   /** Sends the rows the server has not acknowledged. */
@@ -112,7 +109,7 @@ export class TaskRun implements JobHost {
       });
       if (r.state?.result === Result.CANCELLED && !this.wasCancelled) {
         this.wasCancelled = true;
-        this.current?.kill('SIGTERM');
+        for (const kill of this.running) kill();
       }
     } catch (err) {
       this.say(`state report failed: ${(err as Error).message}`);
@@ -178,6 +175,10 @@ export class TaskRun implements JobHost {
     const cacheDir = this.options.cacheDir ?? path.join(os.tmpdir(), 'anvil-runner-cache');
     const toolCache = path.join(cacheDir, 'tool-cache');
     fs.mkdirSync(toolCache, { recursive: true });
+    fs.mkdirSync(path.join(cacheDir, 'actions'), { recursive: true });
+    if (this.options.bwrap) {
+      this.sandbox = { jobDir: base, readOnly: [path.join(cacheDir, 'actions')], readWrite: [toolCache] };
+    }
 
     const github = { ...(this.task.context ?? {}) } as Record<string, Value>;
     github['workspace'] = workspace;
@@ -277,6 +278,7 @@ export class TaskRun implements JobHost {
       ACTIONS_RUNTIME_TOKEN: contextStr('ACTIONS_RUNTIME_TOKEN') || contextStr('gitea_runtime_token'),
       ACTIONS_RESULTS_URL: contextStr('ACTIONS_RESULTS_URL') || `${serverUrl}/`,
       ACTIONS_RUNTIME_URL: `${serverUrl}/api/actions_pipeline/`,
+      ACTIONS_CACHE_URL: `${serverUrl}/api/actions_cache/`,
     };
     const eventPath = path.join(temp, 'event.json');
     fs.writeFileSync(eventPath, JSON.stringify(event));
@@ -316,6 +318,7 @@ export class TaskRun implements JobHost {
 
     await runner.prepare(steps, scope);
     await runner.runSteps(steps, scope, {
+      // The server learns of each step as it starts and ends, not only at the next report.
       start: (i) => {
         this.steps.push(
           create(StepStateSchema, {
@@ -324,12 +327,14 @@ export class TaskRun implements JobHost {
             logIndex: BigInt(this.rows.length),
           }),
         );
+        void this.flush().then(() => this.report());
       },
       end: (i, result) => {
         const s = this.steps[i]!;
         s.result = result;
         s.stoppedAt = timestampNow();
         s.logLength = BigInt(this.rows.length) - s.logIndex;
+        void this.flush().then(() => this.report());
       },
     });
     await runner.runPosts(scope);
@@ -358,13 +363,15 @@ export class TaskRun implements JobHost {
     commands?: CommandReader,
   ): Promise<number> {
     return new Promise((resolve) => {
-      const child = spawn(argv[0]!, argv.slice(1), {
+      // In the sandbox, killing bwrap ends its PID namespace, so every process of the step.
+      const full = this.sandbox ? sandboxArgv(this.options.bwrap!, argv, cwd, this.sandbox) : argv;
+      // Its own process group, so that a kill reaches the children it started too.
+      const child = spawn(full[0]!, full.slice(1), {
         cwd,
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: true,
       });
-      this.current = child;
       const kill = () => {
         try {
           if (child.pid) process.kill(-child.pid, 'SIGKILL');
@@ -372,6 +379,8 @@ export class TaskRun implements JobHost {
           child.kill('SIGKILL');
         }
       };
+      this.running.add(kill);
+      if (this.wasCancelled) kill();
       const timer = setTimeout(
         () => {
           this.log('::error::The step timed out.');
@@ -384,7 +393,7 @@ export class TaskRun implements JobHost {
       const done = () => {
         if (open > 0 || exit === undefined) return;
         clearTimeout(timer);
-        this.current = undefined;
+        this.running.delete(kill);
         resolve(exit);
       };
       for (const stream of [child.stdout, child.stderr]) {

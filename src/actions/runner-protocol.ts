@@ -234,7 +234,8 @@ export function runnerProtocolRoutes(app: FastifyInstance, deps: RunnerProtocolD
     async FetchTask(request, body, enc) {
       const runner = await runnerOf(request);
       decode(FetchTaskRequestSchema, enc, body);
-      const task = await svc.fetchTask(runner);
+      const socket = request.raw.socket;
+      const task = await svc.fetchTask(runner, () => socket.destroyed);
       return encode(
         FetchTaskResponseSchema,
         enc,

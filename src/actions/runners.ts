@@ -21,7 +21,15 @@ import { Result } from './gen/runner/v1/messages_pb.js';
 import { sameDigest, sha256 } from './digest.js';
 import type { ActionsService } from './service.js';
 import * as store from './store.js';
-import { isDone, type JobRow, type RunnerRow, type RunRow, type Scope, type TaskRow } from './tables.js';
+import {
+  aggregateStatus,
+  isDone,
+  type JobRow,
+  type RunnerRow,
+  type RunRow,
+  type Scope,
+  type TaskRow,
+} from './tables.js';
 
 /** A runner not heard of for this long is offline. */
 export const RUNNER_OFFLINE_SECONDS = 60;
@@ -106,21 +114,6 @@ function checkLabels(labels: string[]): string[] {
   return clean;
 }
 
-/**
- * The run's status from its jobs' (Forgejo's aggregation): all succeeded or skipped → success;
- * else any cancelled → cancelled; any failed → failure; any running, or some done and others
- * still to run → running; then waiting, blocked.
- */
-export function aggregateStatus(statuses: string[]): string {
-  if (statuses.length === 0) return 'success';
-  if (statuses.every((s) => s === 'success' || s === 'skipped')) return 'success';
-  for (const s of ['cancelled', 'failure', 'running']) {
-    if (statuses.includes(s)) return s;
-  }
-  if (statuses.some((s) => s === 'success' || s === 'skipped')) return 'running';
-  return statuses.includes('waiting') ? 'waiting' : 'blocked';
-}
-
 export interface RunnerServiceDeps {
   db: Db;
   log: Logger;
@@ -133,7 +126,16 @@ export interface RunnerServiceDeps {
   users: Pick<UserService, 'getById'>;
   repos: Pick<RepoService, 'getById'>;
   /** The jobs' side: whether actions are on, what a job gets, and news of jobs to run. */
-  actions: Pick<ActionsService, 'enabled' | 'assertEnabled' | 'secretsAndVars' | 'botUser' | 'onJobsWaiting'>;
+  actions: Pick<
+    ActionsService,
+    | 'enabled'
+    | 'assertEnabled'
+    | 'secretsAndVars'
+    | 'botUser'
+    | 'onJobsWaiting'
+    | 'onTasksCancelled'
+    | 'runChanged'
+  >;
 }
 
 export class RunnerService {
@@ -155,6 +157,10 @@ export class RunnerService {
     this.actions = deps.actions;
     // Runs created here: runners long-polling this process or another one wake up.
     deps.actions.onJobsWaiting(() => this.notifyNewJobs());
+    // Runs a new run of their concurrency group cancelled: their running tasks end.
+    deps.actions.onTasksCancelled(async (taskIds) => {
+      for (const id of taskIds) await this.finish(id, 'cancelled');
+    });
     // Jobs another process made waiting (a push it received): runners waiting here take them now.
     deps.cluster.on('actions.jobs', () => this.jobsWaiting());
   }
@@ -318,12 +324,16 @@ export class RunnerService {
   /**
    * FetchTask: the oldest waiting job the runner may take, as a task. When there is none, the
    * request waits up to [actions] FETCH_TASK_WAIT for jobs to become waiting (on this process or,
-   * through the cluster channel, on another) and looks again; undefined when none came.
+   * through the cluster channel, on another) and looks again; undefined when none came, or when
+   * the runner's connection is `gone`.
    */
-  async fetchTask(runner: RunnerRow): Promise<TaskData | undefined> {
+  async fetchTask(runner: RunnerRow, gone: () => boolean = () => false): Promise<TaskData | undefined> {
     const deadline = Date.now() + this.deps.settings.fetchTaskWait * 1000;
     for (;;) {
       const seen = this.version;
+      // A runner that hung up while waiting (stopped, killed) is given nothing: a job it took
+      // would stay running until its task went stale.
+      if (gone()) return undefined;
       const task = await this.pickTask(runner);
       if (task) return task;
       const left = deadline - Date.now();
@@ -390,6 +400,7 @@ export class RunnerService {
       return { taskId, run, attempt };
     });
     if (!claimed) return undefined;
+    this.actions.runChanged(job.run_id);
     try {
       return await this.taskData(claimed.taskId, { ...job, attempt: claimed.attempt }, claimed.run, token);
     } catch (err) {
@@ -405,7 +416,10 @@ export class RunnerService {
     const [owner, actor, { secrets, vars }, needs] = await Promise.all([
       this.deps.users.getById(repo.owner_id),
       run.trigger_user_id === -2 ? this.actions.botUser() : this.deps.users.getById(run.trigger_user_id),
-      this.actions.secretsAndVars(repo),
+      // A fork's pull request runs its own code: it gets no secrets (variables are not secret).
+      this.actions
+        .secretsAndVars(repo)
+        .then((sv) => (run.is_fork_pull_request ? { secrets: {}, vars: sv.vars } : sv)),
       this.needsOf(job),
     ]);
     this.masks.set(taskId, { values: maskValues(Object.values(secrets)), until: nowUnix() + 3600 });
@@ -542,17 +556,52 @@ export class RunnerService {
    * that were waiting for it, and the run. Returns the task's status afterwards.
    */
   async finish(taskId: number, status: string): Promise<string> {
-    const { final, released } = await transaction(this.db, async (tx) => {
+    const { final, released, runId, cancelled } = await transaction(this.db, async (tx) => {
       const task = (await store.taskById(tx, taskId))!;
-      if (task.status !== 'running') return { final: task.status, released: false };
+      if (task.status !== 'running') return { final: task.status, released: false, runId: 0, cancelled: [] };
       const now = nowUnix();
       await store.updateTask(tx, task.id, { status, stopped_unix: now, updated_unix: now, token_hash: null });
-      await store.updateJob(tx, task.job_id, { status, stopped_unix: now, updated_unix: now });
-      return { final: status, released: await this.advanceRun(tx, task.run_id, now) };
+      // A job run again meanwhile (its task_id cleared) is not the task's any more.
+      const job = await store.jobById(tx, task.job_id);
+      let cancelled: number[] = [];
+      if (job && job.task_id === task.id) {
+        await store.updateJob(tx, task.job_id, { status, stopped_unix: now, updated_unix: now });
+        if (status === 'failure' && job.fail_fast) cancelled = await this.failFast(tx, job, now);
+      }
+      return {
+        final: status,
+        released: await this.advanceRun(tx, task.run_id, now),
+        runId: task.run_id,
+        cancelled,
+      };
     });
     this.masks.delete(taskId);
+    // The running siblings fail-fast cancelled end through their tasks (the runner stops them).
+    for (const id of cancelled) await this.finish(id, 'cancelled');
+    if (runId) this.actions.runChanged(runId);
     if (released) this.notifyNewJobs();
     return final;
+  }
+
+  /**
+   * `strategy.fail-fast`: a matrix job failed, so its siblings that have not ended are cancelled
+   * (those not started at once). Returns the tasks of the running ones, to end once committed.
+   */
+  private async failFast(tx: Tx, failed: JobRow, now: number): Promise<number[]> {
+    const tasks: number[] = [];
+    for (const job of await store.jobsOfRun(tx, failed.run_id)) {
+      if (job.id === failed.id || job.job_id !== failed.job_id) continue;
+      if (job.status === 'waiting' || job.status === 'blocked') {
+        await store.moveJob(tx, job.id, job.status, {
+          status: 'cancelled',
+          stopped_unix: now,
+          updated_unix: now,
+        });
+      } else if (job.status === 'running' && job.task_id) {
+        tasks.push(job.task_id);
+      }
+    }
+    return tasks;
   }
 
   /**
@@ -570,7 +619,13 @@ export class RunnerService {
         if (job.status !== 'blocked') continue;
         const needs = parseLabels(job.needs).flatMap(statusOf);
         if (!needs.every(isDone)) continue;
-        job.status = needs.every((s) => s === 'success') ? 'waiting' : 'skipped';
+        const ok = needs.every((s) => s === 'success');
+        // strategy.max-parallel: it waits while that many of its matrix run or wait.
+        if (ok && job.max_parallel > 0) {
+          const active = statusOf(job.job_id).filter((s) => s === 'waiting' || s === 'running').length;
+          if (active >= job.max_parallel) continue;
+        }
+        job.status = ok ? 'waiting' : 'skipped';
         await store.updateJob(tx, job.id, {
           status: job.status,
           updated_unix: now,
@@ -587,7 +642,27 @@ export class RunnerService {
       updated_unix: now,
       ...(allDone ? { stopped_unix: now } : {}),
     });
+    if (allDone) released = (await this.releaseGroup(tx, runId, now)) || released;
     return released;
+  }
+
+  /**
+   * After run `runId` ended: the oldest run its concurrency group holds starts, unless another of
+   * the group is under way (or the held one still waits for approval). Returns whether jobs
+   * became waiting.
+   */
+  async releaseGroup(tx: Tx, runId: number, now: number): Promise<boolean> {
+    const run = await store.runById(tx, runId);
+    if (!run?.concurrency_group) return false;
+    const others = await store.openRunsOfGroup(tx, run.repo_id, run.concurrency_group, run.id);
+    if (others.some((o) => o.status !== 'blocked')) return false;
+    const next = others.find((o) => !o.need_approval);
+    return next ? this.startHeld(tx, next.id, now) : false;
+  }
+
+  /** A held run starts: its jobs whose needs have ended become waiting. Returns whether any did. */
+  async startHeld(tx: Tx, runId: number, now: number): Promise<boolean> {
+    return this.advanceRun(tx, runId, now);
   }
 
   /**

@@ -9,12 +9,13 @@
 import type { Logger } from 'pino';
 import type { Authenticator, Identity } from '../auth/identity.js';
 import { SecretBox } from '../auth/secrets.js';
-import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
+import { nowUnix, transaction, type Db } from '../db/database.js';
 import { uniqueViolation } from '../db/retry.js';
 import { badRequest, conflict, forbidden, invalidField, notFound } from '../errors.js';
 import type { AnvilEvents, EventBus, RefUpdate } from '../events/bus.js';
 import { git, getCommit, ZERO_OID } from '../git/git.js';
 import { checkRefName, readBlobs, resolveRef } from '../git/data.js';
+import { AccessMode } from '../orgs/tables.js';
 import type { RepoService } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
 import type { UserService } from '../users/service.js';
@@ -22,8 +23,9 @@ import type { UserRow } from '../users/tables.js';
 import { parseScopes } from '../tokens/scopes.js';
 import { ACTIONS_BOT_ID, botRow, isActionsBot } from './bot.js';
 import { sameDigest, sha256 } from './digest.js';
+import { insertRuns, type CreatedRun, type RunEvent, type RunItem, type WorkflowFile } from './run-create.js';
 import * as store from './store.js';
-import type { JobRow, KvRow, RunFilter, RunRow, Scope } from './tables.js';
+import type { JobRow, KvRow, RunFilter, RunRow, ScheduleRow, Scope } from './tables.js';
 import {
   hasPathFilter,
   matchPaths,
@@ -35,6 +37,12 @@ import {
   WorkflowError,
   type Workflow,
 } from './workflow.js';
+
+export type { CreatedRun, WorkflowFile } from './run-create.js';
+
+/** What in a commit message (or a pull request's title) keeps its push from starting runs (Forgejo's). */
+const SKIP_WORKFLOW_STRINGS = ['[skip ci]', '[ci skip]', '[no ci]', '[skip actions]', '[actions skip]'];
+export const skipsWorkflows = (text: string): boolean => SKIP_WORKFLOW_STRINGS.some((s) => text.includes(s));
 
 /** The pull request events of the bus and the `types` of `on.pull_request` they are. */
 const PULL_EVENT_TYPES: Array<[keyof AnvilEvents & `pull.${string}`, string]> = [
@@ -55,6 +63,7 @@ const RESERVED_PREFIXES = ['GITHUB_', 'GITEA_', 'FORGEJO_'];
 
 /** What a job token may do: the repository and its issues (limited to its repository by access). */
 const JOB_TOKEN_SCOPES = parseScopes('write:repository,write:issue,read:user');
+const FORK_JOB_TOKEN_SCOPES = parseScopes('read:repository,read:issue,read:user');
 const TOKEN_SHAPE = /^[0-9a-f]{40}$/;
 
 /**
@@ -81,28 +90,6 @@ function checkValue(value: string, field: string): string {
   return normalized;
 }
 
-export interface WorkflowFile {
-  /** Path in the repository. */
-  path: string;
-  /** File name: the workflow's id in the API ("ci.yml"). */
-  name: string;
-  content: string;
-}
-
-interface RunEvent {
-  event: 'push' | 'pull_request' | 'workflow_dispatch';
-  ref: string;
-  sha: string;
-  triggerUserId: number;
-  title: string;
-  payload: Record<string, unknown>;
-}
-
-export interface CreatedRun {
-  run: RunRow;
-  jobs: Array<{ name: string }>;
-}
-
 export interface ActionsServiceDeps {
   db: Db;
   events: EventBus;
@@ -115,8 +102,8 @@ export interface ActionsServiceDeps {
   /** Job tokens are one more kind of credential. */
   auth: Pick<Authenticator, 'addTokenResolver'>;
   users: Pick<UserService, 'getById'>;
-  /** Workflows are read from repositories; the bot creates none. */
-  repos: Pick<RepoService, 'getById' | 'pathOf' | 'addHooks'>;
+  /** Workflows are read from repositories; the bot creates none; fork runs of non-writers wait. */
+  repos: Pick<RepoService, 'getById' | 'pathOf' | 'addHooks' | 'access'>;
 }
 
 export class ActionsService {
@@ -124,6 +111,10 @@ export class ActionsService {
   private readonly db: Db;
   /** Told whenever jobs became waiting (committed): the runners' side (RunnerService). */
   private readonly jobsWaiting: Array<() => void> = [];
+  /** Told whenever a run or its jobs changed state (committed): commit statuses follow them. */
+  private readonly runListeners: Array<(runId: number) => void> = [];
+  /** Told of running tasks that must end as cancelled (a run replaced in its concurrency group). */
+  private readonly cancelListeners: Array<(taskIds: number[]) => Promise<void>> = [];
 
   constructor(private readonly deps: ActionsServiceDeps) {
     this.db = deps.db;
@@ -148,6 +139,21 @@ export class ActionsService {
   /** Registers what runs when runs were created and their jobs wait for runners. */
   onJobsWaiting(listener: () => void): void {
     this.jobsWaiting.push(listener);
+  }
+
+  /** Registers what ends running tasks as cancelled (RunnerService.finish). */
+  onTasksCancelled(listener: (taskIds: number[]) => Promise<void>): void {
+    this.cancelListeners.push(listener);
+  }
+
+  /** Registers what runs after a run or its jobs changed state (commit-status.ts). */
+  onRunChanged(listener: (runId: number) => void): void {
+    this.runListeners.push(listener);
+  }
+
+  /** A run or its jobs changed state (committed): tells the listeners, which must not throw. */
+  runChanged(runId: number): void {
+    for (const listener of this.runListeners) listener(runId);
   }
 
   /** 404 when [actions] ENABLED is false. */
@@ -305,7 +311,10 @@ export class ActionsService {
     if (!task || !task.token_hash || task.status !== 'running' || !sameDigest(task.token_hash, digest)) {
       return undefined;
     }
-    return { user: await this.botUser(), method: 'token', scopes: JOB_TOKEN_SCOPES, repoId: task.repo_id };
+    // A fork's pull request run reads its repository but changes nothing there.
+    const run = await store.runById(this.db, task.run_id);
+    const scopes = run?.is_fork_pull_request ? FORK_JOB_TOKEN_SCOPES : JOB_TOKEN_SCOPES;
+    return { user: await this.botUser(), method: 'token', scopes, repoId: task.repo_id };
   }
 
   async botUser(): Promise<UserRow> {
@@ -340,11 +349,18 @@ export class ActionsService {
     const files = await this.workflowsAt(dir, commit);
     if (!files.length) return [];
     let changed: string[] | undefined;
-    const matching: Array<{ file: WorkflowFile; wf: Workflow }> = [];
+    const matching: RunItem[] = [];
     for (const file of files) {
       const wf = this.parse(file);
-      const push = wf?.triggers.push;
-      if (!wf || !push || !matchRef(push, u.ref)) continue;
+      if (!wf) {
+        // A file this push made invalid gets a failed run that says why (as GitHub's "Invalid
+        // workflow file"); later pushes leave it alone until it changes again.
+        changed ??= await changedFiles(dir, u.oldOid, commit);
+        if (changed.includes(file.path)) matching.push({ file, error: this.parseError(file) });
+        continue;
+      }
+      const push = wf.triggers.push;
+      if (!push || !matchRef(push, u.ref)) continue;
       if (u.ref.startsWith('refs/heads/') && hasPathFilter(push)) {
         changed ??= await changedFiles(dir, u.oldOid, commit);
         if (!matchPaths(push, changed)) continue;
@@ -353,6 +369,7 @@ export class ActionsService {
     }
     if (!matching.length) return [];
     const [pusher, info] = await Promise.all([this.deps.users.getById(pusherId), getCommit(dir, commit)]);
+    if (info && skipsWorkflows(info.message)) return [];
     const title = (info?.message ?? '').split('\n', 1)[0]!.trim() || commit.slice(0, 10);
     const payload = {
       ref: u.ref,
@@ -381,8 +398,8 @@ export class ActionsService {
 
   /**
    * A pull request event: runs of the workflows (read at the head commit) whose `pull_request`
-   * trigger takes this type, base branch and changed files. Pull requests from forks start
-   * nothing (there is no approval of fork runs, and their jobs must not get secrets).
+   * trigger takes this type, base branch and changed files. A pull request from a fork gets runs
+   * without secrets, which wait for a writer's approval unless its poster may write here.
    */
   private async onPull(type: string, e: AnvilEvents['pull.opened']): Promise<void> {
     if (!this.enabled || isActionsBot(e.doerId)) return;
@@ -392,7 +409,7 @@ export class ActionsService {
         .selectAll()
         .where('id', '=', e.pullId)
         .executeTakeFirst();
-      if (!pr || pr.head_repo_id !== pr.base_repo_id || !pr.head_commit_id) return;
+      if (!pr || !pr.head_commit_id) return;
       const repo = await this.deps.repos.getById(pr.base_repo_id);
       if (!repo || !repo.has_actions || repo.is_mirror) return;
       const dir = this.deps.repos.pathOf(repo);
@@ -420,11 +437,19 @@ export class ActionsService {
       const [issue, doer] = await Promise.all([
         this.db
           .selectFrom('issue')
-          .select(['title', 'content'])
+          .select(['title', 'content', 'poster_id'])
           .where('id', '=', e.issueId)
           .executeTakeFirst(),
         this.deps.users.getById(e.doerId),
       ]);
+      if (issue && skipsWorkflows(issue.title)) return;
+      const fork = pr.head_repo_id !== pr.base_repo_id;
+      let needApproval = false;
+      if (fork) {
+        const poster = issue?.poster_id ? await this.deps.users.getById(issue.poster_id) : undefined;
+        const viewer = poster ? { id: poster.id, isAdmin: poster.is_admin === 1 } : null;
+        needApproval = (await this.deps.repos.access(repo, viewer)).mode < AccessMode.write;
+      }
       const repository = await this.repositoryPayload(repo);
       const payload = {
         action: type === 'synchronize' ? 'synchronized' : type,
@@ -448,6 +473,8 @@ export class ActionsService {
         triggerUserId: e.doerId,
         title: issue?.title ?? `#${pr.index}`,
         payload,
+        fork,
+        needApproval,
       });
     } catch (err) {
       this.deps.log.error(
@@ -483,6 +510,9 @@ export class ActionsService {
     }
     const spec = wf.triggers.workflow_dispatch;
     if (!spec) throw badRequest(`workflow ${workflowName} has no workflow_dispatch trigger`);
+    if ((await store.disabledWorkflows(this.db, repo.id)).has(file.name)) {
+      throw badRequest(`workflow ${workflowName} is disabled`);
+    }
     let resolvedInputs: Record<string, string>;
     try {
       resolvedInputs = resolveInputs(spec.inputs, inputs);
@@ -505,7 +535,19 @@ export class ActionsService {
       title: wf.name,
       payload,
     });
-    return created!;
+    // Disabled meanwhile: nothing was created.
+    if (!created) throw badRequest(`workflow ${workflowName} is disabled`);
+    return created;
+  }
+
+  /** Why a workflow file cannot be read. */
+  private parseError(file: WorkflowFile): string {
+    try {
+      parseWorkflow(file.content, file.path);
+      return '';
+    } catch (err) {
+      return err instanceof Error ? err.message : String(err);
+    }
   }
 
   private parse(file: WorkflowFile): Workflow | undefined {
@@ -553,16 +595,22 @@ export class ActionsService {
   }
 
   /** Creates one run per workflow with all its jobs, in one transaction. */
-  private async createRuns(
-    repo: RepoRow,
-    items: Array<{ file: WorkflowFile; wf: Workflow }>,
-    ev: RunEvent,
-  ): Promise<CreatedRun[]> {
+  private async createRuns(repo: RepoRow, items: RunItem[], ev: RunEvent): Promise<CreatedRun[]> {
+    // A disabled workflow is not triggered (a dispatch of one was refused before).
+    const disabled = await store.disabledWorkflows(this.db, repo.id);
+    items = items.filter((i) => !disabled.has(i.file.name));
+    if (!items.length) return [];
+    const repository = await this.repositoryPayload(repo);
     for (let attempt = 0; ; attempt++) {
       try {
-        const created = await transaction(this.db, (tx) => this.insertRuns(tx, repo, items, ev));
+        const done = await transaction(this.db, (tx) =>
+          insertRuns(tx, repo, repository.full_name, items, ev),
+        );
+        for (const listener of this.cancelListeners) await listener(done.cancelTasks);
         for (const listener of this.jobsWaiting) listener();
-        return created;
+        for (const c of done.created) this.runChanged(c.run.id);
+        for (const id of done.changedRuns) this.runChanged(id);
+        return done.created;
       } catch (err) {
         // Two triggers of one repository took the same run number: the later one tries again.
         if (attempt < 3 && uniqueViolation(err)) continue;
@@ -571,49 +619,42 @@ export class ActionsService {
     }
   }
 
-  private async insertRuns(
-    tx: Tx,
-    repo: RepoRow,
-    items: Array<{ file: WorkflowFile; wf: Workflow }>,
-    ev: RunEvent,
-  ): Promise<CreatedRun[]> {
-    const now = nowUnix();
-    let number = await store.nextRunNumber(tx, repo.id);
-    const out: CreatedRun[] = [];
-    for (const { file, wf } of items) {
-      const runId = await store.insertRun(tx, {
-        repo_id: repo.id,
-        run_number: number++,
-        workflow_id: file.name,
-        workflow_path: file.path,
-        title: ev.title.slice(0, 255),
-        trigger_user_id: ev.triggerUserId,
-        ref: ev.ref,
-        commit_sha: ev.sha,
-        event: ev.event,
-        event_payload: JSON.stringify(ev.payload),
-        status: 'waiting',
-        created_unix: now,
-        updated_unix: now,
-      });
-      await store.insertJobs(
-        tx,
-        wf.jobs.map((j) => ({
-          run_id: runId,
-          repo_id: repo.id,
-          job_id: j.jobId,
-          name: j.name.slice(0, 255),
-          workflow_payload: j.payload,
-          needs: JSON.stringify(j.needs),
-          runs_on: JSON.stringify(j.runsOn),
-          status: j.needs.length ? 'blocked' : 'waiting',
-          created_unix: now,
-          updated_unix: now,
-        })),
-      );
-      out.push({ run: (await store.runById(tx, runId))!, jobs: wf.jobs.map((j) => ({ name: j.name })) });
-    }
-    return out;
+  /**
+   * A schedule's time came (schedules.ts claimed it): a run of its workflow as it is now on the
+   * default branch's head. 'gone' when the workflow no longer has this schedule there (the row is
+   * stale); 'skipped' when the repository runs no actions now or the workflow is disabled.
+   */
+  async startScheduled(row: ScheduleRow): Promise<'started' | 'skipped' | 'gone'> {
+    if (!this.enabled) return 'skipped';
+    const repo = await this.deps.repos.getById(row.repo_id);
+    if (!repo) return 'gone';
+    if (!repo.has_actions || repo.is_mirror || repo.is_archived || repo.is_empty) return 'skipped';
+    const dir = this.deps.repos.pathOf(repo);
+    const head = await resolveRef(dir, repo.default_branch);
+    if (!head || head.kind !== 'branch') return 'skipped';
+    const file = (await this.workflowsAt(dir, head.oid)).find((f) => f.name === row.workflow_id);
+    const wf = file && this.parse(file);
+    if (!file || !wf?.triggers.schedule?.includes(row.spec)) return 'gone';
+    const [trigger, info] = await Promise.all([
+      this.deps.users.getById(row.trigger_user_id),
+      getCommit(dir, head.oid),
+    ]);
+    const payload = {
+      schedule: row.spec,
+      ref: `refs/heads/${head.name}`,
+      repository: await this.repositoryPayload(repo),
+      sender: trigger ? this.userPayload(trigger) : null,
+      workflow: file.path,
+    };
+    const created = await this.createRuns(repo, [{ file, wf }], {
+      event: 'schedule',
+      ref: `refs/heads/${head.name}`,
+      sha: head.oid,
+      triggerUserId: trigger ? trigger.id : ACTIONS_BOT_ID,
+      title: (info?.message ?? '').split('\n', 1)[0]!.trim() || wf.name,
+      payload,
+    });
+    return created.length ? 'started' : 'skipped';
   }
 
   private async repositoryPayload(repo: RepoRow) {
@@ -667,6 +708,12 @@ export class ActionsService {
     if (!job.task_id) return '';
     const rows = await store.logsOf(this.db, job.task_id);
     return rows.map((r) => `${new Date(Number(r.time_ms)).toISOString()} ${r.content}\n`).join('');
+  }
+
+  /** For the cache service: the run's repository and ref. */
+  async runRef(id: number): Promise<{ repoId: number; ref: string } | undefined> {
+    const run = await store.runById(this.db, id);
+    return run && { repoId: run.repo_id, ref: run.ref };
   }
 
   /** For the artifact service (its RunSource): run numbers and head commits. */

@@ -10,11 +10,13 @@ import type {
   ActionSecretTable,
   ActionTaskTable,
 } from './tables.js';
+import { DONE_STATUSES } from './tables.js';
 import type {
   KvRow,
   RunnerTokenRow,
   RunnerRow,
   RunRow,
+  ScheduleRow,
   JobRow,
   TaskRow,
   NewJobRow,
@@ -188,6 +190,9 @@ export function listRuns(q: Q, repoId: number, f: RunFilter, limit: number, offs
   if (f.statuses?.length) s = s.where('status', 'in', f.statuses);
   if (f.runNumber !== undefined) s = s.where('run_number', '=', f.runNumber);
   if (f.headSha) s = s.where('commit_sha', '=', f.headSha);
+  if (f.workflowId) s = s.where('workflow_id', '=', f.workflowId);
+  if (f.ref) s = s.where('ref', '=', f.ref);
+  if (f.triggerUserId !== undefined) s = s.where('trigger_user_id', '=', f.triggerUserId);
   return paged(s.orderBy('run_number', 'desc'), limit, offset);
 }
 
@@ -375,4 +380,140 @@ export function logsOf(q: Q, taskId: number) {
     .where('task_id', '=', taskId)
     .orderBy('idx')
     .execute();
+}
+
+// Disabled workflows
+
+export async function disabledWorkflows(q: Q, repoId: number): Promise<Set<string>> {
+  const rows = await q
+    .selectFrom('action_workflow_disabled')
+    .select('workflow_id')
+    .where('repo_id', '=', repoId)
+    .execute();
+  return new Set(rows.map((r) => r.workflow_id));
+}
+
+export async function setWorkflowDisabled(q: Q, repoId: number, workflowId: string, disabled: boolean) {
+  if (disabled) {
+    await q
+      .insertInto('action_workflow_disabled')
+      .values({ repo_id: repoId, workflow_id: workflowId, created_unix: Math.floor(Date.now() / 1000) })
+      .onConflict((oc) => oc.columns(['repo_id', 'workflow_id']).doNothing())
+      .execute();
+  } else {
+    await q
+      .deleteFrom('action_workflow_disabled')
+      .where('repo_id', '=', repoId)
+      .where('workflow_id', '=', workflowId)
+      .execute();
+  }
+}
+
+/** The newest run of a workflow, optionally on one ref and of one event (status badges). */
+export function latestRunOf(
+  q: Q,
+  repoId: number,
+  workflowId: string,
+  ref: string | undefined,
+  event: string | undefined,
+): Promise<RunRow | undefined> {
+  let s = q
+    .selectFrom('action_run')
+    .selectAll()
+    .where('repo_id', '=', repoId)
+    .where('workflow_id', '=', workflowId);
+  if (ref) s = s.where('ref', '=', ref);
+  if (event) s = s.where('event', '=', event);
+  return s.orderBy('run_number', 'desc').limit(1).executeTakeFirst();
+}
+
+/** The workflow files that have runs in a repository (for the list's side when none is read). */
+export async function runWorkflowIds(q: Q, repoId: number): Promise<string[]> {
+  const rows = await q
+    .selectFrom('action_run')
+    .select('workflow_id')
+    .distinct()
+    .where('repo_id', '=', repoId)
+    .execute();
+  return rows.map((r) => r.workflow_id).sort();
+}
+
+/** Log rows of a task from row `from` on (at most `limit`). */
+export function logsFrom(q: Q, taskId: number, from: number, limit: number) {
+  return q
+    .selectFrom('action_task_log')
+    .select(['idx', 'time_ms', 'content'])
+    .where('task_id', '=', taskId)
+    .where('idx', '>=', from)
+    .orderBy('idx')
+    .limit(limit)
+    .execute();
+}
+
+/** The rows of a task's log that start steps or report errors (the job page folds the log by them). */
+export function logMarks(q: Q, taskId: number) {
+  return q
+    .selectFrom('action_task_log')
+    .select(['idx', 'time_ms', 'content'])
+    .where('task_id', '=', taskId)
+    .where((eb) =>
+      eb.or([
+        eb('content', 'like', '\u2B52 %'),
+        eb('content', 'like', '\u2B50 %'),
+        eb('content', 'like', '::error::%'),
+      ]),
+    )
+    .orderBy('idx')
+    .execute();
+}
+
+// Concurrency groups
+
+/** The runs of a repository's concurrency group that have not ended, oldest first. */
+export function openRunsOfGroup(q: Q, repoId: number, group: string, exceptId: number): Promise<RunRow[]> {
+  return q
+    .selectFrom('action_run')
+    .selectAll()
+    .where('repo_id', '=', repoId)
+    .where('concurrency_group', '=', group)
+    .where('id', '!=', exceptId)
+    .where('status', 'not in', [...DONE_STATUSES])
+    .orderBy('id')
+    .execute();
+}
+
+// Schedules
+
+export function schedulesOf(q: Q, repoId: number): Promise<ScheduleRow[]> {
+  return q.selectFrom('action_schedule').selectAll().where('repo_id', '=', repoId).execute();
+}
+
+export async function insertSchedules(q: Q, rows: Array<Omit<ScheduleRow, 'id'>>): Promise<void> {
+  if (rows.length) await q.insertInto('action_schedule').values(rows).execute();
+}
+
+export async function deleteSchedules(q: Q, ids: number[]): Promise<void> {
+  if (ids.length) await q.deleteFrom('action_schedule').where('id', 'in', ids).execute();
+}
+
+/** Schedules whose time has come, the earliest first. */
+export function dueSchedules(q: Q, now: number, limit: number): Promise<ScheduleRow[]> {
+  return q
+    .selectFrom('action_schedule')
+    .selectAll()
+    .where('next_unix', '<=', now)
+    .orderBy('next_unix')
+    .limit(limit)
+    .execute();
+}
+
+/** Moves a schedule's next time from `from` to `to`; false when another process did first. */
+export async function claimSchedule(q: Q, id: number, from: number, to: number): Promise<boolean> {
+  const r = await q
+    .updateTable('action_schedule')
+    .set({ next_unix: to })
+    .where('id', '=', id)
+    .where('next_unix', '=', from)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
 }

@@ -82,6 +82,30 @@ export interface ActionRunTable {
   stopped_unix: Generated<number>;
   created_unix: number;
   updated_unix: number;
+  /** A pull_request run of a fork's branch: no secrets, and a writer approves it first. */
+  is_fork_pull_request: Generated<number>;
+  /** 1 while the run waits for a writer's approval (all its jobs blocked until approved_by is set). */
+  need_approval: Generated<number>;
+  approved_by: Generated<number>;
+  /** `concurrency.group` as evaluated ('' for none): one run of a group at a time. */
+  concurrency_group: Generated<string>;
+  /** `concurrency.cancel-in-progress`: the run cancels the group's other runs when it is created. */
+  concurrency_cancel: Generated<number>;
+  /** Why the run failed before it had jobs (its workflow file is not valid); '' otherwise. */
+  error: Generated<string>;
+}
+
+/** A cron spec of a workflow of the default branch, and when it fires next. */
+export interface ActionScheduleTable {
+  id: Generated<number>;
+  repo_id: number;
+  /** The workflow file's name ("nightly.yml"). */
+  workflow_id: string;
+  spec: string;
+  next_unix: number;
+  /** Who pushed the commit that scheduled it: the runs' trigger user. */
+  trigger_user_id: number;
+  created_unix: number;
 }
 
 export interface ActionRunJobTable {
@@ -99,6 +123,10 @@ export interface ActionRunJobTable {
   /** JSON array of runs-on labels. */
   runs_on: string;
   status: string;
+  /** `strategy.max-parallel` of its matrix: at most this many of its siblings run at once (0: any). */
+  max_parallel: Generated<number>;
+  /** `strategy.fail-fast` (GitHub's default, true): a failed sibling of its matrix cancels it. */
+  fail_fast: Generated<number>;
   /** The latest task that ran the job. */
   task_id: number | null;
   attempt: Generated<number>;
@@ -146,6 +174,14 @@ export interface ActionTaskLogTable {
   content: string;
 }
 
+/** A workflow file a repository's writers disabled (migration 0056). */
+export interface ActionWorkflowDisabledTable {
+  repo_id: number;
+  /** The workflow file's name ("ci.yml"), as action_run.workflow_id. */
+  workflow_id: string;
+  created_unix: number;
+}
+
 export interface ActionsTables {
   action_secret: ActionSecretTable;
   action_variable: ActionVariableTable;
@@ -156,12 +192,15 @@ export interface ActionsTables {
   action_task: ActionTaskTable;
   action_task_output: ActionTaskOutputTable;
   action_task_log: ActionTaskLogTable;
+  action_workflow_disabled: ActionWorkflowDisabledTable;
+  action_schedule: ActionScheduleTable;
 }
 
 export type KvRow = Selectable<ActionSecretTable>;
 export type RunnerTokenRow = Selectable<ActionRunnerTokenTable>;
 export type RunnerRow = Selectable<ActionRunnerTable>;
 export type RunRow = Selectable<ActionRunTable>;
+export type ScheduleRow = Selectable<ActionScheduleTable>;
 export type JobRow = Selectable<ActionRunJobTable>;
 export type TaskRow = Selectable<ActionTaskTable>;
 export type NewJobRow = Insertable<ActionRunJobTable>;
@@ -181,8 +220,28 @@ export interface RunFilter {
   statuses?: string[] | undefined;
   runNumber?: number | undefined;
   headSha?: string | undefined;
+  /** The workflow file's name (the web page's `?workflow=`). */
+  workflowId?: string | undefined;
+  /** Full ref name ("refs/heads/main"). */
+  ref?: string | undefined;
+  triggerUserId?: number | undefined;
 }
 
 /** Statuses of runs, jobs and tasks that are final, as Forgejo names them. */
 export const DONE_STATUSES = ['success', 'failure', 'cancelled', 'skipped'] as const;
 export const isDone = (status: string): boolean => (DONE_STATUSES as readonly string[]).includes(status);
+
+/**
+ * The run's status from its jobs' (Forgejo's aggregation): all succeeded or skipped → success;
+ * else any cancelled → cancelled; any failed → failure; any running, or some done and others
+ * still to run → running; then waiting, blocked.
+ */
+export function aggregateStatus(statuses: string[]): string {
+  if (statuses.length === 0) return 'success';
+  if (statuses.every((s) => s === 'success' || s === 'skipped')) return 'success';
+  for (const s of ['cancelled', 'failure', 'running']) {
+    if (statuses.includes(s)) return s;
+  }
+  if (statuses.some((s) => s === 'success' || s === 'skipped')) return 'running';
+  return statuses.includes('waiting') ? 'waiting' : 'blocked';
+}

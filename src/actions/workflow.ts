@@ -3,8 +3,14 @@
 // `strategy.matrix` expansion (include/exclude as GitHub documents them). Each job carries the
 // workflow reduced to itself, which is what a runner receives as the task's workflow_payload.
 // Pure logic: no database, no git.
+import type * as Croner from 'croner';
 import picomatch from 'picomatch';
-import { parse, stringify } from 'yaml';
+import type * as Yaml from 'yaml';
+import { lazyModule } from '../lazy.js';
+
+/** yaml and croner, loaded on first use (not at start-up). */
+const yaml = lazyModule<typeof Yaml>('yaml');
+const croner = lazyModule<typeof Croner>('croner');
 
 /** Where workflows live, in order: the first of these directories that exists is used. */
 export const WORKFLOW_DIRS = ['.forgejo/workflows', '.gitea/workflows', '.github/workflows'] as const;
@@ -45,6 +51,14 @@ export interface Triggers {
   push?: RefFilter;
   pull_request?: PullRequestFilter;
   workflow_dispatch?: { inputs: Record<string, DispatchInput> };
+  /** `schedule: [{cron: ...}]`: POSIX cron specs of five fields, in UTC. */
+  schedule?: string[];
+}
+
+/** `concurrency:` of a workflow or a job; `group` may hold expressions (github, inputs, vars). */
+export interface Concurrency {
+  group: string;
+  cancelInProgress: boolean;
 }
 
 export interface WorkflowJob {
@@ -56,6 +70,10 @@ export interface WorkflowJob {
   runsOn: string[];
   /** The workflow reduced to this job, YAML. */
   payload: string;
+  /** `strategy.max-parallel` (0: no limit). */
+  maxParallel: number;
+  /** `strategy.fail-fast` (true unless set false). */
+  failFast: boolean;
 }
 
 export interface Workflow {
@@ -63,6 +81,8 @@ export interface Workflow {
   name: string;
   triggers: Triggers;
   jobs: WorkflowJob[];
+  /** The workflow's `concurrency:`, when it has one. */
+  concurrency: Concurrency | undefined;
 }
 
 type Obj = Record<string, unknown>;
@@ -107,7 +127,61 @@ function dispatchInputs(v: unknown): Record<string, DispatchInput> {
   return inputs;
 }
 
-/** The events of `on:` Anvil runs (push, pull_request, workflow_dispatch); others are ignored. */
+/**
+ * The next time (Unix seconds, after `afterUnix`) a cron spec fires, read as GitHub does: five
+ * fields (minute hour day-of-month month day-of-week), UTC, day-of-month and day-of-week either
+ * matching when both are restricted. Throws WorkflowError for a spec that is not one.
+ */
+export function nextCronTime(spec: string, afterUnix: number): number {
+  const fields = spec.trim().split(/\s+/);
+  if (fields.length !== 5) {
+    throw new WorkflowError(`schedule "${spec}" must have five fields (minute hour day month weekday)`);
+  }
+  let next: Date | null;
+  try {
+    const cron = new (croner().Cron)(fields.join(' '), {
+      timezone: 'UTC',
+      paused: true,
+      mode: '5-part',
+      domAndDow: false,
+    });
+    next = cron.nextRun(new Date(afterUnix * 1000));
+  } catch (err) {
+    throw new WorkflowError(`schedule "${spec}" is not a cron expression: ${(err as Error).message}`);
+  }
+  if (!next) throw new WorkflowError(`schedule "${spec}" never fires`);
+  return Math.floor(next.getTime() / 1000);
+}
+
+function schedules(v: unknown): string[] {
+  if (!Array.isArray(v)) throw new WorkflowError('on.schedule must be a list of {cron: ...}');
+  return v.map((entry) => {
+    const spec = isObj(entry) ? entry['cron'] : undefined;
+    if (typeof spec !== 'string') throw new WorkflowError('each on.schedule entry needs a cron string');
+    nextCronTime(spec, 0);
+    return spec.trim();
+  });
+}
+
+/** `concurrency:` (a group name, or {group, cancel-in-progress}). */
+export function parseConcurrency(v: unknown, where: string): Concurrency | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'string' || typeof v === 'number') {
+    return String(v).trim() ? { group: String(v), cancelInProgress: false } : undefined;
+  }
+  if (!isObj(v)) throw new WorkflowError(`${where} must be a group name or a mapping with group`);
+  const group = v['group'];
+  if (typeof group !== 'string' && typeof group !== 'number') {
+    throw new WorkflowError(`${where}.group must be a string`);
+  }
+  const cancel = v['cancel-in-progress'];
+  if (cancel !== undefined && typeof cancel !== 'boolean' && typeof cancel !== 'string') {
+    throw new WorkflowError(`${where}.cancel-in-progress must be true or false`);
+  }
+  return { group: String(group), cancelInProgress: cancel === true || cancel === 'true' };
+}
+
+/** The events of `on:` Anvil runs (push, pull_request, workflow_dispatch, schedule); others are ignored. */
 export function parseTriggers(on: unknown): Triggers {
   const t: Triggers = {};
   const add = (event: string, spec: unknown) => {
@@ -117,6 +191,7 @@ export function parseTriggers(on: unknown): Triggers {
       f.types = isObj(spec) ? strings(spec['types'], 'on.pull_request.types') : undefined;
       t.pull_request = f;
     } else if (event === 'workflow_dispatch') t.workflow_dispatch = { inputs: dispatchInputs(spec) };
+    else if (event === 'schedule') t.schedule = schedules(spec);
   };
   if (typeof on === 'string') add(on, null);
   else if (Array.isArray(on)) for (const e of on) add(String(e), null);
@@ -129,17 +204,65 @@ export function parseTriggers(on: unknown): Triggers {
 export function parseWorkflow(content: string, path: string): Workflow {
   let doc: unknown;
   try {
-    doc = parse(content, { maxAliasCount: 100 });
+    doc = yaml().parse(content, { maxAliasCount: 100 });
   } catch (err) {
     throw new WorkflowError(`${path} is not valid YAML: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (!isObj(doc)) throw new WorkflowError(`${path} is not a workflow (a mapping with on and jobs)`);
+  unknownKeys(doc, WORKFLOW_KEYS, path);
   if (!('on' in doc)) throw new WorkflowError(`${path} has no \`on\``);
   const triggers = parseTriggers(doc['on']);
   const jobs = doc['jobs'];
   if (!isObj(jobs) || Object.keys(jobs).length === 0) throw new WorkflowError(`${path} has no jobs`);
   const name = typeof doc['name'] === 'string' && doc['name'].trim() ? doc['name'].trim() : path;
-  return { name, triggers, jobs: expandJobs(doc, jobs) };
+  return {
+    name,
+    triggers,
+    jobs: expandJobs(doc, jobs),
+    concurrency: parseConcurrency(doc['concurrency'], 'concurrency'),
+  };
+}
+
+/** The keys GitHub reads in a workflow and in a job: any other is a mistake, said so. */
+const WORKFLOW_KEYS = new Set([
+  'name',
+  'run-name',
+  'on',
+  'env',
+  'defaults',
+  'concurrency',
+  'permissions',
+  'jobs',
+]);
+const JOB_KEYS = new Set([
+  'name',
+  'runs-on',
+  'needs',
+  'if',
+  'permissions',
+  'environment',
+  'concurrency',
+  'outputs',
+  'env',
+  'defaults',
+  'steps',
+  'timeout-minutes',
+  'strategy',
+  'continue-on-error',
+  'container',
+  'services',
+  'uses',
+  'with',
+  'secrets',
+]);
+
+function unknownKeys(o: Obj, known: Set<string>, where: string): void {
+  const bad = Object.keys(o).filter((k) => !known.has(k));
+  if (bad.length) {
+    throw new WorkflowError(
+      `${where}: unknown key${bad.length > 1 ? 's' : ''} ${bad.map((k) => `"${k}"`).join(', ')}`,
+    );
+  }
 }
 
 function needsOf(jobId: string, job: Obj, all: Obj): string[] {
@@ -220,6 +343,7 @@ function expandJobs(doc: Obj, jobs: Obj): WorkflowJob[] {
   const needs = new Map<string, string[]>();
   for (const [jobId, job] of Object.entries(jobs)) {
     if (!isObj(job)) throw new WorkflowError(`job ${jobId} must be a mapping`);
+    unknownKeys(job, JOB_KEYS, `jobs.${jobId}`);
     needs.set(jobId, needsOf(jobId, job, jobs));
   }
   checkAcyclic(needs);
@@ -231,6 +355,12 @@ function expandJobs(doc: Obj, jobs: Obj): WorkflowJob[] {
     const strategy = isObj(job['strategy']) ? job['strategy'] : undefined;
     const matrix = strategy && isObj(strategy['matrix']) ? strategy['matrix'] : undefined;
     const combos: Array<Combo | undefined> = matrix ? expandMatrix(matrix) : [undefined];
+    const maxRaw = strategy?.['max-parallel'];
+    const maxParallel = maxRaw === undefined || maxRaw === null ? 0 : Number(maxRaw);
+    if (!Number.isInteger(maxParallel) || maxParallel < 0) {
+      throw new WorkflowError(`jobs.${jobId}.strategy.max-parallel must be a positive whole number`);
+    }
+    const failFast = strategy?.['fail-fast'] !== false && strategy?.['fail-fast'] !== 'false';
     for (const combo of combos.length ? combos : [undefined]) {
       const given = typeof job['name'] === 'string' ? job['name'] : undefined;
       let name = given ? withMatrix(given, combo) : jobId;
@@ -250,7 +380,9 @@ function expandJobs(doc: Obj, jobs: Obj): WorkflowJob[] {
         name,
         needs: needs.get(jobId)!,
         runsOn,
-        payload: stringify({ ...top, jobs: { [jobId]: single } }, { aliasDuplicateObjects: false }),
+        payload: yaml().stringify({ ...top, jobs: { [jobId]: single } }, { aliasDuplicateObjects: false }),
+        maxParallel,
+        failFast,
       });
     }
   }
@@ -332,6 +464,9 @@ export function resolveInputs(
     }
     if (input.type === 'boolean' && value !== 'true' && value !== 'false') {
       throw new WorkflowError(`input "${name}" must be true or false`);
+    }
+    if (input.type === 'number' && value !== '' && !Number.isFinite(Number(value))) {
+      throw new WorkflowError(`input "${name}" must be a number`);
     }
     out[name] = value;
   }

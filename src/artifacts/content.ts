@@ -4,7 +4,8 @@
 // and SHA-256, which FinalizeArtifact (service.ts) compares with the client's. Downloads read it.
 import crypto from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import type * as FastXml from 'fast-xml-parser';
+import { lazyModule } from '../lazy.js';
 import type { Logger } from 'pino';
 import { nowUnix, transaction, type Db } from '../db/database.js';
 import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from '../errors.js';
@@ -237,19 +238,24 @@ async function readLimited(body: Readable, max: number): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-const xml = new XMLParser({
-  preserveOrder: true,
-  ignoreAttributes: true,
-  parseTagValue: false,
-  processEntities: false,
-  trimValues: true,
-});
+/** fast-xml-parser, loaded with the first block list (not at start-up). */
+const fastXml = lazyModule<typeof FastXml>('fast-xml-parser');
+let xmlParser: FastXml.XMLParser | undefined;
+const xml = () =>
+  (xmlParser ??= new (fastXml().XMLParser)({
+    preserveOrder: true,
+    ignoreAttributes: true,
+    parseTagValue: false,
+    processEntities: false,
+    trimValues: true,
+  }));
 
 /** The block ids of an Azure Put Block List body, in order; 400 when it is not one. */
 export function parseBlockList(text: string): string[] {
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw badRequest('the block list must not contain a DOCTYPE');
-  if (XMLValidator.validate(text) !== true) throw badRequest('the block list is not well-formed XML');
-  const doc = xml.parse(text) as Array<Record<string, unknown>>;
+  if (fastXml().XMLValidator.validate(text) !== true)
+    throw badRequest('the block list is not well-formed XML');
+  const doc = xml().parse(text) as Array<Record<string, unknown>>;
   const root = doc.find((n) => 'BlockList' in n);
   if (!root) throw badRequest('the block list must be a <BlockList> element');
   const ids: string[] = [];

@@ -122,13 +122,16 @@ export class ArtifactService {
     this.db = deps.db;
     deps.usageSources.push(this.usageSource());
     deps.quotaItems.artifacts = this.itemSource();
-    // Contents (`blobs/`, plain or composed) and blocks of uploads (`blocks/`).
-    deps.blobReferences.push({
-      label: 'artifacts',
-      store: 'artifacts',
-      prefix: '',
-      referenced: (keys) => store.referencedKeys(deps.db, keys),
-    });
+    // Contents (`blobs/`, plain or composed) and blocks of uploads (`blocks/`); `cache/` is the
+    // actions cache's (actions/cache-service.ts).
+    for (const prefix of ['blobs/', 'blocks/']) {
+      deps.blobReferences.push({
+        label: 'artifacts',
+        store: 'artifacts',
+        prefix,
+        referenced: (keys) => store.referencedKeys(deps.db, keys),
+      });
+    }
     deps.repos.addHooks({
       beforeDelete: (tx, repo) => this.beforeRepoDelete(tx, repo),
       onTransfer: (tx, repo, newOwnerId) => this.onRepoTransfer(tx, repo, newOwnerId),

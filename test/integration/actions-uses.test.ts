@@ -1,6 +1,6 @@
 // Actions that `anvil runner` fetches and runs (uses:), end to end: action repositories made on
 // the instance itself and pushed with git ([actions] DEFAULT_ACTIONS_URL = self), one runner
-// daemon (the bundled CLI) for the whole file, and one pushed workflow of two jobs:
+// daemon (the bundled CLI, two tasks at a time) for the whole file, and one pushed workflow of two jobs:
 // - a JavaScript action bundled with esbuild from @actions/core as published actions are (ESM,
 //   node20), with pre, main and post, pre-if, state, outputs, exported variables, masks, a group
 //   and an annotation; used directly by full URL and inside a composite action;
@@ -8,7 +8,9 @@
 // - a local JavaScript action (./.forgejo/actions/local, node24) with a post-if;
 // - an artifact action (@actions/artifact bundled) reaching Anvil's artifact service;
 // - a job whose action does not exist: a failed step with a clear line, the run finishes, and the
-//   posts of the actions that ran still run (per post-if), last first.
+//   posts of the actions that ran still run (per post-if), last first;
+// - a cache action bundled from @actions/cache: saved by one run, restored by prefix in the next;
+// - matrices with fail-fast and max-parallel.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -31,6 +33,7 @@ interface User {
 interface Run {
   id: number;
   status: string;
+  head_branch?: string;
 }
 interface Job {
   id: number;
@@ -131,6 +134,42 @@ core.setOutput('artifact-id', String(r.id));
 `,
 };
 
+/** A cache action bundled from @actions/cache (as actions/cache is): restore by key or prefix, then save. */
+const CACHE_ACTION = {
+  'action.yml': `name: Cache
+inputs:
+  key: { required: true }
+runs:
+  using: node20
+  main: dist/index.js
+`,
+  'src/index.js': `import fs from 'node:fs';
+import * as core from '@actions/core';
+import * as cache from '@actions/cache';
+const key = core.getInput('key');
+process.chdir(process.env.GITHUB_WORKSPACE);
+const hit = await cache.restoreCache(['cached'], key, ['deps-']);
+core.info('restored: ' + (hit ?? 'nothing'));
+if (hit) core.info('cached content: ' + fs.readFileSync('cached/data.txt', 'utf8'));
+fs.mkdirSync('cached', { recursive: true });
+fs.writeFileSync('cached/data.txt', 'saved by ' + key);
+core.info('saved ' + key + ' as ' + (await cache.saveCache(['cached'], key)));
+`,
+};
+
+/** One run per push to the cache branch: the second restores what the first saved. */
+const CACHE_WORKFLOW = `on:
+  push:
+    branches: [cache]
+jobs:
+  cache:
+    runs-on: self-hosted
+    steps:
+      - uses: alice/cache-action@v1
+        with:
+          key: deps-\${{ github.run_number }}
+`;
+
 const LOCAL_ACTION = {
   '.forgejo/actions/local/action.yml': `name: Local
 inputs:
@@ -207,6 +246,30 @@ jobs:
 `;
 
 /** Writes files into a fresh working copy, commits them, tags and pushes them to alice/<repo>. */
+/** Two matrices: one without fail-fast (a failed leg lets the others finish), one with it and one leg at a time. */
+const MATRIX = `on: push
+jobs:
+  legs:
+    runs-on: self-hosted
+    strategy:
+      fail-fast: false
+      matrix:
+        a: [1, 2]
+        b: [x, y]
+    steps:
+      - run: |
+          echo "leg \${{ matrix.a }}\${{ matrix.b }}"
+          test "\${{ matrix.a }}\${{ matrix.b }}" != 2y
+  fast:
+    runs-on: self-hosted
+    strategy:
+      max-parallel: 1
+      matrix:
+        n: [1, 2, 3]
+    steps:
+      - run: test "\${{ matrix.n }}" != 1
+`;
+
 async function pushRepo(
   s: TestServer,
   g: GitClient,
@@ -268,7 +331,7 @@ describe('actions from repositories (uses:)', () => {
     });
     g = new GitClient();
     alice = await s.createUser('alice');
-    for (const name of ['js-action', 'tools', 'upload-artifact', 'app']) {
+    for (const name of ['js-action', 'tools', 'upload-artifact', 'cache-action', 'app']) {
       const r = await s.api('POST', '/user/repos', { token: alice.token, body: { name } });
       assert.equal(r.status, 201, r.text);
     }
@@ -295,6 +358,16 @@ describe('actions from repositories (uses:)', () => {
     const art = files(ARTIFACT_ACTION, artDir);
     await pushRepo(s, g, alice, 'upload-artifact', { ...art, ...(await bundle(artDir, ['index.js'])) }, 'v1');
     await pushRepo(s, g, alice, 'tools', { 'greet/action.yml': COMPOSITE, 'README.md': 'tools\n' });
+    const cacheDir = path.join(src, 'cache');
+    const cacheAction = files(CACHE_ACTION, cacheDir);
+    await pushRepo(
+      s,
+      g,
+      alice,
+      'cache-action',
+      { ...cacheAction, ...(await bundle(cacheDir, ['index.js'])) },
+      'v1',
+    );
 
     const token = await api<{ token: string }>('GET', '/repos/alice/app/actions/runners/registration-token');
     const reg = await new Promise<{ code: number | null; err: string }>((resolve) => {
@@ -322,7 +395,7 @@ describe('actions from repositories (uses:)', () => {
       child.on('close', (code) => resolve({ code, err }));
     });
     assert.equal(reg.code, 0, reg.err);
-    daemon = spawn(process.execPath, [CLI, 'runner', 'daemon', '--interval', '0.2'], {
+    daemon = spawn(process.execPath, [CLI, 'runner', 'daemon', '--interval', '0.2', '--capacity', '2'], {
       cwd: runnerDir,
       env: { PATH: process.env['PATH'], HOME: runnerDir, LANG: 'C' },
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -351,7 +424,11 @@ describe('actions from repositories (uses:)', () => {
       async () => {
         const r = await api<{ workflow_runs: Run[] }>('GET', '/repos/alice/app/actions/runs');
         run = r.body.workflow_runs[0];
-        return !!run && ['success', 'failure', 'cancelled'].includes(run.status);
+        if (!run) return false;
+        // Every job ended: the jobs run side by side, and a failed one makes the run's status
+        // final (Forgejo's aggregation) while the other may still run.
+        const jobs = (await api<Job[]>('GET', `/repos/alice/app/actions/runs/${run.id}/jobs`)).body;
+        return jobs.length === 2 && jobs.every((j) => ['success', 'failure', 'cancelled'].includes(j.status));
       },
       180_000,
       250,
@@ -451,5 +528,102 @@ describe('actions from repositories (uses:)', () => {
     assert.match(log, /Skipping step echo "never printed"/);
     assert.match(log, /post for broken: pre-broken main-broken/);
     assert.match(log, /Skipping Post \.\/\.forgejo\/actions\/local/, 'post-if: success() after a failure');
+  });
+
+  it('runs matrices: fail-fast false lets the other legs finish; fail-fast cancels the rest', async () => {
+    const before = new Set(
+      (await api<{ workflow_runs: Run[] }>('GET', '/repos/alice/app/actions/runs')).body.workflow_runs.map(
+        (r) => r.id,
+      ),
+    );
+    const wt = await g.workTree('matrix');
+    fs.mkdirSync(path.join(wt, '.forgejo/workflows'), { recursive: true });
+    fs.writeFileSync(path.join(wt, '.forgejo/workflows/matrix.yml'), MATRIX);
+    await g.git(['add', '.'], wt);
+    await g.git(['commit', '-q', '-m', 'matrices'], wt);
+    await g.git(['push', '-q', repoUrl(s.url, 'alice', 'app', [alice.name, alice.password]), 'matrix'], wt);
+    let run: Run | undefined;
+    const finished = await waitFor(
+      async () => {
+        const r = await api<{ workflow_runs: Run[] }>('GET', '/repos/alice/app/actions/runs');
+        run = r.body.workflow_runs.find((x) => !before.has(x.id));
+        if (!run) return false;
+        // Every job ended (a cancelled leg makes the run's status final before the others end).
+        const jobs = (await api<Job[]>('GET', `/repos/alice/app/actions/runs/${run.id}/jobs`)).body;
+        return jobs.length === 7 && jobs.every((j) => ['success', 'failure', 'cancelled'].includes(j.status));
+      },
+      120_000,
+      250,
+    );
+    assert.ok(finished, `the run finished (runner said: ${daemonErr})`);
+    const jobs = (await api<Job[]>('GET', `/repos/alice/app/actions/runs/${run!.id}/jobs`)).body;
+    assert.deepEqual(
+      jobs.map((j) => [j.name, j.status]),
+      [
+        ['legs (1, x)', 'success'],
+        ['legs (1, y)', 'success'],
+        ['legs (2, x)', 'success'],
+        ['legs (2, y)', 'failure'],
+        ['fast (1)', 'failure'],
+        ['fast (2)', 'cancelled'],
+        ['fast (3)', 'cancelled'],
+      ],
+    );
+    // max-parallel 1: the later legs were never started (cancelled while held back).
+    const fast = await s.ctx.db
+      .selectFrom('action_run_job')
+      .select(['name', 'task_id', 'max_parallel'])
+      .where('run_id', '=', run!.id)
+      .where('job_id', '=', 'fast')
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      fast.map((j) => [j.max_parallel, j.task_id === null]),
+      [
+        [1, false],
+        [1, true],
+        [1, true],
+      ],
+    );
+  });
+
+  it('saves a cache with @actions/cache in one run and restores it by prefix in the next', async () => {
+    const wt = await g.workTree('cache');
+    fs.mkdirSync(path.join(wt, '.forgejo/workflows'), { recursive: true });
+    fs.writeFileSync(path.join(wt, '.forgejo/workflows/cache.yml'), CACHE_WORKFLOW);
+    await g.git(['add', '.'], wt);
+    const url = repoUrl(s.url, 'alice', 'app', [alice.name, alice.password]);
+    const logsOf = async (): Promise<string[]> => {
+      const r = await api<{ workflow_runs: Run[] }>(
+        'GET',
+        '/repos/alice/app/actions/runs?event=push&limit=50',
+      );
+      const mine = r.body.workflow_runs.filter((x) => x.head_branch === 'cache');
+      const out: string[] = [];
+      for (const run of mine) {
+        if (!['success', 'failure', 'cancelled'].includes(run.status)) return [];
+        const jobs = (await api<Job[]>('GET', `/repos/alice/app/actions/runs/${run.id}/jobs`)).body;
+        const log = await s.api('GET', `/api/v1/repos/alice/app/actions/jobs/${jobs[0]!.id}/logs`, {
+          token: alice.token,
+        });
+        out.push(`${run.status}\n${log.text}`);
+      }
+      return out;
+    };
+    for (const n of [1, 2]) {
+      await g.git(['commit', '-q', '--allow-empty', '-m', `cache ${n}`], wt);
+      await g.git(['push', '-q', url, 'cache'], wt);
+      assert.ok(
+        await waitFor(async () => (await logsOf()).length === n, 120_000, 250),
+        `run ${n} finished (runner said: ${daemonErr})`,
+      );
+    }
+    const [second, first] = await logsOf();
+    assert.match(first!, /^success/, first);
+    assert.match(first!, /restored: nothing/);
+    assert.match(first!, /saved deps-\d+ as \d+/);
+    assert.match(second!, /^success/, second);
+    assert.match(second!, /restored: deps-\d+/);
+    assert.match(second!, /cached content: saved by deps-\d+/);
   });
 });

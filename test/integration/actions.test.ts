@@ -166,7 +166,6 @@ jobs:
     runs-on: nowhere
     steps: [{ run: 'true' }]
 `,
-  'broken.yml': 'on: [push\njobs: {',
 };
 
 function cli(

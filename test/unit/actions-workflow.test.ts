@@ -8,13 +8,15 @@ import {
   matchPaths,
   matchPatterns,
   matchRef,
+  nextCronTime,
+  parseConcurrency,
   parseTriggers,
   parseWorkflow,
   resolveInputs,
   WorkflowError,
 } from '../../src/actions/workflow.js';
 import { condition, evaluate, interpolate, type ExprContext } from '../../src/actions/expressions.js';
-import { aggregateStatus } from '../../src/actions/runners.js';
+import { aggregateStatus } from '../../src/actions/tables.js';
 import { CommandReader, parseCommand, parseKeyValueFile } from '../../src/actions/runner-commands.js';
 import { parseUses } from '../../src/actions/runner-actions.js';
 import { inputEnv, isArtifactAction } from '../../src/actions/runner-node.js';
@@ -23,10 +25,15 @@ import { shellCommand } from '../../src/actions/runner-steps.js';
 describe('workflow triggers', () => {
   it('reads the forms of on:', () => {
     assert.deepEqual(Object.keys(parseTriggers('push')), ['push']);
-    assert.deepEqual(Object.keys(parseTriggers(['push', 'workflow_dispatch', 'schedule'])), [
+    assert.deepEqual(Object.keys(parseTriggers(['push', 'workflow_dispatch', 'issues'])), [
       'push',
       'workflow_dispatch',
     ]);
+    // A schedule needs its cron specs: five fields each.
+    assert.deepEqual(parseTriggers({ schedule: [{ cron: ' 0 3 * * 1 ' }] }).schedule, ['0 3 * * 1']);
+    assert.throws(() => parseTriggers(['schedule']), WorkflowError);
+    assert.throws(() => parseTriggers({ schedule: [{ cron: '* * * * * *' }] }), /five fields/);
+    assert.throws(() => parseTriggers({ schedule: [{ cron: '0 25 * * *' }] }), WorkflowError);
     const t = parseTriggers({
       push: { branches: 'main', 'paths-ignore': ['docs/**'] },
       pull_request: { types: ['opened'] },
@@ -36,6 +43,28 @@ describe('workflow triggers', () => {
     assert.deepEqual(t.pull_request?.types, ['opened']);
     assert.throws(() => parseTriggers(5), WorkflowError);
     assert.throws(() => parseTriggers({ push: { branches: [{ a: 1 }] } }), WorkflowError);
+  });
+
+  it('finds the next time of a cron spec as GitHub reads it (UTC, day of month or of week)', () => {
+    const at = (iso: string) => Date.parse(iso) / 1000;
+    const next = (spec: string, from: string) => new Date(nextCronTime(spec, at(from)) * 1000).toISOString();
+    assert.equal(next('*/15 * * * *', '2026-03-01T10:07:30Z'), '2026-03-01T10:15:00.000Z');
+    assert.equal(next('*/15 * * * *', '2026-03-01T10:15:00Z'), '2026-03-01T10:30:00.000Z');
+    assert.equal(next('0 3 * * 1', '2026-03-01T10:00:00Z'), '2026-03-02T03:00:00.000Z');
+    // Both day fields restricted: either matches (the 13th, or a Friday).
+    assert.equal(next('0 12 13 * 5', '2026-11-01T00:00:00Z'), '2026-11-06T12:00:00.000Z');
+    assert.throws(() => nextCronTime('@daily', 0), /five fields/);
+  });
+
+  it('reads concurrency as a group name or a mapping', () => {
+    assert.equal(parseConcurrency(undefined, 'concurrency'), undefined);
+    assert.deepEqual(parseConcurrency('deploy', 'concurrency'), { group: 'deploy', cancelInProgress: false });
+    assert.deepEqual(parseConcurrency({ group: 'g-${{ github.ref }}', 'cancel-in-progress': true }, 'c'), {
+      group: 'g-${{ github.ref }}',
+      cancelInProgress: true,
+    });
+    assert.throws(() => parseConcurrency({ 'cancel-in-progress': true }, 'concurrency'), /group/);
+    assert.throws(() => parseConcurrency([1], 'concurrency'), WorkflowError);
   });
 
   it('matches branches and tags as GitHub does', () => {

@@ -7,6 +7,7 @@
 //   a 5,000-line file view, highlighted                  (target: p99 < 100 ms)
 //   a 1,000-line pull request diff (files changed)       (target: p99 < 100 ms)
 //   an issue page with 500 comments                      (target: p99 < 150 ms)
+//   a code search of the default branch                  (target: p99 < 500 ms)
 // each measured one request at a time over one kept-alive connection after a warm-up, and the
 // weight of the JavaScript and CSS every page loads, gzipped (target: < 100 KB together).
 // Run: npm run build && node dist/bench/web.js     (BENCH_COMMITS, BENCH_SAMPLES to change sizes)
@@ -157,7 +158,8 @@ try {
     },
     {
       name: '1,000-line pull request diff',
-      path: `/alice/big/pulls/${pr.number}/files`,
+      // Whole: [git] MAX_GIT_DIFF_LINES (1,000) would cut it.
+      path: `/alice/big/pulls/${pr.number}/files?full=1`,
       target: 100,
       expect: /f1006/,
     },
@@ -166,6 +168,12 @@ try {
       path: `/alice/big/issues/${issue.number}`,
       target: 150,
       expect: /Comment <strong>499/,
+    },
+    {
+      name: 'code search (git grep of the default branch)',
+      path: `/alice/big/search?q=${encodeURIComponent('Section 4990')}`,
+      target: 500,
+      expect: /huge\.ts/,
     },
   ];
   const results: Record<string, unknown> = {};

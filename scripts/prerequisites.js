@@ -34,6 +34,26 @@ export const TOOLS = [
   { name: 'openssl', check: ['openssl', ['version']], pkg: 'openssl' },
   // The Composer repository is tested with composer (and php, which it brings).
   { name: 'composer', check: ['composer', ['--version']], pkg: 'composer' },
+  // The Debian registry reads and writes xz (also at run time); its tests build packages with
+  // dpkg-deb and fetch them with apt-get (checked through apt-cache, of the same package: running
+  // apt-get is how this script installs).
+  { name: 'xz', check: ['xz', ['--version']], pkg: 'xz-utils' },
+  { name: 'dpkg-deb', check: ['dpkg-deb', ['--version']], pkg: 'dpkg' },
+  { name: 'apt', check: ['apt-cache', ['--version']], pkg: 'apt' },
+  // The RPM registry is tested with rpmbuild, rpmsign and dnf.
+  { name: 'rpmbuild', check: ['rpmbuild', ['--version']], pkg: 'rpm' },
+  { name: 'dnf', check: ['dnf', ['--version']], pkg: 'dnf' },
+  // The ALT Linux registry's test reads the pkglist it serves with librpm's Python binding.
+  { name: 'python3-rpm', check: ['/usr/bin/python3', ['-c', 'import rpm']], pkg: 'python3-rpm' },
+  // The RubyGems registry is tested with the gem command.
+  { name: 'gem', check: ['gem', ['--version']], pkg: 'ruby' },
+  // The CRAN registry is tested with Rscript (install.packages).
+  { name: 'Rscript', check: ['Rscript', ['--version']], pkg: 'r-base-core' },
+  // The Vagrant box repository is tested with vagrant box add.
+  { name: 'vagrant', check: ['vagrant', ['--version']], pkg: 'vagrant' },
+  // The NuGet registry is tested with Debian's nuget (mono's nuget.exe: pack, push, install),
+  // which loops forever without a terminal: run under `script`.
+  { name: 'nuget', check: ['script', ['-qec', 'stty cols 200; nuget help', '/dev/null']], pkg: 'nuget' },
 ];
 
 /** The tools that do not run here. */

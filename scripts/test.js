@@ -69,6 +69,10 @@ const child = spawn(
     `--test-reporter=${path.join(root, 'scripts', 'test-durations.js')}`,
     '--test-reporter-destination=stdout',
     `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`,
+    // A test that hangs (a child process or a socket that never ends) fails by name after this
+    // long instead of holding the run until CI's limit. (--test-force-exit is not used: it ends
+    // the runner before its reporters have written everything.)
+    `--test-timeout=${process.env.TEST_TIMEOUT_MS ?? 600_000}`,
     ...targets,
   ],
   { stdio: 'inherit', cwd: root, env: { ...process.env, [TEMPLATE_ENV]: template.value } },

@@ -28,6 +28,8 @@ import type { DependencyService } from '../issues/dependencies.js';
 import type { TimeService } from '../issues/times.js';
 import type { LabelService } from '../labels/service.js';
 import type { MilestoneService } from '../milestones/service.js';
+import type { ProjectService } from '../projects/service.js';
+import type { PulseService } from '../activities/pulse.js';
 import type { AttachmentService } from '../attachments/service.js';
 import type { ReleaseService } from '../releases/service.js';
 import type { NotificationService } from '../notifications/service.js';
@@ -45,8 +47,11 @@ import type { AutoMergeService } from '../pulls/automerge.js';
 import type { PullPresenter } from '../pulls/present.js';
 import type { ActionsService } from '../actions/service.js';
 import type { RunnerService } from '../actions/runners.js';
+import type { RunControl } from '../actions/run-control.js';
+import type { JobStatuses } from '../actions/commit-status.js';
 import type { ArtifactService } from '../artifacts/service.js';
 import type { ArtifactContent } from '../artifacts/content.js';
+import type { CacheService } from '../actions/cache-service.js';
 import type { ForkService } from '../repos/forks.js';
 import type { RefChanges } from '../repos/ref-changes.js';
 import type { RepoTransfers } from '../repos/transfers.js';
@@ -67,6 +72,20 @@ import type { CargoService } from '../packages/cargo/service.js';
 import type { CondaService } from '../packages/conda/service.js';
 import type { GoService } from '../packages/go/service.js';
 import type { ComposerService } from '../packages/composer/service.js';
+import type { DebianService } from '../packages/debian/service.js';
+import type { RpmService } from '../packages/rpm/service.js';
+import type { AltService } from '../packages/alt/service.js';
+import type { ArchService } from '../packages/arch/service.js';
+import type { RubygemsService } from '../packages/rubygems/service.js';
+import type { CranService } from '../packages/cran/service.js';
+import type { HelmService } from '../packages/helm/service.js';
+import type { ConanService } from '../packages/conan/service.js';
+import type { VagrantService } from '../packages/vagrant/service.js';
+import type { PubService } from '../packages/pub/service.js';
+import type { ChefService } from '../packages/chef/service.js';
+import type { SwiftService } from '../packages/swift/service.js';
+import type { AlpineService } from '../packages/alpine/service.js';
+import type { NugetService } from '../packages/nuget/service.js';
 import type { ContainerService } from '../packages/container/service.js';
 import type { ContainerBlobs } from '../packages/container/blobs.js';
 import type { RegistryTokens } from '../packages/container/tokens.js';
@@ -78,6 +97,7 @@ import type { PackageCleanup } from '../packages/cleanup/service.js';
 import type { OpsService } from '../ops/service.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { CronService } from '../cron/service.js';
+import type { ScheduleService } from '../actions/schedules.js';
 import type { TopicService } from '../topics/service.js';
 import type { AvatarService } from '../avatars/service.js';
 import type { OAuth2Service } from '../oauth2/service.js';
@@ -142,6 +162,9 @@ export interface AppContext {
   times: TimeService;
   labels: LabelService;
   milestones: MilestoneService;
+  projects: ProjectService;
+  /** A repository's activity over a period (the activity page). */
+  pulse: PulseService;
   attachments: AttachmentService;
   releases: ReleaseService;
   notifications: NotificationService;
@@ -169,9 +192,16 @@ export interface AppContext {
   actions: ActionsService;
   /** Actions runners: registration, the tasks they take, their logs. */
   runners: RunnerService;
+  /** Cancelling and re-running runs, disabling workflows (the Actions pages). */
+  runControl: RunControl;
+  workflowSchedules: ScheduleService;
+  /** Commit statuses of actions jobs. */
+  jobStatuses: JobStatuses;
   artifacts: ArtifactService;
   /** Artifacts' content behind the signed URLs. */
   artifactContent: ArtifactContent;
+  /** The actions cache (actions/cache's service). */
+  actionsCache: CacheService;
   forks: ForkService;
   generator: GenerateService;
   unadopted: UnadoptedService;
@@ -185,6 +215,20 @@ export interface AppContext {
   condaPackages: CondaService;
   goPackages: GoService;
   composerPackages: ComposerService;
+  debianPackages: DebianService;
+  archPackages: ArchService;
+  rubygemsPackages: RubygemsService;
+  rpmPackages: RpmService;
+  altPackages: AltService;
+  cranPackages: CranService;
+  helmPackages: HelmService;
+  vagrantPackages: VagrantService;
+  pubPackages: PubService;
+  chefPackages: ChefService;
+  nugetPackages: NugetService;
+  conanPackages: ConanService;
+  swiftPackages: SwiftService;
+  alpinePackages: AlpineService;
   /** The container registry: images and manifests, blobs, /v2/token tokens. */
   containerImages: ContainerService;
   containerBlobs: ContainerBlobs;

@@ -27,6 +27,8 @@ import { DependencyService } from '../issues/dependencies.js';
 import { TimeService } from '../issues/times.js';
 import { LabelService } from '../labels/service.js';
 import { MilestoneService } from '../milestones/service.js';
+import { ProjectService } from '../projects/service.js';
+import { PulseService } from '../activities/pulse.js';
 import { AttachmentService } from '../attachments/service.js';
 import { ReleaseService } from '../releases/service.js';
 import { NotificationService } from '../notifications/service.js';
@@ -48,8 +50,11 @@ import { PullPresenter } from '../pulls/present.js';
 import { IssuePresenter } from '../issues/present.js';
 import { ActionsService } from '../actions/service.js';
 import { RunnerService } from '../actions/runners.js';
+import { RunControl } from '../actions/run-control.js';
+import { JobStatuses } from '../actions/commit-status.js';
 import { ArtifactService } from '../artifacts/service.js';
 import { ArtifactContent } from '../artifacts/content.js';
+import { CacheService } from '../actions/cache-service.js';
 import { ForkService } from '../repos/forks.js';
 import { RefChanges } from '../repos/ref-changes.js';
 import { RepoTransfers } from '../repos/transfers.js';
@@ -63,14 +68,8 @@ import { RefRecovery } from '../repos/recovery.js';
 import { GenerateService } from '../repos/generate.js';
 import { UnadoptedService } from '../repos/unadopted.js';
 import { PackageService } from '../packages/service.js';
-import { NpmService } from '../packages/npm/service.js';
-import { MavenService } from '../packages/maven/service.js';
-import { PypiService } from '../packages/pypi/service.js';
-import { CargoService } from '../packages/cargo/service.js';
-import { CondaService } from '../packages/conda/service.js';
-import { GoService } from '../packages/go/service.js';
-import { ComposerService } from '../packages/composer/service.js';
 import { ContainerService } from '../packages/container/service.js';
+import { createPackageFormats } from './package-formats.js';
 import { ContainerBlobs } from '../packages/container/blobs.js';
 import { RegistryTokens } from '../packages/container/tokens.js';
 import { SessionService } from '../sessions/service.js';
@@ -84,6 +83,7 @@ import { OpsService } from '../ops/service.js';
 import { Metrics } from '../ops/metrics.js';
 import { CronService } from '../cron/service.js';
 import { registerSchedules } from './schedules.js';
+import { ScheduleService } from '../actions/schedules.js';
 import { NoticeType } from '../ops/tables.js';
 import { TopicService } from '../topics/service.js';
 import { AvatarService } from '../avatars/service.js';
@@ -186,6 +186,8 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
   const unadopted = new UnadoptedService({ db, repos, root: config.repository.root });
   const labels = new LabelService({ db, repos });
   const milestones = new MilestoneService({ db });
+  const projects = new ProjectService({ db });
+  const pulse = new PulseService({ db, repos });
   const social = new SocialService({ db });
   const times = new TimeService({ db, users });
   const issues = new IssueService({
@@ -527,6 +529,18 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     repos,
     actions: actions,
   });
+  const runControl = new RunControl({ db, actions, runners, repos });
+  const workflowSchedules = new ScheduleService({ db, events, log, actions, repos, cron });
+  // Commit statuses follow the jobs (told by actions.runChanged).
+  const jobStatuses = new JobStatuses({
+    db,
+    log,
+    rootUrl: config.server.rootUrl,
+    statuses,
+    repos,
+    users,
+    actions,
+  });
   const artifactContent = new ArtifactContent({
     db,
     log,
@@ -549,6 +563,22 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     quotaItems: contributions.quotaItems,
     blobReferences: contributions.blobReferences,
   });
+  const actionsCache = new CacheService({
+    db,
+    log,
+    blobs: storage.artifacts,
+    settings: config.actions,
+    secretKey: config.security.secretKey,
+    rootUrl: config.server.rootUrl,
+    scopes: {
+      scopeOf: async (runId) => {
+        const run = await actions.runRef(runId);
+        const repo = run && (await repos.getById(run.repoId));
+        return repo && { ...run!, defaultRef: `refs/heads/${repo.default_branch}` };
+      },
+    },
+    blobReferences: contributions.blobReferences,
+  });
   const packages = new PackageService({
     db,
     log,
@@ -565,13 +595,15 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     owned: contributions.owned,
     blobReferences: contributions.blobReferences,
   });
-  const npmPackages = new NpmService({ packages, rootUrl: config.server.rootUrl });
-  const mavenPackages = new MavenService({ db, packages });
-  const pypiPackages = new PypiService({ db, packages, rootUrl: config.server.rootUrl });
-  const cargoPackages = new CargoService({ packages, rootUrl: config.server.rootUrl });
-  const condaPackages = new CondaService({ db, packages, repos });
-  const goPackages = new GoService({ packages });
-  const composerPackages = new ComposerService({ packages, rootUrl: config.server.rootUrl });
+  const formats = createPackageFormats({
+    db,
+    packages,
+    events,
+    users,
+    repos,
+    rootUrl: config.server.rootUrl,
+    paging: config.api,
+  });
   const containerImages = new ContainerService({
     db,
     events,
@@ -592,7 +624,19 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     cron: cron,
     cluster,
   });
-  registerSchedules({ config, cron, cluster, packageCleanup, mirrors, artifacts, recovery, sweeper, quota });
+  registerSchedules({
+    config,
+    cron,
+    cluster,
+    workflowSchedules,
+    packageCleanup,
+    mirrors,
+    artifacts,
+    actionsCache,
+    recovery,
+    sweeper,
+    quota,
+  });
   // Background work (started by `anvil web`) ends before the database closes. Each periodic task
   // runs under a lease (`task:<name>`, cluster/), so of several processes one runs it at a time.
   const close = async () => {
@@ -604,6 +648,8 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     await mailQueue.stop();
     await artifacts.stop();
     await runners.stop();
+    await workflowSchedules.stop();
+    await jobStatuses.idle();
     await sweeper.stop();
     await packageCleanup.stop();
     await packages.stop();
@@ -649,6 +695,8 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     times,
     labels,
     milestones,
+    projects,
+    pulse,
     attachments,
     releases,
     notifications,
@@ -666,20 +714,18 @@ export async function createContext(config: Config, log: Logger): Promise<AppCon
     pullPresenter,
     actions,
     runners,
+    runControl,
+    workflowSchedules,
+    jobStatuses,
     artifacts,
     artifactContent,
+    actionsCache,
     forks,
     generator,
     unadopted,
     recovery,
     packages,
-    npmPackages,
-    mavenPackages,
-    pypiPackages,
-    cargoPackages,
-    condaPackages,
-    goPackages,
-    composerPackages,
+    ...formats,
     containerImages,
     containerBlobs,
     registryTokens,

@@ -8,6 +8,8 @@ import type { Cluster } from '../cluster/service.js';
 import type { PackageCleanup } from '../packages/cleanup/service.js';
 import type { MirrorService } from '../mirrors/service.js';
 import type { ArtifactService } from '../artifacts/service.js';
+import type { CacheService } from '../actions/cache-service.js';
+import type { ScheduleService } from '../actions/schedules.js';
 import { CHECK_MS as RECOVERY_CHECK_MS, STALE_INTENT_SECONDS, type RefRecovery } from '../repos/recovery.js';
 import { SWEEP_INTERVAL_MS, type Sweeper } from '../storage/sweep.js';
 import type { QuotaService } from '../quota/service.js';
@@ -19,13 +21,27 @@ export interface ScheduledWork {
   packageCleanup: PackageCleanup;
   mirrors: MirrorService;
   artifacts: ArtifactService;
+  actionsCache: Pick<CacheService, 'evict'>;
+  workflowSchedules: Pick<ScheduleService, 'nextIn' | 'tick'>;
   recovery: RefRecovery;
   sweeper: Sweeper;
   quota: Pick<QuotaService, 'sampleUsage'>;
 }
 
 export function registerSchedules(work: ScheduledWork): void {
-  const { config, cron, cluster, packageCleanup, mirrors, artifacts, recovery, sweeper, quota } = work;
+  const {
+    config,
+    cron,
+    cluster,
+    packageCleanup,
+    mirrors,
+    artifacts,
+    actionsCache,
+    workflowSchedules,
+    recovery,
+    sweeper,
+    quota,
+  } = work;
   const cleanup = config.cron.cleanupPackages;
   if (cleanup.enabled) {
     cron.register({
@@ -47,8 +63,23 @@ export function registerSchedules(work: ScheduledWork): void {
     name: 'cleanup_actions',
     schedule: '@every 3600s',
     nextIn: () => cron.nextOfEvery(3_600_000),
-    run: () => cluster.leases.run('task:cleanup_actions', () => artifacts.sweep()),
+    // Expired artifacts, then the actions cache's eviction (age and size per repository).
+    run: () =>
+      cluster.leases.run(
+        'task:cleanup_actions',
+        async () => (await artifacts.sweep()) + (await actionsCache.evict()),
+      ),
   });
+  // Scheduled workflows (`on.schedule`), checked each minute by every process: each due time is
+  // claimed by one (schedules.ts), so no lease is needed.
+  if (config.actions.enabled) {
+    cron.register({
+      name: 'start_schedule_tasks',
+      schedule: '@every 60s',
+      nextIn: () => workflowSchedules.nextIn(),
+      run: () => workflowSchedules.tick(),
+    });
+  }
   // Changes interrupted by a crash (git and database out of step), completed once they are stale.
   cron.register({
     name: 'recover_unfinished_changes',

@@ -54,62 +54,27 @@ import { webhooksRoutes } from '../webhooks/routes.js';
 import { pullsRoutes } from '../pulls/routes.js';
 import { actionsRoutes, actionsRunnerRoutes } from '../actions/routes.js';
 import { artifactsRoutes, artifactServiceRoutes } from '../artifacts/routes.js';
+import { cacheRoutes } from '../actions/cache-routes.js';
 import { packagesRoutes } from '../packages/routes.js';
 import { packageCleanupRoutes } from '../packages/cleanup/routes.js';
 import { socialRoutes } from '../social/routes.js';
 import { activityRoutes } from '../activities/routes.js';
 import cookie from '@fastify/cookie';
-import { registerWeb, Web, type PageRoutes } from '../web/plugin.js';
-import { accountSettingsPages } from '../users/settings-pages.js';
-import { settingsListsPages } from '../users/settings-lists-pages.js';
+import { registerWeb, Web } from '../web/plugin.js';
+
 import { avatarFileRoutes, avatarsRoutes } from '../avatars/routes.js';
 import { oauth2ProviderRoutes, oauth2Routes } from '../oauth2/routes.js';
 import { repoMetaRoutes } from '../repometa/routes.js';
-import { userPages } from '../users/pages.js';
-import { twoFactorPages, twoFactorSignInStep } from '../twofa/pages.js';
-import { mailPages } from '../mail/pages.js';
-import { webhookPages } from '../webhooks/pages.js';
-import { actionsPages } from '../actions/pages.js';
-import { mirrorPages } from '../mirrors/pages.js';
-import { lfsPages } from '../lfs/pages.js';
-import { orgPages } from '../orgs/pages.js';
-import { orgTeamPages } from '../orgs/team-pages.js';
-import { orgSettingsPages } from '../orgs/settings-pages.js';
-import { repoListPages } from '../repos/pages.js';
-import { codePages } from '../repos/code-pages.js';
-import { releasePages } from '../releases/pages.js';
-import { issuePages } from '../issues/pages.js';
-import { issueFormPages } from '../issues/form-pages.js';
-import { labelPages } from '../labels/pages.js';
-import { milestonePages } from '../milestones/pages.js';
-import { actionState, socialPages } from '../social/pages.js';
-import { pullPages } from '../pulls/pages.js';
-import { tokenPages } from '../tokens/pages.js';
-import { oauth2Pages } from '../oauth2/pages.js';
-import { keyPages } from '../ssh/pages.js';
+
+import { registerCompression } from '../http/compression.js';
+
 import { countRequests, opsRoutes } from '../ops/routes.js';
 import { authorizedKeysRoute, sshKeyRoutes } from '../ssh/routes.js';
 import { sshInternalRoutes } from '../ssh/internal.js';
 import { signingRoutes } from '../signing/routes.js';
 import { wikiRoutes } from '../wiki/routes.js';
-import { wikiPages } from '../wiki/pages.js';
-import { quotaPages } from '../quota/pages.js';
-import { quotaAdminPages } from '../quota/admin-pages.js';
-import { notificationPages } from '../notifications/pages.js';
-import { threadsJson } from '../notifications/present.js';
-import { dashboardPages } from '../issues/dashboard-pages.js';
-import { repoSettingsPages } from '../repos/settings-pages.js';
-import { collaborationPages } from '../repos/collaboration-pages.js';
-import { protectionPages } from '../protection/pages.js';
-import { deployKeyPages } from '../ssh/deploy-key-pages.js';
-import { feedFor } from '../activities/pages.js';
+
 import { uploadsTempDir } from '../web/uploads.js';
-import { opsAdminPages } from '../ops/admin-pages.js';
-import { userAdminPages } from '../users/admin-pages.js';
-import { repoAdminPages } from '../repos/admin-pages.js';
-import { packageAdminPages } from '../packages/admin-pages.js';
-import { hookAdminPages } from '../webhooks/admin-pages.js';
-import { runnerAdminPages } from '../actions/admin-pages.js';
 
 /** The issue presenter of the issue routes. */
 const issuePresenter = (ctx: AppContext) =>
@@ -442,176 +407,8 @@ const apiRoutes: Array<(app: Api, ctx: AppContext) => void> = [
 ];
 
 /** Each domain's web pages (server-rendered HTML at Forgejo's URL layout). */
-const webPages = (ctx: AppContext): PageRoutes[] => [
-  userPages({
-    users: ctx.users,
-    orgs: ctx.orgs,
-    sessions: ctx.sessions,
-    signInStep: twoFactorSignInStep(ctx.twoFactor),
-    disableRegistration: ctx.config.service.disableRegistration,
-    // As Forgejo: without mail, REGISTER_EMAIL_CONFIRM cannot be followed and is ignored.
-    emailConfirm:
-      ctx.config.service.registerEmailConfirm && ctx.config.mailer.enabled ? ctx.accountMail : undefined,
-    pageSize: ctx.config.api.defaultPagingNum,
-  }),
-  twoFactorPages({ twofa: ctx.twoFactor, users: ctx.users }),
-  mailPages({ accountMail: ctx.accountMail }),
-  accountSettingsPages({ users: ctx.users, sessions: ctx.sessions, avatars: ctx.avatars }),
-  settingsListsPages({
-    users: ctx.users,
-    social: ctx.social,
-    orgs: ctx.orgs,
-    repos: ctx.repos,
-    unadopted: ctx.unadopted,
-  }),
-  orgPages({ orgs: ctx.orgs, users: ctx.users, repos: ctx.repos, collaborators: ctx.collaborators }),
-  orgTeamPages({ orgs: ctx.orgs, users: ctx.users, repos: ctx.repos, collaborators: ctx.collaborators }),
-  orgSettingsPages({
-    orgs: ctx.orgs,
-    users: ctx.users,
-    labels: ctx.labels,
-    social: ctx.social,
-    avatars: ctx.avatars,
-  }),
-  repoListPages({
-    repos: ctx.repos,
-    forks: ctx.forks,
-    users: ctx.users,
-    orgs: ctx.orgs,
-    feed: (user, viewer) => feedFor(ctx, user, viewer),
-    pageSize: ctx.config.api.defaultPagingNum,
-  }),
-  codePages({
-    gitData: ctx.gitData,
-    actionState: (repo, user) => actionState(ctx, repo, user),
-    repos: ctx.repos,
-    rootUrl: ctx.config.server.rootUrl,
-    pageSize: ctx.config.api.defaultPagingNum,
-  }),
-  releasePages({
-    repos: ctx.repos,
-    users: ctx.users,
-    releases: ctx.releases,
-    attachments: ctx.attachments,
-    rootUrl: ctx.config.server.rootUrl,
-  }),
-  issuePages({
-    repos: ctx.repos,
-    users: ctx.users,
-    issues: ctx.issues,
-    issueLists: ctx.issueLists,
-    issueComments: ctx.issueComments,
-    labels: ctx.labels,
-    milestones: ctx.milestones,
-    attachments: ctx.attachments,
-    repoMeta: ctx.repoMeta,
-    pageSize: ctx.config.api.defaultPagingNum,
-    rootUrl: ctx.config.server.rootUrl,
-  }),
-  issueFormPages({
-    repos: ctx.repos,
-    users: ctx.users,
-    issues: ctx.issues,
-    issueComments: ctx.issueComments,
-    issueTriage: ctx.issueTriage,
-    attachments: ctx.attachments,
-  }),
-  pullPages({
-    pulls: ctx.pulls,
-    reviews: ctx.pullReviews,
-    mergeability: ctx.pullMergeability,
-    merging: ctx.pullMerges,
-    autoMerge: ctx.autoMerge,
-    statuses: ctx.statuses,
-    git: ctx.gitData,
-    issues: ctx.issues,
-    issueComments: ctx.issueComments,
-    repos: ctx.repos,
-    users: ctx.users,
-    labels: ctx.labels,
-    milestones: ctx.milestones,
-    attachments: ctx.attachments,
-    rootUrl: ctx.config.server.rootUrl,
-  }),
-  labelPages({ repos: ctx.repos, users: ctx.users, labels: ctx.labels }),
-  milestonePages({ repos: ctx.repos, users: ctx.users, milestones: ctx.milestones }),
-  socialPages({
-    repos: ctx.repos,
-    users: ctx.users,
-    social: ctx.social,
-    notifications: ctx.notifications,
-  }),
-  wikiPages({ wiki: ctx.wiki, users: ctx.users, rootUrl: ctx.config.server.rootUrl }),
-  quotaPages({
-    quota: ctx.quota,
-    repos: ctx.repos,
-    lfs: ctx.lfs,
-    orgs: ctx.orgs,
-    pageSize: ctx.config.api.defaultPagingNum,
-  }),
-  quotaAdminPages({ quota: ctx.quota, users: ctx.users, pageSize: ctx.config.api.defaultPagingNum }),
-  notificationPages({
-    notifications: ctx.notifications,
-    threads: (rows, viewer) =>
-      threadsJson(
-        {
-          rootUrl: ctx.config.server.rootUrl,
-          ssh: ctx.config.ssh,
-          repos: ctx.repos,
-          users: ctx.users,
-          issues: ctx.issues,
-          notifications: ctx.notifications,
-        },
-        rows,
-        viewer,
-      ),
-    issueLists: ctx.issueLists,
-    repos: ctx.repos,
-    users: ctx.users,
-    pageSize: ctx.config.api.defaultPagingNum,
-  }),
-  dashboardPages({
-    issueLists: ctx.issueLists,
-    milestones: ctx.milestones,
-    users: ctx.users,
-    pageSize: ctx.config.api.defaultPagingNum,
-  }),
-  // A repository's settings (repos/settings-pages.tsx and the pages beside it).
-  repoSettingsPages({ repos: ctx.repos, transfers: ctx.repoTransfers, users: ctx.users, orgs: ctx.orgs }),
-  collaborationPages({
-    repos: ctx.repos,
-    collaborators: ctx.collaborators,
-    users: ctx.users,
-    orgs: ctx.orgs,
-  }),
-  protectionPages({ repos: ctx.repos, users: ctx.users, protection: ctx.protection }),
-  deployKeyPages({ repos: ctx.repos, users: ctx.users, sshKeys: ctx.sshKeys }),
-  tokenPages({ tokens: ctx.tokens, oauth2: ctx.oauth2, provider: ctx.oauth2Provider }),
-  oauth2Pages({ tokens: ctx.tokens, oauth2: ctx.oauth2, provider: ctx.oauth2Provider }),
-  keyPages({ sshKeys: ctx.sshKeys, gpg: ctx.signing, signing: ctx.signing }),
-  // The site administration (/admin...).
-  opsAdminPages({
-    ops: ctx.ops,
-    cron: ctx.cron,
-    config: ctx.config,
-    version: VERSION.api,
-    pageSize: ctx.config.api.defaultPagingNum,
-  }),
-  userAdminPages({ users: ctx.users, pageSize: ctx.config.api.defaultPagingNum }),
-  repoAdminPages({
-    repos: ctx.repos,
-    users: ctx.users,
-    unadopted: ctx.unadopted,
-    pageSize: ctx.config.api.defaultPagingNum,
-  }),
-  packageAdminPages({ packages: ctx.packages, users: ctx.users, pageSize: ctx.config.api.defaultPagingNum }),
-  hookAdminPages({ webhooks: ctx.webhooks, maxItems: ctx.config.api.maxResponseItems }),
-  runnerAdminPages({ actions: ctx.actions, runners: ctx.runners, pageSize: ctx.config.api.defaultPagingNum }),
-  webhookPages({ webhooks: ctx.webhooks, repos: ctx.repos, orgs: ctx.orgs }),
-  actionsPages({ actions: ctx.actions, runners: ctx.runners, repos: ctx.repos, orgs: ctx.orgs }),
-  mirrorPages({ mirrors: ctx.mirrors, repos: ctx.repos }),
-  lfsPages({ lfs: ctx.lfs, repos: ctx.repos, pageSize: ctx.config.api.defaultPagingNum }),
-];
+/** How much of a diff the web pages show ([git] MAX_GIT_DIFF_*). */
+import { webPages } from './web-pages.js';
 
 export interface ServerOptions {
   /** How slowly a request body may arrive (tests shorten them). */
@@ -708,6 +505,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
 
   await app.register(
     async (api) => {
+      registerCompression(api);
       registerAuth(api, { auth: ctx.auth, users: ctx.users });
       registerBodyParsing(api);
       for (const routes of apiRoutes) routes(api as unknown as Api, ctx);
@@ -766,6 +564,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   await app.register(async (scope) =>
     artifactServiceRoutes(scope, { artifacts: ctx.artifacts, content: ctx.artifactContent }),
   );
+  await app.register(async (scope) => cacheRoutes(scope, { cache: ctx.actionsCache }));
   await registryRoutes(app, ctx);
   // The web interface: pages for browsers, on sessions (never accepted by the API above).
   await app.register(cookie);
@@ -777,6 +576,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     rootUrl: ctx.config.server.rootUrl,
     uploadsDir: uploadsTempDir(ctx.config.server.appDataPath),
     notifications: ctx.notifications,
+    codeSearch: ctx.config.indexer.repoIndexerEnabled,
+    feeds: ctx.config.other.enableFeed,
   });
   await registerWeb(app, web, webPages(ctx));
   setNotFoundPage(app, (request, reply) => web.notFoundPage(request, reply));

@@ -8,7 +8,8 @@ import type { UserService } from '../users/service.js';
 import type { TokenService } from '../tokens/service.js';
 import { ALL_SCOPES, type ScopeSet } from '../tokens/scopes.js';
 
-export type AuthMethod = 'basic' | 'token' | 'proxy';
+/** How the caller proved who they are ('signature': a Chef signed request, packages/chef). */
+export type AuthMethod = 'basic' | 'token' | 'proxy' | 'signature';
 
 export interface Identity {
   user: UserRow;

@@ -67,6 +67,7 @@ export async function web(opts: { config?: string; port?: string }): Promise<voi
   ctx.autoMerge.start();
   ctx.artifacts.start();
   ctx.runners.start();
+  ctx.workflowSchedules.start();
   // Leftovers of interrupted uploads and pushes: swept now, then hourly. Alone, everything older
   // than the moment that was known belonged to a process that died: swept with no grace period.
   let startup = alone;

@@ -242,6 +242,9 @@ export function loadConfig(opts: LoadOptions = {}): Config {
       enabled: r.bool('actions', 'ENABLED', false),
       artifactRetentionDays: r.int('actions', 'ARTIFACT_RETENTION_DAYS', 90, 1, 36500),
       fetchTaskWait: r.duration('actions', 'FETCH_TASK_WAIT', 3),
+      // The cache of actions/cache: per repository at most this many MiB, entries unused for this long go.
+      cacheMaxSize: r.int('actions', 'CACHE_MAX_SIZE', 10240, 1, 2 ** 23) * 1024 * 1024,
+      cacheRetentionDays: r.int('actions', 'CACHE_RETENTION_DAYS', 7, 1, 36500),
       defaultActionsUrl: defaultActionsUrl(r, rootUrl),
     },
     quota: {
@@ -270,7 +273,35 @@ export function loadConfig(opts: LoadOptions = {}): Config {
       limitSizeConda: r.size('packages', 'LIMIT_SIZE_CONDA', -1),
       limitSizeGo: r.size('packages', 'LIMIT_SIZE_GO', -1),
       limitSizeComposer: r.size('packages', 'LIMIT_SIZE_COMPOSER', -1),
+      limitSizeDebian: r.size('packages', 'LIMIT_SIZE_DEBIAN', -1),
+      limitSizeRubygems: r.size('packages', 'LIMIT_SIZE_RUBYGEMS', -1),
+      limitSizeRpm: r.size('packages', 'LIMIT_SIZE_RPM', -1),
+      limitSizeAlt: r.size('packages', 'LIMIT_SIZE_ALT', -1),
+      limitSizeArch: r.size('packages', 'LIMIT_SIZE_ARCH', -1),
+      limitSizeCran: r.size('packages', 'LIMIT_SIZE_CRAN', -1),
+      limitSizeHelm: r.size('packages', 'LIMIT_SIZE_HELM', -1),
+      limitSizeVagrant: r.size('packages', 'LIMIT_SIZE_VAGRANT', -1),
+      limitSizePub: r.size('packages', 'LIMIT_SIZE_PUB', -1),
+      limitSizeChef: r.size('packages', 'LIMIT_SIZE_CHEF', -1),
+      limitSizeConan: r.size('packages', 'LIMIT_SIZE_CONAN', -1),
+      limitSizeSwift: r.size('packages', 'LIMIT_SIZE_SWIFT', -1),
+      limitSizeAlpine: r.size('packages', 'LIMIT_SIZE_ALPINE', -1),
+      limitSizeNuget: r.size('packages', 'LIMIT_SIZE_NUGET', -1),
       limitSizeContainer: r.size('packages', 'LIMIT_SIZE_CONTAINER', -1),
+    },
+    ui: {
+      maxDisplayFileSize: r.int('ui', 'MAX_DISPLAY_FILE_SIZE', 8 * 1024 * 1024, 1, 2 ** 31 - 1),
+    },
+    other: {
+      enableFeed: r.bool('other', 'ENABLE_FEED', true),
+    },
+    indexer: {
+      repoIndexerEnabled: r.bool('indexer', 'REPO_INDEXER_ENABLED', false),
+    },
+    git: {
+      maxDiffLines: r.int('git', 'MAX_GIT_DIFF_LINES', 1000, 1, 2 ** 31 - 1),
+      maxDiffLineCharacters: r.int('git', 'MAX_GIT_DIFF_LINE_CHARACTERS', 5000, 1, 2 ** 31 - 1),
+      maxDiffFiles: r.int('git', 'MAX_GIT_DIFF_FILES', 100, 1, 2 ** 31 - 1),
     },
     picture: {
       avatarMaxFileSize: r.int('picture', 'AVATAR_MAX_FILE_SIZE', 1024 * 1024, 1, 2 ** 31 - 1),

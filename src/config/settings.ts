@@ -125,6 +125,9 @@ export interface Config {
     enabled: boolean;
     /** Days an artifact is kept when its upload gives no expiry ([actions] ARTIFACT_RETENTION_DAYS). */
     artifactRetentionDays: number;
+    /** The actions cache: bytes per repository ([actions] CACHE_MAX_SIZE, MiB) and days an unused entry stays. */
+    cacheMaxSize: number;
+    cacheRetentionDays: number;
     /** Seconds a runner's FetchTask waits for a job when none is waiting ([actions] FETCH_TASK_WAIT; 0: answer at once). */
     fetchTaskWait: number;
     /** Where `uses: owner/repo@ref` actions come from ([actions] DEFAULT_ACTIONS_URL, resolved: no trailing slash). */
@@ -160,7 +163,41 @@ export interface Config {
     limitSizeConda: number;
     limitSizeGo: number;
     limitSizeComposer: number;
+    limitSizeDebian: number;
+    limitSizeRubygems: number;
+    limitSizeRpm: number;
+    limitSizeAlt: number;
+    limitSizeArch: number;
+    limitSizeCran: number;
+    limitSizeHelm: number;
+    limitSizeVagrant: number;
+    limitSizePub: number;
+    limitSizeChef: number;
+    limitSizeConan: number;
+    limitSizeSwift: number;
+    limitSizeAlpine: number;
+    limitSizeNuget: number;
     limitSizeContainer: number;
+  };
+  ui: {
+    /** Largest file a file view shows, in bytes ([ui] MAX_DISPLAY_FILE_SIZE); larger ones link to the raw file. */
+    maxDisplayFileSize: number;
+  };
+  other: {
+    /** [other] ENABLE_FEED: RSS and Atom feeds of users, organizations, repositories, releases and branches. */
+    enableFeed: boolean;
+  };
+  indexer: {
+    /** [indexer] REPO_INDEXER_ENABLED: the site-wide code search (/explore/code). */
+    repoIndexerEnabled: boolean;
+  };
+  git: {
+    /** Lines of one file a web diff shows before "show the whole diff" ([git] MAX_GIT_DIFF_LINES). */
+    maxDiffLines: number;
+    /** Characters of one diff line shown ([git] MAX_GIT_DIFF_LINE_CHARACTERS). */
+    maxDiffLineCharacters: number;
+    /** Files a web diff shows ([git] MAX_GIT_DIFF_FILES). */
+    maxDiffFiles: number;
   };
   picture: {
     /** Largest avatar accepted, in bytes ([picture] AVATAR_MAX_FILE_SIZE). */

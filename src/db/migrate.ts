@@ -51,6 +51,16 @@ import * as m0050 from './migrations/0050_review_request_index.js';
 import * as m0051 from './migrations/0051_quota_history.js';
 import * as m0052 from './migrations/0052_oauth2_grants.js';
 import * as m0053 from './migrations/0053_user_updated_index.js';
+import * as m0056 from './migrations/0056_action_workflow_disabled.js';
+import * as m0059 from './migrations/0059_debian_repository.js';
+import * as m0064 from './migrations/0064_rpm_repository.js';
+import * as m0062 from './migrations/0062_action_cache.js';
+import * as m0063 from './migrations/0063_projects.js';
+import * as m0071 from './migrations/0071_action_schedule_concurrency.js';
+import * as m0072 from './migrations/0072_alpine_key.js';
+import * as m0073 from './migrations/0073_alt_repository.js';
+import * as m0077 from './migrations/0077_package_chef_key.js';
+import * as m0080 from './migrations/0080_deleted_branch.js';
 
 export interface AnvilMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -105,6 +115,16 @@ const migrations: Record<string, AnvilMigration> = {
   '0051_quota_history': m0051,
   '0052_oauth2_grants': m0052,
   '0053_user_updated_index': m0053,
+  '0056_action_workflow_disabled': m0056,
+  '0059_debian_repository': m0059,
+  '0062_action_cache': m0062,
+  '0063_projects': m0063,
+  '0064_rpm_repository': m0064,
+  '0071_action_schedule_concurrency': m0071,
+  '0072_alpine_key': m0072,
+  '0073_alt_repository': m0073,
+  '0077_package_chef_key': m0077,
+  '0080_deleted_branch': m0080,
 };
 
 export async function migrateToLatest(db: Kysely<DB>, dialect: Dialect): Promise<void> {

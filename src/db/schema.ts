@@ -11,12 +11,14 @@ import type { MirrorTables } from '../mirrors/tables.js';
 import type { IssueTables } from '../issues/tables.js';
 import type { LabelTables } from '../labels/tables.js';
 import type { MilestoneTables } from '../milestones/tables.js';
+import type { ProjectTables } from '../projects/tables.js';
 import type { AttachmentTables } from '../attachments/tables.js';
 import type { ReleaseTables } from '../releases/tables.js';
 import type { NotificationTables } from '../notifications/tables.js';
 import type { WebhookTables } from '../webhooks/tables.js';
 import type { ActionsTables } from '../actions/tables.js';
 import type { ArtifactTables } from '../artifacts/tables.js';
+import type { CacheTables } from '../actions/cache-tables.js';
 import type { PullTables } from '../pulls/tables.js';
 import type { PackageTables } from '../packages/tables.js';
 import type { SessionTables } from '../sessions/tables.js';
@@ -28,6 +30,11 @@ import type { OAuth2Tables } from '../oauth2/tables.js';
 import type { RepoMetaTables } from '../repometa/tables.js';
 import type { SshTables } from '../ssh/tables.js';
 import type { ContainerTables } from '../packages/container/tables.js';
+import type { DebianTables } from '../packages/debian/tables.js';
+import type { RpmTables } from '../packages/rpm/tables.js';
+import type { ChefTables } from '../packages/chef/tables.js';
+import type { AlpineTables } from '../packages/alpine/tables.js';
+import type { AltTables } from '../packages/alt/tables.js';
 import type { SigningTables } from '../signing/tables.js';
 import type { ClusterTables } from '../cluster/tables.js';
 import type { TwoFactorTables } from '../twofa/tables.js';
@@ -48,12 +55,14 @@ export interface DB
     IssueTables,
     LabelTables,
     MilestoneTables,
+    ProjectTables,
     AttachmentTables,
     ReleaseTables,
     NotificationTables,
     WebhookTables,
     ActionsTables,
     ArtifactTables,
+    CacheTables,
     PullTables,
     PackageTables,
     SessionTables,
@@ -65,6 +74,11 @@ export interface DB
     RepoMetaTables,
     SshTables,
     ContainerTables,
+    DebianTables,
+    RpmTables,
+    ChefTables,
+    AlpineTables,
+    AltTables,
     SigningTables,
     ClusterTables,
     TwoFactorTables,

@@ -275,7 +275,7 @@ export function contentsRoutes(app: Api, deps: ContentsRoutesDeps): void {
     },
   );
 
-  // Raw files and archives, streamed
+  // Raw files and archives, streamed as they are (never compressed: clients count on the length)
 
   const serveRaw = (media: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
     const t = await open(request);
@@ -293,12 +293,15 @@ export function contentsRoutes(app: Api, deps: ContentsRoutesDeps): void {
 
   app.get(
     `${base}/raw/*`,
-    { schema: rawSchema('Get a file from a repository'), config: { auth: read } },
+    { schema: rawSchema('Get a file from a repository'), config: { auth: read, compress: false } },
     serveRaw(false),
   );
   app.get(
     `${base}/media/*`,
-    { schema: rawSchema("Get a file or it's LFS object from a repository"), config: { auth: read } },
+    {
+      schema: rawSchema("Get a file or it's LFS object from a repository"),
+      config: { auth: read, compress: false },
+    },
     serveRaw(true),
   );
 

@@ -9,14 +9,19 @@ export interface OpenRepoDeps {
   users: Pick<UserService, 'getById'>;
 }
 
-/** The repository of the URL (`:owner/:repo`) for the viewer, who must be able to read `unit`. */
-export async function openRepo(deps: OpenRepoDeps, request: FastifyRequest, unit: string) {
+/** The repository of the URL (`:owner/:repo`) for the viewer, who must be able to read (or `need`) `unit`. */
+export async function openRepo(
+  deps: OpenRepoDeps,
+  request: FastifyRequest,
+  unit: string,
+  need: 'read' | 'write' = 'read',
+) {
   const p = request.params as Record<string, string>;
   const view = await deps.repos.requireRepo(
     p['owner'] ?? '',
     p['repo'] ?? '',
     request.web.viewer,
-    'read',
+    need,
     unit,
   );
   const owner = (await deps.users.getById(view.repo.owner_id))!;

@@ -5,6 +5,7 @@
 // hidden or refused here. The forms that change an issue are in form-pages.tsx; the parts pull
 // requests share in thread.tsx and sidebar.tsx.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { VNode } from 'preact';
 import { AppError, notFound } from '../errors.js';
 import { LabelPill, labelsFor } from '../labels/pages.js';
 import type { LabelService } from '../labels/service.js';
@@ -18,6 +19,7 @@ import type { UserService } from '../users/service.js';
 import { formList, formText, type PageRoutes } from '../web/plugin.js';
 import { CsrfField, Layout } from '../web/layout.js';
 import { Pager, When, pageNumber } from '../web/components.js';
+import { Icon } from '../web/icons.js';
 import { canWriteIssues, type IssueService } from './service.js';
 import type { IssueListService } from './lists.js';
 import type { CommentService } from './comments.js';
@@ -28,6 +30,28 @@ import { TemplateChooser, TemplateFields, composeBody, missingFields } from './t
 import type { IssueRow } from './tables.js';
 
 type Params = Record<string, string>;
+
+/**
+ * A filter of the list as a choice among what there is (labels, milestones, people), "All" first;
+ * a value from the address that is not among them (a name typed into it) is kept as a choice.
+ */
+function Picker(props: { name: string; label: string; value: string; options: string[] }): VNode {
+  const options =
+    props.value && !props.options.includes(props.value) ? [props.value, ...props.options] : props.options;
+  return (
+    <label class="picker">
+      <span>{props.label}</span>
+      <select name={props.name}>
+        <option value="">All</option>
+        {options.map((o) => (
+          <option value={o} selected={o === props.value}>
+            {o}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
 
 export interface IssuePagesDeps {
   repos: RepoService;
@@ -67,24 +91,44 @@ export function issuePages(deps: IssuePagesDeps): PageRoutes {
         const pageNo = pageNumber(q['page']);
         let rows: IssueRow[] = [];
         let total = 0;
+        // Both states' counts for the switch: this page's total, and one row of the other state.
+        let otherTotal = 0;
+        const criteria = {
+          type: pulls ? ('pulls' as const) : ('issues' as const),
+          q: filters.q || undefined,
+          labels: filters.labels || undefined,
+          milestones: filters.milestone || undefined,
+          createdBy: filters.poster || undefined,
+          assignedBy: filters.assignee || undefined,
+        };
         try {
-          [rows, total] = await issueLists.list(
-            view.repo,
-            {
-              state,
-              type: pulls ? 'pulls' : 'issues',
-              q: filters.q || undefined,
-              labels: filters.labels || undefined,
-              milestones: filters.milestone || undefined,
-              createdBy: filters.poster || undefined,
-              assignedBy: filters.assignee || undefined,
-            },
-            { page: pageNo, limit: pageSize, offset: (pageNo - 1) * pageSize },
-          );
+          [[rows, total], [, otherTotal]] = await Promise.all([
+            issueLists.list(
+              view.repo,
+              { ...criteria, state },
+              {
+                page: pageNo,
+                limit: pageSize,
+                offset: (pageNo - 1) * pageSize,
+              },
+            ),
+            issueLists.list(
+              view.repo,
+              { ...criteria, state: state === 'open' ? 'closed' : 'open' },
+              { page: 1, limit: 1, offset: 0 },
+            ),
+          ]);
         } catch (err) {
           // An unknown user in a filter matches nothing, as an empty list (not an error page).
           if (!(err instanceof AppError)) throw err;
         }
+        const counts =
+          state === 'open' ? { open: total, closed: otherTotal } : { open: otherTotal, closed: total };
+        const [labelChoices, [milestoneChoices], people] = await Promise.all([
+          labelsFor(deps, view.repo, owner),
+          deps.milestones.list(view.repo, { state: 'all' }, { page: 1, limit: 1000, offset: 0 }),
+          deps.repos.assignees(view.repo),
+        ]);
         const posters = await users.getByIds([
           ...new Set(rows.map((r) => r.poster_id).filter((id): id is number => id !== null)),
         ]);
@@ -100,10 +144,10 @@ export function issuePages(deps: IssuePagesDeps): PageRoutes {
             <div class="actions">
               <nav class="tabs" aria-label="State">
                 <a href={stateLink('open')} aria-current={state === 'open' ? 'page' : undefined}>
-                  Open
+                  <Icon name={pulls ? 'pull' : 'issue-open'} /> {counts.open} Open
                 </a>
                 <a href={stateLink('closed')} aria-current={state === 'closed' ? 'page' : undefined}>
-                  Closed
+                  <Icon name={pulls ? 'merged' : 'issue-closed'} /> {counts.closed} Closed
                 </a>
               </nav>
               {!pulls ? (
@@ -133,33 +177,29 @@ export function issuePages(deps: IssuePagesDeps): PageRoutes {
                 aria-label={`Search ${noun.toLowerCase()}`}
                 placeholder="Search…"
               />
-              <input
-                type="text"
+              <Picker
                 name="labels"
+                label="Label"
                 value={filters.labels}
-                aria-label="Labels (comma-separated)"
-                placeholder="Labels"
+                options={labelChoices.map((l) => l.name)}
               />
-              <input
-                type="text"
+              <Picker
                 name="milestone"
+                label="Milestone"
                 value={filters.milestone}
-                aria-label="Milestone"
-                placeholder="Milestone"
+                options={milestoneChoices.map((m) => m.name)}
               />
-              <input
-                type="text"
+              <Picker
                 name="poster"
+                label="Author"
                 value={filters.poster}
-                aria-label="Poster"
-                placeholder="Poster"
+                options={people.map((u) => u.name)}
               />
-              <input
-                type="text"
+              <Picker
                 name="assignee"
+                label="Assignee"
                 value={filters.assignee}
-                aria-label="Assignee"
-                placeholder="Assignee"
+                options={people.map((u) => u.name)}
               />
               <button type="submit">Filter</button>
             </form>
@@ -176,7 +216,8 @@ export function issuePages(deps: IssuePagesDeps): PageRoutes {
                     ))}
                     <p class="muted">
                       #{i.index} opened <When unix={i.created_unix} /> by{' '}
-                      <Author users={posters} id={i.poster_id} /> · {i.num_comments} comments
+                      <Author users={posters} id={i.poster_id} /> · {i.num_comments}{' '}
+                      {i.num_comments === 1 ? 'comment' : 'comments'}
                     </p>
                   </div>
                 </li>

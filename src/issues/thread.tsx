@@ -11,18 +11,28 @@ import { LabelPill } from '../labels/pages.js';
 import { renderMarkdown } from '../markup/render.js';
 import type { MilestoneService } from '../milestones/service.js';
 import type { UserService } from '../users/service.js';
+import { avatarPath } from '../users/avatars.js';
 import type { UserRow } from '../users/tables.js';
 import { CsrfField, type PageContext } from '../web/layout.js';
 import { When } from '../web/components.js';
+import { Icon, type IconName } from '../web/icons.js';
 import type { CommentService } from './comments.js';
 import type { IssueService } from './service.js';
 import type { CommentRow, IssueRow } from './tables.js';
 import { CommentType } from './tables.js';
 import { secondsToText } from './tracking-schemas.js';
 
+/** Who wrote or did something: their avatar and name, linked to their profile ("Ghost" once deleted). */
 export function Author(props: { users: Map<number, UserRow>; id: number | null }): VNode {
   const u = props.id !== null ? props.users.get(props.id) : undefined;
-  return u ? <a href={`/${u.name}`}>{u.name}</a> : <span>Ghost</span>;
+  return u ? (
+    <a class="author" href={`/${u.name}`}>
+      <img class="avatar" src={`/${avatarPath(u)}`} alt="" width={20} height={20} loading="lazy" />
+      {u.name}
+    </a>
+  ) : (
+    <span class="author">Ghost</span>
+  );
 }
 
 export interface ThreadDeps {
@@ -71,6 +81,9 @@ export type ThreadData = Awaited<ReturnType<typeof threadData>>;
 /** The seconds of a time event ("|<seconds>", as Forgejo writes them) as text. */
 const spent = (content: string) =>
   content.startsWith('|') ? secondsToText(Number(content.slice(1)) || 0) || '0 seconds' : content;
+
+/** A pull request's merge in its timeline (Forgejo's comment type 28, pulls/tables.ts). */
+const MERGE_PULL = 28;
 
 function Event(props: { c: CommentRow; d: ThreadData; base: string }): VNode | null {
   const { c, d } = props;
@@ -168,6 +181,12 @@ function Event(props: { c: CommentRow; d: ThreadData; base: string }): VNode | n
       return line('added a new dependency');
     case CommentType.removeDependency:
       return line('removed a dependency');
+    case MERGE_PULL:
+      return line(
+        <>
+          merged commit <a href={`${props.base}/commit/${c.commit_sha}`}>{c.commit_sha.slice(0, 10)}</a>
+        </>,
+      );
     default:
       return null;
   }
@@ -295,10 +314,34 @@ function EditForm(props: { t: ThreadCtx; action: string; value: string; id: stri
 }
 
 /** The issue's text, then its timeline: comments as cards, events as one line each. */
-export function Timeline(props: { t: ThreadCtx }): VNode {
+/** Something shown in a timeline at its time besides the comments and events (a pull request's reviews). */
+export interface TimelineItem {
+  unix: number;
+  node: VNode;
+}
+
+/**
+ * The description, then comments and events in order with `interleave` placed among them by
+ * time (an item before the events of its second: a review comes before the merge it allowed).
+ */
+export function Timeline(props: { t: ThreadCtx; interleave?: TimelineItem[] }): VNode {
   const { t } = props;
   const { issue, d } = t;
   const mayEdit = (posterId: number | null) => !!t.page.user && (t.writer || posterId === t.page.user.id);
+  const extra = [...(props.interleave ?? [])].sort((a, b) => a.unix - b.unix);
+  // A merge also closes the pull request: the merge says so, its close event is not repeated.
+  const merges = new Set(
+    d.events.filter((c) => c.type === MERGE_PULL).map((c) => `${c.poster_id}:${c.created_unix}`),
+  );
+  const events = d.events.filter(
+    (c) => !(c.type === CommentType.close && merges.has(`${c.poster_id}:${c.created_unix}`)),
+  );
+  let next = 0;
+  const before = (unix: number): VNode[] => {
+    const due: VNode[] = [];
+    while (next < extra.length && extra[next]!.unix <= unix) due.push(extra[next++]!.node);
+    return due;
+  };
   return (
     <section aria-label="Conversation">
       <article class="card comment">
@@ -320,7 +363,8 @@ export function Timeline(props: { t: ThreadCtx }): VNode {
           />
         ) : null}
       </article>
-      {d.events.map((c) =>
+      {events.map((c) => [
+        ...before(c.created_unix),
         c.type === CommentType.comment ? (
           <article class="card comment" id={`issuecomment-${c.id}`}>
             <p class="muted">
@@ -336,7 +380,8 @@ export function Timeline(props: { t: ThreadCtx }): VNode {
         ) : (
           <Event c={c} d={d} base={t.base} />
         ),
-      )}
+      ])}
+      {extra.slice(next).map((x) => x.node)}
     </section>
   );
 }
@@ -388,22 +433,32 @@ export function CommentForm(props: {
   );
 }
 
-/** Title, state and (for its poster and writers) a small form to rename. */
+/** Title, state (a merged pull request's is "Merged") and, for its poster and writers, a small form to rename. */
 export function IssueHeading(props: {
   page: PageContext;
   base: string;
   issue: IssueRow;
   canEdit: boolean;
+  merged?: boolean | undefined;
 }): VNode {
   const { issue } = props;
+  const state = props.merged ? 'merged' : issue.is_closed ? 'closed' : 'open';
+  const icon: IconName = props.merged
+    ? 'merged'
+    : issue.is_pull
+      ? 'pull'
+      : issue.is_closed
+        ? 'issue-closed'
+        : 'issue-open';
   return (
     <>
       <h2 class="issue-title">
         {issue.title} <span class="muted">#{issue.index}</span>
       </h2>
       <p>
-        <span class={`pill state ${issue.is_closed ? 'closed' : 'open'}`}>
-          {issue.is_closed ? 'Closed' : 'Open'}
+        <span class={`pill state ${state}`}>
+          <Icon name={icon} />
+          {props.merged ? 'Merged' : issue.is_closed ? 'Closed' : 'Open'}
         </span>
       </p>
       {props.canEdit ? (

@@ -1,7 +1,7 @@
 // Labels of repositories and organizations (organization labels are usable on the
 // organization's repositories), and the model rules of labels on issues: labels named by id or
 // name, and the exclusive rule (an issue holds at most one exclusive label of a scope).
-import { nowUnix, type Db, type Tx } from '../db/database.js';
+import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
 import { badRequest, invalidField, notFound } from '../errors.js';
 import type { Page } from '../http/pagination.js';
 import type { RepoService } from '../repos/service.js';
@@ -155,6 +155,29 @@ export class LabelService {
   /** Deletes the label; it leaves every issue (and the timeline events naming it) with it. */
   async delete(label: LabelRow): Promise<void> {
     await store.remove(this.db, label.id);
+  }
+
+  /** Adds the labels of the template `templateName` (Default, Advanced) to `repo`; 422 naming `template_name`. */
+  async initialize(repo: RepoRow, templateName: string): Promise<number> {
+    const template = labelTemplate(templateName);
+    if (!template)
+      throw invalidField('template_name', `label template does not exist [name: ${templateName}]`);
+    const now = nowUnix();
+    await transaction(this.db, async (tx) => {
+      for (const l of template) {
+        await store.insert(tx, {
+          repo_id: repo.id,
+          org_id: null,
+          name: l.name,
+          color: `#${l.color}`,
+          description: l.description,
+          exclusive: l.exclusive ? 1 : 0,
+          created_unix: now,
+          updated_unix: now,
+        });
+      }
+    });
+    return template.length;
   }
 
   // Labels on issues

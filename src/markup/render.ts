@@ -250,10 +250,13 @@ export function highlightLines(code: string, fileName: string, contentId?: strin
   return lines;
 }
 
+/** Larger files are shown as plain text (as Forgejo's highlighter does). */
+const HIGHLIGHT_MAX = 1024 * 1024;
+
 function highlight(code: string, fileName: string): string[] {
   const ext = fileName.includes('.') ? fileName.slice(fileName.lastIndexOf('.') + 1).toLowerCase() : '';
   const { hljs } = libs();
-  const language = ext && hljs.getLanguage(ext) ? ext : undefined;
+  const language = ext && code.length <= HIGHLIGHT_MAX && hljs.getLanguage(ext) ? ext : undefined;
   const html = language ? hljs.highlight(code, { language, ignoreIllegals: true }).value : escape(code);
   // Spans may cross lines: close the open ones at each line end and reopen them on the next.
   const out: string[] = [];

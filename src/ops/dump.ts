@@ -78,9 +78,10 @@ async function addStream(pack: tar.Pack, name: string, size: number, data: Reada
   if (failed) throw failed;
 }
 
-/** A repository's files: HEAD, config and refs first, objects last, quarantines and locks left out. */
-function repositoryFiles(dir: string): string[] {
+/** A repository's files (quarantines and locks left out): all but its objects, or only its objects. */
+function repositoryFiles(dir: string, objects: boolean): string[] {
   const files = (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => {
+    if (f.startsWith('objects') !== objects) return false;
     if (/(^|\/)objects\/(incoming-|tmp_objdir)/.test(f) || f.endsWith('.lock')) return false;
     try {
       return fs.statSync(path.join(dir, f)).isFile();
@@ -88,13 +89,34 @@ function repositoryFiles(dir: string): string[] {
       return false;
     }
   });
+  // HEAD and config, then loose refs, then packed-refs (a ref packed meanwhile is then still
+  // found: its loose file read first, or packed-refs read after), then the rest.
   const rank = (f: string) =>
-    f.startsWith('objects')
-      ? 2
-      : f === 'HEAD' || f === 'config' || f === 'packed-refs' || f.startsWith('refs')
-        ? 0
-        : 1;
+    f === 'HEAD' || f === 'config' ? 0 : f.startsWith('refs') ? 1 : f === 'packed-refs' ? 2 : 3;
   return files.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+}
+
+/**
+ * Adds a bare repository while pushes may run: its refs first, then its objects as they are
+ * listed AFTER the refs were read, so every object a copied ref names is in the listing (a push
+ * writes its objects before it moves a ref). Objects never change once written; a repack only
+ * adds a pack and then removes what it replaced, so when a listed file is gone by the time it is
+ * read, the objects are listed again and what was not yet copied is added.
+ */
+async function addRepository(pack: tar.Pack, entry: string, dir: string): Promise<void> {
+  for (const f of repositoryFiles(dir, false))
+    await addFile(pack, `repositories/${entry}/${f}`, path.join(dir, f));
+  const copied = new Set<string>();
+  for (let round = 0; round < 10; round++) {
+    let vanished = false;
+    for (const f of repositoryFiles(dir, true)) {
+      if (copied.has(f)) continue;
+      if (await addFile(pack, `repositories/${entry}/${f}`, path.join(dir, f))) copied.add(f);
+      else vanished = true;
+    }
+    if (!vanished) return;
+  }
+  throw new Error(`${entry}: its objects kept changing while they were copied`);
 }
 
 /** What a dump reads and a restore writes (and reconciles afterwards). */
@@ -131,9 +153,7 @@ export async function dump(deps: DumpDeps, file: string, log: (line: string) => 
       let repos = 0;
       for (const entry of fs.existsSync(root) ? fs.readdirSync(root).sort() : []) {
         if (!entry.endsWith('.git')) continue;
-        const dir = path.join(root, entry);
-        for (const f of repositoryFiles(dir))
-          await addFile(pack, `repositories/${entry}/${f}`, path.join(dir, f));
+        await addRepository(pack, entry, path.join(root, entry));
         repos++;
       }
       log(`repositories: ${repos}`);

@@ -2,8 +2,12 @@
 // duration, git operations by service and transport, background job runs by outcome, webhook
 // deliveries by outcome, and, read at each scrape, queue depths and the counts Forgejo exports
 // (gitea_users, gitea_repositories, ...), plus Node's process metrics. While metrics are
-// disabled every recording method returns at once.
-import client from 'prom-client';
+// disabled every recording method returns at once, and prom-client is not even loaded (it is read
+// from node_modules when metrics are on, not bundled into what every server parses at start-up).
+import type Client from 'prom-client';
+import { lazyModule } from '../lazy.js';
+
+const promClient = lazyModule<typeof Client>('prom-client');
 
 /** Numbers read from the database at scrape time. */
 export interface Gauges {
@@ -19,13 +23,14 @@ export interface MetricsDeps {
 }
 
 export class Metrics {
-  readonly registry = new client.Registry();
-  private readonly requests?: client.Counter<'method' | 'route' | 'status'>;
-  private readonly durations?: client.Histogram<'method' | 'route'>;
-  private readonly gitOps?: client.Counter<'service' | 'transport'>;
-  private readonly jobs?: client.Counter<'job' | 'outcome'>;
-  private readonly jobSeconds?: client.Histogram<'job'>;
-  private readonly deliveries?: client.Counter<'outcome'>;
+  /** The registry scraped; none while metrics are disabled. */
+  readonly registry?: Client.Registry;
+  private readonly requests?: Client.Counter<'method' | 'route' | 'status'>;
+  private readonly durations?: Client.Histogram<'method' | 'route'>;
+  private readonly gitOps?: Client.Counter<'service' | 'transport'>;
+  private readonly jobs?: Client.Counter<'job' | 'outcome'>;
+  private readonly jobSeconds?: Client.Histogram<'job'>;
+  private readonly deliveries?: Client.Counter<'outcome'>;
 
   readonly enabled: boolean;
 
@@ -33,6 +38,8 @@ export class Metrics {
     const { enabled, gauges } = deps;
     this.enabled = enabled;
     if (!enabled) return;
+    const client = promClient();
+    this.registry = new client.Registry();
     const registers = [this.registry];
     client.collectDefaultMetrics({ register: this.registry });
     this.requests = new client.Counter({
@@ -123,6 +130,7 @@ export class Metrics {
 
   /** The text exposition format. */
   async scrape(): Promise<{ contentType: string; body: string }> {
+    if (!this.registry) return { contentType: 'text/plain; version=0.0.4; charset=utf-8', body: '' };
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 }

@@ -7,10 +7,10 @@ import type { VNode } from 'preact';
 import { AppError } from '../errors.js';
 import { CsrfField, Field, type PageContext } from '../web/layout.js';
 import type { PageRoutes, Web } from '../web/plugin.js';
-import { DangerForm, Section, SettingsLayout, orgSettingsNav } from '../web/settings.js';
+import { Section, ticked, SettingsLayout, orgSettingsNav } from '../web/settings.js';
 import type { LabelService } from '../labels/service.js';
 import type { LabelRow } from '../labels/tables.js';
-import { LabelPill } from '../labels/pages.js';
+import { LabelItem, NewLabelForm } from '../labels/forms.js';
 import type { SocialService } from '../social/service.js';
 import type { AvatarService } from '../avatars/service.js';
 import fs from 'node:fs/promises';
@@ -58,68 +58,13 @@ function LabelsPage(props: {
       active={`${orgPath(org)}/settings/labels`}
     >
       <Section title="New label">
-        <form method="post" action={`${base}/new`}>
-          <CsrfField page={page} />
-          <Field
-            label="Label name"
-            name="title"
-            value={values['title'] ?? ''}
-            required
-            error={errors['title']}
-          />
-          <Field
-            label="Color (#rrggbb)"
-            name="color"
-            value={values['color'] ?? '#2f62c9'}
-            required
-            error={errors['color']}
-          />
-          <Field label="Description" name="description" value={values['description'] ?? ''} />
-          <button type="submit" class="primary">
-            Create label
-          </button>
-        </form>
+        <NewLabelForm page={page} base={base} values={values} errors={errors} />
       </Section>
       <Section title={`Labels (${props.labels.length})`}>
         {props.labels.length === 0 ? <p class="empty">The organization has no labels yet.</p> : null}
         <ul class="list">
           {props.labels.map((l) => (
-            <li>
-              <div>
-                <LabelPill label={l} />
-                {l.description ? <p class="muted">{l.description}</p> : null}
-                <details>
-                  <summary>Edit</summary>
-                  <form method="post" action={`${base}/edit`}>
-                    <CsrfField page={page} />
-                    <input type="hidden" name="id" value={String(l.id)} />
-                    <div class="field">
-                      <label for={`l-${l.id}-title`}>Label name</label>
-                      <input id={`l-${l.id}-title`} name="title" value={l.name} required />
-                    </div>
-                    <div class="field">
-                      <label for={`l-${l.id}-color`}>Color</label>
-                      <input id={`l-${l.id}-color`} name="color" value={l.color} required />
-                    </div>
-                    <div class="field">
-                      <label for={`l-${l.id}-description`}>Description</label>
-                      <input id={`l-${l.id}-description`} name="description" value={l.description} />
-                    </div>
-                    <button type="submit">Save label</button>
-                  </form>
-                </details>
-              </div>
-              <div class="actions">
-                <DangerForm
-                  page={page}
-                  action={`${base}/delete`}
-                  button="Delete"
-                  confirm={`Delete the label ${l.name}? Issues lose it.`}
-                >
-                  <input type="hidden" name="id" value={String(l.id)} />
-                </DangerForm>
-              </div>
-            </li>
+            <LabelItem page={page} base={base} label={l} />
           ))}
         </ul>
       </Section>
@@ -233,7 +178,7 @@ function registerSettingsPages(app: FastifyInstance, web: Web, deps: OrgSettings
     values: Form = {},
     errors: Form = {},
   ) => {
-    const [rows] = await labels.list({ orgId: org.id }, false, ALL);
+    const [rows] = await labels.list({ orgId: org.id }, true, ALL);
     return web.send(
       reply,
       <LabelsPage page={web.page(request)} org={org} labels={rows} values={values} errors={errors} />,
@@ -244,6 +189,8 @@ function registerSettingsPages(app: FastifyInstance, web: Web, deps: OrgSettings
     title: text(body, 'title').trim(),
     color: text(body, 'color').trim(),
     description: text(body, 'description'),
+    exclusive: text(body, 'exclusive'),
+    archived: text(body, 'archived'),
   });
   const labelErrors = (values: Form, err: AppError): Form =>
     /color/i.test(err.message) ? { color: reason(err) } : { title: reason(err) };
@@ -260,7 +207,13 @@ function registerSettingsPages(app: FastifyInstance, web: Web, deps: OrgSettings
     try {
       await labels.create(
         { orgId: org.id },
-        { name: values.title, color: values.color, description: values.description },
+        {
+          name: values.title,
+          color: values.color,
+          description: values.description,
+          exclusive: ticked(values.exclusive),
+          isArchived: ticked(values.archived),
+        },
       );
     } catch (err) {
       if (!formError(err)) throw err;
@@ -284,7 +237,13 @@ function registerSettingsPages(app: FastifyInstance, web: Web, deps: OrgSettings
     const values = labelInput(request.body);
     if (!values.title) return labelsPage(request, reply, org, {}, { title: 'A label needs a name.' });
     try {
-      await labels.edit(label, { name: values.title, color: values.color, description: values.description });
+      await labels.edit(label, {
+        name: values.title,
+        color: values.color,
+        description: values.description,
+        exclusive: ticked(values.exclusive),
+        isArchived: ticked(values.archived),
+      });
     } catch (err) {
       if (!formError(err)) throw err;
       return labelsPage(request, reply, org, {}, labelErrors(values, err));

@@ -377,7 +377,7 @@ export class MergeService {
       mergeCommitId: merge.mergedSha,
     });
     await this.deps.events.emit('pull.closed', pullEvent(merged, doer));
-    await this.closeReferencedIssues(repo, doer, merged, commits);
+    await this.closeReferencedIssues(repo, doer, merged, commits, merge.mergedSha);
   }
 
   /**
@@ -473,15 +473,30 @@ export class MergeService {
   }
 
   /**
-   * `closes #N`, `fixes owner/repo#N`, `reopens #N`, ... in the merged commits close or reopen those
-   * issues (the commit as the cause), whatever branch the pull request merged into; the merger
-   * needs write access to each issue's repository, and pull requests are never closed this way.
+   * `closes #N`, `fixes owner/repo#N`, `reopens #N`, ... in the merged commits (each commit the
+   * cause) and in the pull request's title and description (the merge commit the cause, as Forgejo
+   * acts on them at merge) close or reopen those issues, whatever branch the pull request merged
+   * into; the merger needs write access to each issue's repository, and pull requests are never
+   * closed this way.
    */
-  private async closeReferencedIssues(repo: RepoRow, doer: UserRow, pull: Pull, commits: CommitData[]) {
+  private async closeReferencedIssues(
+    repo: RepoRow,
+    doer: UserRow,
+    pull: Pull,
+    commits: CommitData[],
+    mergeSha: string,
+  ) {
     const { repos, issues } = this.deps;
     const viewer = { id: doer.id, isAdmin: doer.is_admin === 1 };
-    for (const c of commits.slice().reverse()) {
-      for (const ref of parseIssueReferences(c.message)) {
+    const sources = [
+      ...commits
+        .slice()
+        .reverse()
+        .map((c) => ({ text: c.message, sha: c.oid })),
+      { text: `${pull.issue.title}\n\n${pull.issue.content}`, sha: mergeSha },
+    ];
+    for (const { text, sha } of sources) {
+      for (const ref of parseIssueReferences(text)) {
         if (!ref.action) continue;
         try {
           const target =
@@ -491,7 +506,7 @@ export class MergeService {
           if (target.id === repo.id && ref.index === pull.issue.index) continue;
           const issue = await issues.findIssue(target, ref.index);
           if (!issue || issue.is_pull) continue;
-          await issues.closeByCommit(target, ref.index, doer, c.oid, ref.action === 'close');
+          await issues.closeByCommit(target, ref.index, doer, sha, ref.action === 'close');
         } catch (err) {
           if (!(err instanceof AppError)) this.deps.log.warn({ err }, 'closing an issue by commit failed');
         }

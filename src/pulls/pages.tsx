@@ -8,7 +8,14 @@ import type { VNode } from 'preact';
 import { AppError, notFound } from '../errors.js';
 import type { GitDataService } from '../git/data-service.js';
 import type { CommitData } from '../git/data.js';
-import { CommentForm, IssueHeading, Timeline, threadData, Author } from '../issues/thread.js';
+import {
+  CommentForm,
+  IssueHeading,
+  Timeline,
+  threadData,
+  Author,
+  type TimelineItem,
+} from '../issues/thread.js';
 import { LabelsBox, MetaBox, sidebarChoices } from '../issues/sidebar.js';
 import { openRepo } from '../issues/open-repo.js';
 import type { CommentService } from '../issues/comments.js';
@@ -26,7 +33,15 @@ import { AccessMode } from '../orgs/tables.js';
 import { RepoHeader } from '../repos/code-pages.js';
 import type { UserRow } from '../users/tables.js';
 import { When } from '../web/components.js';
-import { DiffModeSwitch, DiffView, diffMode, parseDiff } from '../web/diff.js';
+import {
+  type DiffLimits,
+  DiffModeSwitch,
+  DiffView,
+  diffLimits,
+  diffMode,
+  fullDiffHref,
+  parseDiff,
+} from '../web/diff.js';
 import { CsrfField, Layout, type PageContext } from '../web/layout.js';
 import { formText, type PageRoutes } from '../web/plugin.js';
 import type { AutoMergeService } from './automerge.js';
@@ -96,48 +111,48 @@ function CommitRows(props: { base: string; commits: CommitData[] }): VNode {
   );
 }
 
-function Reviews(props: {
+/** The submitted reviews with their line comments, each placed in the timeline at its time. */
+function reviewItems(props: {
   reviews: ReviewRow[];
   people: Map<number, UserRow>;
   lines: ReviewCommentRow[];
   files: string;
-}): VNode {
-  return (
-    <>
-      {props.reviews
-        .filter(
-          (r) =>
-            REVIEW_WORDS[r.type] ||
-            props.lines.some((c) => c.review_id === r.id && r.type !== ReviewType.pending),
-        )
-        .map((r) => (
-          <article class={`card comment review t${r.type}`} id={`issuecomment-r${r.id}`}>
-            <p class="muted">
-              <Author users={props.people} id={r.reviewer_id} /> {REVIEW_WORDS[r.type]}{' '}
-              <When unix={r.created_unix} />
-              {r.dismissed ? ' (dismissed)' : ''}
-            </p>
-            {r.content ? (
-              <div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(r.content) }} />
-            ) : null}
-            {props.lines
-              .filter((c) => c.review_id === r.id)
-              .map((c) => (
-                <div class="line-note" id={`issuecomment-${c.id}`}>
-                  <p class="muted">
-                    <a href={props.files}>
-                      <code>
-                        {c.tree_path}:{c.line < 0 ? `old ${-c.line}` : c.line}
-                      </code>
-                    </a>
-                  </p>
-                  <div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(c.content) }} />
-                </div>
-              ))}
-          </article>
-        ))}
-    </>
-  );
+}): TimelineItem[] {
+  return props.reviews
+    .filter(
+      (r) =>
+        REVIEW_WORDS[r.type] ||
+        props.lines.some((c) => c.review_id === r.id && r.type !== ReviewType.pending),
+    )
+    .map((r) => ({
+      unix: r.created_unix,
+      node: (
+        <article class={`card comment review t${r.type}`} id={`issuecomment-r${r.id}`}>
+          <p class="muted">
+            <Author users={props.people} id={r.reviewer_id} /> {REVIEW_WORDS[r.type]}{' '}
+            <When unix={r.created_unix} />
+            {r.dismissed ? ' (dismissed)' : ''}
+          </p>
+          {r.content ? (
+            <div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(r.content) }} />
+          ) : null}
+          {props.lines
+            .filter((c) => c.review_id === r.id)
+            .map((c) => (
+              <div class="line-note" id={`issuecomment-${c.id}`}>
+                <p class="muted">
+                  <a href={props.files}>
+                    <code>
+                      {c.tree_path}:{c.line < 0 ? `old ${-c.line}` : c.line}
+                    </code>
+                  </a>
+                </p>
+                <div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(c.content) }} />
+              </div>
+            ))}
+        </article>
+      ),
+    }));
 }
 
 export interface PullPagesDeps {
@@ -158,6 +173,8 @@ export interface PullPagesDeps {
   milestones: Pick<MilestoneService, 'getByIds' | 'list'>;
   attachments: Pick<AttachmentService, 'ofIssues' | 'ofComments'>;
   rootUrl: string;
+  /** How much of a diff is shown ([git] MAX_GIT_DIFF_*). */
+  diffLimits: DiffLimits;
 }
 
 export function pullPages(deps: PullPagesDeps): PageRoutes {
@@ -185,7 +202,13 @@ export function pullPages(deps: PullPagesDeps): PageRoutes {
       return (
         <>
           <RepoHeader t={{ owner: t.owner, repo: t.view.repo, access: t.view.access }} active="pulls" />
-          <IssueHeading page={web.page(request)} base={t.base} issue={pull.issue} canEdit={canEdit} />
+          <IssueHeading
+            page={web.page(request)}
+            base={t.base}
+            issue={pull.issue}
+            canEdit={canEdit}
+            merged={!!pull.pr.has_merged}
+          />
           <p class="muted">
             {pull.pr.has_merged ? 'Merged' : 'Wants to merge'} <code>{pull.pr.head_branch}</code> into{' '}
             <code>{pull.pr.base_branch}</code>
@@ -227,12 +250,14 @@ export function pullPages(deps: PullPagesDeps): PageRoutes {
           {heading(request, t, pull)}
           <div class="issue-layout">
             <div>
-              <Timeline t={{ page, issue: pull.issue, base, d, rootUrl: deps.rootUrl, writer }} />
-              <Reviews
-                reviews={reviews}
-                people={d.people}
-                lines={lines}
-                files={`${base}/pulls/${pull.issue.index}/files`}
+              <Timeline
+                t={{ page, issue: pull.issue, base, d, rootUrl: deps.rootUrl, writer }}
+                interleave={reviewItems({
+                  reviews,
+                  people: d.people,
+                  lines,
+                  files: `${base}/pulls/${pull.issue.index}/files`,
+                })}
               />
               <MergeBox box={await mergeBoxData(t, pull, user)} t={t} pull={pull} user={user} page={page} />
               <CommentForm
@@ -507,11 +532,20 @@ export function pullPages(deps: PullPagesDeps): PageRoutes {
           wide
         >
           {heading(request, t, pull, 'files')}
-          <p>
+          <div class="diff-bar">
             <DiffModeSwitch path={`${root}/files`} mode={mode} />
             <a href={`${root}.diff`}>.diff</a> · <a href={`${root}.patch`}>.patch</a>
-          </p>
-          <DiffView files={files} opts={{ mode, notes, commentable: !!user && !pull.issue.is_closed }} />
+          </div>
+          <DiffView
+            files={files}
+            opts={{
+              mode,
+              notes,
+              commentable: !!user && !pull.issue.is_closed,
+              limits: diffLimits(deps.diffLimits, request.query),
+              fullHref: fullDiffHref(`${root}/files`, request.query),
+            }}
+          />
           {user && !pull.issue.is_closed ? (
             <form method="post" action={`${root}/files/reviews/submit`} class="card review-form" id="review">
               <CsrfField page={page} />
@@ -700,7 +734,14 @@ export function pullPages(deps: PullPagesDeps): PageRoutes {
           </h3>
           <CommitRows base={t.base} commits={cmp.commits} />
           <DiffModeSwitch path={path} mode={mode} />
-          <DiffView files={parseDiff(cmp.diff)} opts={{ mode }} />
+          <DiffView
+            files={parseDiff(cmp.diff)}
+            opts={{
+              mode,
+              limits: diffLimits(deps.diffLimits, request.query),
+              fullHref: fullDiffHref(path, request.query),
+            }}
+          />
         </Layout>,
         error ? 422 : 200,
       );

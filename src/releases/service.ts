@@ -32,7 +32,10 @@ export interface CreateReleaseInput {
   hideArchiveLinks?: boolean | undefined;
 }
 
-export type EditReleaseInput = Partial<CreateReleaseInput>;
+export type EditReleaseInput = Partial<CreateReleaseInput> & {
+  /** The web form's content replaces the notes even when empty (the API's empty string keeps them). */
+  noteAsGiven?: boolean | undefined;
+};
 
 export interface ReleaseFilter {
   draft?: boolean | undefined;
@@ -229,7 +232,7 @@ export class ReleaseService {
       lower_tag_name: tag.toLowerCase(),
       target,
       title: input.title || release.title,
-      note: input.note || release.note,
+      note: input.noteAsGiven ? (input.note ?? release.note) : input.note || release.note,
       sha1: published?.sha ?? (tagChanged ? '' : release.sha1),
       is_draft: b(isDraft),
       is_prerelease: input.isPrerelease === undefined ? release.is_prerelease : b(input.isPrerelease),

@@ -3,7 +3,11 @@
 // description, title, labels, ref), YAML issue forms (the same keys and a `body` of fields,
 // validated field by field) and `config.yml` (blank_issues_enabled, contact_links). Pure: the
 // caller reads the files from the default branch.
-import { parse as parseYaml } from 'yaml';
+import type * as Yaml from 'yaml';
+import { lazyModule } from '../lazy.js';
+
+/** yaml, loaded on first use (not at start-up). */
+const yaml = lazyModule<typeof Yaml>('yaml');
 
 /** Directories holding templates, in Forgejo's order. */
 export const TEMPLATE_DIRS = [
@@ -93,7 +97,7 @@ function labelsOf(v: unknown): string[] {
 
 function yamlDoc(text: string): unknown {
   try {
-    return parseYaml(text, { prettyErrors: false });
+    return yaml().parse(text, { prettyErrors: false });
   } catch (err) {
     throw new TemplateError(`yaml: ${(err as Error).message.split('\n')[0]}`);
   }

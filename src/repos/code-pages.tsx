@@ -12,7 +12,15 @@ import type { TreeEntry } from '../git/trees.js';
 import { sendArchive, sendEntry } from '../git/serve.js';
 import { highlightLines, renderMarkdown } from '../markup/render.js';
 import { Layout, type PageContext } from '../web/layout.js';
-import { DiffModeSwitch, DiffView, diffMode, parseDiff } from '../web/diff.js';
+import {
+  type DiffLimits,
+  DiffModeSwitch,
+  DiffView,
+  diffLimits,
+  diffMode,
+  fullDiffHref,
+  parseDiff,
+} from '../web/diff.js';
 import type { PageRoutes } from '../web/plugin.js';
 import { Pager, When, pageNumber } from '../web/components.js';
 import { notFound } from '../errors.js';
@@ -22,11 +30,13 @@ import type { RepoService } from './service.js';
 import type { RepoRow } from './tables.js';
 
 type Params = Record<string, string>;
-/** Files larger than this are not shown inline (a link to the raw file instead). */
+/** Largest README shown on a directory's page and file blamed. */
 const VIEW_MAX = 1 << 20;
 const IMAGE = /\.(png|jpe?g|gif|webp|avif|bmp|ico)$/i;
 const README = /^readme(\.(md|markdown|txt))?$/i;
 
+/** Whether the viewer may commit to a branch of the repository in the web editor (editor-pages.tsx). */
+const writable = (t: Target, kind: string) => kind === 'branch' && t.access.mode >= 2 && !t.repo.is_archived;
 const enc = (p: string) => p.split('/').map(encodeURIComponent).join('/');
 const short = (oid: string) => oid.slice(0, 10);
 const firstLine = (m: string) => m.split('\n')[0] ?? '';
@@ -35,7 +45,18 @@ const body = (m: string) => (m.includes('\n') ? m.slice(m.indexOf('\n') + 1).tri
 export function RepoHeader(props: {
   /** With the viewer's `access`, administrators see the Settings tab. */
   t: Pick<Target, 'owner' | 'repo'> & { access?: Pick<Target['access'], 'mode'> };
-  active: 'code' | 'issues' | 'pulls' | 'releases' | 'commits' | 'wiki' | 'settings';
+  active:
+    | 'code'
+    | 'issues'
+    | 'pulls'
+    | 'releases'
+    | 'commits'
+    | 'wiki'
+    | 'actions'
+    | 'projects'
+    | 'activity'
+    | 'packages'
+    | 'settings';
   /** The repository a fork was made from (when the viewer may read it), on the repository's home. */
   parent?: { owner: string; name: string } | undefined;
 }): VNode {
@@ -47,7 +68,12 @@ export function RepoHeader(props: {
     ['issues', 'Issues', `${base}/issues`],
     ['pulls', 'Pull requests', `${base}/pulls`],
     ['releases', 'Releases', `${base}/releases`],
+    ...(t.repo.has_projects ? [['projects', 'Projects', `${base}/projects`] as const] : []),
     ...(t.repo.has_wiki ? [['wiki', 'Wiki', `${base}/wiki`] as const] : []),
+    ['packages', 'Packages', `${base}/packages`],
+    ['activity', 'Activity', `${base}/activity`],
+    // Shown on the Actions pages themselves (the other pages do not know whether actions are on).
+    ...(props.active === 'actions' ? [['actions', 'Actions', `${base}/actions`] as const] : []),
     // Repository administrators (AccessMode.admin and up).
     ...((t.access?.mode ?? 0) >= 3 ? [['settings', 'Settings', `${base}/settings`] as const] : []),
   ] as const;
@@ -218,19 +244,30 @@ function DirTable(props: {
   );
 }
 
+/** Lines per block of a file view: the browser lays out and paints only the blocks in view. */
+const CHUNK = 128;
+
 /**
- * The rows of a file view, one per line with its anchor. Written as a string, not as components:
- * a 5,000-line file would otherwise be 25,000 nodes to render. Only line numbers and
- * highlight.js output (the code escaped, wrapped in class-only spans) go into it.
+ * The lines of a file view, each with its anchor, in blocks of {@link CHUNK} lines that the style
+ * sheet marks `content-visibility: auto` (whole blocks only: their height is known from the line
+ * height), so a 6,000-line file costs the browser the blocks on screen, not 100,000 laid-out spans.
+ * Written as a string, not as components: a 5,000-line file would otherwise be 25,000 nodes to
+ * render. Only line numbers and highlight.js output (the code escaped, wrapped in class-only spans)
+ * go into it.
  */
 function codeRows(lines: string[]): string {
   // The lines of a blob come from the highlighting cache as the same array: so do its rows.
   const known = rowsOf.get(lines);
   if (known !== undefined) return known;
   let out = '';
-  for (let i = 0; i < lines.length; i++) {
-    const n = i + 1;
-    out += `<tr id="L${n}"><td class="ln"><a href="#L${n}">${n}</a></td><td class="line"><code>${lines[i] || ' '}</code></td></tr>`;
+  for (let start = 0; start < lines.length; start += CHUNK) {
+    const end = Math.min(start + CHUNK, lines.length);
+    out += end - start === CHUNK ? '<div class="chunk full">' : '<div class="chunk">';
+    for (let i = start; i < end; i++) {
+      const n = i + 1;
+      out += `<div class="l" id="L${n}"><a href="#L${n}">${n}</a><code>${lines[i] || ' '}</code></div>`;
+    }
+    out += '</div>';
   }
   rowsOf.set(lines, out);
   return out;
@@ -272,10 +309,8 @@ function FileView(props: {
   }
   const lines = highlightLines(text, props.name, props.oid);
   return (
-    <div class="code">
-      <table>
-        <tbody dangerouslySetInnerHTML={{ __html: codeRows(lines) }} />
-      </table>
+    <div class={`code lines d${Math.min(String(lines.length).length, 7)}`}>
+      <div class="rows" dangerouslySetInnerHTML={{ __html: codeRows(lines) }} />
     </div>
   );
 }
@@ -310,6 +345,10 @@ export interface CodePagesDeps {
   rootUrl: string;
   /** Commits per page ([api] DEFAULT_PAGING_NUM). */
   pageSize: number;
+  /** Largest file shown ([ui] MAX_DISPLAY_FILE_SIZE). */
+  maxDisplayFileSize: number;
+  /** How much of a diff is shown ([git] MAX_GIT_DIFF_*). */
+  diffLimits: DiffLimits;
 }
 
 export function codePages(deps: CodePagesDeps): PageRoutes {
@@ -329,8 +368,9 @@ export function codePages(deps: CodePagesDeps): PageRoutes {
       body: VNode,
       wide = false,
       parent?: Parameters<typeof RepoHeader>[0]['parent'],
+      feed?: string,
     ): VNode => (
-      <Layout page={web.page(request) as PageContext} title={title} wide={wide}>
+      <Layout page={web.page(request) as PageContext} title={title} wide={wide} feed={feed}>
         <RepoHeader t={t} active={active} parent={parent} />
         {body}
       </Layout>
@@ -362,6 +402,7 @@ export function codePages(deps: CodePagesDeps): PageRoutes {
             </section>,
             false,
             parent,
+            base,
           ),
         );
       }
@@ -388,6 +429,12 @@ export function codePages(deps: CodePagesDeps): PageRoutes {
                 <a href={`${base}/archive/${enc(branch)}.zip`}>ZIP</a> ·{' '}
                 <a href={`${base}/archive/${enc(branch)}.tar.gz`}>TAR.GZ</a>
               </p>
+              <form method="get" action={`${base}/search`} class="code-search" role="search">
+                <input type="search" name="q" aria-label="Search the code" placeholder="Search the code…" />
+                <button type="submit" class="sr-only">
+                  Search
+                </button>
+              </form>
               <CloneBox url={cloneUrl} />
             </div>
             <DirTable base={base} kind="branch" refName={branch} dir="" rows={rows} />
@@ -407,6 +454,7 @@ export function codePages(deps: CodePagesDeps): PageRoutes {
           </>,
           false,
           parent,
+          base,
         ),
       );
     });
@@ -443,6 +491,12 @@ export function codePages(deps: CodePagesDeps): PageRoutes {
             'code',
             <>
               {crumbs}
+              {writable(t, kind) ? (
+                <p class="file-bar">
+                  <a href={`${base}/_new/${enc(ref.name)}/${enc(filePath)}`}>New file</a>
+                  <a href={`${base}/_upload/${enc(ref.name)}/${enc(filePath)}`}>Upload files</a>
+                </p>
+              ) : null}
               <DirTable base={base} kind={kind} refName={ref.name} dir={filePath} rows={rows} />
             </>,
           ),
@@ -450,7 +504,7 @@ export function codePages(deps: CodePagesDeps): PageRoutes {
       }
       if (entry.type !== 'blob') throw notFound(`not a file [path: ${filePath}]`);
       const rawUrl = `${base}/raw/${kind}/${enc(ref.name)}/${enc(filePath)}`;
-      const content = await svc.readSmall(t, entry, VIEW_MAX);
+      const content = await svc.readSmall(t, entry, deps.maxDisplayFileSize);
       return web.send(
         reply,
         page(
@@ -464,6 +518,13 @@ export function codePages(deps: CodePagesDeps): PageRoutes {
               {entry.size} bytes · <a href={rawUrl}>Raw</a> ·{' '}
               <a href={`${base}/commits/${kind}/${enc(ref.name)}/${enc(filePath)}`}>History</a> ·{' '}
               <a href={`${base}/blame/${kind}/${enc(ref.name)}/${enc(filePath)}`}>Blame</a>
+              {writable(t, kind) ? (
+                <>
+                  {' '}
+                  · <a href={`${base}/_edit/${enc(ref.name)}/${enc(filePath)}`}>Edit</a> ·{' '}
+                  <a href={`${base}/_delete/${enc(ref.name)}/${enc(filePath)}`}>Delete</a>
+                </>
+              ) : null}
             </p>
             <FileView
               rawUrl={rawUrl}
@@ -552,8 +613,9 @@ export function codePages(deps: CodePagesDeps): PageRoutes {
       if (!entry || entry.type !== 'blob') throw notFound(`file does not exist [path: ${filePath}]`);
       return sendEntry(svc, t, entry, path.posix.basename(filePath), media, request, reply);
     };
-    app.get('/:owner/:repo/raw/:kind/*', raw(false));
-    app.get('/:owner/:repo/media/:kind/*', raw(true));
+    // Files as they are: never compressed on the way (clients count on the file's length).
+    app.get('/:owner/:repo/raw/:kind/*', { config: { compress: false } }, raw(false));
+    app.get('/:owner/:repo/media/:kind/*', { config: { compress: false } }, raw(true));
 
     app.get('/:owner/:repo/archive/*', async (request, reply) =>
       sendArchive(svc, await open(request), (request.params as Params)['*'] ?? '', request, reply),
@@ -584,6 +646,9 @@ export function codePages(deps: CodePagesDeps): PageRoutes {
             <h2>
               Commits <span class="count">{total}</span>
             </h2>
+            <p>
+              <a href={`${base}/graph`}>Commit graph</a>
+            </p>
             <CommitList base={base} commits={commits} />
             <Pager
               path={`${base}/commits/${kind}/${enc(ref.name)}${filePath ? `/${enc(filePath)}` : ''}`}
@@ -633,69 +698,16 @@ export function codePages(deps: CodePagesDeps): PageRoutes {
               </p>
             </section>
             <DiffModeSwitch path={`${base}/commit/${c.oid}`} mode={diffMode(request.query)} />
-            <DiffView files={parseDiff(text)} opts={{ mode: diffMode(request.query) }} />
+            <DiffView
+              files={parseDiff(text)}
+              opts={{
+                mode: diffMode(request.query),
+                limits: diffLimits(deps.diffLimits, request.query),
+                fullHref: fullDiffHref(`${base}/commit/${c.oid}`, request.query),
+              }}
+            />
           </>,
           true,
-        ),
-      );
-    });
-
-    app.get('/:owner/:repo/branches', async (request, reply) => {
-      const t = await open(request);
-      const [branches] = await svc.listBranches(t, { page: 1, limit: 1000, offset: 0 });
-      const base = baseOf(t);
-      return web.send(
-        reply,
-        page(
-          request,
-          t,
-          'Branches',
-          'code',
-          <ul class="list">
-            {branches
-              .map(({ ref, commit }) => ({ name: ref.replace(/^refs\/heads\//, ''), commit }))
-              .map((b) => (
-                <li>
-                  <div>
-                    <a class="title" href={`${base}/src/branch/${enc(b.name)}`}>
-                      {b.name}
-                    </a>
-                    {b.name === t.repo.default_branch ? <span class="pill">default</span> : null}
-                    <p class="muted">{firstLine(b.commit.message)}</p>
-                  </div>
-                </li>
-              ))}
-          </ul>,
-        ),
-      );
-    });
-
-    app.get('/:owner/:repo/tags', async (request, reply) => {
-      const t = await open(request);
-      const [tags] = await svc.listTags(t, { page: 1, limit: 1000, offset: 0 });
-      const base = baseOf(t);
-      return web.send(
-        reply,
-        page(
-          request,
-          t,
-          'Tags',
-          'code',
-          <ul class="list">
-            {tags.map((tag) => (
-              <li>
-                <div>
-                  <a class="title" href={`${base}/src/tag/${enc(tag.name)}`}>
-                    {tag.name}
-                  </a>
-                  <p class="muted">
-                    <a href={`${base}/archive/${enc(tag.name)}.zip`}>ZIP</a> ·{' '}
-                    <a href={`${base}/archive/${enc(tag.name)}.tar.gz`}>TAR.GZ</a>
-                  </p>
-                </div>
-              </li>
-            ))}
-          </ul>,
         ),
       );
     });

@@ -61,7 +61,7 @@ function ExplorePage(props: {
 }): VNode {
   return (
     <Layout page={props.page} title="Explore">
-      <ExploreTabs active="repos" />
+      <ExploreTabs active="repos" page={props.page} />
       <form method="get" action="/explore/repos" class="search" role="search">
         <input
           type="search"
@@ -207,7 +207,11 @@ function ProfilePage(props: {
   pageSize: number;
 }): VNode {
   return (
-    <Layout page={props.page} title={props.account.full_name || props.account.name}>
+    <Layout
+      page={props.page}
+      title={props.account.full_name || props.account.name}
+      feed={`/${encodeURIComponent(props.account.name)}`}
+    >
       <ProfileHeader account={props.account} />
       {props.standing ? (
         <OrgTabs org={props.account} active="repos" standing={props.standing} repos={props.total} />

@@ -26,6 +26,7 @@ export async function recordBranch(
     pusher_id: pusherId,
     updated_unix: nowUnix(),
   });
+  await store.forgetDeletedBranch(tx, repoId, name);
 }
 
 /** Writes the branch rows of every branch of the bare repository `dir`. */

@@ -145,7 +145,7 @@ export class RefChanges {
       for (const u of applied) {
         if (!u.ref.startsWith('refs/heads/')) continue;
         const name = u.ref.slice(11);
-        if (u.newOid === ZERO_OID) await store.deleteBranch(tx, repoId, name);
+        if (u.newOid === ZERO_OID) await store.archiveBranch(tx, repoId, name, pusherId);
         else await recordBranch(tx, repoId, name, u.newOid, pusherId, commits.get(u.newOid));
       }
       await recordUsage(tx, current.owner_id, sizeSubject(current.is_private), size - current.size);

@@ -224,6 +224,15 @@ export class RepoService {
     return now && new MovedError([ownerName, bare], [now.name, repo.name]);
   }
 
+  /** The repository's deleted branches, the 50 most recently deleted (the branches page offers them back). */
+  deletedBranches(repo: RepoRow) {
+    return store.deletedBranches(this.db, repo.id, 50);
+  }
+
+  deletedBranch(repo: RepoRow, id: number) {
+    return store.deletedBranch(this.db, repo.id, id);
+  }
+
   getById(id: number) {
     return store.getById(this.db, id);
   }

@@ -1,12 +1,12 @@
 // Queries on repositories, collaborators, team access and branch records. No HTTP here.
 import { sql, type Insertable, type RawBuilder, type Updateable } from 'kysely';
-import type { Db, Tx } from '../db/database.js';
+import { nowUnix, type Db, type Tx } from '../db/database.js';
 import { paged } from '../db/paged.js';
 import { preparedQuery } from '../db/prepared.js';
 import type { BranchTable, RefIntentTable, RepositoryTable } from './tables.js';
 import { Visibility } from '../users/tables.js';
 import type { UserRow } from '../users/tables.js';
-import type { RepoRow, BranchRow, RefIntentRow } from './tables.js';
+import type { RepoRow, BranchRow, DeletedBranchRow, RefIntentRow } from './tables.js';
 import { ORDER_BY, type ListFilter } from './list-filter.js';
 
 type Q = Db | Tx;
@@ -450,6 +450,51 @@ export async function upsertBranch(q: Q, row: Insertable<BranchTable>): Promise<
 
 export async function deleteBranch(q: Q, repoId: number, name: string): Promise<void> {
   await q.deleteFrom('branch').where('repo_id', '=', repoId).where('name', '=', name).execute();
+}
+
+/** Deletes the branch row of `name`, kept as a deleted branch (the one before under the name replaced). */
+export async function archiveBranch(q: Q, repoId: number, name: string, deletedBy: number): Promise<void> {
+  const row = await getBranch(q, repoId, name);
+  if (!row) return;
+  await forgetDeletedBranch(q, repoId, name);
+  await q
+    .insertInto('deleted_branch')
+    .values({
+      repo_id: repoId,
+      name,
+      commit_id: row.commit_id,
+      commit_message: row.commit_message,
+      deleted_by_id: deletedBy,
+      deleted_unix: nowUnix(),
+    })
+    .execute();
+  await deleteBranch(q, repoId, name);
+}
+
+/** A branch made again under its name is no longer a deleted one. */
+export async function forgetDeletedBranch(q: Q, repoId: number, name: string): Promise<void> {
+  await q.deleteFrom('deleted_branch').where('repo_id', '=', repoId).where('name', '=', name).execute();
+}
+
+/** A repository's deleted branches, the most recently deleted first. */
+export function deletedBranches(q: Q, repoId: number, limit: number): Promise<DeletedBranchRow[]> {
+  return q
+    .selectFrom('deleted_branch')
+    .selectAll()
+    .where('repo_id', '=', repoId)
+    .orderBy('deleted_unix', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+export function deletedBranch(q: Q, repoId: number, id: number): Promise<DeletedBranchRow | undefined> {
+  return q
+    .selectFrom('deleted_branch')
+    .selectAll()
+    .where('repo_id', '=', repoId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export function listBranches(

@@ -74,6 +74,17 @@ export interface BranchTable {
   updated_unix: number;
 }
 
+/** A branch deleted by a push or the web: its last commit, kept to restore it (migration 0080). */
+export interface DeletedBranchTable {
+  id: Generated<number>;
+  repo_id: number;
+  name: string;
+  commit_id: string;
+  commit_message: string;
+  deleted_by_id: number;
+  deleted_unix: number;
+}
+
 /** A ref change under way (see src/repos/recovery.ts). */
 export interface RefIntentTable {
   id: Generated<number>;
@@ -119,10 +130,12 @@ export interface RepoTables {
   collaboration: CollaborationTable;
   team_repo: TeamRepoTable;
   branch: BranchTable;
+  deleted_branch: DeletedBranchTable;
   ref_intent: RefIntentTable;
 }
 
 export type RepoRow = Selectable<RepositoryTable>;
+export type DeletedBranchRow = Selectable<DeletedBranchTable>;
 export type BranchRow = Selectable<BranchTable>;
 export type RefIntentRow = Selectable<RefIntentTable>;
 

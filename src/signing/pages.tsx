@@ -155,6 +155,7 @@ export function GpgSections(props: {
           <TextArea
             label="Armored public key"
             name="content"
+            id="f-gpg-content"
             value={adding ? form.content : ''}
             rows={6}
             required

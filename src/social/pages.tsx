@@ -31,38 +31,63 @@ export async function actionState(deps: ActionStateDeps, repo: RepoRow, user: Us
   return { starred, watching: !!watch };
 }
 
+/**
+ * Watch, star and fork: buttons for the signed-in, each with its count linked to the list of
+ * watchers, stargazers or forks; the counts alone, linked, for others.
+ */
 export function RepoActions(props: {
   page: PageContext;
   base: string;
   repo: RepoRow;
   state: RepoActionState | null;
 }): VNode {
-  const { repo, state, page } = props;
-  const form = (action: string, label: string, count: number, pressed: boolean) => (
-    <form method="post" action={`${props.base}/action/${action}`} class="inline">
+  const { repo, state, page, base } = props;
+  const counted = (button: VNode, count: number, list: string, noun: string) => (
+    <div class="split-button">
+      {button}
+      <a class="count" href={`${base}/${list}`} aria-label={`${count} ${noun}`}>
+        {count}
+      </a>
+    </div>
+  );
+  const form = (action: string, label: string, pressed: boolean) => (
+    <form method="post" action={`${base}/action/${action}`} class="inline">
       <CsrfField page={page} />
       <button type="submit" aria-pressed={pressed ? 'true' : 'false'}>
-        {label} <span class="count">{count}</span>
+        {label}
       </button>
     </form>
   );
   if (!state)
     return (
       <p class="repo-actions muted">
-        ★ {repo.num_stars} stars · 👁 {repo.num_watches} watching · ⑂ {repo.num_forks} forks
+        <a href={`${base}/watchers`}>{repo.num_watches} watching</a> ·{' '}
+        <a href={`${base}/stars`}>{repo.num_stars} stars</a> ·{' '}
+        <a href={`${base}/forks`}>{repo.num_forks} forks</a>
       </p>
     );
   return (
     <div class="repo-actions">
-      {state.watching
-        ? form('unwatch', 'Unwatch', repo.num_watches, true)
-        : form('watch', 'Watch', repo.num_watches, false)}
-      {state.starred
-        ? form('unstar', 'Unstar', repo.num_stars, true)
-        : form('star', 'Star', repo.num_stars, false)}
-      <a class="button" href={`/repo/fork/${repo.id}`}>
-        Fork <span class="count">{repo.num_forks}</span>
-      </a>
+      {counted(
+        state.watching ? form('unwatch', 'Unwatch', true) : form('watch', 'Watch', false),
+        repo.num_watches,
+        'watchers',
+        'watching',
+      )}
+      {counted(
+        state.starred ? form('unstar', 'Unstar', true) : form('star', 'Star', false),
+        repo.num_stars,
+        'stars',
+        'stars',
+      )}
+      {counted(
+        <a class="button" href={`/repo/fork/${repo.id}`}>
+          Fork
+        </a>,
+        repo.num_forks,
+        'forks',
+        'forks',
+      )}
     </div>
   );
 }

@@ -182,7 +182,7 @@ function AccountList(props: {
 }): VNode {
   return (
     <Layout page={props.page} title={props.title}>
-      <ExploreTabs active={props.tab} />
+      <ExploreTabs active={props.tab} page={props.page} />
       <form method="get" class="search" role="search">
         <input type="search" name="q" value={props.q} aria-label="Search" placeholder="Search…" />
         <button type="submit">Search</button>
@@ -214,11 +214,15 @@ function AccountList(props: {
   );
 }
 
-export function ExploreTabs(props: { active: 'repos' | 'users' | 'organizations' }): VNode {
+export function ExploreTabs(props: {
+  active: 'repos' | 'users' | 'organizations' | 'code';
+  page: PageContext;
+}): VNode {
   const tabs = [
     ['repos', 'Repositories'],
     ['users', 'Users'],
     ['organizations', 'Organizations'],
+    ...(props.page.codeSearch ? ([['code', 'Code']] as const) : []),
   ] as const;
   return (
     <nav class="tabs" aria-label="Explore">

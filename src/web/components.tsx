@@ -28,11 +28,25 @@ export function Pager(props: {
 }
 
 /** A date as people read it, with the exact time on hover. */
+/** How long ago `unix` was, in words (a date once it is a month old, as Forgejo shows it). */
+export function ago(unix: number, now = Date.now() / 1000): string {
+  const s = Math.max(0, Math.round(now - unix));
+  const count = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'} ago`;
+  if (s < 45) return 'just now';
+  if (s < 90) return '1 minute ago';
+  if (s < 3600) return count(Math.round(s / 60), 'minute');
+  if (s < 86400) return count(Math.round(s / 3600), 'hour');
+  if (s < 2 * 86400) return 'yesterday';
+  if (s < 30 * 86400) return count(Math.round(s / 86400), 'day');
+  return `on ${new Date(unix * 1000).toISOString().slice(0, 10)}`;
+}
+
+/** A time as people read it: how long ago, the exact time (UTC) on hover and for machines. */
 export function When(props: { unix: number }): VNode {
   const d = new Date(props.unix * 1000);
   return (
-    <time dateTime={d.toISOString()} title={d.toUTCString()}>
-      {d.toISOString().slice(0, 10)}
+    <time dateTime={d.toISOString()} title={`${d.toISOString().slice(0, 19).replace('T', ' ')} UTC`}>
+      {ago(props.unix)}
     </time>
   );
 }

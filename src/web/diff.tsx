@@ -54,8 +54,27 @@ export function parseDiff(text: string): DiffFile[] {
 /** Forgejo's signed line of a review comment: the new side's number, or minus the old side's. */
 export const signedLine = (l: DiffLine): number => (l.kind === 'del' ? -(l.old ?? 0) : (l.new ?? 0));
 
+/** How much of a diff a page shows ([git] MAX_GIT_DIFF_LINES, _LINE_CHARACTERS, _FILES). */
+export interface DiffLimits {
+  lines: number;
+  lineCharacters: number;
+  files: number;
+}
+
+/** The limits a page applies: none when it was asked for the whole diff (`?full=1`). */
+export const diffLimits = (limits: DiffLimits, query: unknown): DiffLimits | undefined =>
+  (query as Record<string, string> | undefined)?.['full'] === '1' ? undefined : limits;
+
+/** The same page with the whole diff (`?full=1`, the view mode kept). */
+export const fullDiffHref = (path: string, query: unknown): string =>
+  `${path}?full=1${diffMode(query) === 'split' ? '&style=split' : ''}`;
+
 export interface DiffOptions {
   mode: 'unified' | 'split';
+  /** Cut the diff at these limits, saying so with a link to {@link fullHref}; whole when absent. */
+  limits?: DiffLimits | undefined;
+  /** The page with the whole diff. */
+  fullHref?: string | undefined;
   /** What to show under a line: by file name, then by signed line. */
   notes?: Map<string, Map<number, ComponentChildren>> | undefined;
   /** Show a "comment on this line" button on every line (a pull request's reviewers). */
@@ -74,7 +93,7 @@ function CommentButton(props: { file: string; line: DiffLine }): VNode | null {
       data-line={String(signedLine(props.line))}
       aria-label={`Comment on line ${props.line.kind === 'del' ? props.line.old : props.line.new} of ${props.file}`}
     >
-      💬
+      +
     </button>
   );
 }
@@ -103,11 +122,35 @@ function Unified(props: { file: DiffFile; opts: DiffOptions }): VNode {
         </tr>,
       );
   }
-  return (
-    <table class="diff-table">
-      <tbody>{rows}</tbody>
-    </table>
-  );
+  return <Chunked rows={rows} class="diff-table" />;
+}
+
+/** Rows per table of a diff: the browser lays out and paints only the tables in view. */
+const CHUNK = 128;
+
+/**
+ * A diff's rows as tables of {@link CHUNK} rows (the columns have fixed widths, so they line up),
+ * each after the first in a block the style sheet marks `content-visibility: auto`: a diff of
+ * thousands of lines costs the browser the blocks on screen.
+ */
+function Chunked(props: { rows: VNode[]; class: string }): VNode {
+  const { rows } = props;
+  if (rows.length <= CHUNK)
+    return (
+      <table class={props.class}>
+        <tbody>{rows}</tbody>
+      </table>
+    );
+  const blocks: VNode[] = [];
+  for (let i = 0; i < rows.length; i += CHUNK)
+    blocks.push(
+      <div class="chunk">
+        <table class={props.class}>
+          <tbody>{rows.slice(i, i + CHUNK)}</tbody>
+        </table>
+      </div>,
+    );
+  return <div class="diff-rows">{blocks}</div>;
 }
 
 /** Side by side: deleted lines paired with the added lines that follow them. */
@@ -176,11 +219,7 @@ function Split(props: { file: DiffFile; opts: DiffOptions }): VNode {
       }
     }
   }
-  return (
-    <table class="diff-table split">
-      <tbody>{rows}</tbody>
-    </table>
-  );
+  return <Chunked rows={rows} class="diff-table split" />;
 }
 
 /** The unified/split switch: links to the same page with `?style=`. */
@@ -200,10 +239,23 @@ export function DiffModeSwitch(props: { path: string; mode: 'unified' | 'split' 
 export const diffMode = (q: unknown): 'unified' | 'split' =>
   (q as Record<string, string> | undefined)?.['style'] === 'split' ? 'split' : 'unified';
 
+/** A file cut to the limits: its first lines, each cut to the characters allowed. */
+function cutFile(f: DiffFile, limits: DiffLimits | undefined): { file: DiffFile; cut: boolean } {
+  if (!limits) return { file: f, cut: false };
+  const cut = f.lines.length > limits.lines;
+  const max = limits.lineCharacters;
+  const lines = (cut ? f.lines.slice(0, limits.lines) : f.lines).map((l) =>
+    l.text.length > max ? { ...l, text: `${l.text.slice(0, max)}…` } : l,
+  );
+  return { file: { ...f, lines }, cut };
+}
+
 export function DiffView(props: { files: DiffFile[]; opts: DiffOptions }): VNode {
   const { files, opts } = props;
   const added = (f: DiffFile) => f.lines.filter((l) => l.kind === 'add').length;
   const deleted = (f: DiffFile) => f.lines.filter((l) => l.kind === 'del').length;
+  const shown = opts.limits ? files.slice(0, opts.limits.files) : files;
+  const whole = opts.fullHref ? <a href={opts.fullHref}>Show the whole diff</a> : null;
   return (
     <div class="diff">
       <p class="muted">
@@ -211,23 +263,37 @@ export function DiffView(props: { files: DiffFile[]; opts: DiffOptions }): VNode
         {files.reduce((n, f) => n + added(f), 0)} additions and {files.reduce((n, f) => n + deleted(f), 0)}{' '}
         deletions
       </p>
-      {files.map((f, i) => (
-        <section class="diff-file" id={`diff-${i + 1}`}>
-          <h3>
-            {f.oldName && f.oldName !== f.name ? `${f.oldName} → ${f.name}` : f.name}{' '}
-            <span class="muted">
-              +{added(f)} −{deleted(f)}
-            </span>
-          </h3>
-          {f.binary ? (
-            <p class="muted">Binary file not shown.</p>
-          ) : opts.mode === 'split' ? (
-            <Split file={f} opts={opts} />
-          ) : (
-            <Unified file={f} opts={opts} />
-          )}
-        </section>
-      ))}
+      {shown.map((f, i) => {
+        const { file, cut } = cutFile(f, opts.limits);
+        return (
+          <section class="diff-file" id={`diff-${i + 1}`}>
+            <h3>
+              {f.oldName && f.oldName !== f.name ? `${f.oldName} → ${f.name}` : f.name}{' '}
+              <span class="muted">
+                +{added(f)} −{deleted(f)}
+              </span>
+            </h3>
+            {f.binary ? (
+              <p class="muted">Binary file not shown.</p>
+            ) : opts.mode === 'split' ? (
+              <Split file={file} opts={opts} />
+            ) : (
+              <Unified file={file} opts={opts} />
+            )}
+            {cut ? (
+              <p class="diff-cut muted">
+                The first {opts.limits!.lines} of {f.lines.length} lines of this file are shown. {whole}
+              </p>
+            ) : null}
+          </section>
+        );
+      })}
+      {shown.length < files.length ? (
+        <p class="diff-cut muted">
+          {files.length - shown.length} more changed file{files.length - shown.length === 1 ? ' is' : 's are'}{' '}
+          not shown. {whole}
+        </p>
+      ) : null}
     </div>
   );
 }

@@ -68,11 +68,60 @@ const SHAPES = {
       <circle cx="8" cy="8" r="2" />
     </>
   ),
+  /** A package: a box with its lid. */
+  package: (
+    <>
+      <path d="M8 1.5 14 4.5v7L8 14.5 2 11.5v-7z" />
+      <path d="M2 4.5 8 7.5l6-3M8 7.5v7" />
+    </>
+  ),
   /** A milestone: a signpost. */
   milestone: (
     <>
       <path d="M8 1.5v13" />
       <path d="M3 3.5h8.5L13.5 5.5 11.5 7.5H3Z" />
+    </>
+  ),
+  /** Actions: a run that succeeded (a ringed tick). */
+  'run-success': (
+    <>
+      <circle cx="8" cy="8" r="6.25" />
+      <path d="M5.25 8.25 7.1 10.1 10.75 6.25" />
+    </>
+  ),
+  /** Actions: a run that failed (a ringed cross). */
+  'run-failure': (
+    <>
+      <circle cx="8" cy="8" r="6.25" />
+      <path d="m5.75 5.75 4.5 4.5m0-4.5-4.5 4.5" />
+    </>
+  ),
+  /** Actions: a run in progress (a ring, three quarters drawn). */
+  'run-running': (
+    <>
+      <path d="M8 1.75A6.25 6.25 0 1 1 1.75 8" />
+      <circle cx="8" cy="8" r="1.5" fill="currentColor" />
+    </>
+  ),
+  /** Actions: a run waiting (a clock). */
+  'run-waiting': (
+    <>
+      <circle cx="8" cy="8" r="6.25" />
+      <path d="M8 4.5V8l2.25 1.5" />
+    </>
+  ),
+  /** Actions: a run cancelled or blocked (a ringed slash). */
+  'run-cancelled': (
+    <>
+      <circle cx="8" cy="8" r="6.25" />
+      <path d="m3.6 12.4 8.8-8.8" />
+    </>
+  ),
+  /** Actions: a job skipped (a ringed dash). */
+  'run-skipped': (
+    <>
+      <circle cx="8" cy="8" r="6.25" />
+      <path d="M5 8h6" />
     </>
   ),
 } as const;
@@ -83,7 +132,7 @@ export type IconName = keyof typeof SHAPES;
 export function Icon(props: { name: IconName; class?: string }): VNode {
   return (
     <svg
-      class={props.class ? `icon ${props.class}` : 'icon'}
+      class={props.class ? `icon line ${props.class}` : 'icon line'}
       width="16"
       height="16"
       viewBox="0 0 16 16"

@@ -16,6 +16,10 @@ export interface PageContext {
   siteName: string;
   /** Unread notifications of the signed-in user (the header's indicator). */
   unread?: number | undefined;
+  /** The site-wide code search is on ([indexer] REPO_INDEXER_ENABLED): the explore pages offer it. */
+  codeSearch?: boolean | undefined;
+  /** RSS and Atom feeds are on ([other] ENABLE_FEED): pages with a feed announce it. */
+  feeds?: boolean | undefined;
 }
 
 /** The theme of `<html data-theme>`: the user's choice, `auto` (follows the system) by default. */
@@ -114,6 +118,8 @@ export function Layout(props: {
   children: ComponentChildren;
   /** Wider pages (code, diffs) use the full width. */
   wide?: boolean;
+  /** The page's RSS and Atom feeds (their path without `.rss`/`.atom`), announced in the head. */
+  feed?: string | undefined;
 }): VNode {
   const { page } = props;
   const title = props.title ? `${props.title} - ${page.siteName}` : page.siteName;
@@ -128,6 +134,22 @@ export function Layout(props: {
         <link rel="icon" href={page.asset('logo.svg')} type="image/svg+xml" />
         <link rel="stylesheet" href={page.asset('style.css')} />
         <script src={page.asset('app.js')} defer />
+        {page.feeds && props.feed ? (
+          <>
+            <link
+              rel="alternate"
+              type="application/rss+xml"
+              title={`${title} (RSS)`}
+              href={`${props.feed}.rss`}
+            />
+            <link
+              rel="alternate"
+              type="application/atom+xml"
+              title={`${title} (Atom)`}
+              href={`${props.feed}.atom`}
+            />
+          </>
+        ) : null}
       </head>
       <body>
         <a class="skip" href="#main">
@@ -142,6 +164,9 @@ export function Layout(props: {
           </nav>
           <form method="get" action="/explore/repos" class="topsearch" role="search">
             <input type="search" name="q" aria-label="Search repositories" placeholder="Search…" />
+            <button type="submit" class="sr-only">
+              Search
+            </button>
           </form>
           <nav aria-label="Account" class="account">
             {page.user ? (
@@ -206,6 +231,7 @@ export function Field(props: {
   required?: boolean;
   autocomplete?: string;
   autofocus?: boolean;
+  readonly?: boolean | undefined;
   error?: string | undefined;
 }): VNode {
   const id = `f-${props.name}`;
@@ -220,6 +246,7 @@ export function Field(props: {
         required={props.required}
         autoComplete={props.autocomplete}
         autoFocus={props.autofocus}
+        readOnly={props.readonly}
         aria-invalid={props.error ? 'true' : undefined}
         aria-describedby={props.error ? `${id}-error` : undefined}
       />

@@ -2,6 +2,7 @@
 // page request, the CSRF check of every form, must-change-password, flash messages, redirects to
 // sign in, and errors as pages in the site's look. Each domain's pages.tsx registers its routes
 // through `Web`; they call the same services as the API (and so the same permission checks).
+import { registerCompression } from '../http/compression.js';
 import crypto from 'node:crypto';
 import multipart from '@fastify/multipart';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -85,6 +86,10 @@ export interface WebDeps {
   uploadsDir: string;
   /** The header's unread count (one indexed count per page shown). */
   notifications?: Pick<NotificationService, 'countUnread'> | undefined;
+  /** [indexer] REPO_INDEXER_ENABLED: the explore pages offer the site-wide code search. */
+  codeSearch?: boolean | undefined;
+  /** [other] ENABLE_FEED: pages announce their RSS and Atom feeds. */
+  feeds?: boolean | undefined;
 }
 
 export class Web {
@@ -96,8 +101,12 @@ export class Web {
   readonly uploadsDir: string;
   private readonly site: Site;
   private readonly notifications: WebDeps['notifications'];
+  private readonly codeSearch: boolean;
+  private readonly feeds: boolean;
 
   constructor(deps: WebDeps) {
+    this.codeSearch = deps.codeSearch === true;
+    this.feeds = deps.feeds === true;
     this.notifications = deps.notifications;
     this.sessions = deps.sessions;
     this.session = deps.session;
@@ -175,6 +184,8 @@ export class Web {
       flash: w.flash,
       siteName: this.siteName,
       unread: w.unread,
+      codeSearch: this.codeSearch,
+      feeds: this.feeds,
     };
   }
 
@@ -228,6 +239,7 @@ export type PageRoutes = (app: FastifyInstance, web: Web) => void;
 export async function registerWeb(app: FastifyInstance, web: Web, pages: PageRoutes[]): Promise<void> {
   web.assets.register(app);
   await app.register(async (scope) => {
+    registerCompression(scope);
     await scope.register(formbody, { bodyLimit: 1024 * 1024 });
     // Forms with files: read part by part only after the session and the CSRF token (header, or
     // the form's first field) were checked, each file to a temporary file as it arrives (uploads.ts).

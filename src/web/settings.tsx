@@ -25,6 +25,7 @@ export const USER_SETTINGS_NAV: NavItem[] = [
   { href: '/user/settings/actions/secrets', label: 'Actions secrets' },
   { href: '/user/settings/actions/variables', label: 'Actions variables' },
   { href: '/user/settings/actions/runners', label: 'Runners' },
+  { href: '/user/settings/packages', label: 'Packages' },
   { href: '/user/settings/storage_overview', label: 'Storage overview' },
 ];
 
@@ -123,8 +124,7 @@ export function Section(props: { title: string; children: ComponentChildren; dan
   );
 }
 
-const errorIds = (name: string, error: string | undefined) => {
-  const id = `f-${name}`;
+const errorIds = (name: string, error: string | undefined, id = `f-${name}`) => {
   return {
     id,
     'aria-invalid': error ? ('true' as const) : undefined,
@@ -132,9 +132,9 @@ const errorIds = (name: string, error: string | undefined) => {
   };
 };
 
-function FieldError(props: { name: string; error: string | undefined }) {
+function FieldError(props: { name: string; error: string | undefined; id?: string | undefined }) {
   return props.error ? (
-    <p class="field-error" id={`f-${props.name}-error`}>
+    <p class="field-error" id={`${props.id ?? `f-${props.name}`}-error`}>
       {props.error}
     </p>
   ) : null;
@@ -150,8 +150,10 @@ export function TextArea(props: {
   required?: boolean;
   error?: string | undefined;
   hint?: string;
+  /** The element's id when two forms of a page have a field of the same name (`f-{name}` otherwise). */
+  id?: string;
 }): VNode {
-  const ids = errorIds(props.name, props.error);
+  const ids = errorIds(props.name, props.error, props.id);
   return (
     <div class={props.error ? 'field invalid' : 'field'}>
       <label for={ids.id}>{props.label}</label>
@@ -165,7 +167,7 @@ export function TextArea(props: {
         {props.value ?? ''}
       </textarea>
       {props.hint ? <p class="muted hint">{props.hint}</p> : null}
-      <FieldError name={props.name} error={props.error} />
+      <FieldError name={props.name} error={props.error} id={props.id} />
     </div>
   );
 }

@@ -3,8 +3,12 @@
 // manifest read from the repository at the pushed commit and adjusted (the commit's source,
 // BUILD_SUBMITTER, GIT_REF), as services/webhook/{packagist.go,sourcehut/builds.go} do. Pure: the
 // manifest is read by the caller (./builds.ts).
-import { parse, stringify } from 'yaml';
+import type * as Yaml from 'yaml';
+import { lazyModule } from '../lazy.js';
 import { obj, shortRef, str, type Json } from './render-info.js';
+
+/** yaml, loaded on first use (not at start-up). */
+const yaml = lazyModule<typeof Yaml>('yaml');
 
 export function packagist(meta: Record<string, unknown>): Json {
   return { repository: { url: str(meta['package_url']) } };
@@ -75,7 +79,7 @@ export function adjustManifest(
   ref: string,
   rootUrl: string,
 ): string {
-  const doc: unknown = parse(text);
+  const doc: unknown = yaml().parse(text);
   const m = doc && typeof doc === 'object' && !Array.isArray(doc) ? (doc as Record<string, unknown>) : {};
   const sources = Array.isArray(m['sources']) ? (m['sources'] as unknown[]).map((s) => str(s)) : [];
   const envIn = m['environment'] && typeof m['environment'] === 'object' ? (m['environment'] as Json) : {};
@@ -92,7 +96,7 @@ export function adjustManifest(
   for (const k of Object.keys(m).sort()) {
     if (k !== 'sources' && k !== 'environment') out[k] = m[k];
   }
-  return stringify(out, { indent: 4 });
+  return yaml().stringify(out, { indent: 4 });
 }
 
 const sortKeys = (o: Record<string, unknown>) =>

@@ -2,7 +2,8 @@
 // Microsoft Teams MessageCards, DingTalk action cards, Feishu text and WeCom markdown, built from
 // Forgejo's JSON payload as its services/webhook/{discord,telegram,msteams,dingtalk,feishu,
 // wechatwork}.go build them. Pure.
-import sanitizeHtml from 'sanitize-html';
+import type SanitizeHtml from 'sanitize-html';
+import { lazyModule } from '../lazy.js';
 import {
   COLORS,
   REVIEW_ACTIONS,
@@ -187,7 +188,11 @@ export function discord(event: string, p: Json, meta: Meta): Json | null {
 
 // Telegram
 
+/** sanitize-html, loaded with the first Telegram message (not at start-up). */
+const sanitizeLib = lazyModule<typeof SanitizeHtml>('sanitize-html');
+
 function telegramBody(message: string): Json {
+  const sanitizeHtml = sanitizeLib();
   const text = sanitizeHtml(message.trim(), {
     allowedTags: sanitizeHtml.defaults.allowedTags,
     allowedAttributes: { a: ['href'] },

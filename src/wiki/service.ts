@@ -63,6 +63,11 @@ export interface WikiWrite {
   title?: string | undefined;
   content: Buffer;
   message?: string | undefined;
+  /**
+   * For an edit: the page's last commit the editor started from. When given and the page has
+   * changed since, the edit is refused (409) instead of overwriting the other change.
+   */
+  base?: string | undefined;
 }
 
 export type WikiAction = 'created' | 'edited' | 'deleted';
@@ -120,6 +125,11 @@ export class WikiService {
       if (found.repo.is_archived) throw forbidden('repo is archived');
     }
     return found;
+  }
+
+  /** Whether `access` writes the wiki (and the repository is not archived): the web's edit buttons. */
+  canWrite(repo: RepoRow, access: RepoAccess): boolean {
+    return (access.units.get('repo.wiki') ?? 0) >= AccessMode.write && !repo.is_archived;
   }
 
   /** Creates the wiki's repository when it does not exist yet (whole, or not at all). */
@@ -287,6 +297,20 @@ export class WikiService {
     ]);
   }
 
+  /** A commit of the wiki (full or abbreviated hex id) with its unified diff; 404 when there is none. */
+  async commit(repo: RepoRow, sha: string): Promise<{ commit: data.CommitData; diff: string }> {
+    const { dir } = await this.requireHead(repo);
+    if (!/^[0-9a-f]{7,64}$/.test(sha)) throw notFound('commit does not exist');
+    const r = await git(['rev-parse', '--verify', '--quiet', `${sha}^{commit}`], {
+      gitDir: dir,
+      okCodes: [1, 128],
+    });
+    const oid = r.code === 0 ? r.stdout.toString('utf8').trim() : '';
+    const commit = oid ? await data.getCommit(dir, oid, false) : undefined;
+    if (!commit) throw notFound('commit does not exist');
+    return { commit, diff: await data.diffText(dir, commit.oid, false) };
+  }
+
   /** POST /wiki/new: a new page; 400 when its name is reserved or taken. Returns its web path. */
   async create(doer: UserRow, repo: RepoRow, input: WikiWrite): Promise<string> {
     const title = input.title ?? '';
@@ -306,7 +330,7 @@ export class WikiService {
     if (!old) throw notFound();
     const web = input.title?.trim() ? titleToWebPath(input.title) : old;
     const message = input.message || `Update ${JSON.stringify(web)}`;
-    await this.write(doer, repo, 'edited', old, web, input.content, message);
+    await this.write(doer, repo, 'edited', old, web, input.content, message, input.base);
     return web;
   }
 
@@ -333,6 +357,7 @@ export class WikiService {
     web: string,
     content: Buffer,
     message: string,
+    base?: string,
   ): Promise<void> {
     if (isReserved(web)) throw badRequest(`[Title]: wiki title is reserved [title: ${webPathToTitle(web)}]`);
     await this.serialized(repo.id, async () => {
@@ -345,9 +370,15 @@ export class WikiService {
           if (target.exists) {
             throw badRequest(`wiki page already exists [title: ${webPathToTitle(web)}]`);
           }
-        } else if (oldWeb !== web && parent) {
+        } else if (parent) {
           const old = await this.fileFor(dir, parent, oldWeb);
-          if (old.exists) changes.push({ path: old.file, remove: true });
+          if (base) {
+            const [last] = old.exists ? await data.log(dir, { from: parent, path: old.file, limit: 1 }) : [];
+            if (last?.oid !== base) {
+              throw conflict('[Content]: the page was changed by someone else since you started editing it');
+            }
+          }
+          if (oldWeb !== web && old.exists) changes.push({ path: old.file, remove: true });
         }
         const oid = await write.hashBlob(dir, content);
         changes.push({ path: target.file, mode: '100644', oid });

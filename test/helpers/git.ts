@@ -32,7 +32,13 @@ export class GitClient {
   /** Runs git; resolves with stdout, rejects with an Error carrying stderr. */
   async git(args: string[], cwd?: string): Promise<string> {
     try {
-      const r = await run('git', args, { cwd: cwd ?? this.home, env: this.env(), maxBuffer: 64 << 20 });
+      const r = await run('git', args, {
+        cwd: cwd ?? this.home,
+        env: this.env(),
+        maxBuffer: 64 << 20,
+        timeout: 180_000,
+        killSignal: 'SIGKILL',
+      });
       return r.stdout;
     } catch (err) {
       const e = err as Error & { stderr?: string };

@@ -10,6 +10,8 @@ export interface Run {
   stderr: string;
 }
 
+const RUN_LIMIT_MS = 180_000;
+
 /** Runs a program asynchronously (the server runs in this process); never throws on failure. */
 export function run(
   cmd: string,
@@ -26,8 +28,20 @@ export function run(
     let stderr = '';
     child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    // A client that never ends (a connection nobody closes) is killed, and the test fails by what
+    // it printed, instead of holding the run.
+    const timer = setTimeout(() => {
+      stderr += `\n[killed after ${RUN_LIMIT_MS} ms: ${cmd} ${args.join(' ')}]`;
+      child.kill('SIGKILL');
+    }, RUN_LIMIT_MS);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
     if (opts.input !== undefined) child.stdin!.end(opts.input);
   });
 }

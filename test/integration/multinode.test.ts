@@ -5,6 +5,7 @@
 // A is refused by B at once, as is a web session after a password set on A, and failed sign-ins on
 // A count on B; the node making a delivery is killed with SIGKILL while the receiver
 // hangs, and the other completes it after the claim's lease, nothing lost and nothing doubled.
+// A scheduled workflow fires once though both nodes' schedulers check it at its time.
 // Once with PostgreSQL's LISTEN/NOTIFY as the channel, once with Redis ([queue] TYPE = redis).
 // Multi-node requires PostgreSQL: on SQLite the suite is skipped.
 import { after, before, describe, it } from 'node:test';
@@ -262,6 +263,29 @@ for (const channel of ['postgres', 'redis'] as const) {
       git.cleanup();
     });
 
+    // A scheduled workflow for the coming minute, pushed first: the tests below run while its
+    // time comes, and the last one checks that both nodes' schedulers started it once.
+    let scheduledAt = 0;
+    if (channel === 'postgres') {
+      it('records a schedule pushed to A (checked once its time has come, below)', async () => {
+        if (new Date().getUTCSeconds() >= 50) await new Promise((r) => setTimeout(r, 11_000));
+        const now = Date.now();
+        scheduledAt = Math.floor(now / 60_000 + 1) * 60_000;
+        const minute = new Date(scheduledAt).getUTCMinutes();
+        assert.equal((await api('a', 'POST', '/user/repos', { name: 'cron', auto_init: true })).status, 201);
+        const dir = path.join(git.home, 'cron');
+        await git.git(['clone', '--quiet', remote('a', 'cron'), dir]);
+        fs.mkdirSync(path.join(dir, '.forgejo/workflows'), { recursive: true });
+        fs.writeFileSync(
+          path.join(dir, '.forgejo/workflows/nightly.yml'),
+          `on:\n  schedule:\n    - cron: '${minute} * * * *'\njobs:\n  n:\n    runs-on: nowhere\n    steps: [{ run: 'true' }]\n`,
+        );
+        await git.git(['add', '.'], dir);
+        await git.git(['commit', '-q', '-m', 'a schedule'], dir);
+        await git.git(['push', '-q', remote('a', 'cron'), 'HEAD:main'], dir);
+      });
+    }
+
     it('serves one site from both: what one writes the other reads at once', async () => {
       const made = await api('b', 'POST', '/user/repos', { name: 'site', auto_init: true });
       assert.equal(made.status, 201, JSON.stringify(made.body));
@@ -492,6 +516,25 @@ for (const channel of ['postgres', 'redis'] as const) {
       assert.equal(runs.body.workflow_runs.length, 1);
       assert.equal(runs.body.workflow_runs[0]!.status, 'success');
     });
+
+    if (channel === 'postgres') {
+      it('the scheduled workflow ran once, though both nodes checked it at its time', async () => {
+        assert.ok(scheduledAt > 0, 'the schedule was pushed');
+        // Both schedulers tick a second past the minute; a run takes a moment more.
+        const settle = scheduledAt + 8_000 - Date.now();
+        if (settle > 0) await new Promise((r) => setTimeout(r, settle));
+        type Runs = { workflow_runs: Array<{ event: string }> };
+        await waitFor('the scheduled run', async () => {
+          return (await api<Runs>('b', 'GET', '/repos/root/cron/actions/runs')).body.workflow_runs.length > 0;
+        });
+        await new Promise((r) => setTimeout(r, 2_000));
+        const runs = (await api<Runs>('a', 'GET', '/repos/root/cron/actions/runs')).body.workflow_runs;
+        assert.deepEqual(
+          runs.map((r) => r.event),
+          ['schedule'],
+        );
+      });
+    }
 
     it('a node killed during a delivery: the other completes it after the lease, once', async () => {
       const hook = await api<{ id: number }>('b', 'POST', '/repos/root/hooked/hooks', {

@@ -287,7 +287,7 @@ describe('web interface in a browser', () => {
     assert.equal(await page.locator('.wiki-page h1').textContent(), 'Welcome');
     assert.equal(await page.locator('.wiki-page table td').first().textContent(), '1');
     assert.equal(await page.locator('.wiki-page script').count(), 0);
-    await page.click('.wiki-nav >> text=Pages');
+    await page.click('.wiki-actions >> text=Pages');
     await page.click('.wiki-pages >> text=Install');
     await page.waitForURL(`${s.url}/devon/tool/wiki/Install`);
     assert.match((await page.textContent('.wiki-page pre')) ?? '', /make install/);

@@ -24,7 +24,14 @@ describe('web code pages', () => {
   const git = (args: string[]) => client.git(args, work);
 
   before(async () => {
-    s = await startServer();
+    // Small display and diff limits, so that a few lines exceed them.
+    s = await startServer({
+      ANVIL__UI__MAX_DISPLAY_FILE_SIZE: '4096',
+      ANVIL__GIT__MAX_GIT_DIFF_LINES: '100',
+      ANVIL__GIT__MAX_GIT_DIFF_FILES: '2',
+      ANVIL__GIT__MAX_GIT_DIFF_LINE_CHARACTERS: '200',
+      ANVIL__INDEXER__REPO_INDEXER_ENABLED: 'true',
+    });
     alice = await s.createUser('alice');
     await s.api('POST', '/user/repos', { token: alice.token, body: { name: 'proj' } });
     await s.api('POST', '/user/repos', {
@@ -159,6 +166,131 @@ describe('web code pages', () => {
     assert.equal((await c.get('/alice/proj/blame/branch/main/src')).status, 404);
     assert.match((await c.get('/alice/proj/branches')).text, /feature\/deep/);
     assert.match((await c.get('/alice/proj/tags')).text, /v1\.0/);
+  });
+
+  it('draws big files in blocks, cuts big diffs at the limits with a link to all, and compresses pages', async () => {
+    await git(['checkout', '-q', '-b', 'big', 'main']);
+    const wide = 'w'.repeat(300);
+    const lines = [wide, ...Array.from({ length: 299 }, (_, i) => `line ${i + 2}`)];
+    fs.writeFileSync(path.join(work, 'big.ts'), `${lines.join('\n')}\n`);
+    fs.writeFileSync(path.join(work, 'huge.txt'), 'h'.repeat(5000));
+    fs.writeFileSync(path.join(work, 'more.txt'), 'more\n');
+    await git(['add', '.']);
+    await git(['commit', '-q', '-m', 'Big things']);
+    await git([
+      'push',
+      '-q',
+      `http://alice:${alice.token}@127.0.0.1:${new URL(s.url).port}/alice/proj.git`,
+      'big',
+    ]);
+    await git(['checkout', '-q', 'main']);
+    const sha = (await git(['rev-parse', 'big'])).trim();
+    const c = new WebClient(s.url);
+
+    // 300 lines: two full blocks of 128 (drawn only when on screen) and the rest, every line anchored.
+    const file = await c.get('/alice/proj/src/branch/big/big.ts');
+    assert.equal(file.status, 200);
+    assert.match(file.text, /<div class="code lines d3">/);
+    assert.equal(file.text.match(/<div class="chunk full">/g)?.length, 2);
+    assert.equal(file.text.match(/<div class="chunk">/g)?.length, 1);
+    assert.match(
+      file.text,
+      /<div class="l" id="L300"><a href="#L300">300<\/a><code>line <span class="hljs-number">300<\/span><\/code><\/div>/,
+    );
+    // Over [ui] MAX_DISPLAY_FILE_SIZE: a link to the raw file instead.
+    const huge = await c.get('/alice/proj/src/branch/big/huge.txt');
+    assert.equal(huge.status, 200);
+    assert.match(huge.text, /too large to show \(5000 bytes\)/);
+    assert.match(huge.text, /href="\/alice\/proj\/raw\/branch\/big\/huge\.txt"/);
+    assert.doesNotMatch(huge.text, /hhhhhhhhhh/);
+
+    // [git] MAX_GIT_DIFF_LINES, _FILES and _LINE_CHARACTERS cut the diff, saying so; ?full=1 shows it all.
+    const cut = await c.get(`/alice/proj/commit/${sha}`);
+    assert.equal(cut.status, 200);
+    assert.match(cut.text, /3 changed files with 302 additions/);
+    assert.match(cut.text, /The first 100 of 301 lines of this file are shown\./);
+    assert.match(cut.text, /1 more changed file is not shown\./);
+    assert.match(cut.text, new RegExp(`href="/alice/proj/commit/${sha}\\?full=1"`));
+    assert.match(cut.text, new RegExp(`${'w'.repeat(200)}…<`));
+    assert.doesNotMatch(cut.text, new RegExp('w'.repeat(201)));
+    assert.doesNotMatch(cut.text, />line 150</);
+    assert.doesNotMatch(cut.text, /more\.txt/);
+    const whole = await c.get(`/alice/proj/commit/${sha}?full=1&style=split`);
+    assert.match(whole.text, />line 300</);
+    assert.match(whole.text, /more\.txt/);
+    assert.match(whole.text, new RegExp(wide));
+    assert.doesNotMatch(whole.text, /class="diff-cut/);
+    // Past 128 rows, the diff is drawn as tables of 128 rows.
+    assert.ok((whole.text.match(/<div class="chunk"><table class="diff-table split">/g)?.length ?? 0) >= 3);
+
+    // Pages and API JSON are compressed for clients that accept it; raw files and small answers are not.
+    for (const encoding of ['br', 'gzip']) {
+      const r = await fetch(`${s.url}/alice/proj/src/branch/big/big.ts`, {
+        headers: { 'accept-encoding': encoding },
+      });
+      assert.equal(r.headers.get('content-encoding'), encoding);
+      assert.match(r.headers.get('vary') ?? '', /accept-encoding/i);
+      assert.match(await r.text(), /<div class="l" id="L300">/);
+    }
+    const plain = await fetch(`${s.url}/alice/proj/src/branch/big/big.ts`, {
+      headers: { 'accept-encoding': 'identity' },
+    });
+    assert.equal(plain.headers.get('content-encoding'), null);
+    const json = await fetch(`${s.url}/api/v1/repos/alice/proj`, {
+      headers: { 'accept-encoding': 'gzip', authorization: `token ${alice.token}` },
+    });
+    assert.equal(json.headers.get('content-encoding'), 'gzip');
+    assert.equal(((await json.json()) as { full_name: string }).full_name, 'alice/proj');
+    const raw = await fetch(`${s.url}/alice/proj/raw/branch/big/big.ts`, {
+      headers: { 'accept-encoding': 'gzip' },
+    });
+    assert.equal(raw.headers.get('content-encoding'), null);
+    assert.equal(raw.headers.get('content-length'), String(Buffer.byteLength(`${lines.join('\n')}\n`)));
+    const small = await fetch(`${s.url}/api/v1/version`, { headers: { 'accept-encoding': 'gzip' } });
+    assert.equal(small.headers.get('content-encoding'), null);
+  });
+
+  it('searches the code of the default branch, the words marked and linked to their lines', async () => {
+    const c = new WebClient(s.url);
+    const found = await c.get('/alice/proj/search?q=ANSWER');
+    assert.equal(found.status, 200);
+    assert.match(found.text, /1 file on <code>main<\/code>/);
+    assert.match(
+      found.text,
+      /<a href="\/alice\/proj\/src\/branch\/main\/src\/main\.ts#L1">1<\/a><code>export const <mark>answer<\/mark>: number = 42;<\/code>/,
+    );
+    // The text of a line is escaped; the query too.
+    const tags = await c.get(`/alice/proj/search?q=${encodeURIComponent('<b>hi')}`);
+    assert.match(tags.text, /console\.log\(&quot;<mark>&lt;b>hi<\/mark>&lt;\/b>&quot;\)/);
+    assert.doesNotMatch(tags.text, /<b>hi/);
+    assert.match((await c.get('/alice/proj/search?q=nowhere-to-be-found')).text, /No code matches/);
+    assert.match((await c.get('/alice/proj/search')).text, /name="q"/);
+    // Private repositories are searched by their readers only.
+    assert.equal((await c.get('/alice/secret/search?q=a')).status, 404);
+    const a = new WebClient(s.url);
+    await a.signIn('alice', alice.password);
+    assert.equal((await a.get('/alice/secret/search?q=secret')).status, 200);
+  });
+
+  it('searches the code of every repository one may read at /explore/code', async () => {
+    const anon = new WebClient(s.url);
+    const tab = await anon.get('/explore/repos');
+    assert.match(tab.text, /<a href="\/explore\/code"[^>]*>Code<\/a>/);
+    const found = await anon.get('/explore/code?q=ANSWER');
+    assert.equal(found.status, 200);
+    assert.match(found.text, /<a href="\/alice\/proj">alice\/proj<\/a>/);
+    assert.match(found.text, /<mark>answer<\/mark>/);
+    // Private repositories: their readers only.
+    const secret = await anon.get('/explore/code?q=secret');
+    assert.doesNotMatch(secret.text, /alice\/secret/);
+    const a = new WebClient(s.url);
+    await a.signIn('alice', alice.password);
+    assert.match(
+      (await a.get('/explore/code?q=secret')).text,
+      /<a href="\/alice\/secret">alice\/secret<\/a>/,
+    );
+    assert.match((await anon.get('/explore/code?q=nowhere-to-be-found')).text, /No code matches/);
+    assert.match((await anon.get('/explore/code')).text, /name="q"/);
   });
 
   it('hides private repositories from outsiders and shows empty ones with instructions', async () => {

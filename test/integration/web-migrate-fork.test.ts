@@ -222,7 +222,9 @@ describe('web: migrate and fork pages', () => {
     const home = await b.get('/alice/proj');
     assert.match(
       home.text,
-      new RegExp(`<a class="button" href="/repo/fork/${ids['proj']}">Fork <span class="count">0</span></a>`),
+      new RegExp(
+        `<a class="button" href="/repo/fork/${ids['proj']}">Fork</a><a class="count" href="/alice/proj/forks" aria-label="0 forks">0</a>`,
+      ),
     );
     const form = await b.get(`/repo/fork/${ids['proj']}`);
     assert.equal(form.status, 200);
@@ -248,7 +250,13 @@ describe('web: migrate and fork pages', () => {
     assert.equal(json.body.fork, true);
     assert.equal(json.body.parent?.full_name, 'alice/proj');
     assert.equal(json.body.description, 'My fork');
-    assert.match((await b.get('/alice/proj')).text, /Fork <span class="count">1<\/span>/);
+    assert.match((await b.get('/alice/proj')).text, /aria-label="1 forks">1<\/a>/);
+    // The forks, stargazers and watchers lists.
+    const forks = await b.get('/alice/proj/forks');
+    assert.equal(forks.status, 200);
+    assert.match(forks.text, /href="\/bob\/proj-fork"/);
+    assert.match((await b.get('/alice/proj/watchers')).text, /href="\/alice"/);
+    assert.match((await b.get('/alice/proj/stars')).text, /Nobody yet/);
     // The form now proposes the account that has no fork yet.
     const next = await b.get(`/repo/fork/${ids['proj']}`);
     assert.match(next.text, new RegExp(`<option value="${ids['crew']}" selected>crew</option>`));
@@ -309,7 +317,7 @@ describe('web: migrate and fork pages', () => {
       await page.goto(`${s.url}/user/login`);
       await page.fill('input[name=user_name]', bob.name);
       await page.fill('input[name=password]', bob.password);
-      await page.click('button[type=submit]');
+      await page.click('main button[type=submit]');
       await page.waitForURL(`${s.url}/`);
 
       await page.click('details.create-menu summary');

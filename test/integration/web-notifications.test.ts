@@ -270,7 +270,7 @@ describe('web notifications and dashboard', () => {
       await page.goto(`${s.url}/user/login`);
       await page.fill('input[name=user_name]', 'alice');
       await page.fill('input[name=password]', alice.password);
-      await page.click('button[type=submit]');
+      await page.click('main button[type=submit]');
       await page.goto(`${s.url}/notifications`);
       await page.waitForSelector('.notifications li.unread');
       assert.deepEqual(await accessibilityViolations(page), []);

@@ -200,7 +200,7 @@ describe('web quota pages', () => {
         await page.goto(`${s.url}/user/login`);
         await page.fill('input[name=user_name]', name);
         await page.fill('input[name=password]', password);
-        await page.click('button[type=submit]');
+        await page.click('main button[type=submit]');
       };
       await signIn('alice', alice.password);
       await page.goto(`${s.url}/user/settings/storage_overview`);

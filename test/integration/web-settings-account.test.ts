@@ -477,5 +477,11 @@ describe('web: header menus, first administrator and user settings', () => {
       after.text,
       /<span class="sr-only">Notifications<\/span><span class="badge">2<\/span><span class="sr-only"> unread<\/span>/,
     );
+    // The site-wide code search is off by default ([indexer] REPO_INDEXER_ENABLED): no tab, and
+    // its address leads to the repositories, as Forgejo's does.
+    assert.doesNotMatch(after.text, /href="\/explore\/code"/);
+    const code = await c.get('/explore/code?q=x');
+    assert.equal(code.status, 303);
+    assert.equal(code.location, '/explore/repos');
   });
 });

@@ -306,7 +306,7 @@ describe('web settings: tokens, OAuth2 applications, SSH and GPG keys', () => {
         await c.get(KEYS);
         let r = await c.post(KEYS, { type: 'gpg', content: 'not a key' });
         assert.equal(r.status, 422);
-        assert.match(fieldError(r.text, 'content') ?? '', /GPG key/);
+        assert.match(fieldError(r.text, 'gpg-content') ?? '', /GPG key/);
 
         r = await c.post(KEYS, { type: 'gpg', content: armored });
         assert.equal(r.status, 303, r.text);

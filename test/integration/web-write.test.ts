@@ -398,9 +398,14 @@ describe('web interface: writing issues and pull requests', () => {
       `/alice/proj/compare/main...${enc}`,
     );
     assert.equal((await a.get('/alice/proj/compare/main...no-such-branch')).status, 404);
+    // An issue the pull request's description closes when it is merged ("Fixes #N").
+    const bug = await s.api<{ number: number }>('POST', '/repos/alice/proj/issues', {
+      token: alice.token,
+      body: { title: 'The lib is missing' },
+    });
     const opened = await a.post(`/alice/proj/compare/main...${enc}`, {
       title: 'Add the lib',
-      content: 'Please',
+      content: `Please.\n\nFixes #${bug.body.number}`,
     });
     assert.equal(opened.status, 303, opened.text);
     const index = Number(opened.location!.split('/').pop());
@@ -511,6 +516,26 @@ describe('web interface: writing issues and pull requests', () => {
     const done = await a.get(`/alice/proj/pulls/${index}`);
     assert.match(done.text, /Merged in/);
     assert.doesNotMatch(done.text, /name="do"/);
+    // "Merged", not "Closed"; the approval before the merge it allowed, the merge not repeated as a close.
+    assert.match(done.text, /<span class="pill state merged">.*Merged<\/span>/s);
+    assert.doesNotMatch(done.text, /pill state closed/);
+    const approvedAt = done.text.indexOf('approved these changes');
+    const mergedAt = done.text.indexOf(
+      `merged commit <a href="/alice/proj/commit/${pr.body.merge_commit_sha}">`,
+    );
+    assert.ok(approvedAt > 0 && mergedAt > approvedAt, `approval at ${approvedAt}, merge at ${mergedAt}`);
+    assert.doesNotMatch(done.text, /closed this/);
+    // The description's "Fixes #N" closed the issue, the merge commit named as the cause.
+    const closed = await s.api<{ state: string }>('GET', `/repos/alice/proj/issues/${bug.body.number}`, {
+      token: alice.token,
+    });
+    assert.equal(closed.body.state, 'closed');
+    const bugPage = await a.get(`/alice/proj/issues/${bug.body.number}`);
+    assert.match(
+      bugPage.text,
+      new RegExp(`closed this in <a href="/alice/proj/commit/${pr.body.merge_commit_sha}">`),
+    );
+    assert.match(bugPage.text, /<span class="pill state closed">/);
   });
   it('stars, watches and forks from the repository home; switches branches and tags', async () => {
     await s.api('POST', '/repos/alice/proj/tags', {
@@ -572,7 +597,7 @@ describe('web interface: writing issues and pull requests', () => {
     const anon = new WebClient(s.url);
     const seen = await anon.get('/alice/proj');
     assert.doesNotMatch(seen.text, /action\/star/);
-    assert.match(seen.text, /stars · /);
+    assert.match(seen.text, /<a href="\/alice\/proj\/stars">\d+ stars<\/a>/);
     assert.equal((await anon.get(forkUrl)).status, 303);
     const secret = await s.api<{ id: number }>('GET', '/repos/alice/secret', { token: alice.token });
     assert.equal((await b.get(`/repo/fork/${secret.body.id}`)).status, 404);

@@ -440,6 +440,8 @@ describe('config warnings', () => {
         'SECRET_KEY = s',
         '[ui]',
         'THEMES = dark',
+        '[ui.meta]',
+        'AUTHOR = me',
       ].join('\n'),
     );
     const c = loadConfig({ configPath: file, env: {}, cwd });
@@ -449,7 +451,8 @@ describe('config warnings', () => {
       `[server] HTTP_PROT in ${file} is not used by Anvil (did you mean [server] HTTP_PORT?)`,
       `[server] LFS_JWT_SECRET in ${file} is not used by Anvil`,
       `[securty] in ${file} is not a section used by Anvil (did you mean [security]?)`,
-      `[ui] in ${file} is not a section used by Anvil`,
+      `[ui] THEMES in ${file} is not used by Anvil`,
+      `[ui.meta] in ${file} is not a section used by Anvil`,
     ]);
   });
 

@@ -1,0 +1,82 @@
+// Project boards: drag a card to another place or column; the new order of the column it lands in
+// is POSTed as Forgejo's {"issues":[{"issueID","sorting"}]} to the column's data-move URL. Without
+// this script each card's "Move to" form does the same.
+(() => {
+  const token = document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') || '';
+  let dragged = null;
+
+  const after = (list, y) => {
+    let best = null;
+    let bestOffset = Number.NEGATIVE_INFINITY;
+    for (const card of list.querySelectorAll('.board-card:not(.dragging)')) {
+      const box = card.getBoundingClientRect();
+      const offset = y - box.top - box.height / 2;
+      if (offset < 0 && offset > bestOffset) {
+        bestOffset = offset;
+        best = card;
+      }
+    }
+    return best;
+  };
+
+  const save = (list) => {
+    const issues = [...list.querySelectorAll('.board-card')].map((card, sorting) => ({
+      issueID: Number(card.getAttribute('data-issue')),
+      sorting,
+    }));
+    const column = list.closest('.board-column');
+    for (const select of list.querySelectorAll('select[name="column"]')) {
+      select.value = column?.getAttribute('data-column') || select.value;
+    }
+    for (const col of document.querySelectorAll('.board-column')) {
+      const count = col.querySelector('.count');
+      if (count) count.textContent = String(col.querySelectorAll('.board-card').length);
+    }
+    fetch(list.getAttribute('data-move') || '', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'x-csrf-token': token },
+      body: JSON.stringify({ issues }),
+    }).then(
+      (r) => {
+        if (!r.ok) window.location.reload();
+      },
+      () => window.location.reload(),
+    );
+  };
+
+  document.addEventListener('dragstart', (event) => {
+    const card =
+      event.target instanceof Element ? event.target.closest('.board-card[draggable="true"]') : null;
+    if (!card) return;
+    dragged = card;
+    card.classList.add('dragging');
+    event.dataTransfer?.setData('text/plain', card.getAttribute('data-issue') || '');
+    if (event.dataTransfer) event.dataTransfer.effectAllowed = 'move';
+  });
+  document.addEventListener('dragend', () => {
+    dragged?.classList.remove('dragging');
+    dragged = null;
+  });
+  document.addEventListener('dragover', (event) => {
+    const list =
+      event.target instanceof Element
+        ? event.target.closest('.board-column')?.querySelector('.board-cards[data-move]')
+        : null;
+    if (!dragged || !list) return;
+    event.preventDefault();
+  });
+  document.addEventListener('drop', (event) => {
+    const list =
+      event.target instanceof Element
+        ? event.target.closest('.board-column')?.querySelector('.board-cards[data-move]')
+        : null;
+    if (!dragged || !list) return;
+    event.preventDefault();
+    const next = after(list, event.clientY);
+    if (next) list.insertBefore(dragged, next);
+    else list.appendChild(dragged);
+    dragged.classList.remove('dragging');
+    save(list);
+    dragged = null;
+  });
+})();

@@ -17,6 +17,12 @@ const before = process.env['BEFORE_CLI'];
 const SPAWNS = Number(process.env['BENCH_SPAWNS'] ?? 5);
 /** How long after the first 200 the idle memory is read (bench/users.ts reads it after 1 s). */
 const IDLE_MS = Number(process.env['BENCH_IDLE_MS'] ?? 1000);
+/**
+ * And again this long after the first 200: V8's memory reducer gives back the young generation a
+ * start-up grew once the process has been idle for some seconds, as a server that waits for
+ * requests is most of its life (0: not measured).
+ */
+const SETTLE_MS = Number(process.env['BENCH_SETTLE_MS'] ?? 30_000);
 /** The flags of `npm start` (package.json). */
 const FLAGS = (process.env['BENCH_NODE_FLAGS'] ?? '--max-semi-space-size=16').split(' ').filter(Boolean);
 
@@ -29,6 +35,7 @@ interface Spawn {
   cpuMs: number;
   rssMb: number;
   anonMb: number;
+  settledRssMb: number;
 }
 
 function anonMb(pid: number): number {
@@ -44,7 +51,9 @@ async function once(bundle: string, env: NodeJS.ProcessEnv, port: number): Promi
     const startupMs = Number(process.hrtime.bigint() - started) / 1e6;
     const cpuMs = cpuSeconds(child.pid!) * 1000;
     await new Promise((r) => setTimeout(r, IDLE_MS));
-    return { startupMs, cpuMs, rssMb: rssMb(child.pid!), anonMb: anonMb(child.pid!) };
+    const idle = { rssMb: rssMb(child.pid!), anonMb: anonMb(child.pid!) };
+    if (SETTLE_MS > IDLE_MS) await new Promise((r) => setTimeout(r, SETTLE_MS - IDLE_MS));
+    return { startupMs, cpuMs, ...idle, settledRssMb: SETTLE_MS > IDLE_MS ? rssMb(child.pid!) : idle.rssMb };
   } finally {
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
@@ -79,13 +88,25 @@ try {
         cpuMs: Math.round(median(r.map((s) => s.cpuMs))),
         idleRssMb: Math.round(median(r.map((s) => s.rssMb))),
         idleAnonMb: Math.round(median(r.map((s) => s.anonMb))),
+        settledRssMb: Math.round(median(r.map((s) => s.settledRssMb))),
         startupRuns: r.map((s) => Math.round(s.startupMs)),
         rssRuns: r.map((s) => Math.round(s.rssMb)),
       },
     ]),
   );
-  console.log(JSON.stringify({ flags: FLAGS, idleAfterMs: IDLE_MS, spawns: SPAWNS, ...summary }, null, 2));
-  const row = (label: string, key: 'startupMs' | 'cpuMs' | 'idleRssMb', unit: string, target?: number) =>
+  console.log(
+    JSON.stringify(
+      { flags: FLAGS, idleAfterMs: IDLE_MS, settledAfterMs: SETTLE_MS, spawns: SPAWNS, ...summary },
+      null,
+      2,
+    ),
+  );
+  const row = (
+    label: string,
+    key: 'startupMs' | 'cpuMs' | 'idleRssMb' | 'settledRssMb',
+    unit: string,
+    target?: number,
+  ) =>
     `${label.padEnd(22)}${Object.values(summary)
       .map((s) => `${s[key]} ${unit}`.padStart(10))
       .join('')}${target === undefined ? '' : `< ${target} ${unit}`.padStart(12)}`;
@@ -96,7 +117,8 @@ try {
   );
   console.log(row('first 200 after spawn', 'startupMs', 'ms', TARGET_STARTUP_MS));
   console.log(row('CPU by first 200', 'cpuMs', 'ms'));
-  console.log(row('idle RSS', 'idleRssMb', 'MB', TARGET_RSS_MB));
+  console.log(row(`idle RSS after ${IDLE_MS / 1000} s`, 'idleRssMb', 'MB', TARGET_RSS_MB));
+  console.log(row(`idle RSS after ${SETTLE_MS / 1000} s`, 'settledRssMb', 'MB', TARGET_RSS_MB));
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
 }

@@ -192,16 +192,23 @@ function Event(props: { c: CommentRow; d: ThreadData; base: string }): VNode | n
   }
 }
 
-const REACTION_ICONS: Record<string, string> = {
-  '+1': '👍',
-  '-1': '👎',
-  laugh: '😄',
-  hooray: '🎉',
-  confused: '😕',
-  heart: '❤️',
-  rocket: '🚀',
-  eyes: '👀',
+/** Each reaction's icon (SVG: emoji would be empty boxes where no emoji font is installed). */
+const REACTION_ICONS: Record<string, IconName> = {
+  '+1': 'thumbs-up',
+  '-1': 'thumbs-down',
+  laugh: 'laugh',
+  hooray: 'hooray',
+  confused: 'confused',
+  heart: 'heart',
+  rocket: 'rocket',
+  eyes: 'eyes',
 };
+
+/** A reaction's icon, or its name for one Anvil draws no icon for. */
+function ReactionIcon(props: { type: string }): VNode {
+  const icon = REACTION_ICONS[props.type];
+  return icon ? <Icon name={icon} /> : <>{props.type}</>;
+}
 
 /** The reactions to the issue (commentId 0) or a comment: counts, and buttons that toggle. */
 function Reactions(props: { t: ThreadCtx; commentId: number }): VNode {
@@ -214,7 +221,8 @@ function Reactions(props: { t: ThreadCtx; commentId: number }): VNode {
     if (t.page.user && r.user_id === t.page.user.id) c.mine = true;
     counts.set(r.type, c);
   }
-  const button = (type: string, label: string, pressed: boolean) => (
+  /** A toggle; `count` (shown beside the icon) is also in its name, which holds what it shows. */
+  const button = (type: string, pressed: boolean, count?: number) => (
     <form method="post" action={`${t.base}/issues/${t.issue.index}/reactions`} class="inline">
       <CsrfField page={t.page} />
       <input type="hidden" name="content" value={type} />
@@ -223,9 +231,10 @@ function Reactions(props: { t: ThreadCtx; commentId: number }): VNode {
         type="submit"
         class="reaction"
         aria-pressed={pressed ? 'true' : 'false'}
-        aria-label={`${type} reaction`}
+        aria-label={count === undefined ? `${type} reaction` : `${type} reaction: ${count}`}
       >
-        {label}
+        <ReactionIcon type={type} />
+        {count === undefined ? null : ` ${count}`}
       </button>
     </form>
   );
@@ -233,19 +242,19 @@ function Reactions(props: { t: ThreadCtx; commentId: number }): VNode {
     <div class="reactions">
       {[...counts].map(([type, c]) =>
         t.page.user ? (
-          button(type, `${REACTION_ICONS[type] ?? type} ${c.n}`, c.mine)
+          button(type, c.mine, c.n)
         ) : (
           <span class="reaction" aria-label={`${c.n} ${type}`}>
-            {REACTION_ICONS[type] ?? type} {c.n}
+            <ReactionIcon type={type} /> {c.n}
           </span>
         ),
       )}
       {t.page.user ? (
         <details class="inline">
-          <summary aria-label="Add a reaction">☺+</summary>
-          {Object.entries(REACTION_ICONS).map(([type, icon]) =>
-            button(type, icon, counts.get(type)?.mine ?? false),
-          )}
+          <summary aria-label="Add a reaction">
+            <Icon name="laugh" />+
+          </summary>
+          {Object.keys(REACTION_ICONS).map((type) => button(type, counts.get(type)?.mine ?? false))}
         </details>
       ) : null}
     </div>

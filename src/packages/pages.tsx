@@ -54,7 +54,11 @@ export function packagePages(deps: PackagePagesDeps): PageRoutes {
         reply,
         <Layout page={web.page(request)} title={`Packages · ${owner.name}`}>
           <h2>
-            <Icon name="package" /> Packages of <a href={`/${owner.name}`}>{owner.name}</a> ({total})
+            <Icon name="package" /> Packages of{' '}
+            <a class="underline" href={`/${owner.name}`}>
+              {owner.name}
+            </a>{' '}
+            ({total})
           </h2>
           <form method="get" action={base} class="search" role="search">
             <label>
@@ -214,7 +218,7 @@ export function packagePages(deps: PackagePagesDeps): PageRoutes {
                     </td>
                     <td>{formatBytes(f.size)}</td>
                     <td>
-                      <code>{f.hash_sha256}</code>
+                      <code class="digest">{f.hash_sha256}</code>
                     </td>
                   </tr>
                 ))}

@@ -124,6 +124,64 @@ const SHAPES = {
       <path d="M5 8h6" />
     </>
   ),
+  /** Reactions (issues/thread.tsx): a thumb up. */
+  'thumbs-up': (
+    <>
+      <path d="M2.25 7h2.5v6.5h-2.5Z" />
+      <path d="M4.75 7 7.5 1.75a1.4 1.4 0 0 1 2 1.5L9 6h3.5a1.25 1.25 0 0 1 1.2 1.6l-1.5 4.9a1.5 1.5 0 0 1-1.45 1H4.75" />
+    </>
+  ),
+  /** Reactions: a thumb down. */
+  'thumbs-down': (
+    <g transform="rotate(180 8 8)">
+      <path d="M2.25 7h2.5v6.5h-2.5Z" />
+      <path d="M4.75 7 7.5 1.75a1.4 1.4 0 0 1 2 1.5L9 6h3.5a1.25 1.25 0 0 1 1.2 1.6l-1.5 4.9a1.5 1.5 0 0 1-1.45 1H4.75" />
+    </g>
+  ),
+  /** Reactions: a laughing face. */
+  laugh: (
+    <>
+      <circle cx="8" cy="8" r="6.25" />
+      <path d="M5.75 6.25h.01M10.25 6.25h.01" />
+      <path d="M5 9h6a3 3 0 0 1-6 0Z" />
+    </>
+  ),
+  /** Reactions: a party popper (hooray). */
+  hooray: (
+    <>
+      <path d="M2 14 5.25 5.25l5.5 5.5Z" />
+      <path d="M9 1.75v1.5M12.5 3.5l-1.25 1.25M14.25 7h-1.5M10 7.5c.5-1.5 1.5-2 3-2" />
+    </>
+  ),
+  /** Reactions: a confused face. */
+  confused: (
+    <>
+      <circle cx="8" cy="8" r="6.25" />
+      <path d="M5.75 6.25h.01M10.25 6.25h.01" />
+      <path d="M5.25 11c1.25-1.25 2.25.25 3.25-.5s1.5-.75 2.25-.25" />
+    </>
+  ),
+  /** Reactions: a heart. */
+  heart: (
+    <path d="M8 13.75S1.75 10.25 1.75 5.9A3.1 3.1 0 0 1 8 4.6a3.1 3.1 0 0 1 6.25 1.3C14.25 10.25 8 13.75 8 13.75Z" />
+  ),
+  /** Reactions: a rocket. */
+  rocket: (
+    <>
+      <path d="M8 1.25c2.5 1.75 3.5 4.5 2.75 8L9.5 11h-3L5.25 9.25C4.5 5.75 5.5 3 8 1.25Z" />
+      <circle cx="8" cy="5.75" r="1" />
+      <path d="M5.25 8.25 3 10.5l.5 2 2.5-1.25M10.75 8.25 13 10.5l-.5 2-2.5-1.25M7 13l1 1.75L9 13" />
+    </>
+  ),
+  /** Reactions: a pair of eyes. */
+  eyes: (
+    <>
+      <ellipse cx="5" cy="8" rx="2.75" ry="4.75" />
+      <ellipse cx="11" cy="8" rx="2.75" ry="4.75" />
+      <circle cx="5.75" cy="8.75" r="1" fill="currentColor" />
+      <circle cx="11.75" cy="8.75" r="1" fill="currentColor" />
+    </>
+  ),
 } as const;
 
 export type IconName = keyof typeof SHAPES;

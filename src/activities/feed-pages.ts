@@ -14,16 +14,9 @@ import type { RepoService } from '../repos/service.js';
 import type { UserService } from '../users/service.js';
 import { UserType } from '../users/tables.js';
 import type { PageRoutes } from '../web/plugin.js';
-import {
-  actionItem,
-  commitItem,
-  releaseItem,
-  writeFeed,
-  type ActionEntry,
-  type FeedFormat,
-  type FeedHead,
-} from './feeds.js';
+import { actionItem, commitItem, releaseItem, writeFeed, type FeedFormat, type FeedHead } from './feeds.js';
 import type { ActivityService } from './service.js';
+import { withPeople } from './pages.js';
 import type { ActionRow } from './tables.js';
 import type { Item } from 'feed';
 
@@ -54,18 +47,7 @@ export function feedPages(deps: FeedPagesDeps): PageRoutes {
     return reply.type(type).header('cache-control', 'private, max-age=0').send(body);
   };
 
-  /** Feed rows with their actors, repositories and owners, in three queries. */
-  const entries = async (rows: ActionRow[]): Promise<ActionEntry[]> => {
-    const repos = await deps.repos.getByIds([...new Set(rows.map((r) => r.repo_id))]);
-    const people = await deps.users.getByIds([
-      ...new Set([...rows.map((r) => r.act_user_id), ...[...repos.values()].map((r) => r.owner_id)]),
-    ]);
-    return rows.flatMap((row) => {
-      const repo = repos.get(row.repo_id);
-      const owner = repo && people.get(repo.owner_id);
-      return repo && owner ? [{ row, actor: people.get(row.act_user_id), repo, owner }] : [];
-    });
-  };
+  const entries = (rows: ActionRow[]) => withPeople(deps, rows);
 
   return (app) => {
     const account = (format: FeedFormat) => async (request: FastifyRequest, reply: FastifyReply) => {

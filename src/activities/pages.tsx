@@ -2,13 +2,13 @@
 // releases), read through the activities service with the viewer's access, as on the dashboard.
 import type { VNode } from 'preact';
 import type { RepoService } from '../repos/service.js';
-import type { RepoRow } from '../repos/tables.js';
 import type { UserService } from '../users/service.js';
 import type { ActivityService } from './service.js';
 import type { Viewer } from '../users/tables.js';
 import type { UserRow } from '../users/tables.js';
 import { When } from '../web/components.js';
 import type { ActionRow } from './tables.js';
+import type { ActionEntry } from './feeds.js';
 
 const VERBS: Record<string, string> = {
   create_repo: 'created repository',
@@ -30,27 +30,16 @@ const VERBS: Record<string, string> = {
   reject_pull_request: 'requested changes on',
 };
 
-export interface FeedItem {
-  row: ActionRow;
-  actor: UserRow | undefined;
-  repo: RepoRow;
-  owner: UserRow;
-}
+export type FeedItem = ActionEntry;
 
-/** The newest entries of `user`'s feed that `viewer` may see, with their people and repositories. */
-export interface FeedDeps {
-  activities: Pick<ActivityService, 'userFeed'>;
+/** Where feed rows find their actors, repositories and owners. */
+export interface PeopleDeps {
   repos: Pick<RepoService, 'getByIds'>;
   users: Pick<UserService, 'getByIds'>;
 }
 
-export async function feedFor(
-  deps: FeedDeps,
-  user: UserRow,
-  viewer: Viewer | null,
-  limit = 20,
-): Promise<FeedItem[]> {
-  const [rows] = await deps.activities.userFeed(user, viewer, false, { page: { page: 1, limit, offset: 0 } });
+/** Feed rows with their actors, repositories and owners, in two queries (rows of a gone repository drop out). */
+export async function withPeople(deps: PeopleDeps, rows: ActionRow[]): Promise<FeedItem[]> {
   const repos = await deps.repos.getByIds([...new Set(rows.map((r) => r.repo_id))]);
   const people = await deps.users.getByIds([
     ...new Set([...rows.map((r) => r.act_user_id), ...[...repos.values()].map((r) => r.owner_id)]),
@@ -60,6 +49,21 @@ export async function feedFor(
     const owner = repo && people.get(repo.owner_id);
     return repo && owner ? [{ row, actor: people.get(row.act_user_id), repo, owner }] : [];
   });
+}
+
+export interface FeedDeps extends PeopleDeps {
+  activities: Pick<ActivityService, 'userFeed'>;
+}
+
+/** The newest entries of `user`'s feed that `viewer` may see, with their people and repositories. */
+export async function feedFor(
+  deps: FeedDeps,
+  user: UserRow,
+  viewer: Viewer | null,
+  limit = 20,
+): Promise<FeedItem[]> {
+  const [rows] = await deps.activities.userFeed(user, viewer, false, { page: { page: 1, limit, offset: 0 } });
+  return withPeople(deps, rows);
 }
 
 function Target(props: { item: FeedItem }): VNode {

@@ -162,6 +162,7 @@ export function BoardForms(props: {
         <CsrfField page={page} />
         <label for="new-column">New column</label>
         <input
+          type="text"
           id="new-column"
           name="title"
           required
@@ -190,6 +191,7 @@ export function BoardForms(props: {
         ) : null}
         <label for="add-issue">Add issue or pull request #</label>
         <input
+          type="text"
           id="add-issue"
           name="index"
           inputMode="numeric"
@@ -259,7 +261,7 @@ function ColumnMenu(props: { page: PageContext; base: string; c: ColumnRow; firs
       <form method="post" action={`${base}/${c.id}/edit`}>
         <CsrfField page={page} />
         <label for={`title-${c.id}`}>Title</label>
-        <input id={`title-${c.id}`} name="title" value={c.title} required maxLength={255} />
+        <input type="text" id={`title-${c.id}`} name="title" value={c.title} required maxLength={255} />
         <label for={`color-${c.id}`}>Color</label>
         <input id={`color-${c.id}`} name="color" type="color" value={c.color || '#4183c4'} />
         <button type="submit">Save</button>

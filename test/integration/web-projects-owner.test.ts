@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { WebClient, launchBrowser } from '../helpers/web.js';
+import { WebClient, accessibilityViolations, launchBrowser } from '../helpers/web.js';
 
 describe('web interface: organization and user project boards', () => {
   let s: TestServer;
@@ -295,6 +295,7 @@ describe('web interface: organization and user project boards', () => {
         .count(),
       1,
     );
+    assert.deepEqual(await accessibilityViolations(page), []);
     await context.close();
   });
 });

@@ -4,6 +4,8 @@
 // services with the repository's own access checks, so what is hidden or refused by the API is
 // hidden or refused here. The forms that change an issue are in form-pages.tsx; the parts pull
 // requests share in thread.tsx and sidebar.tsx.
+import { ProjectBox, projectBoxData } from '../projects/sidebar.js';
+import type { ProjectService } from '../projects/service.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { AppError, notFound } from '../errors.js';
@@ -61,6 +63,7 @@ export interface IssuePagesDeps {
   issueComments: CommentService;
   labels: LabelService;
   milestones: MilestoneService;
+  projects: Pick<ProjectService, 'projectsOf' | 'choicesFor'>;
   attachments: AttachmentService;
   repoMeta: Pick<RepoMetaService, 'issueTemplates' | 'issueConfig'>;
   /** Issues per page of a list. */
@@ -415,6 +418,13 @@ export function issuePages(deps: IssuePagesDeps): PageRoutes {
                 issue={issue}
                 d={d}
                 choices={await sidebarChoices(deps, view.repo, !!user && writer)}
+              />
+              <ProjectBox
+                page={page}
+                base={base}
+                ownerName={owner.name}
+                issue={issue}
+                data={await projectBoxData(deps.projects, view.repo, issue.id, !!user && writer)}
               />
             </aside>
           </div>

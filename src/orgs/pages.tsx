@@ -98,12 +98,12 @@ export function Avatar(props: { user: UserRow; size?: number }): VNode {
 }
 
 /**
- * The tabs under an organization's profile header: Repositories, Members (the members the viewer
+ * The tabs under an organization's profile header: Repositories, Projects, Members (the members the viewer
  * may see), Teams (members only) and Settings (owners only), with their counts as Forgejo shows them.
  */
 export function OrgTabs(props: {
   org: UserRow;
-  active: 'repos' | 'members' | 'teams';
+  active: 'repos' | 'projects' | 'members' | 'teams';
   standing: OrgStanding;
   repos?: number | undefined;
 }): VNode {
@@ -111,6 +111,7 @@ export function OrgTabs(props: {
   const { standing } = props;
   const tabs: Array<[string, string, string, number | null | undefined]> = [
     ['repos', `/${encodeURIComponent(props.org.name)}`, 'Repositories', props.repos],
+    ['projects', `/${encodeURIComponent(props.org.name)}/-/projects`, 'Projects', undefined],
     ['members', `${base}/members`, 'Members', standing.members],
   ];
   if (standing.isMember) tabs.push(['teams', `${base}/teams`, 'Teams', standing.teams]);

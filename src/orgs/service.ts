@@ -136,6 +136,16 @@ export class OrgService {
     return { isMember, isOwner, members, teams };
   }
 
+  /**
+   * Forgejo's organization unit permission: owners (and site administrators) have full access,
+   * other members the best their teams give to `unit` (0 for everyone else).
+   */
+  async unitMode(org: UserRow, viewer: Viewer | null, unit: string): Promise<number> {
+    if (!viewer || viewer.publicOnly) return 0;
+    if (await this.isOwner(org, viewer)) return 4;
+    return store.teamUnitMode(this.db, org.id, viewer.id, unit);
+  }
+
   async requireOwner(org: UserRow, viewer: Viewer): Promise<void> {
     if (!(await this.isOwner(org, viewer))) throw forbidden('must be an organization owner');
   }

@@ -397,3 +397,20 @@ export async function memberLevel(
     .executeTakeFirst();
   return { authorize: Number(r?.authorize ?? 0), canCreate: Number(r?.can_create ?? 0) === 1 };
 }
+
+/** The best access a member has to `unit` through their teams (an admin or owner team counts whole). */
+export async function teamUnitMode(q: Q, orgId: number, uid: number, unit: string): Promise<number> {
+  const rows = await q
+    .selectFrom('team')
+    .innerJoin('team_user', 'team_user.team_id', 'team.id')
+    .leftJoin('team_unit', (j) =>
+      j.onRef('team_unit.team_id', '=', 'team.id').on('team_unit.type', '=', unit),
+    )
+    .select(['team.authorize as authorize', 'team_unit.access_mode as mode'])
+    .where('team.org_id', '=', orgId)
+    .where('team_user.uid', '=', uid)
+    .execute();
+  let best = 0;
+  for (const r of rows) best = Math.max(best, r.authorize >= 3 ? r.authorize : (r.mode ?? 0));
+  return best;
+}

@@ -1,537 +1,198 @@
-// Project boards in the web interface, at Forgejo's URLs: a repository's projects (open or
-// closed), a new project (with or without the basic kanban columns), a project's board with its
-// columns and cards (issues and pull requests), columns added, renamed, coloured, reordered, made
-// the default or deleted, and cards moved: by drag and drop (projects.js POSTs Forgejo's JSON to
-// /projects/{id}/{columnID}/move) or, without a script, by each card's "Move to" form.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+// Project boards in the web interface, at Forgejo's addresses: a repository's
+// (/{owner}/{repo}/projects, for readers of its projects unit, changed by its writers), a user's or
+// organization's (/{owner}/-/projects, for whoever may see the account; changed by the user, or by
+// an organization's owners and members of teams with write access to projects, as Forgejo's unit
+// permission), and the issue and pull request sidebar's project picker
+// (POST /{owner}/{repo}/issues/projects with issue_ids and id, as Forgejo's). The routes themselves
+// are board-routes.tsx's. An owner's board shows only the cards of repositories the viewer may read.
+import type { FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
-import { AppError, invalidField } from '../errors.js';
-import { openRepo, type OpenRepoDeps, type OpenedRepo } from '../issues/open-repo.js';
-import type { IssueService } from '../issues/service.js';
+import { AppError, forbidden, invalidField, notFound } from '../errors.js';
+import { openRepo, type OpenRepoDeps } from '../issues/open-repo.js';
+import { canWriteIssues, type IssueService } from '../issues/service.js';
+import { OrgTabs } from '../orgs/pages.js';
+import type { OrgService } from '../orgs/service.js';
 import { RepoHeader } from '../repos/code-pages.js';
-import { Icon } from '../web/icons.js';
-import { CsrfField, Field, Layout, type PageContext } from '../web/layout.js';
-import type { PageRoutes } from '../web/plugin.js';
-import { DangerForm, TextArea } from '../web/settings.js';
+import type { RepoService } from '../repos/service.js';
+import { ProfileHeader, UserTabs } from '../users/pages.js';
+import type { UserService } from '../users/service.js';
+import { UserType, type UserRow } from '../users/tables.js';
+import { formText, type PageRoutes } from '../web/plugin.js';
+import type { Form, ShownCard } from './board.js';
+import { boardRoutes, type Boards } from './board-routes.js';
 import type { ProjectService } from './service.js';
-import type { ColumnRow, ProjectRow } from './tables.js';
 
 export interface ProjectPagesDeps extends OpenRepoDeps {
-  issues: Pick<IssueService, 'requireIssue'>;
+  repos: Pick<RepoService, 'requireRepo' | 'list' | 'getByIds' | 'accessMany'>;
+  users: Pick<UserService, 'getById' | 'getByIds' | 'requireAccount' | 'canSee'>;
+  orgs: Pick<OrgService, 'canSee' | 'standing' | 'unitMode'>;
+  issues: Pick<IssueService, 'requireIssue' | 'getById'>;
   projects: ProjectService;
 }
 
-type Form = Record<string, string | undefined>;
-const text = (body: unknown, name: string): string => {
-  const v = (body as Form | undefined)?.[name];
-  return typeof v === 'string' ? v : '';
-};
-const fieldOf = (err: unknown): [string, string] | undefined => {
-  if (!(err instanceof AppError) || err.kind !== 'invalid') return undefined;
-  const m = /^\[([^\]]*)\]: (.*)$/.exec(err.message);
-  return m ? [m[1]!.toLowerCase(), `${m[1]} ${m[2]}`] : ['title', err.message];
-};
+type Params = Record<string, string>;
+type Cards = Parameters<Boards['show']>[0];
 
-function ProjectForm(props: {
-  page: PageContext;
-  action: string;
-  heading: string;
-  button: string;
-  values: Form;
-  errors: Form;
-  isNew: boolean;
-}): VNode {
-  const { values, errors } = props;
-  return (
-    <form method="post" action={props.action} class="narrow">
-      <h2>{props.heading}</h2>
-      <CsrfField page={props.page} />
-      <Field label="Title" name="title" value={values['title'] ?? ''} required error={errors['title']} />
-      <TextArea label="Description" name="content" value={values['content']} error={errors['content']} />
-      {props.isNew ? (
-        <div class="field">
-          <label for="f-template_type">Template</label>
-          <select id="f-template_type" name="template_type">
-            <option value="0" selected={values['template_type'] !== '1'}>
-              None
-            </option>
-            <option value="1" selected={values['template_type'] === '1'}>
-              Basic kanban (To Do, In Progress, Done)
-            </option>
-          </select>
-        </div>
-      ) : null}
-      <button type="submit" class="primary">
-        {props.button}
-      </button>
-    </form>
-  );
-}
-
-function Dot(props: { color: string }): VNode | null {
-  if (!props.color) return null;
-  return (
-    <svg class="column-dot" width="12" height="12" viewBox="0 0 12 12" aria-hidden="true">
-      <circle cx="6" cy="6" r="6" fill={props.color} />
-    </svg>
-  );
-}
+const issueIndex = (form: Form): number => {
+  const index = (form['index'] ?? '').trim().replace(/^#/, '');
+  if (!/^\d{1,15}$/.test(index)) throw invalidField('index', 'must be an issue number');
+  return Number(index);
+};
 
 export function projectPages(deps: ProjectPagesDeps): PageRoutes {
   return (app, web) => {
-    const { projects } = deps;
-    const open = (request: FastifyRequest, need: 'read' | 'write' = 'read') =>
-      openRepo(deps, request, 'repo.projects', need).then((t) => {
-        if (!t.view.repo.has_projects)
-          throw new AppError('not_found', 'the projects of this repository are turned off');
-        return t;
-      });
-    const project = async (request: FastifyRequest, need: 'read' | 'write' = 'read') => {
-      const t = await open(request, need);
-      const p = await projects.requireProject(
-        t.view.repo,
-        (request.params as Record<string, string>)['id'] ?? '',
-      );
-      return { t, p };
-    };
-    const column = async (request: FastifyRequest) => {
-      const { t, p } = await project(request, 'write');
-      const c = await projects.requireColumn(p, (request.params as Record<string, string>)['columnID'] ?? '');
-      return { t, p, c };
-    };
-    const header = (t: OpenedRepo) => (
-      <RepoHeader t={{ owner: t.owner, repo: t.view.repo, access: t.view.access }} active="projects" />
-    );
-    const formPage = (
-      request: FastifyRequest,
-      reply: FastifyReply,
-      t: OpenedRepo,
-      f: { action: string; heading: string; button: string; values: Form; errors: Form; isNew: boolean },
-    ) =>
-      web.send(
-        reply,
-        <Layout page={web.page(request)} title={`${f.heading} · ${t.owner.name}/${t.view.repo.name}`}>
-          {header(t)}
-          <ProjectForm page={web.page(request)} {...f} />
-        </Layout>,
-        Object.keys(f.errors).length ? 422 : 200,
-      );
+    const { projects, repos, users, orgs, issues } = deps;
 
-    app.get('/:owner/:repo/projects', async (request, reply) => {
-      const t = await open(request);
-      const state = (request.query as Record<string, unknown>)['state'] === 'closed' ? 'closed' : 'open';
-      const rows = await projects.list(t.view.repo, state);
-      const writer = t.view.access.mode >= 2;
-      const page = web.page(request);
-      return web.send(
-        reply,
-        <Layout page={page} title={`Projects · ${t.owner.name}/${t.view.repo.name}`}>
-          {header(t)}
-          <div class="list-head">
-            <h2>Projects</h2>
-            {writer ? (
-              <a class="button primary" href={`${t.base}/projects/new`}>
-                New project
-              </a>
-            ) : null}
-          </div>
-          <nav class="tabs" aria-label="State">
-            <a href={`${t.base}/projects?state=open`} aria-current={state === 'open' ? 'page' : undefined}>
-              Open
-            </a>
-            <a
-              href={`${t.base}/projects?state=closed`}
-              aria-current={state === 'closed' ? 'page' : undefined}
-            >
-              Closed
-            </a>
-          </nav>
-          {rows.length === 0 ? <p class="empty">No {state} projects.</p> : null}
-          <ul class="list">
-            {rows.map((p) => (
-              <li>
-                <a class="title" href={`${t.base}/projects/${p.id}`}>
-                  {p.title}
-                </a>
-                {p.description ? <p class="muted">{p.description}</p> : null}
-                {writer ? (
-                  <div class="actions">
-                    <a class="button" href={`${t.base}/projects/${p.id}/edit`}>
-                      Edit
-                    </a>
-                    <form
-                      method="post"
-                      action={`${t.base}/projects/${p.id}/${p.is_closed ? 'open' : 'close'}`}
-                    >
-                      <CsrfField page={page} />
-                      <button type="submit">{p.is_closed ? 'Open' : 'Close'}</button>
-                    </form>
-                    <DangerForm
-                      page={page}
-                      action={`${t.base}/projects/${p.id}/delete`}
-                      button="Delete"
-                      confirm={`Delete the project ${p.title}? Its issues stay, off the board.`}
-                    />
-                  </div>
-                ) : null}
-              </li>
-            ))}
-          </ul>
-        </Layout>,
-      );
-    });
-
-    const newForm = { heading: 'New project', button: 'Create project', isNew: true };
-    app.get('/:owner/:repo/projects/new', async (request, reply) => {
-      const t = await open(request, 'write');
-      return formPage(request, reply, t, {
-        ...newForm,
-        action: `${t.base}/projects/new`,
-        values: {},
-        errors: {},
-      });
-    });
-
-    app.post('/:owner/:repo/projects/new', async (request, reply) => {
-      const t = await open(request, 'write');
-      const values = {
-        title: text(request.body, 'title'),
-        content: text(request.body, 'content'),
-        template_type: text(request.body, 'template_type'),
+    // A repository's boards.
+    const repoBoards = async (request: FastifyRequest, need: 'read' | 'write'): Promise<Boards> => {
+      const t = await openRepo(deps, request, 'repo.projects', need);
+      if (!t.view.repo.has_projects)
+        throw new AppError('not_found', 'the projects of this repository are turned off');
+      const repo = t.view.repo;
+      return {
+        scope: { repoId: repo.id },
+        base: `${t.base}/projects`,
+        name: `${t.owner.name}/${repo.name}`,
+        writer: t.view.access.mode >= 2 && (t.view.access.units.get('repo.projects') ?? 0) >= 2,
+        header: <RepoHeader t={{ owner: t.owner, repo, access: t.view.access }} active="projects" />,
+        repos: () => Promise.resolve(null),
+        findIssue: async (form) => {
+          const index = issueIndex(form);
+          const issue = await issues.requireIssue(repo, index).catch(() => {
+            throw invalidField('index', `#${index} does not exist`);
+          });
+          return { id: issue.id, repo };
+        },
+        show: (cards) =>
+          Promise.resolve(
+            cards.map((c) =>
+              shown(c, `${t.base}/${c.is_pull ? 'pulls' : 'issues'}/${c.index}`, `#${c.index}`),
+            ),
+          ),
       };
-      try {
-        const p = await projects.create(t.view.repo, request.web.user!.id, {
-          title: values.title,
-          description: values.content,
-          template: values.template_type === '1' ? 'kanban' : 'none',
-        });
-        return web.redirect(reply, `${t.base}/projects/${p.id}`, {
-          kind: 'info',
-          text: `The project ${p.title} has been created.`,
-        });
-      } catch (err) {
-        const f = fieldOf(err);
-        if (!f) throw err;
-        return formPage(request, reply, t, {
-          ...newForm,
-          action: `${t.base}/projects/new`,
-          values,
-          errors: { [f[0]]: f[1] },
-        });
-      }
-    });
-
-    const editForm = { heading: 'Edit project', button: 'Save project', isNew: false };
-    app.get('/:owner/:repo/projects/:id/edit', async (request, reply) => {
-      const { t, p } = await project(request, 'write');
-      return formPage(request, reply, t, {
-        ...editForm,
-        action: `${t.base}/projects/${p.id}/edit`,
-        values: { title: p.title, content: p.description },
-        errors: {},
-      });
-    });
-
-    app.post('/:owner/:repo/projects/:id/edit', async (request, reply) => {
-      const { t, p } = await project(request, 'write');
-      const values = { title: text(request.body, 'title'), content: text(request.body, 'content') };
-      try {
-        await projects.edit(p, { title: values.title, description: values.content });
-      } catch (err) {
-        const f = fieldOf(err);
-        if (!f) throw err;
-        return formPage(request, reply, t, {
-          ...editForm,
-          action: `${t.base}/projects/${p.id}/edit`,
-          values,
-          errors: { [f[0]]: f[1] },
-        });
-      }
-      return web.redirect(reply, `${t.base}/projects/${p.id}`, {
-        kind: 'info',
-        text: 'The project has been updated.',
-      });
-    });
-
-    for (const action of ['open', 'close'] as const) {
-      app.post(`/:owner/:repo/projects/:id/${action}`, async (request, reply) => {
-        const { t, p } = await project(request, 'write');
-        await projects.edit(p, { state: action === 'open' ? 'open' : 'closed' });
-        return web.redirect(reply, `${t.base}/projects?state=${action === 'open' ? 'open' : 'closed'}`, {
-          kind: 'info',
-          text: `The project ${p.title} has been ${action === 'open' ? 'opened' : 'closed'}.`,
-        });
-      });
-    }
-
-    app.post('/:owner/:repo/projects/:id/delete', async (request, reply) => {
-      const { t, p } = await project(request, 'write');
-      await projects.delete(p);
-      return web.redirect(reply, `${t.base}/projects`, {
-        kind: 'info',
-        text: `The project ${p.title} has been deleted.`,
-      });
-    });
-
-    app.get('/:owner/:repo/projects/:id', async (request, reply) => {
-      const { t, p } = await project(request);
-      const { columns, cards } = await projects.board(p);
-      const writer = t.view.access.mode >= 2;
-      const page = web.page(request);
-      const q = request.query as Record<string, unknown>;
-      const colError = typeof q['error'] === 'string' ? q['error'] : undefined;
-      return web.send(
-        reply,
-        <Layout page={page} title={`${p.title} · Projects · ${t.owner.name}/${t.view.repo.name}`}>
-          {header(t)}
-          <div class="list-head">
-            <h2>
-              {p.title} {p.is_closed ? <span class="pill">Closed</span> : null}
-            </h2>
-            {writer ? (
-              <a class="button" href={`${t.base}/projects/${p.id}/edit`}>
-                Edit
-              </a>
-            ) : null}
-          </div>
-          {p.description ? <p class="muted">{p.description}</p> : null}
-          {writer ? (
-            <>
-              <form method="post" action={`${t.base}/projects/${p.id}`} class="inline-form">
-                <CsrfField page={page} />
-                <label for="new-column">New column</label>
-                <input id="new-column" name="title" required maxLength={255} />
-                <label for="new-column-color">Color</label>
-                <input id="new-column-color" name="color" type="color" value="#4183c4" />
-                <button type="submit">Add column</button>
-              </form>
-              <form method="post" action={`${t.base}/projects/${p.id}/issues`} class="inline-form">
-                <CsrfField page={page} />
-                <label for="add-issue">Add issue or pull request #</label>
-                <input id="add-issue" name="index" inputMode="numeric" pattern="[0-9]+" required size={6} />
-                <button type="submit">Add to board</button>
-              </form>
-              {colError ? (
-                <p class="error" role="alert">
-                  {colError}
-                </p>
-              ) : null}
-            </>
-          ) : null}
-          {columns.length === 0 ? <p class="empty">This project has no columns yet.</p> : null}
-          <div class="board" data-board={writer ? `${t.base}/projects/${p.id}` : undefined}>
-            {columns.map((c, ci) => (
-              <BoardColumn
-                page={page}
-                base={`${t.base}/projects/${p.id}`}
-                c={c}
-                first={ci === 0}
-                last={ci === columns.length - 1}
-                columns={columns}
-                cards={cards.filter((x) => x.project_board_id === c.id)}
-                repoBase={t.base}
-                writer={writer}
-              />
-            ))}
-          </div>
-          {writer ? <script src={page.asset('projects.js')} defer /> : null}
-        </Layout>,
-      );
-    });
-
-    const back = (reply: FastifyReply, t: OpenedRepo, p: ProjectRow, err?: unknown) => {
-      if (err !== undefined) {
-        const f = fieldOf(err);
-        if (!f) throw err;
-        return web.redirect(reply, `${t.base}/projects/${p.id}?error=${encodeURIComponent(f[1])}`);
-      }
-      return web.redirect(reply, `${t.base}/projects/${p.id}`);
-    };
-    const attempt = async (reply: FastifyReply, t: OpenedRepo, p: ProjectRow, fn: () => Promise<unknown>) => {
-      try {
-        await fn();
-      } catch (err) {
-        return back(reply, t, p, err);
-      }
-      return back(reply, t, p);
     };
 
-    // A new column (Forgejo: POST /projects/{id} with title and color).
-    app.post('/:owner/:repo/projects/:id', async (request, reply) => {
-      const { t, p } = await project(request, 'write');
-      return attempt(reply, t, p, () =>
-        projects.addColumn(p, { title: text(request.body, 'title'), color: text(request.body, 'color') }),
-      );
-    });
-
-    app.post('/:owner/:repo/projects/:id/issues', async (request, reply) => {
-      const { t, p } = await project(request, 'write');
-      return attempt(reply, t, p, async () => {
-        const index = text(request.body, 'index').replace(/^#/, '');
-        if (!/^\d+$/.test(index)) throw invalidField('index', 'must be an issue number');
-        const issue = await deps.issues.requireIssue(t.view.repo, Number(index)).catch(() => {
-          throw invalidField('index', `#${index} does not exist`);
-        });
-        await projects.setIssue(p, issue, true);
-      });
-    });
-
-    app.post('/:owner/:repo/projects/:id/issues/remove', async (request, reply) => {
-      const { t, p } = await project(request, 'write');
-      return attempt(reply, t, p, () =>
-        projects.setIssue(p, { id: Number(text(request.body, 'issue_id')), repo_id: p.repo_id }, false),
-      );
-    });
-
-    app.post('/:owner/:repo/projects/:id/:columnID/edit', async (request, reply) => {
-      const { t, p, c } = await column(request);
-      return attempt(reply, t, p, () =>
-        projects.editColumn(c, { title: text(request.body, 'title'), color: text(request.body, 'color') }),
-      );
-    });
-    app.post('/:owner/:repo/projects/:id/:columnID/default', async (request, reply) => {
-      const { t, p, c } = await column(request);
-      return attempt(reply, t, p, () => projects.setDefault(p, c));
-    });
-    app.post('/:owner/:repo/projects/:id/:columnID/delete', async (request, reply) => {
-      const { t, p, c } = await column(request);
-      return attempt(reply, t, p, () => projects.deleteColumn(p, c));
-    });
-    for (const [dir, by] of [
-      ['left', -1],
-      ['right', 1],
-    ] as const) {
-      app.post(`/:owner/:repo/projects/:id/:columnID/${dir}`, async (request, reply) => {
-        const { t, p, c } = await column(request);
-        return attempt(reply, t, p, () => projects.shiftColumn(p, c, by));
-      });
-    }
-
-    // The no-script move: a card's "Move to" form (issue_id, column).
-    app.post('/:owner/:repo/projects/:id/move-card', async (request, reply) => {
-      const { t, p } = await project(request, 'write');
-      return attempt(reply, t, p, async () => {
-        const to = await projects.requireColumn(p, text(request.body, 'column')).catch(() => {
-          throw invalidField('column', 'does not exist');
-        });
-        await projects.moveToEnd(p, to, Number(text(request.body, 'issue_id')));
-      });
-    });
-
-    // Forgejo's move: {"issues":[{"issueID":1,"sorting":0}]}, answered with {"ok":true}.
-    app.post('/:owner/:repo/projects/:id/:columnID/move', async (request, reply) => {
-      const { p, c } = await column(request);
-      const body = request.body as { issues?: unknown } | undefined;
-      const list = body?.issues;
-      if (
-        !Array.isArray(list) ||
-        list.length > 1000 ||
-        !list.every(
-          (x: unknown) =>
-            typeof x === 'object' &&
-            x !== null &&
-            Number.isSafeInteger((x as Record<string, unknown>)['issueID']) &&
-            Number.isSafeInteger((x as Record<string, unknown>)['sorting']) &&
-            ((x as Record<string, number>)['sorting'] ?? -1) >= 0,
-        )
-      ) {
-        throw invalidField('issues', 'must be a list of {issueID, sorting}');
+    // A user's or organization's boards.
+    const ownerBoards = async (request: FastifyRequest, need: 'read' | 'write'): Promise<Boards> => {
+      const viewer = request.web.viewer;
+      const name = (request.params as Params)['owner'] ?? '';
+      const owner = await users.requireAccount(name);
+      const isOrg = owner.type === UserType.Organization;
+      if (!(isOrg ? await orgs.canSee(viewer, owner) : users.canSee(viewer, owner)))
+        throw notFound(`The account ${name} does not exist.`);
+      const writer =
+        viewer !== null &&
+        (isOrg
+          ? (await orgs.unitMode(owner, viewer, 'repo.projects')) >= 2
+          : viewer.isAdmin || viewer.id === owner.id);
+      if (need === 'write' && !writer) {
+        web.requireUser(request);
+        throw forbidden(
+          isOrg ? 'must be allowed to change the projects of the organization' : 'must be the user',
+        );
       }
-      await projects.move(p, c, list as { issueID: number; sorting: number }[]);
-      return reply.send({ ok: true });
+      const header = await ownerHeader(request, owner);
+      /** The owner's repositories the viewer may read, by id. */
+      const readable = async () => {
+        const [rows] = await repos.list(
+          { ownerId: owner.id, viewerId: viewer === null ? null : viewer.isAdmin ? undefined : viewer.id },
+          1000,
+          0,
+        );
+        return rows;
+      };
+      return {
+        scope: { ownerId: owner.id },
+        base: `/${owner.name}/-/projects`,
+        name: owner.name,
+        writer,
+        header,
+        repos: async () => (await readable()).map((r) => r.name),
+        findIssue: async (form) => {
+          const repo = (await readable()).find((r) => r.name === (form['repo'] ?? ''));
+          if (!repo) throw invalidField('repo', 'is not a repository of this owner');
+          const index = issueIndex(form);
+          const issue = await issues.requireIssue(repo, index).catch(() => {
+            throw invalidField('index', `${repo.name}#${index} does not exist`);
+          });
+          return { id: issue.id, repo };
+        },
+        show: async (cards) => {
+          const ids = [...new Set(cards.flatMap((c) => (c.repo_id === null ? [] : [c.repo_id])))];
+          const rows = [...(await repos.getByIds(ids)).values()];
+          const access = await repos.accessMany(rows, viewer, new Map([[owner.id, owner]]));
+          const byId = new Map(rows.map((r) => [r.id, r]));
+          return cards.flatMap((c) => {
+            if (c.issue_id === null) return [shown(c, '', '')];
+            const repo = byId.get(c.repo_id ?? 0);
+            const unit = c.is_pull ? 'repo.pulls' : 'repo.issues';
+            if (!repo || (access.get(repo.id)?.units.get(unit) ?? 0) < 1) return [];
+            const href = `/${owner.name}/${repo.name}/${c.is_pull ? 'pulls' : 'issues'}/${c.index}`;
+            return [shown(c, href, `${repo.name}#${c.index}`)];
+          });
+        },
+      };
+    };
+
+    const ownerHeader = async (request: FastifyRequest, owner: UserRow): Promise<VNode> => (
+      <>
+        <ProfileHeader account={owner} />
+        {owner.type === UserType.Organization ? (
+          <OrgTabs org={owner} active="projects" standing={await orgs.standing(owner, request.web.viewer)} />
+        ) : (
+          <UserTabs user={owner} active="projects" />
+        )}
+      </>
+    );
+
+    boardRoutes(app, web, '/:owner/:repo/projects', projects, repoBoards);
+    boardRoutes(app, web, '/:owner/-/projects', projects, ownerBoards);
+
+    // The sidebar's picker: issue_ids (comma-separated issue ids of this repository) go to project
+    // `id` (its default column), or off every project with id 0, as Forgejo's.
+    app.post('/:owner/:repo/issues/projects', async (request, reply) => {
+      web.requireUser(request);
+      const p = request.params as Params;
+      const view = await repos.requireRepo(p['owner'] ?? '', p['repo'] ?? '', request.web.viewer, 'read');
+      const owner = (await users.getById(view.repo.owner_id))!;
+      const body = request.body as Record<string, unknown> | undefined;
+      const ids = formText(body?.['issue_ids'])
+        .split(',')
+        .map((x) => Number(x.trim()))
+        .filter((n) => Number.isSafeInteger(n) && n > 0);
+      const projectId = Number(formText(body?.['id']) || '0');
+      const found = await Promise.all(ids.map((id) => issues.getById(id)));
+      const list = found.flatMap((i) => (i !== undefined && i.repo_id === view.repo.id ? [i] : []));
+      if (list.length === 0) throw notFound('issue does not exist');
+      const json = (request.headers.accept ?? '').includes('application/json');
+      const first = list[0]!;
+      const back = `/${owner.name}/${view.repo.name}/${first.is_pull ? 'pulls' : 'issues'}/${first.index}`;
+      for (const issue of list) {
+        if (!canWriteIssues(view.access, issue.is_pull)) throw forbidden('only writers may set the project');
+      }
+      try {
+        if (!Number.isSafeInteger(projectId) || projectId < 0) throw invalidField('id', 'must be a project');
+        for (const issue of list) await projects.assign(issue, view.repo, projectId);
+      } catch (err) {
+        if (json || !(err instanceof AppError) || err.kind !== 'invalid') throw err;
+        return web.redirect(reply, back, { kind: 'error', text: err.message });
+      }
+      if (json) return reply.send({ ok: true });
+      return web.redirect(reply, back);
     });
   };
 }
 
-type Card = Awaited<ReturnType<ProjectService['board']>>['cards'][number];
-
-function BoardColumn(props: {
-  page: PageContext;
-  base: string;
-  repoBase: string;
-  c: ColumnRow;
-  first: boolean;
-  last: boolean;
-  columns: ColumnRow[];
-  cards: Card[];
-  writer: boolean;
-}): VNode {
-  const { c, page, base } = props;
-  return (
-    <section class="board-column" data-column={String(c.id)} aria-labelledby={`column-${c.id}`}>
-      <header>
-        <h3 id={`column-${c.id}`}>
-          <Dot color={c.color} /> {c.title} <span class="count">{props.cards.length}</span>
-          {c.is_default ? <span class="pill">Default</span> : null}
-        </h3>
-        {props.writer ? (
-          <details class="column-menu">
-            <summary>Column settings</summary>
-            <form method="post" action={`${base}/${c.id}/edit`}>
-              <CsrfField page={page} />
-              <label for={`title-${c.id}`}>Title</label>
-              <input id={`title-${c.id}`} name="title" value={c.title} required maxLength={255} />
-              <label for={`color-${c.id}`}>Color</label>
-              <input id={`color-${c.id}`} name="color" type="color" value={c.color || '#4183c4'} />
-              <button type="submit">Save</button>
-            </form>
-            <div class="actions">
-              {props.first ? null : (
-                <form method="post" action={`${base}/${c.id}/left`}>
-                  <CsrfField page={page} />
-                  <button type="submit">Move left</button>
-                </form>
-              )}
-              {props.last ? null : (
-                <form method="post" action={`${base}/${c.id}/right`}>
-                  <CsrfField page={page} />
-                  <button type="submit">Move right</button>
-                </form>
-              )}
-              {c.is_default ? null : (
-                <form method="post" action={`${base}/${c.id}/default`}>
-                  <CsrfField page={page} />
-                  <button type="submit">Set as default</button>
-                </form>
-              )}
-              <DangerForm
-                page={page}
-                action={`${base}/${c.id}/delete`}
-                button="Delete column"
-                confirm={`Delete the column ${c.title}? Its cards move to the default column.`}
-              />
-            </div>
-          </details>
-        ) : null}
-      </header>
-      <ol class="board-cards" data-move={props.writer ? `${base}/${c.id}/move` : undefined}>
-        {props.cards.map((card) => (
-          <li
-            class="board-card"
-            data-issue={String(card.issue_id)}
-            draggable={props.writer ? true : undefined}
-          >
-            <Icon name={card.is_pull ? 'pull' : card.is_closed ? 'issue-closed' : 'issue-open'} />{' '}
-            <a href={`${props.repoBase}/${card.is_pull ? 'pulls' : 'issues'}/${card.index}`}>{card.title}</a>{' '}
-            <span class="muted">#{card.index}</span>
-            {props.writer ? (
-              <form method="post" action={`${base}/move-card`} class="card-move">
-                <CsrfField page={page} />
-                <input type="hidden" name="issue_id" value={String(card.issue_id)} />
-                <label for={`move-${card.issue_id}`}>Move to</label>
-                <select id={`move-${card.issue_id}`} name="column">
-                  {props.columns.map((o) => (
-                    <option value={String(o.id)} selected={o.id === c.id}>
-                      {o.title}
-                    </option>
-                  ))}
-                </select>
-                <button type="submit">Move</button>
-              </form>
-            ) : null}
-          </li>
-        ))}
-      </ol>
-    </section>
-  );
+function shown(c: Cards[number], href: string, ref: string): ShownCard {
+  return {
+    id: c.id,
+    columnId: c.project_board_id,
+    issueId: c.issue_id,
+    note: c.note,
+    title: c.title ?? '',
+    href,
+    ref,
+    isPull: !!c.is_pull,
+    isClosed: !!c.is_closed,
+  };
 }

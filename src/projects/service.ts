@@ -1,6 +1,7 @@
-// Project boards of a repository: projects opened and closed, their columns (one the default for
-// new cards), and the issues and pull requests on them, each in one column at one place.
-import { nowUnix, transaction, type Db } from '../db/database.js';
+// Project boards of a repository, user or organization: projects opened and closed, their columns
+// (one the default for new cards), and their cards, each in one column at one place: issues and pull
+// requests (of the repository, or of any of the owner's repositories) and notes (text cards).
+import { nowUnix, transaction, type Db, type Tx } from '../db/database.js';
 import { invalidField, notFound } from '../errors.js';
 import type { RepoRow } from '../repos/tables.js';
 import * as store from './store.js';
@@ -8,6 +9,13 @@ import type { ColumnRow, ProjectRow } from './tables.js';
 
 const MAX_TITLE = 255;
 const COLOR = /^#[0-9a-fA-F]{6}$/;
+const MAX_NOTE = 65535;
+
+/** Whose a project is: a repository's, or a user's or organization's. */
+export type ProjectScope = { repoId: number } | { ownerId: number };
+
+/** A card to move: an issue's (by issue id) or a note (by its card id). */
+export type CardRef = { issueID: number } | { noteID: number };
 export const KANBAN = ['To Do', 'In Progress', 'Done'];
 
 export interface ProjectServiceDeps {
@@ -18,6 +26,13 @@ function title(v: string | undefined, field = 'title'): string {
   const t = (v ?? '').trim();
   if (!t) throw invalidField(field, 'cannot be empty');
   if (t.length > MAX_TITLE) throw invalidField(field, `must be at most ${MAX_TITLE} characters`);
+  return t;
+}
+
+function noteText(v: string | undefined): string {
+  const t = (v ?? '').trim();
+  if (!t) throw invalidField('note', 'cannot be empty');
+  if (t.length > MAX_NOTE) throw invalidField('note', `must be at most ${MAX_NOTE} characters`);
   return t;
 }
 
@@ -34,19 +49,25 @@ export class ProjectService {
     this.db = deps.db;
   }
 
-  list(repo: RepoRow, state: 'open' | 'closed'): Promise<ProjectRow[]> {
-    return store.listInRepo(this.db, repo.id, state === 'closed');
+  list(scope: ProjectScope, state: 'open' | 'closed'): Promise<ProjectRow[]> {
+    return store.list(this.db, scope, state === 'closed');
   }
 
-  async requireProject(repo: RepoRow, id: string | number): Promise<ProjectRow> {
+  /** The project `id` of the repository or owner, else 404. */
+  async requireProject(scope: ProjectScope, id: string | number): Promise<ProjectRow> {
     const n = Number(id);
-    const p = Number.isSafeInteger(n) && n > 0 ? await store.getInRepo(this.db, repo.id, n) : undefined;
+    const ok = Number.isSafeInteger(n) && n > 0;
+    const p = !ok
+      ? undefined
+      : 'repoId' in scope
+        ? await store.getInRepo(this.db, scope.repoId, n)
+        : await store.getOfOwner(this.db, scope.ownerId, n);
     if (!p) throw notFound('project does not exist');
     return p;
   }
 
   async create(
-    repo: RepoRow,
+    scope: ProjectScope,
     creatorId: number,
     input: { title: string; description?: string; template?: 'none' | 'kanban' },
   ): Promise<ProjectRow> {
@@ -54,7 +75,8 @@ export class ProjectService {
     const now = nowUnix();
     return transaction(this.db, async (tx) => {
       const p = await store.insertProject(tx, {
-        repo_id: repo.id,
+        repo_id: 'repoId' in scope ? scope.repoId : null,
+        owner_id: 'ownerId' in scope ? scope.ownerId : null,
         title: t,
         description: input.description ?? '',
         creator_id: creatorId,
@@ -166,7 +188,7 @@ export class ProjectService {
       if (target) {
         let next = (await store.maxSorting(tx, target.id)) + 1;
         for (const card of (await store.cards(tx, p.id)).filter((x) => x.project_board_id === c.id)) {
-          await store.placeCard(tx, p.id, card.issue_id, target.id, next++);
+          await store.placeCardById(tx, card.id, target.id, next++);
         }
         if (c.is_default && !target.is_default) await store.updateColumn(tx, target.id, { is_default: 1 });
       }
@@ -174,47 +196,129 @@ export class ProjectService {
     });
   }
 
-  /** Puts an issue of the project's repository on the board (in the default column), or takes it off. */
-  async setIssue(p: ProjectRow, issue: { id: number; repo_id: number }, on: boolean): Promise<void> {
-    if (issue.repo_id !== p.repo_id) throw invalidField('issue', 'is not in this repository');
+  /**
+   * Puts an issue on the board (at the end of the default column); it must be of the project's
+   * repository, or of one of the owner's repositories for an owner's project.
+   */
+  async addIssue(p: ProjectRow, issueId: number, repo: { id: number; owner_id: number }): Promise<void> {
+    if (p.repo_id !== null ? repo.id !== p.repo_id : repo.owner_id !== p.owner_id)
+      throw invalidField('issue', p.repo_id !== null ? 'is not in this repository' : 'is not of this owner');
     await transaction(this.db, async (tx) => {
-      const had = await store.card(tx, p.id, issue.id);
-      if (!on) {
-        if (had) await store.removeCard(tx, p.id, issue.id);
-        return;
-      }
-      if (had) return;
-      const cols = await store.columns(tx, p.id);
-      const col = cols.find((x) => x.is_default) ?? cols[0];
-      if (!col) throw invalidField('issue', 'the project has no column yet');
+      if (await store.card(tx, p.id, issueId)) return;
       await store.insertCard(tx, {
         project_id: p.id,
-        issue_id: issue.id,
-        project_board_id: col.id,
-        sorting: (await store.maxSorting(tx, col.id)) + 1,
+        issue_id: issueId,
+        ...(await this.endOfDefault(tx, p)),
       });
     });
   }
 
+  async removeIssue(p: ProjectRow, issueId: number): Promise<void> {
+    await store.removeCard(this.db, p.id, issueId);
+  }
+
+  private async endOfDefault(tx: Tx, p: ProjectRow, field = 'issue') {
+    const cols = await store.columns(tx, p.id);
+    const col = cols.find((x) => x.is_default) ?? cols[0];
+    if (!col) throw invalidField(field, 'the project has no column yet');
+    return { project_board_id: col.id, sorting: (await store.maxSorting(tx, col.id)) + 1 };
+  }
+
+  // The issue sidebar's picker (Forgejo keeps an issue on one project at a time).
+
+  /** The open projects an issue of `repo` may be put on: the repository's and its owner's. */
+  async choicesFor(repo: RepoRow): Promise<ProjectRow[]> {
+    const rows = await store.openFor(this.db, repo.id, repo.owner_id);
+    // The repository's own only while its projects are turned on.
+    return [
+      ...rows.filter((p) => p.repo_id !== null && repo.has_projects),
+      ...rows.filter((p) => p.repo_id === null),
+    ];
+  }
+
+  projectsOf(issueId: number): Promise<ProjectRow[]> {
+    return store.projectsOfIssue(this.db, issueId);
+  }
+
   /**
-   * Forgejo's move: the cards listed go to `column` with the sorting given. Every issue must
-   * already be on this project; nothing changes otherwise.
+   * Forgejo's assignment from the sidebar: the issue leaves the projects it is on and, unless
+   * `projectId` is 0, goes to the default column of that project (an open one of `choicesFor`).
    */
-  async move(p: ProjectRow, column: ColumnRow, moves: { issueID: number; sorting: number }[]): Promise<void> {
+  async assign(issue: { id: number }, repo: RepoRow, projectId: number): Promise<void> {
+    const target = projectId ? (await this.choicesFor(repo)).find((p) => p.id === projectId) : undefined;
+    if (projectId && !target)
+      throw invalidField('id', 'is not an open project of this repository or its owner');
     await transaction(this.db, async (tx) => {
-      for (const m of moves) {
-        if (!(await store.card(tx, p.id, m.issueID)))
-          throw invalidField('issues', `issue ${m.issueID} is not on this project`);
-        await store.placeCard(tx, p.id, m.issueID, column.id, m.sorting);
+      const current = await store.projectsOfIssue(tx, issue.id);
+      if (target && current.length === 1 && current[0]!.id === target.id) return;
+      await store.removeIssueEverywhere(tx, issue.id);
+      if (target) {
+        await store.insertCard(tx, {
+          project_id: target.id,
+          issue_id: issue.id,
+          ...(await this.endOfDefault(tx, target, 'id')),
+        });
       }
     });
   }
 
-  /** The no-script move: one card to the end of `column`. */
-  async moveToEnd(p: ProjectRow, column: ColumnRow, issueId: number): Promise<void> {
+  // Notes: text cards that are not issues.
+
+  async addNote(p: ProjectRow, creatorId: number, text: string): Promise<void> {
+    const t = noteText(text);
     await transaction(this.db, async (tx) => {
-      if (!(await store.card(tx, p.id, issueId))) throw invalidField('issue', 'is not on this project');
-      await store.placeCard(tx, p.id, issueId, column.id, (await store.maxSorting(tx, column.id)) + 1);
+      await store.insertCard(tx, {
+        project_id: p.id,
+        issue_id: null,
+        note: t,
+        creator_id: creatorId,
+        ...(await this.endOfDefault(tx, p, 'note')),
+      });
+    });
+  }
+
+  private async requireNote(p: ProjectRow, id: number, q: Db | Tx = this.db) {
+    const n = Number.isSafeInteger(id) && id > 0 ? await store.note(q, p.id, id) : undefined;
+    if (!n) throw invalidField('note', 'does not exist on this project');
+    return n;
+  }
+
+  async editNote(p: ProjectRow, id: number, text: string): Promise<void> {
+    const t = noteText(text);
+    await this.requireNote(p, id);
+    await store.updateNote(this.db, id, t);
+  }
+
+  async deleteNote(p: ProjectRow, id: number): Promise<void> {
+    await this.requireNote(p, id);
+    await store.removeCardById(this.db, id);
+  }
+
+  /**
+   * Forgejo's move: the cards listed go to `column` with the sorting given (notes by their card id).
+   * Every card must already be on this project; nothing changes otherwise.
+   */
+  async move(p: ProjectRow, column: ColumnRow, moves: (CardRef & { sorting: number })[]): Promise<void> {
+    await transaction(this.db, async (tx) => {
+      for (const m of moves) {
+        const id = await this.cardId(tx, p, m);
+        await store.placeCardById(tx, id, column.id, m.sorting);
+      }
+    });
+  }
+
+  private async cardId(tx: Tx, p: ProjectRow, ref: CardRef): Promise<number> {
+    if ('noteID' in ref) return (await this.requireNote(p, ref.noteID, tx)).id;
+    const c = await store.card(tx, p.id, ref.issueID);
+    if (!c) throw invalidField('issues', `issue ${ref.issueID} is not on this project`);
+    return c.id;
+  }
+
+  /** The no-script move: one card to the end of `column`. */
+  async moveToEnd(p: ProjectRow, column: ColumnRow, ref: CardRef): Promise<void> {
+    await transaction(this.db, async (tx) => {
+      const id = await this.cardId(tx, p, ref);
+      await store.placeCardById(tx, id, column.id, (await store.maxSorting(tx, column.id)) + 1);
     });
   }
 }

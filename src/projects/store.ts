@@ -28,14 +28,51 @@ export function getInRepo(q: Q, repoId: number, id: number): Promise<ProjectRow 
     .executeTakeFirst();
 }
 
-export function listInRepo(q: Q, repoId: number, closed: boolean): Promise<ProjectRow[]> {
+export function getOfOwner(q: Q, ownerId: number, id: number): Promise<ProjectRow | undefined> {
   return q
     .selectFrom('project')
     .selectAll()
-    .where('repo_id', '=', repoId)
+    .where('owner_id', '=', ownerId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export function list(
+  q: Q,
+  of: { repoId: number } | { ownerId: number },
+  closed: boolean,
+): Promise<ProjectRow[]> {
+  const base = q.selectFrom('project').selectAll();
+  return ('repoId' in of ? base.where('repo_id', '=', of.repoId) : base.where('owner_id', '=', of.ownerId))
     .where('is_closed', '=', closed ? 1 : 0)
     .orderBy('id', 'desc')
     .execute();
+}
+
+/** The open projects of a repository and of its owner, newest first. */
+export function openFor(q: Q, repoId: number, ownerId: number): Promise<ProjectRow[]> {
+  return q
+    .selectFrom('project')
+    .selectAll()
+    .where((eb) => eb.or([eb('repo_id', '=', repoId), eb('owner_id', '=', ownerId)]))
+    .where('is_closed', '=', 0)
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/** The projects an issue is on. */
+export function projectsOfIssue(q: Q, issueId: number): Promise<ProjectRow[]> {
+  return q
+    .selectFrom('project_issue as pi')
+    .innerJoin('project as p', 'p.id', 'pi.project_id')
+    .selectAll('p')
+    .where('pi.issue_id', '=', issueId)
+    .orderBy('p.id')
+    .execute();
+}
+
+export async function removeIssueEverywhere(q: Q, issueId: number): Promise<void> {
+  await q.deleteFrom('project_issue').where('issue_id', '=', issueId).execute();
 }
 
 export function insertColumn(q: Q, row: Insertable<ProjectBoardTable>): Promise<ColumnRow> {
@@ -68,12 +105,14 @@ export async function clearDefault(q: Q, projectId: number): Promise<void> {
 export function cards(q: Q, projectId: number) {
   return q
     .selectFrom('project_issue as pi')
-    .innerJoin('issue as i', 'i.id', 'pi.issue_id')
+    .leftJoin('issue as i', 'i.id', 'pi.issue_id')
     .select([
       'pi.id',
       'pi.issue_id',
       'pi.project_board_id',
       'pi.sorting',
+      'pi.note',
+      'i.repo_id',
       'i.index',
       'i.title',
       'i.is_closed',
@@ -103,26 +142,44 @@ export async function maxSorting(q: Q, columnId: number): Promise<number> {
   return r?.m == null ? -1 : Number(r.m);
 }
 
+export function note(q: Q, projectId: number, id: number): Promise<CardRow | undefined> {
+  return q
+    .selectFrom('project_issue')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('id', '=', id)
+    .where('issue_id', 'is', null)
+    .executeTakeFirst();
+}
+
 export async function insertCard(
   q: Q,
-  row: { project_id: number; issue_id: number; project_board_id: number; sorting: number },
+  row: {
+    project_id: number;
+    issue_id: number | null;
+    project_board_id: number;
+    sorting: number;
+    note?: string;
+    creator_id?: number;
+  },
 ): Promise<void> {
   await q.insertInto('project_issue').values(row).execute();
 }
 
-export async function placeCard(
-  q: Q,
-  projectId: number,
-  issueId: number,
-  columnId: number,
-  sorting: number,
-): Promise<void> {
+export async function updateNote(q: Q, id: number, text: string): Promise<void> {
+  await q.updateTable('project_issue').set({ note: text }).where('id', '=', id).execute();
+}
+
+export async function placeCardById(q: Q, id: number, columnId: number, sorting: number): Promise<void> {
   await q
     .updateTable('project_issue')
     .set({ project_board_id: columnId, sorting })
-    .where('project_id', '=', projectId)
-    .where('issue_id', '=', issueId)
+    .where('id', '=', id)
     .execute();
+}
+
+export async function removeCardById(q: Q, id: number): Promise<void> {
+  await q.deleteFrom('project_issue').where('id', '=', id).execute();
 }
 
 export async function removeCard(q: Q, projectId: number, issueId: number): Promise<void> {

@@ -3,7 +3,10 @@ import type { Generated, Selectable } from 'kysely';
 
 export interface ProjectTable {
   id: Generated<number>;
-  repo_id: number;
+  /** The repository of a repository's project; null for a user's or organization's. */
+  repo_id: number | null;
+  /** The user or organization of an owner's project; null for a repository's. */
+  owner_id: number | null;
   title: string;
   description: string;
   creator_id: number;
@@ -30,9 +33,14 @@ export interface ProjectBoardTable {
 export interface ProjectIssueTable {
   id: Generated<number>;
   project_id: number;
-  issue_id: number;
+  /** The issue or pull request of the card; null for a note. */
+  issue_id: number | null;
   project_board_id: number;
   sorting: Generated<number>;
+  /** A note's text (null for an issue's card). */
+  note: string | null;
+  /** Who wrote a note (0 for an issue's card). */
+  creator_id: Generated<number>;
 }
 
 export interface ProjectTables {

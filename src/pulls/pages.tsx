@@ -3,6 +3,8 @@
 // the commits, the files changed (unified or split, review comments under their lines, the review
 // form), the .diff and .patch of a pull request, and the compare page that opens one. They call
 // the pulls and issues services, so merging and reviewing obey the same rules as the API.
+import { ProjectBox, projectBoxData } from '../projects/sidebar.js';
+import type { ProjectService } from '../projects/service.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { AppError, notFound } from '../errors.js';
@@ -171,6 +173,7 @@ export interface PullPagesDeps {
   users: Pick<UserService, 'getById' | 'getByIds'>;
   labels: Pick<LabelService, 'getByIds' | 'ofIssue' | 'list'>;
   milestones: Pick<MilestoneService, 'getByIds' | 'list'>;
+  projects: Pick<ProjectService, 'projectsOf' | 'choicesFor'>;
   attachments: Pick<AttachmentService, 'ofIssues' | 'ofComments'>;
   rootUrl: string;
   /** How much of a diff is shown ([git] MAX_GIT_DIFF_*). */
@@ -281,6 +284,13 @@ export function pullPages(deps: PullPagesDeps): PageRoutes {
                 issue={pull.issue}
                 d={d}
                 choices={await sidebarChoices(deps, view.repo, !!user && writer)}
+              />
+              <ProjectBox
+                page={page}
+                base={base}
+                ownerName={owner.name}
+                issue={pull.issue}
+                data={await projectBoxData(deps.projects, view.repo, pull.issue.id, !!user && writer)}
               />
             </aside>
           </div>

@@ -8,7 +8,7 @@ import { AppError } from '../errors.js';
 import { CsrfField, Field, Layout, type PageContext } from '../web/layout.js';
 import type { PageRoutes } from '../web/plugin.js';
 import { Pager, When, pageNumber } from '../web/components.js';
-import { ExploreTabs, ProfileHeader } from '../users/pages.js';
+import { ExploreTabs, ProfileHeader, UserTabs } from '../users/pages.js';
 import { OrgTabs } from '../orgs/pages.js';
 import type { OrgService, OrgStanding } from '../orgs/service.js';
 import type { UserService } from '../users/service.js';
@@ -215,7 +215,9 @@ function ProfilePage(props: {
       <ProfileHeader account={props.account} />
       {props.standing ? (
         <OrgTabs org={props.account} active="repos" standing={props.standing} repos={props.total} />
-      ) : null}
+      ) : (
+        <UserTabs user={props.account} active="repos" repos={props.total} />
+      )}
       <h2>
         Repositories <span class="count">{props.total}</span>
       </h2>

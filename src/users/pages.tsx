@@ -442,6 +442,27 @@ function registerUserPages(app: FastifyInstance, web: Web, deps: UserPagesDeps):
   });
 }
 
+/** The tabs under a user's profile header: Repositories and Projects. */
+export function UserTabs(props: { user: UserRow; active: 'repos' | 'projects'; repos?: number }): VNode {
+  const base = `/${encodeURIComponent(props.user.name)}`;
+  return (
+    <nav class="tabs" aria-label="Profile">
+      <a href={base} aria-current={props.active === 'repos' ? 'page' : undefined}>
+        Repositories
+        {typeof props.repos === 'number' ? (
+          <>
+            {' '}
+            <span class="count">{props.repos}</span>
+          </>
+        ) : null}
+      </a>
+      <a href={`${base}/-/projects`} aria-current={props.active === 'projects' ? 'page' : undefined}>
+        Projects
+      </a>
+    </nav>
+  );
+}
+
 /** A user's or organization's profile header. */
 export function ProfileHeader(props: { account: UserRow }): VNode {
   const u = props.account;

@@ -59,6 +59,13 @@ const SHAPES = {
       <path d="M8 8.75V14.5" />
     </>
   ),
+  /** A note on a project board: a sheet with a folded corner and lines. */
+  note: (
+    <>
+      <path d="M3.5 2.5h6l3 3v8h-9Z" />
+      <path d="M9.5 2.5v3h3M5.5 8.5h5M5.5 11h3.5" />
+    </>
+  ),
   /** Done / read: a tick. */
   check: <path d="M3 8.5 6.5 12 13 4.5" />,
   /** Watching: an eye. */

@@ -131,6 +131,8 @@ describe('web pages are valid HTML', () => {
       `${repo}/watchers`,
       `${repo}/forks`,
       `${repo}/projects`,
+      '/team/-/projects',
+      '/alice/-/projects',
       '/alice/-/packages',
       '/alice/-/packages/generic/tool/1.0.0',
       '/alice/-/packages/generic/tool/versions',
@@ -221,6 +223,12 @@ describe('web pages are valid HTML', () => {
     const web = new WebClient(s.url);
     const signed = await web.signIn(s.admin.name, s.admin.password);
     assert.equal(signed.status, 303);
+    // An organization's board with a note, as its writers see it.
+    await web.get('/team/-/projects/new');
+    const made = await web.post('/team/-/projects/new', { title: 'Plan', template_type: '1' });
+    assert.equal(made.status, 303);
+    assert.equal((await web.post(`${made.location}/notes`, { note: 'A note' })).status, 303);
+    pages.owner.push('/team/-/projects/new', made.location!);
     // The administrator sees alice's repository with its settings, and every administration page.
     await check(web, [...pages.owner, ...pages.visitor.slice(8, 14)]);
   });

@@ -1,6 +1,6 @@
 // Project boards: drag a card to another place or column; the new order of the column it lands in
-// is POSTed as Forgejo's {"issues":[{"issueID","sorting"}]} to the column's data-move URL. Without
-// this script each card's "Move to" form does the same.
+// is POSTed as Forgejo's {"issues":[{"issueID","sorting"}]} to the column's data-move URL (a note
+// as {"noteID","sorting"}). Without this script each card's "Move to" form does the same.
 (() => {
   const token = document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') || '';
   let dragged = null;
@@ -20,10 +20,11 @@
   };
 
   const save = (list) => {
-    const issues = [...list.querySelectorAll('.board-card')].map((card, sorting) => ({
-      issueID: Number(card.getAttribute('data-issue')),
-      sorting,
-    }));
+    const issues = [...list.querySelectorAll('.board-card')].map((card, sorting) =>
+      card.hasAttribute('data-note')
+        ? { noteID: Number(card.getAttribute('data-note')), sorting }
+        : { issueID: Number(card.getAttribute('data-issue')), sorting },
+    );
     const column = list.closest('.board-column');
     for (const select of list.querySelectorAll('select[name="column"]')) {
       select.value = column?.getAttribute('data-column') || select.value;
@@ -50,7 +51,10 @@
     if (!card) return;
     dragged = card;
     card.classList.add('dragging');
-    event.dataTransfer?.setData('text/plain', card.getAttribute('data-issue') || '');
+    event.dataTransfer?.setData(
+      'text/plain',
+      card.getAttribute('data-issue') || card.getAttribute('data-note') || '',
+    );
     if (event.dataTransfer) event.dataTransfer.effectAllowed = 'move';
   });
   document.addEventListener('dragend', () => {

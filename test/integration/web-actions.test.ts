@@ -7,6 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -625,30 +627,86 @@ describe('actions pages', () => {
     await page.click('main button[type=submit]');
     await page.waitForURL(`${s.url}/`);
 
-    await page.goto(`${s.url}/alice/app/actions?workflow=dispatch.yml`);
-    await page.click('.act-dispatch summary');
-    assert.deepEqual(await accessibilityViolations(page), []);
-    await screenshots(page, 'actions-list');
+    // A workflow whose second step waits for a gate this test opens: the log of the first step
+    // must reach the page while the job still runs.
+    let open = false;
+    const gate = http.createServer((_req, res) => res.writeHead(open ? 200 : 503).end());
+    await new Promise<void>((r) => gate.listen(0, '127.0.0.1', r));
+    const gateUrl = `http://127.0.0.1:${(gate.address() as AddressInfo).port}/`;
+    try {
+      await push(
+        {
+          '.forgejo/workflows/live.yml': `name: Live
+on:
+  workflow_dispatch:
+    inputs:
+      greeting: { required: true }
+jobs:
+  build:
+    runs-on: self-hosted
+    steps:
+      - name: greet
+        run: |
+          echo "hello \${{ inputs.greeting }}"
+          echo "report of \${{ inputs.greeting }}" > report.txt
+      - name: gate
+        run: |
+          until node -e "fetch('${gateUrl}').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"; do sleep 0.2; done
+      - name: after
+        run: echo "second step done"
+      - name: upload
+        uses: alice/upload-artifact@v1
+        with:
+          name: report
+          path: report.txt
+`,
+        },
+        'a live workflow',
+      );
+      await page.goto(`${s.url}/alice/app/actions?workflow=live.yml`);
+      await page.click('.act-dispatch summary');
+      assert.deepEqual(await accessibilityViolations(page), []);
+      await screenshots(page, 'actions-list');
 
-    // A dispatch from the form; its job's page follows the log until the run is done.
-    await page.fill('#dispatch-input-greeting', 'browser');
-    await page.click('.act-dispatch button[type=submit]');
-    await page.waitForURL(/\/alice\/app\/actions\/runs\/\d+$/);
-    const runUrl = page.url();
-    await page.goto(`${runUrl}/jobs/0`);
-    await page.waitForFunction(
-      () => /hello browser/.test(document.getElementById('job-log')?.textContent ?? ''),
-      undefined,
-      { timeout: 120_000 },
-    );
-    await page.waitForSelector('#job-log[data-done="1"]', { timeout: 120_000 });
-    assert.deepEqual(await accessibilityViolations(page), []);
-    await screenshots(page, 'actions-job');
+      // A dispatch from the form; its job's page follows the log step by step.
+      await page.fill('#dispatch-input-greeting', 'browser');
+      await page.click('.act-dispatch button[type=submit]');
+      await page.waitForURL(/\/alice\/app\/actions\/runs\/\d+$/);
+      const runUrl = page.url();
+      await page.goto(`${runUrl}/jobs/0`);
+      await page.waitForFunction(
+        () => /hello browser/.test(document.getElementById('job-log')?.textContent ?? ''),
+        undefined,
+        { timeout: 120_000 },
+      );
+      // Still running (the gate is shut): the first step is on the page, the next ones are not.
+      assert.notEqual(await page.getAttribute('#job-log', 'data-done'), '1');
+      assert.doesNotMatch((await page.textContent('#job-log')) ?? '', /second step done/);
+      open = true;
+      await page.waitForFunction(
+        () => /second step done/.test(document.getElementById('job-log')?.textContent ?? ''),
+        undefined,
+        { timeout: 120_000 },
+      );
+      await page.waitForSelector('#job-log[data-done="1"]', { timeout: 120_000 });
+      assert.deepEqual(await accessibilityViolations(page), []);
+      await screenshots(page, 'actions-job');
 
-    await page.goto(runUrl);
-    assert.match((await page.textContent('.act-artifacts')) ?? '', /report/);
-    assert.deepEqual(await accessibilityViolations(page), []);
-    await screenshots(page, 'actions-run');
+      // The artifact, downloaded from the run page as a zip holding the report.
+      await page.goto(runUrl);
+      assert.match((await page.textContent('.act-artifacts')) ?? '', /report/);
+      assert.deepEqual(await accessibilityViolations(page), []);
+      await screenshots(page, 'actions-run');
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.click('.act-artifacts a[href$="/artifacts/report"]'),
+      ]);
+      const zip = fs.readFileSync((await download.path())!);
+      assert.equal(zip.subarray(0, 2).toString(), 'PK');
+      assert.ok(zip.includes(Buffer.from('report.txt')), 'the zip holds report.txt');
+    } finally {
+      await new Promise((r) => gate.close(r));
+    }
     assert.deepEqual(errors, []);
     await context.close();
   });

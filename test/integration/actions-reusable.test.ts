@@ -230,7 +230,7 @@ describe('reusable workflows (workflow_call)', () => {
     let jobs: Job[] = [];
     const done = await waitFor(async () => {
       run = (await runs('app'))[0];
-      if (!run) return false;
+      if (!run || !['success', 'failure', 'cancelled'].includes(run.status)) return false;
       jobs = (await api<Job[]>('GET', `/repos/alice/app/actions/runs/${run.id}/jobs`)).body;
       return (
         jobs.length > 0 &&

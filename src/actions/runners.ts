@@ -420,7 +420,6 @@ export class RunnerService {
     ]);
     const { vars } = sv;
     const needs = taskNeeds(views, job);
-    this.masks.set(taskId, { values: maskValues(Object.values(sv.secrets)), until: nowUnix() + 3600 });
     const root = this.deps.rootUrl;
     const serverUrl = root.replace(/\/+$/, '');
     const runtimeToken = mintRuntimeToken({
@@ -487,6 +486,8 @@ export class RunnerService {
     };
     // A called job: its inputs and secrets from its callers (reusable-task.ts).
     const { payload, secrets } = calledJob(job, views, context, sv, event);
+    const values = [...Object.values(sv.secrets), ...Object.values(secrets)];
+    this.masks.set(taskId, { values: maskValues(values), until: nowUnix() + 3600 });
     for (const k of ['GITHUB_TOKEN', 'GITEA_TOKEN', 'FORGEJO_TOKEN']) secrets[k] = token;
     return { id: taskId, workflowPayload: Buffer.from(payload, 'utf8'), context, secrets, needs, vars };
   }

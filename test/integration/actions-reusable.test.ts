@@ -139,6 +139,8 @@ describe('reusable workflows (workflow_call)', () => {
   let runnerDir: string;
   let daemon: ChildProcess | undefined;
   let daemonErr = '';
+  /** One work tree per repository, so that later pushes add commits. */
+  const trees = new Map<string, string>();
 
   const api = <T>(method: string, p: string, body?: unknown) =>
     s.api<T>(method, p, { token: alice.token, ...(body === undefined ? {} : { body }) });
@@ -150,7 +152,9 @@ describe('reusable workflows (workflow_call)', () => {
       .error;
 
   async function push(user: User, repo: string, files: Record<string, string>, tag?: string): Promise<void> {
-    const wt = await g.workTree('main');
+    const key = `${user.name}/${repo}`;
+    const wt = trees.get(key) ?? (await g.workTree('main'));
+    trees.set(key, wt);
     for (const [name, content] of Object.entries(files)) {
       fs.mkdirSync(path.dirname(path.join(wt, name)), { recursive: true });
       fs.writeFileSync(path.join(wt, name), content);
@@ -266,6 +270,43 @@ describe('reusable workflows (workflow_call)', () => {
     const page = await web.get(`/alice/app/actions/runs/${run!.run_number}`);
     assert.equal(page.status, 200);
     assert.match(page.text, /nested \/ inner \/ greet/);
+  });
+
+  it('fails a called job whose input cannot be had when it runs, its log saying why', async () => {
+    await push(alice, 'app', {
+      '.forgejo/workflows/typed.yml': `on: push
+jobs:
+  typed:
+    uses: ./.forgejo/workflows/greet.yml
+    with:
+      who: x
+      times: \${{ github.ref }}
+`,
+    });
+    let jobs: Job[] = [];
+    assert.ok(
+      await waitFor(async () => {
+        const row = await s.ctx.db
+          .selectFrom('action_run')
+          .select(['id', 'status'])
+          .where('workflow_id', '=', 'typed.yml')
+          .executeTakeFirst();
+        if (!row || row.status !== 'failure') return false;
+        const run = { id: row.id };
+        jobs = (await api<Job[]>('GET', `/repos/alice/app/actions/runs/${run.id}/jobs`)).body;
+        return true;
+      }, 30_000),
+      daemonErr,
+    );
+    assert.deepEqual(
+      jobs.map((j) => [j.name, j.status]),
+      [['typed / greet', 'failure']],
+    );
+    const log = String((await api('GET', `/repos/alice/app/actions/jobs/${jobs[0]!.id}/logs`)).text);
+    assert.match(
+      log,
+      /the call of job typed failed: input "times" must be a number, not "refs\/heads\/main"/,
+    );
   });
 
   it('fails a run whose calls cannot be made, saying why on its page', async () => {

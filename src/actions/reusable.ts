@@ -31,6 +31,8 @@ import {
 export const MAX_CALL_DEPTH = 4;
 /** Most jobs a run may have once its calls are expanded. */
 const MAX_RUN_JOBS = 256;
+/** Most characters of the calls kept on one job. */
+const MAX_FRAMES_CHARS = 60_000;
 
 /** Where a workflow file was read: its repository, commit and path. */
 export interface CallSite {
@@ -192,12 +194,17 @@ async function expand(jobs: WorkflowJob[], at: Level, load: LoadWorkflow, out: R
       inputs: spec.inputs,
       outputs: spec.outputs,
     };
+    const frames = [...at.frames, frame];
+    // Kept on each called job (a TEXT column): a few kilobytes at most in practice.
+    if (JSON.stringify(frames).length > MAX_FRAMES_CHARS) {
+      throw new WorkflowError(`job ${key}: the inputs, secrets and outputs of its calls are too large`);
+    }
     await expand(
       wf.jobs,
       {
         prefix: `${key}/`,
         namePrefix: `${name} / `,
-        frames: [...at.frames, frame],
+        frames,
         outerNeeds: needs,
         site,
         chain: [...at.chain, id],

@@ -2,6 +2,7 @@
 // triggers of `on:` with their filters, and the jobs a run gets: `needs`, `runs-on` labels and
 // `strategy.matrix` expansion (include/exclude as GitHub documents them). Each job carries the
 // workflow reduced to itself, which is what a runner receives as the task's workflow_payload.
+// `on.workflow_call` and the `uses:` of calling jobs are read here; reusable.ts expands the calls.
 // Pure logic: no database, no git.
 import type * as Croner from 'croner';
 import picomatch from 'picomatch';
@@ -281,7 +282,7 @@ export function parseConcurrency(v: unknown, where: string): Concurrency | undef
   return { group: String(group), cancelInProgress: cancel === true || cancel === 'true' };
 }
 
-/** The events of `on:` Anvil runs (push, pull_request, workflow_dispatch, schedule); others are ignored. */
+/** The events of `on:` Anvil reads (push, pull_request, workflow_dispatch, schedule, workflow_call); others are ignored. */
 export function parseTriggers(on: unknown): Triggers {
   const t: Triggers = {};
   const add = (event: string, spec: unknown) => {

@@ -180,6 +180,7 @@ describe('reusable workflows', () => {
     const go = (jobs: string, files: Record<string, string>) =>
       expandCalls(caller(jobs), site, loader(files));
     await assert.rejects(go(call('none'), {}), /does not exist/);
+    await assert.rejects(go(call('r'), { '.forgejo/workflows/r.yml': REUSABLE }), /required input "who"/);
     await assert.rejects(
       go(call('p'), { '.forgejo/workflows/p.yml': 'on: push\njobs: { j: { runs-on: x, steps: [] } }' }),
       /has no workflow_call trigger/,

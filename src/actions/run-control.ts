@@ -11,6 +11,7 @@ import type { RepoRow } from '../repos/tables.js';
 import { parseLabels, type RunnerService } from './runners.js';
 import type { ActionsService } from './service.js';
 import { cancelRun } from './run-create.js';
+import { coversKey } from './reusable.js';
 import * as store from './store.js';
 import { aggregateStatus, isDone, type JobRow, type RunRow, type TaskRow } from './tables.js';
 import { parseWorkflow, type DispatchInput } from './workflow.js';
@@ -207,7 +208,8 @@ export class RunControl {
         grew = false;
         const keys = new Set(jobs.filter((j) => chosen.has(j.id)).map((j) => j.job_id));
         for (const j of jobs) {
-          if (!chosen.has(j.id) && parseLabels(j.needs).some((n) => keys.has(n))) {
+          // A need naming a calling job covers the jobs of the workflow it calls.
+          if (!chosen.has(j.id) && parseLabels(j.needs).some((n) => [...keys].some((k) => coversKey(n, k)))) {
             chosen.add(j.id);
             grew = true;
           }
@@ -219,7 +221,7 @@ export class RunControl {
       for (const j of jobs) {
         if (!chosen.has(j.id)) continue;
         // Blocked while a job it needs runs again; the runners' side releases it (advanceRun).
-        const blocked = parseLabels(j.needs).some((n) => again.has(n));
+        const blocked = parseLabels(j.needs).some((n) => [...again].some((k) => coversKey(n, k)));
         j.status = blocked ? 'blocked' : 'waiting';
         await store.updateJob(tx, j.id, {
           status: j.status,

@@ -12,6 +12,7 @@ import type { RepoRow } from '../repos/tables.js';
 import { ExpressionError, interpolate, type Value } from './expressions.js';
 import { aggregateStatus, isDone, type RunRow } from './tables.js';
 import * as store from './store.js';
+import type { RunJob } from './reusable.js';
 import type { Workflow } from './workflow.js';
 
 export interface WorkflowFile {
@@ -84,7 +85,8 @@ export function groupOf(
 }
 
 /** A workflow file to run, or one that could not be read (its run fails at once, saying why). */
-export type RunItem = { file: WorkflowFile; wf: Workflow } | { file: WorkflowFile; error: string };
+export type RunItem =
+  { file: WorkflowFile; wf: Workflow; jobs?: RunJob[] } | { file: WorkflowFile; error: string };
 
 export async function insertRuns(
   tx: Tx,
@@ -103,6 +105,7 @@ export async function insertRuns(
       continue;
     }
     const { wf } = item;
+    const jobs = item.jobs ?? wf.jobs.map((j) => ({ ...j, frames: [] }));
     const held = ev.needApproval === true;
     const runNumber = number++;
     const runId = await store.insertRun(tx, {
@@ -126,7 +129,7 @@ export async function insertRuns(
     const started = new Map<string, number>();
     await store.insertJobs(
       tx,
-      wf.jobs.map((j) => {
+      jobs.map((j) => {
         let status = held || j.needs.length ? 'blocked' : 'waiting';
         if (status === 'waiting' && j.maxParallel > 0) {
           const n = started.get(j.jobId) ?? 0;
@@ -144,6 +147,7 @@ export async function insertRuns(
           status,
           max_parallel: j.maxParallel,
           fail_fast: j.failFast ? 1 : 0,
+          call_info: j.frames.length ? JSON.stringify(j.frames) : null,
           created_unix: now,
           updated_unix: now,
         };
@@ -157,7 +161,7 @@ export async function insertRuns(
     }
     out.created.push({
       run: (await store.runById(tx, runId))!,
-      jobs: wf.jobs.map((j) => ({ name: j.name })),
+      jobs: jobs.map((j) => ({ name: j.name })),
     });
   }
   return out;

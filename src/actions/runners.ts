@@ -19,6 +19,10 @@ import type { UserService } from '../users/service.js';
 import { mintRuntimeToken } from './runtime-token.js';
 import { Result } from './gen/runner/v1/messages_pb.js';
 import { sameDigest, sha256 } from './digest.js';
+import { coversKey } from './reusable.js';
+import { calledJob, CallOutcome, endCalledJob, resultOf, runJobViews, taskNeeds } from './task-calls.js';
+
+export { resultOf } from './task-calls.js';
 import type { ActionsService } from './service.js';
 import * as store from './store.js';
 import {
@@ -77,21 +81,6 @@ const RESULT_STATUS: Record<number, string> = {
   [Result.CANCELLED]: 'cancelled',
   [Result.SKIPPED]: 'skipped',
 };
-
-export function resultOf(status: string): Result {
-  switch (status) {
-    case 'success':
-      return Result.SUCCESS;
-    case 'failure':
-      return Result.FAILURE;
-    case 'cancelled':
-      return Result.CANCELLED;
-    case 'skipped':
-      return Result.SKIPPED;
-    default:
-      return Result.UNSPECIFIED;
-  }
-}
 
 /** The name part of a label ("ubuntu-latest:docker://node:20" → "ubuntu-latest"). */
 export const labelName = (label: string): string => label.split(':', 1)[0]!.trim();
@@ -404,6 +393,13 @@ export class RunnerService {
     try {
       return await this.taskData(claimed.taskId, { ...job, attempt: claimed.attempt }, claimed.run, token);
     } catch (err) {
+      // A called job whose caller's `if` is false is skipped; one whose inputs or secrets cannot
+      // be had fails, its log saying why; the runner is given another job.
+      if (err instanceof CallOutcome) {
+        await endCalledJob(this.db, claimed.taskId, err);
+        await this.finish(claimed.taskId, err.skip ? 'skipped' : 'failure');
+        return undefined;
+      }
       // The task cannot be described (its repository went away): it fails rather than hangs.
       await this.finish(claimed.taskId, 'failure').catch(() => undefined);
       throw err;
@@ -413,17 +409,17 @@ export class RunnerService {
   private async taskData(taskId: number, job: JobRow, run: RunRow, token: string): Promise<TaskData> {
     const repo = await this.deps.repos.getById(job.repo_id);
     if (!repo) throw notFound('the repository of the job no longer exists');
-    const [owner, actor, { secrets, vars }, needs] = await Promise.all([
+    const [owner, actor, sv, views] = await Promise.all([
       this.deps.users.getById(repo.owner_id),
       run.trigger_user_id === -2 ? this.actions.botUser() : this.deps.users.getById(run.trigger_user_id),
       // A fork's pull request runs its own code: it gets no secrets (variables are not secret).
       this.actions
         .secretsAndVars(repo)
         .then((sv) => (run.is_fork_pull_request ? { secrets: {}, vars: sv.vars } : sv)),
-      this.needsOf(job),
+      runJobViews(this.db, job.run_id),
     ]);
-    this.masks.set(taskId, { values: maskValues(Object.values(secrets)), until: nowUnix() + 3600 });
-    for (const k of ['GITHUB_TOKEN', 'GITEA_TOKEN', 'FORGEJO_TOKEN']) secrets[k] = token;
+    const { vars } = sv;
+    const needs = taskNeeds(views, job);
     const root = this.deps.rootUrl;
     const serverUrl = root.replace(/\/+$/, '');
     const runtimeToken = mintRuntimeToken({
@@ -460,7 +456,7 @@ export class RunnerService {
       event_path: '',
       graphql_url: '',
       head_ref: branchOf('head'),
-      job: job.job_id,
+      job: job.job_id.slice(job.job_id.lastIndexOf('/') + 1),
       ref: run.ref,
       ref_name: refName,
       ref_type: run.ref.startsWith('refs/tags/') ? 'tag' : 'branch',
@@ -488,35 +484,12 @@ export class RunnerService {
       gitea_default_actions_url: this.deps.settings.defaultActionsUrl,
       forgejo_default_actions_url: this.deps.settings.defaultActionsUrl,
     };
-    return {
-      id: taskId,
-      workflowPayload: Buffer.from(job.workflow_payload, 'utf8'),
-      context,
-      secrets,
-      needs,
-      vars,
-    };
-  }
-
-  /** The outputs and result of the jobs `job` needs (matrix jobs of one key merged). */
-  private async needsOf(job: JobRow): Promise<Record<string, TaskNeedData>> {
-    const needs = parseLabels(job.needs);
-    if (!needs.length) return {};
-    const jobs = (await store.jobsOfRun(this.db, job.run_id)).filter((j) => needs.includes(j.job_id));
-    const outputs = await store.outputsOf(
-      this.db,
-      jobs.map((j) => j.task_id).filter((id): id is number => id !== null),
-    );
-    const out: Record<string, TaskNeedData> = {};
-    for (const need of needs) {
-      const mine = jobs.filter((j) => j.job_id === need);
-      const merged: Record<string, string> = {};
-      for (const j of mine) Object.assign(merged, j.task_id ? outputs.get(j.task_id) : {});
-      const statuses = mine.map((j) => j.status);
-      const status = statuses.every((s) => s === 'skipped') ? 'skipped' : aggregateStatus(statuses);
-      out[need] = { outputs: merged, result: resultOf(status) };
-    }
-    return out;
+    // A called job: its inputs and secrets from its callers (reusable-task.ts).
+    const { payload, secrets } = calledJob(job, views, context, sv, event);
+    const values = [...Object.values(sv.secrets), ...Object.values(secrets)];
+    this.masks.set(taskId, { values: maskValues(values), until: nowUnix() + 3600 });
+    for (const k of ['GITHUB_TOKEN', 'GITEA_TOKEN', 'FORGEJO_TOKEN']) secrets[k] = token;
+    return { id: taskId, workflowPayload: Buffer.from(payload, 'utf8'), context, secrets, needs, vars };
   }
 
   private async requireTask(runner: RunnerRow, taskId: number): Promise<TaskRow> {
@@ -611,7 +584,8 @@ export class RunnerService {
    */
   private async advanceRun(tx: Tx, runId: number, now: number): Promise<boolean> {
     const jobs = await store.jobsOfRun(tx, runId);
-    const statusOf = (key: string) => jobs.filter((j) => j.job_id === key).map((j) => j.status);
+    // A job that needs a calling job waits for the jobs of the workflow it calls.
+    const statusOf = (key: string) => jobs.filter((j) => coversKey(key, j.job_id)).map((j) => j.status);
     let released = false;
     for (let changed = true; changed;) {
       changed = false;

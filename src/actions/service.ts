@@ -23,6 +23,7 @@ import type { UserRow } from '../users/tables.js';
 import { parseScopes } from '../tokens/scopes.js';
 import { ACTIONS_BOT_ID, botRow, isActionsBot } from './bot.js';
 import { sameDigest, sha256 } from './digest.js';
+import { expandCalls, workflowLoader } from './reusable.js';
 import { insertRuns, type CreatedRun, type RunEvent, type RunItem, type WorkflowFile } from './run-create.js';
 import * as store from './store.js';
 import type { JobRow, KvRow, RunFilter, RunRow, ScheduleRow, Scope } from './tables.js';
@@ -102,8 +103,11 @@ export interface ActionsServiceDeps {
   /** Job tokens are one more kind of credential. */
   auth: Pick<Authenticator, 'addTokenResolver'>;
   users: Pick<UserService, 'getById'>;
-  /** Workflows are read from repositories; the bot creates none; fork runs of non-writers wait. */
-  repos: Pick<RepoService, 'getById' | 'pathOf' | 'addHooks' | 'access'>;
+  /**
+   * Workflows are read from repositories (called ones from others too); the bot creates none;
+   * fork runs of non-writers wait.
+   */
+  repos: Pick<RepoService, 'getById' | 'pathOf' | 'addHooks' | 'access' | 'requireRepo'>;
 }
 
 export class ActionsService {
@@ -600,6 +604,7 @@ export class ActionsService {
     const disabled = await store.disabledWorkflows(this.db, repo.id);
     items = items.filter((i) => !disabled.has(i.file.name));
     if (!items.length) return [];
+    items = await this.expandCalls(repo, items, ev.sha);
     const repository = await this.repositoryPayload(repo);
     for (let attempt = 0; ; attempt++) {
       try {
@@ -617,6 +622,26 @@ export class ActionsService {
         throw err;
       }
     }
+  }
+
+  /** The jobs of each run with the workflows they call; a call that cannot be made fails its run. */
+  private async expandCalls(repo: RepoRow, items: RunItem[], sha: string): Promise<RunItem[]> {
+    const load = workflowLoader(this.deps, repo);
+    const out: RunItem[] = [];
+    for (const item of items) {
+      if ('error' in item) {
+        out.push(item);
+        continue;
+      }
+      try {
+        const site = { repoId: repo.id, commit: sha, path: item.file.path };
+        out.push({ ...item, jobs: await expandCalls(item.wf, site, load) });
+      } catch (err) {
+        if (!(err instanceof WorkflowError)) throw err;
+        out.push({ file: item.file, error: err.message });
+      }
+    }
+    return out;
   }
 
   /**

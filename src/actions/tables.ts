@@ -127,6 +127,8 @@ export interface ActionRunJobTable {
   max_parallel: Generated<number>;
   /** `strategy.fail-fast` (GitHub's default, true): a failed sibling of its matrix cancels it. */
   fail_fast: Generated<number>;
+  /** The calls of reusable workflows the job is under (JSON CallFrame list; null: none). Migration 0074. */
+  call_info: Generated<string | null>;
   /** The latest task that ran the job. */
   task_id: number | null;
   attempt: Generated<number>;

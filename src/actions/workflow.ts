@@ -2,6 +2,7 @@
 // triggers of `on:` with their filters, and the jobs a run gets: `needs`, `runs-on` labels and
 // `strategy.matrix` expansion (include/exclude as GitHub documents them). Each job carries the
 // workflow reduced to itself, which is what a runner receives as the task's workflow_payload.
+// `on.workflow_call` and the `uses:` of calling jobs are read here; reusable.ts expands the calls.
 // Pure logic: no database, no git.
 import type * as Croner from 'croner';
 import picomatch from 'picomatch';
@@ -53,6 +54,36 @@ export interface Triggers {
   workflow_dispatch?: { inputs: Record<string, DispatchInput> };
   /** `schedule: [{cron: ...}]`: POSIX cron specs of five fields, in UTC. */
   schedule?: string[];
+  /** `workflow_call`: the workflow can be called by a job of another (reusable.ts). */
+  workflow_call?: CallSpec;
+}
+
+/** An input of `on.workflow_call`: typed string, number or boolean. */
+export interface CallInput {
+  type: 'string' | 'number' | 'boolean';
+  required: boolean;
+  /** The default (expressions of the github context allowed), when there is one. */
+  default: string | number | boolean | undefined;
+}
+
+/** `on.workflow_call`: its inputs, secrets and outputs (name → the `value` expression). */
+export interface CallSpec {
+  inputs: Record<string, CallInput>;
+  secrets: Record<string, { required: boolean }>;
+  outputs: Record<string, string>;
+}
+
+/** A job that calls a reusable workflow (`jobs.<id>.uses`). */
+export interface JobCall {
+  uses: string;
+  /** `with:`, values as written (strings may hold expressions). */
+  with: Record<string, string | number | boolean>;
+  /** `secrets: inherit`, or the named secrets (values as written). */
+  secrets: 'inherit' | Record<string, string>;
+  /** The job's `if:` ('' when none). */
+  if: string;
+  /** Its matrix combination, when a matrix expanded it. */
+  matrix: Record<string, unknown> | undefined;
 }
 
 /** `concurrency:` of a workflow or a job; `group` may hold expressions (github, inputs, vars). */
@@ -74,6 +105,8 @@ export interface WorkflowJob {
   maxParallel: number;
   /** `strategy.fail-fast` (true unless set false). */
   failFast: boolean;
+  /** The reusable workflow the job calls, instead of steps of its own. */
+  call?: JobCall;
 }
 
 export interface Workflow {
@@ -125,6 +158,74 @@ function dispatchInputs(v: unknown): Record<string, DispatchInput> {
     };
   }
   return inputs;
+}
+
+const CALL_INPUT_TYPES = new Set(['string', 'number', 'boolean']);
+
+/** `on.workflow_call`: typed inputs, secrets and outputs (each with a `value`). */
+function callSpec(v: unknown): CallSpec {
+  const spec: CallSpec = { inputs: {}, secrets: {}, outputs: {} };
+  if (v === null || v === undefined) return spec;
+  if (!isObj(v)) throw new WorkflowError('on.workflow_call must be a mapping');
+  for (const [name, raw] of Object.entries(isObj(v['inputs']) ? v['inputs'] : {})) {
+    const s = isObj(raw) ? raw : {};
+    const type = s['type'] ?? 'string';
+    if (typeof type !== 'string' || !CALL_INPUT_TYPES.has(type)) {
+      throw new WorkflowError(`on.workflow_call.inputs.${name}.type must be string, number or boolean`);
+    }
+    const def = s['default'];
+    if (def !== undefined && def !== null && !['string', 'number', 'boolean'].includes(typeof def)) {
+      throw new WorkflowError(`on.workflow_call.inputs.${name}.default must be a ${type}`);
+    }
+    spec.inputs[name] = {
+      type: type as CallInput['type'],
+      required: s['required'] === true,
+      default: def === null ? undefined : (def as CallInput['default']),
+    };
+  }
+  for (const [name, raw] of Object.entries(isObj(v['secrets']) ? v['secrets'] : {})) {
+    spec.secrets[name.toUpperCase()] = { required: isObj(raw) && raw['required'] === true };
+  }
+  for (const [name, raw] of Object.entries(isObj(v['outputs']) ? v['outputs'] : {})) {
+    const value = isObj(raw) ? raw['value'] : undefined;
+    if (typeof value !== 'string') throw new WorkflowError(`on.workflow_call.outputs.${name} needs a value`);
+    spec.outputs[name] = value;
+  }
+  return spec;
+}
+
+/** A calling job's `uses`, `with`, `secrets` and `if`. */
+function jobCall(jobId: string, job: Obj, combo: Combo | undefined): JobCall | undefined {
+  const uses = job['uses'];
+  if (uses === undefined) return undefined;
+  if (typeof uses !== 'string' || !uses.trim())
+    throw new WorkflowError(`jobs.${jobId}.uses must be a string`);
+  if ('steps' in job) throw new WorkflowError(`jobs.${jobId} cannot have both uses and steps`);
+  const w: JobCall['with'] = {};
+  const rawWith = job['with'] ?? {};
+  if (!isObj(rawWith)) throw new WorkflowError(`jobs.${jobId}.with must be a mapping`);
+  for (const [k, v] of Object.entries(rawWith)) {
+    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') {
+      throw new WorkflowError(`jobs.${jobId}.with.${k} must be a string, a number or a boolean`);
+    }
+    w[k] = v;
+  }
+  const rawSecrets = job['secrets'];
+  let secrets: JobCall['secrets'] = {};
+  if (rawSecrets === 'inherit') secrets = 'inherit';
+  else if (isObj(rawSecrets)) {
+    for (const [k, v] of Object.entries(rawSecrets)) secrets[k.toUpperCase()] = String(v ?? '');
+  } else if (rawSecrets !== undefined && rawSecrets !== null) {
+    throw new WorkflowError(`jobs.${jobId}.secrets must be inherit or a mapping`);
+  }
+  const cond = job['if'];
+  return {
+    uses: uses.trim(),
+    with: w,
+    secrets,
+    if: cond === undefined || cond === null ? '' : String(cond),
+    matrix: combo,
+  };
 }
 
 /**
@@ -181,7 +282,7 @@ export function parseConcurrency(v: unknown, where: string): Concurrency | undef
   return { group: String(group), cancelInProgress: cancel === true || cancel === 'true' };
 }
 
-/** The events of `on:` Anvil runs (push, pull_request, workflow_dispatch, schedule); others are ignored. */
+/** The events of `on:` Anvil reads (push, pull_request, workflow_dispatch, schedule, workflow_call); others are ignored. */
 export function parseTriggers(on: unknown): Triggers {
   const t: Triggers = {};
   const add = (event: string, spec: unknown) => {
@@ -192,6 +293,7 @@ export function parseTriggers(on: unknown): Triggers {
       t.pull_request = f;
     } else if (event === 'workflow_dispatch') t.workflow_dispatch = { inputs: dispatchInputs(spec) };
     else if (event === 'schedule') t.schedule = schedules(spec);
+    else if (event === 'workflow_call') t.workflow_call = callSpec(spec);
   };
   if (typeof on === 'string') add(on, null);
   else if (Array.isArray(on)) for (const e of on) add(String(e), null);
@@ -375,6 +477,7 @@ function expandJobs(doc: Obj, jobs: Obj): WorkflowJob[] {
           matrix: Object.fromEntries(Object.entries(combo).map(([k, v]) => [k, [v]])),
         };
       }
+      const call = jobCall(jobId, job, combo);
       out.push({
         jobId,
         name,
@@ -383,6 +486,7 @@ function expandJobs(doc: Obj, jobs: Obj): WorkflowJob[] {
         payload: yaml().stringify({ ...top, jobs: { [jobId]: single } }, { aliasDuplicateObjects: false }),
         maxParallel,
         failFast,
+        ...(call ? { call } : {}),
       });
     }
   }

@@ -59,6 +59,7 @@ import * as m0063 from './migrations/0063_projects.js';
 import * as m0071 from './migrations/0071_action_schedule_concurrency.js';
 import * as m0072 from './migrations/0072_alpine_key.js';
 import * as m0073 from './migrations/0073_alt_repository.js';
+import * as m0074 from './migrations/0074_action_job_call.js';
 import * as m0077 from './migrations/0077_package_chef_key.js';
 import * as m0080 from './migrations/0080_deleted_branch.js';
 
@@ -123,6 +124,7 @@ const migrations: Record<string, AnvilMigration> = {
   '0071_action_schedule_concurrency': m0071,
   '0072_alpine_key': m0072,
   '0073_alt_repository': m0073,
+  '0074_action_job_call': m0074,
   '0077_package_chef_key': m0077,
   '0080_deleted_branch': m0080,
 };

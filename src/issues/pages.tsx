@@ -5,6 +5,7 @@
 // hidden or refused here. The forms that change an issue are in form-pages.tsx; the parts pull
 // requests share in thread.tsx and sidebar.tsx.
 import { ProjectBox, projectBoxData } from '../projects/sidebar.js';
+import type { OrgService } from '../orgs/service.js';
 import type { ProjectService } from '../projects/service.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
@@ -64,6 +65,7 @@ export interface IssuePagesDeps {
   labels: LabelService;
   milestones: MilestoneService;
   projects: Pick<ProjectService, 'projectsOf' | 'choicesFor'>;
+  orgs: Pick<OrgService, 'canSee'>;
   attachments: AttachmentService;
   repoMeta: Pick<RepoMetaService, 'issueTemplates' | 'issueConfig'>;
   /** Issues per page of a list. */
@@ -424,7 +426,14 @@ export function issuePages(deps: IssuePagesDeps): PageRoutes {
                 base={base}
                 ownerName={owner.name}
                 issue={issue}
-                data={await projectBoxData(deps.projects, view.repo, issue.id, !!user && writer)}
+                data={await projectBoxData(
+                  deps,
+                  view.repo,
+                  owner,
+                  request.web.viewer,
+                  issue.id,
+                  !!user && writer,
+                )}
               />
             </aside>
           </div>

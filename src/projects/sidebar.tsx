@@ -2,7 +2,10 @@
 // Forgejo's picker (a list of the repository's and its owner's open projects, or none), a form that
 // POSTs to /{owner}/{repo}/issues/projects.
 import type { VNode } from 'preact';
+import type { OrgService } from '../orgs/service.js';
 import type { RepoRow } from '../repos/tables.js';
+import type { UserService } from '../users/service.js';
+import { UserType, type UserRow, type Viewer } from '../users/tables.js';
 import { CsrfField, type PageContext } from '../web/layout.js';
 import type { ProjectService } from './service.js';
 import type { ProjectRow } from './tables.js';
@@ -13,18 +16,32 @@ export interface ProjectBoxData {
   choices: ProjectRow[] | null;
 }
 
-/** What the box shows: the issue's projects, and the choices for writers. */
+export interface ProjectBoxDeps {
+  projects: Pick<ProjectService, 'projectsOf' | 'choicesFor'>;
+  orgs: Pick<OrgService, 'canSee'>;
+  users: Pick<UserService, 'canSee'>;
+}
+
+/**
+ * What the box shows: the issue's projects, and the choices for writers. The owner's projects
+ * only to those who may see the owner (an outside collaborator of a private organization's
+ * repository reads its issues, not the organization's boards).
+ */
 export async function projectBoxData(
-  projects: Pick<ProjectService, 'projectsOf' | 'choicesFor'>,
+  deps: ProjectBoxDeps,
   repo: RepoRow,
+  owner: UserRow,
+  viewer: Viewer | null,
   issueId: number,
   writer: boolean,
 ): Promise<ProjectBoxData> {
-  const [current, choices] = await Promise.all([
-    projects.projectsOf(issueId),
-    writer ? projects.choicesFor(repo) : null,
+  const [current, choices, ownerVisible] = await Promise.all([
+    deps.projects.projectsOf(issueId),
+    writer ? deps.projects.choicesFor(repo) : null,
+    owner.type === UserType.Organization ? deps.orgs.canSee(viewer, owner) : deps.users.canSee(viewer, owner),
   ]);
-  return { current, choices };
+  const shown = (p: ProjectRow) => p.repo_id !== null || ownerVisible;
+  return { current: current.filter(shown), choices: choices?.filter(shown) ?? null };
 }
 
 export function ProjectBox(props: {

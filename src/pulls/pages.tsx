@@ -4,6 +4,7 @@
 // form), the .diff and .patch of a pull request, and the compare page that opens one. They call
 // the pulls and issues services, so merging and reviewing obey the same rules as the API.
 import { ProjectBox, projectBoxData } from '../projects/sidebar.js';
+import type { OrgService } from '../orgs/service.js';
 import type { ProjectService } from '../projects/service.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
@@ -170,10 +171,11 @@ export interface PullPagesDeps {
   issues: Pick<IssueService, 'requireVisibleIssue' | 'assigneesOf'>;
   issueComments: Pick<CommentService, 'timeline' | 'allReactions'>;
   repos: Pick<RepoService, 'requireRepo' | 'assignees'>;
-  users: Pick<UserService, 'getById' | 'getByIds'>;
+  users: Pick<UserService, 'getById' | 'getByIds' | 'canSee'>;
   labels: Pick<LabelService, 'getByIds' | 'ofIssue' | 'list'>;
   milestones: Pick<MilestoneService, 'getByIds' | 'list'>;
   projects: Pick<ProjectService, 'projectsOf' | 'choicesFor'>;
+  orgs: Pick<OrgService, 'canSee'>;
   attachments: Pick<AttachmentService, 'ofIssues' | 'ofComments'>;
   rootUrl: string;
   /** How much of a diff is shown ([git] MAX_GIT_DIFF_*). */
@@ -290,7 +292,14 @@ export function pullPages(deps: PullPagesDeps): PageRoutes {
                 base={base}
                 ownerName={owner.name}
                 issue={pull.issue}
-                data={await projectBoxData(deps.projects, view.repo, pull.issue.id, !!user && writer)}
+                data={await projectBoxData(
+                  deps,
+                  view.repo,
+                  owner,
+                  request.web.viewer,
+                  pull.issue.id,
+                  !!user && writer,
+                )}
               />
             </aside>
           </div>

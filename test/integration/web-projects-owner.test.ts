@@ -264,6 +264,40 @@ describe('web interface: organization and user project boards', () => {
     assert.equal((await a.post(`${board}/issues`, { repo: 'pub', index: '1' })).status, 303);
   });
 
+  it("hides a private organization's projects from an outside collaborator's sidebar", async () => {
+    const t = alice.token;
+    assert.equal(
+      (await s.api('POST', '/orgs/hush/repos', { token: t, body: { name: 'inside' } })).status,
+      201,
+    );
+    const issue = await s.api<{ id: number }>('POST', '/repos/hush/inside/issues', {
+      token: t,
+      body: { title: 'Shared bug' },
+    });
+    const a = web['alice']!;
+    const list = (await a.get('/hush/-/projects')).text;
+    const id = /href="\/hush\/-\/projects\/(\d+)"[^>]*>\s*Hidden plan/.exec(list)?.[1];
+    assert.ok(id, list);
+    const set = await a.post('/hush/inside/issues/projects', { issue_ids: String(issue.body.id), id });
+    assert.equal(set.status, 303);
+    assert.match((await a.get('/hush/inside/issues/1')).text, /Hidden plan/);
+    // dave writes to the repository without being a member of the organization.
+    assert.equal(
+      (
+        await s.api('PUT', '/repos/hush/inside/collaborators/dave', {
+          token: t,
+          body: { permission: 'write' },
+        })
+      ).status,
+      204,
+    );
+    const seen = await web['dave']!.get('/hush/inside/issues/1');
+    assert.equal(seen.status, 200);
+    assert.match(seen.text, /Shared bug/);
+    assert.doesNotMatch(seen.text, /Hidden plan/);
+    assert.match(seen.text, /None yet/);
+  });
+
   it('keeps a card moved on an organization board in Chromium after a reload', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();

@@ -6,7 +6,7 @@
 // (POST /tags/delete?name=). Every change is made by GitRefService, as the API makes it: the same
 // write permission, branch protection and quota checks; a refusal is shown beside the field.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { VNode } from 'preact';
+import type { ComponentChildren, VNode } from 'preact';
 import { AppError } from '../errors.js';
 import type { GitDataService, Target } from '../git/data-service.js';
 import type { GitRefService } from '../git/data-refs.js';
@@ -16,6 +16,7 @@ import { TextArea } from '../web/settings.js';
 import { When } from '../web/components.js';
 import { RepoHeader } from './code-pages.js';
 import type { RepoService } from './service.js';
+import type { UserRow } from '../users/tables.js';
 
 export interface BranchPagesDeps {
   gitData: Pick<GitDataService, 'open' | 'listBranches' | 'listTags' | 'canPush'>;
@@ -35,6 +36,33 @@ const SHOWN = ['invalid', 'bad_request', 'conflict', 'forbidden', 'not_found', '
 function refusal(err: unknown): string {
   if (!(err instanceof AppError) || !SHOWN.includes(err.kind)) throw err;
   return err.message.replace(/^\[\w+\]: /, '');
+}
+
+/** The box of a create form, its form-wide error above the fields. */
+function CreateCard(props: { title: string; error: string | undefined; children: ComponentChildren }): VNode {
+  return (
+    <section class="card">
+      <h2>{props.title}</h2>
+      {props.error ? (
+        <p class="flash error" role="alert">
+          {props.error}
+        </p>
+      ) : null}
+      {props.children}
+    </section>
+  );
+}
+
+/** A list row's delete button for a branch or a tag. */
+function DeleteRef(props: { page: PageContext; action: string; label: string }): VNode {
+  return (
+    <form class="actions" method="post" action={props.action}>
+      <CsrfField page={props.page} />
+      <button type="submit" class="danger" aria-label={props.label}>
+        Delete
+      </button>
+    </form>
+  );
 }
 
 export function branchPages(deps: BranchPagesDeps): PageRoutes {
@@ -78,13 +106,7 @@ export function branchPages(deps: BranchPagesDeps): PageRoutes {
           'Branches',
           <>
             {writer ? (
-              <section class="card">
-                <h2>Create a branch</h2>
-                {errors.form ? (
-                  <p class="flash error" role="alert">
-                    {errors.form}
-                  </p>
-                ) : null}
+              <CreateCard title="Create a branch" error={errors.form}>
                 <form method="post" action={`${base}/branches/_new/${from}/${enc(ref)}`}>
                   <CsrfField page={page} />
                   <p class="muted">
@@ -101,7 +123,7 @@ export function branchPages(deps: BranchPagesDeps): PageRoutes {
                     Create branch
                   </button>
                 </form>
-              </section>
+              </CreateCard>
             ) : null}
             <ul class="list">
               {branches
@@ -116,16 +138,11 @@ export function branchPages(deps: BranchPagesDeps): PageRoutes {
                       <p class="muted">{firstLine(b.commit.message)}</p>
                     </div>
                     {writer && b.name !== t.repo.default_branch ? (
-                      <form
-                        class="actions"
-                        method="post"
+                      <DeleteRef
+                        page={page}
                         action={`${base}/branches/delete?name=${encodeURIComponent(b.name)}`}
-                      >
-                        <CsrfField page={page} />
-                        <button type="submit" class="danger" aria-label={`Delete branch ${b.name}`}>
-                          Delete
-                        </button>
-                      </form>
+                        label={`Delete branch ${b.name}`}
+                      />
                     ) : null}
                   </li>
                 ))}
@@ -203,18 +220,26 @@ export function branchPages(deps: BranchPagesDeps): PageRoutes {
       return branchesPage(request, reply, t, values, errors, 422);
     });
 
-    app.post('/:owner/:repo/branches/delete', async (request, reply) => {
-      const t = await open(request, 'write');
-      const user = web.requireUser(request);
-      const name = formText((request.query as Record<string, unknown>)['name']);
-      const to = `${baseOf(t)}/branches`;
-      try {
-        await refs.deleteBranch(t, user, name);
-        return web.redirect(reply, to, { kind: 'info', text: `Branch ${name} has been deleted.` });
-      } catch (err) {
-        return web.redirect(reply, to, { kind: 'error', text: `${name}: ${refusal(err)}` });
-      }
-    });
+    /** POST /{owner}/{repo}/{branches|tags}/delete?name=: back to the list with what happened. */
+    const deleteRoute = (
+      list: 'branches' | 'tags',
+      noun: string,
+      remove: (t: Target, user: UserRow, name: string) => Promise<void>,
+    ) =>
+      app.post(`/:owner/:repo/${list}/delete`, async (request, reply) => {
+        const t = await open(request, 'write');
+        const user = web.requireUser(request);
+        const name = formText((request.query as Record<string, unknown>)['name']);
+        const to = `${baseOf(t)}/${list}`;
+        try {
+          await remove(t, user, name);
+          return web.redirect(reply, to, { kind: 'info', text: `${noun} ${name} has been deleted.` });
+        } catch (err) {
+          return web.redirect(reply, to, { kind: 'error', text: `${name}: ${refusal(err)}` });
+        }
+      });
+    deleteRoute('branches', 'Branch', (t, user, name) => refs.deleteBranch(t, user, name));
+    deleteRoute('tags', 'Tag', (t, user, name) => refs.deleteTag(t, user, name));
 
     // Forgejo's restore: the branch made again at its last commit (a push, as creating it is).
     app.post('/:owner/:repo/branches/restore', async (request, reply) => {
@@ -254,13 +279,7 @@ export function branchPages(deps: BranchPagesDeps): PageRoutes {
           'Tags',
           <>
             {writer ? (
-              <section class="card">
-                <h2>Create a tag</h2>
-                {errors.form ? (
-                  <p class="flash error" role="alert">
-                    {errors.form}
-                  </p>
-                ) : null}
+              <CreateCard title="Create a tag" error={errors.form}>
                 <form method="post" action={`${base}/tags`}>
                   <CsrfField page={page} />
                   <Field
@@ -287,7 +306,7 @@ export function branchPages(deps: BranchPagesDeps): PageRoutes {
                     Create tag
                   </button>
                 </form>
-              </section>
+              </CreateCard>
             ) : null}
             <ul class="list">
               {tags.map((tag) => (
@@ -302,16 +321,11 @@ export function branchPages(deps: BranchPagesDeps): PageRoutes {
                     </p>
                   </div>
                   {writer ? (
-                    <form
-                      class="actions"
-                      method="post"
+                    <DeleteRef
+                      page={page}
                       action={`${base}/tags/delete?name=${encodeURIComponent(tag.name)}`}
-                    >
-                      <CsrfField page={page} />
-                      <button type="submit" class="danger" aria-label={`Delete tag ${tag.name}`}>
-                        Delete
-                      </button>
-                    </form>
+                      label={`Delete tag ${tag.name}`}
+                    />
                   ) : null}
                 </li>
               ))}
@@ -363,19 +377,6 @@ export function branchPages(deps: BranchPagesDeps): PageRoutes {
         }
       }
       return tagsPage(request, reply, t, values, errors, 422);
-    });
-
-    app.post('/:owner/:repo/tags/delete', async (request, reply) => {
-      const t = await open(request, 'write');
-      const user = web.requireUser(request);
-      const name = formText((request.query as Record<string, unknown>)['name']);
-      const to = `${baseOf(t)}/tags`;
-      try {
-        await refs.deleteTag(t, user, name);
-        return web.redirect(reply, to, { kind: 'info', text: `Tag ${name} has been deleted.` });
-      } catch (err) {
-        return web.redirect(reply, to, { kind: 'error', text: `${name}: ${refusal(err)}` });
-      }
     });
   };
 }

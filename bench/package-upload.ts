@@ -8,6 +8,11 @@
 // the machine's cores). Also the digests alone over the same bytes in this process (one thread,
 // one after the other, then as the upload path computes them), for scale.
 //
+// Also the server's resident memory: its RSS once idle (after a warm-up upload), and its peak
+// during each upload and download (VmRSS sampled every 50 ms; target: within 64 MB above idle);
+// and downloads: a GET of the stored 256 MiB file against a raw GET of the same bytes from a file
+// (target >= 0.9).
+//
 // Run: npm run build && node dist/bench/package-upload.js
 // Settings: BENCH_MIB (default 256), BENCH_ROUNDS (default 5).
 import crypto from 'node:crypto';
@@ -24,6 +29,7 @@ import {
   children,
   cpuSeconds,
   median,
+  rssMb,
   runNode as run,
   startNode as server,
   waitForListening as waitFor,
@@ -65,6 +71,36 @@ function put(
     req.on('error', reject);
     fs.createReadStream(file, { highWaterMark: 1 << 20 }).pipe(req);
   });
+}
+
+/** A GET of `url`, its body read and dropped (expecting 200 and `bytes` bytes); seconds. */
+function get(url: string, bytes: number, headers: Record<string, string> = {}): Promise<number> {
+  const start = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers }, (res) => {
+        let n = 0;
+        res.on('data', (c: Buffer) => (n += c.length));
+        res.on('end', () =>
+          res.statusCode === 200 && n === bytes
+            ? resolve(Number(process.hrtime.bigint() - start) / 1e9)
+            : reject(new Error(`GET ${url}: ${res.statusCode}, ${n} bytes`)),
+        );
+      })
+      .on('error', reject);
+  });
+}
+
+/** Samples `pid`'s VmRSS every 50 ms while `fn` runs; its result and the peak in MB. */
+async function peakRss<T>(pid: number, fn: () => Promise<T>): Promise<{ value: T; peak: number }> {
+  let peak = rssMb(pid);
+  const timer = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 50);
+  try {
+    const value = await fn();
+    return { value, peak: Math.max(peak, rssMb(pid)) };
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 /** Seconds and CPU seconds of `pid` that `fn` takes. */
@@ -112,6 +148,8 @@ try {
   const raw = server([
     '-e',
     `const fs = require('fs'); require('http').createServer((q, s) => {` +
+      ` if (q.method === 'GET') { s.writeHead(200, { 'content-length': fs.statSync(${JSON.stringify(file)}).size });` +
+      ` fs.createReadStream(${JSON.stringify(file)}).pipe(s); return; }` +
       ` const w = fs.createWriteStream(${JSON.stringify(rawFile)}); q.pipe(w);` +
       ` w.on('finish', () => { s.writeHead(201); s.end(); }); }).listen(${rawPort}, '127.0.0.1')`,
   ]);
@@ -142,6 +180,11 @@ try {
   fs.writeFileSync(path.join(dir, 'small.bin'), crypto.randomBytes(8 << 20));
   await put(`${url}/api/packages/bench/generic/warm/1/a.bin`, path.join(dir, 'small.bin'), 8 << 20, auth);
 
+  // Idle: after the warm-up, a moment for the collector.
+  await new Promise((r) => setTimeout(r, 2000));
+  const idle = rssMb(anvil.pid!);
+  const peaks = { upload: [] as number[], download: [] as number[] };
+  const downloads = { raw: [] as number[], anvil: [] as number[] };
   const results = { raw: [] as number[], anvil: [] as number[], chunked: [] as number[] };
   const cpu = { raw: [] as number[], anvil: [] as number[], chunked: [] as number[] };
   for (let round = 0; round < ROUNDS; round++) {
@@ -151,9 +194,19 @@ try {
     fs.rmSync(rawFile, { force: true });
     for (const kind of ['anvil', 'chunked'] as const) {
       const target = `${url}/api/packages/bench/generic/${kind}/${round}/payload.bin`;
-      m = await measured(anvil.pid!, () => put(target, file, kind === 'anvil' ? bytes : undefined, auth));
+      const sampled = await peakRss(anvil.pid!, () =>
+        measured(anvil.pid!, () => put(target, file, kind === 'anvil' ? bytes : undefined, auth)),
+      );
+      m = sampled.value;
+      peaks.upload.push(sampled.peak - idle);
       results[kind].push(m.s);
       cpu[kind].push(m.cpu);
+      if (kind === 'anvil') {
+        downloads.raw.push(await get(`http://127.0.0.1:${rawPort}/`, bytes));
+        const got = await peakRss(anvil.pid!, () => get(target, bytes, auth));
+        downloads.anvil.push(got.value);
+        peaks.download.push(got.peak - idle);
+      }
       // Removed again, so that every round stores its blob anew (no deduplication).
       const del = await fetch(`${url}/api/packages/bench/generic/${kind}/${round}`, {
         method: 'DELETE',
@@ -172,6 +225,13 @@ try {
   console.log(
     `  Anvil generic upload, chunked        ${rate(results.chunked)}  (server ${cpuOf(cpu.chunked)}), ratio ${(median(results.raw) / median(results.chunked)).toFixed(2)}`,
   );
+  console.log(
+    `  GET of the ${MIB} MiB: raw ${rate(downloads.raw)}, Anvil ${rate(downloads.anvil)}, ratio ${(median(downloads.raw) / median(downloads.anvil)).toFixed(2)} (target >= 0.9)`,
+  );
+  const mb = (xs: number[]) => `median +${median(xs).toFixed(0)} MB, max +${Math.max(...xs).toFixed(0)} MB`;
+  console.log(`  server RSS idle ${idle.toFixed(0)} MB; peak above idle (target <= 64 MB):`);
+  console.log(`    during uploads   ${mb(peaks.upload)}`);
+  console.log(`    during downloads ${mb(peaks.download)}`);
 } finally {
   for (const c of children) c.kill('SIGINT');
   await new Promise((r) => setTimeout(r, 300));

@@ -18,7 +18,7 @@ import { hidden, identityOf, param } from './pages-common.js';
 export interface PackageOwnPagesDeps extends OpenRepoDeps {
   packages: Pick<
     PackageService,
-    'requireOwner' | 'requirePackage' | 'versionsOf' | 'list' | 'link' | 'unlink' | 'reposByIds'
+    'requireOwner' | 'requirePackage' | 'versionsOf' | 'listPackages' | 'link' | 'unlink' | 'reposByIds'
   >;
   repos: OpenRepoDeps['repos'] & Pick<RepoService, 'list'>;
   pageSize: number;
@@ -211,11 +211,11 @@ export function packageOwnPages(deps: PackageOwnPagesDeps): PageRoutes {
       const { view, owner, base } = await openRepo(deps, request, 'repo.code');
       const pageNo = pageNumber((request.query as Record<string, string>)['page']);
       // Packages are the owner's: a viewer who may not read them sees none here either.
-      let rows: Awaited<ReturnType<typeof packages.list>>[0] = [];
+      let rows: Awaited<ReturnType<typeof packages.listPackages>>[0] = [];
       let total = 0;
       try {
         await packages.requireOwner(owner.name, identityOf(request), 'read');
-        [rows, total] = await packages.list(
+        [rows, total] = await packages.listPackages(
           owner,
           { repoId: view.repo.id },
           deps.pageSize,
@@ -247,7 +247,10 @@ export function packageOwnPages(deps: PackageOwnPagesDeps): PageRoutes {
                     </a>{' '}
                     <span class="label">{r.type}</span>
                     <p class="muted">
-                      {r.version} · published <When unix={r.created_unix} />
+                      {r.version} · published <When unix={r.created_unix} /> ·{' '}
+                      <a href={`${list}/${r.type}/${enc(r.name)}/versions`}>
+                        {Number(r.version_count) === 1 ? '1 version' : `${String(r.version_count)} versions`}
+                      </a>
                     </p>
                   </div>
                 </li>

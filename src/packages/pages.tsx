@@ -1,5 +1,5 @@
-// The packages web pages, as Forgejo lays them out: an owner's packages (/{owner}/-/packages,
-// filtered by type and searched, paged), a version's page with its install commands, files (sizes,
+// The packages web pages, as Forgejo lays them out: an owner's packages (/{owner}/-/packages, one
+// row per package: its latest version and how many it has; filtered by type and searched, paged), a version's page with its install commands, files (sizes,
 // digests, downloads) and metadata, the versions list, and deleting a version (owner or admin, POST
 // with CSRF). Reading follows the same permission layer as the API (PackageService.requireOwner):
 // a private owner's packages are not found by others.
@@ -18,7 +18,13 @@ import { PACKAGE_TYPES } from './tables.js';
 export interface PackagePagesDeps {
   packages: Pick<
     PackageService,
-    'requireOwner' | 'requireVersion' | 'requirePackage' | 'list' | 'filesOf' | 'deleteVersion' | 'reposByIds'
+    | 'requireOwner'
+    | 'requireVersion'
+    | 'requirePackage'
+    | 'listPackages'
+    | 'filesOf'
+    | 'deleteVersion'
+    | 'reposByIds'
   >;
   rootUrl: string;
   pageSize: number;
@@ -42,7 +48,7 @@ export function packagePages(deps: PackagePagesDeps): PageRoutes {
       const type = TYPES.includes(q(request, 'type')) ? q(request, 'type') : '';
       const search = q(request, 'q').trim();
       const pageNo = pageNumber(q(request, 'page'));
-      const [rows, total] = await packages.list(
+      const [rows, total] = await packages.listPackages(
         owner,
         { type: type || undefined, q: search || undefined },
         deps.pageSize,
@@ -79,20 +85,22 @@ export function packagePages(deps: PackagePagesDeps): PageRoutes {
           </form>
           {rows.length === 0 ? <p class="empty">No packages.</p> : null}
           <ul class="list">
-            {rows.map((r) => (
-              <li>
-                <a
-                  class="title"
-                  href={`${base}/${r.type}/${encodeURIComponent(r.name)}/${encodeURIComponent(r.version)}`}
-                >
-                  {r.name}
-                </a>{' '}
-                <span class="label">{r.type}</span>
-                <p class="muted">
-                  {r.version} · published <When unix={r.created_unix} />
-                </p>
-              </li>
-            ))}
+            {rows.map((r) => {
+              const pkg = `${base}/${r.type}/${encodeURIComponent(r.name)}`;
+              const count = Number(r.version_count);
+              return (
+                <li>
+                  <a class="title" href={`${pkg}/${encodeURIComponent(r.version)}`}>
+                    {r.name}
+                  </a>{' '}
+                  <span class="label">{r.type}</span>
+                  <p class="muted">
+                    {r.version} · published <When unix={r.created_unix} /> ·{' '}
+                    <a href={`${pkg}/versions`}>{count === 1 ? '1 version' : `${count} versions`}</a>
+                  </p>
+                </li>
+              );
+            })}
           </ul>
           <Pager path={base} page={pageNo} pageSize={deps.pageSize} total={total} query={query.toString()} />
         </Layout>,

@@ -104,6 +104,7 @@ interface AddFileOptions {
     version: VersionRow,
     created: boolean,
     fileId: number,
+    file: FileWithBlob,
   ) => Promise<void>;
 }
 
@@ -332,6 +333,16 @@ export class PackageService {
     return store.listVersions(this.db, owner.id, f, limit, offset);
   }
 
+  /** One page of the owner's packages, each as its latest version with its number of versions. */
+  listPackages(
+    owner: UserRow,
+    f: { type?: string | undefined; q?: string | undefined; repoId?: number | undefined },
+    limit: number,
+    offset: number,
+  ) {
+    return store.listPackages(this.db, owner.id, f, limit, offset);
+  }
+
   /** Every owner's versions (site administration), newest first, with their sizes. */
   listAll(f: { type?: string | undefined; q?: string | undefined }, limit: number, offset: number) {
     return store.listAllVersions(this.db, f, limit, offset);
@@ -516,7 +527,6 @@ export class PackageService {
           });
           await recordUsage(tx, owner.id, SUBJECT, Number(blob.size));
           await store.bumpRevision(tx, pkg.id);
-          if (input.inTransaction) await input.inTransaction(tx, pkg, version, created, fileId);
           const file: FileWithBlob = {
             id: fileId,
             version_id: version.id,
@@ -532,6 +542,7 @@ export class PackageService {
             hash_sha256: blob.hash_sha256,
             hash_sha512: blob.hash_sha512,
           };
+          if (input.inTransaction) await input.inTransaction(tx, pkg, version, created, fileId, file);
           // The replaced file's blob, when no file names it any more, goes after the commit.
           const orphans = replaced ? await store.removeUnreferencedBlobs(tx, [replaced.blob_id]) : [];
           return { pkg, version, file, versionCreated: created, orphans };

@@ -299,6 +299,41 @@ export function listVersions(
   >;
 }
 
+/**
+ * One page of an owner's packages (of one type, with `q` in the name, or linked to one
+ * repository), each as its latest version with the number of versions it has, the most recently
+ * published first: one query (and its count).
+ */
+export function listPackages(
+  q: Q,
+  ownerId: number,
+  f: { type?: string | undefined; q?: string | undefined; repoId?: number | undefined },
+  limit: number,
+  offset: number,
+): Promise<[Array<VersionWithPackage & { version_count: number | string }>, number]> {
+  const latest = q
+    .selectFrom('package_version')
+    .innerJoin('package', 'package.id', 'package_version.package_id')
+    .where('package.owner_id', '=', ownerId)
+    .where(notInternal)
+    .groupBy('package_version.package_id')
+    .select([
+      'package_version.package_id',
+      (eb) => eb.fn.max('package_version.id').as('latest_id'),
+      (eb) => eb.fn.countAll().as('version_count'),
+    ]);
+  let s = versionListQuery(q)
+    .innerJoin(latest.as('latest'), 'latest.latest_id', 'package_version.id')
+    .select('latest.version_count')
+    .where('package.owner_id', '=', ownerId);
+  if (f.repoId !== undefined) s = s.where('package.repo_id', '=', f.repoId);
+  if (f.type) s = s.where('package.type', '=', f.type);
+  if (f.q) s = s.where('package.lower_name', 'like', `%${escapeLike(f.q.toLowerCase())}%`);
+  return paged(s.orderBy('package_version.id', 'desc'), limit, offset) as Promise<
+    [Array<VersionWithPackage & { version_count: number | string }>, number]
+  >;
+}
+
 /** One page of every owner's versions (site administration), newest first, with their files' total size. */
 export function listAllVersions(
   q: Q,

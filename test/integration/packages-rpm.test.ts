@@ -218,6 +218,42 @@ describe('RPM registry (dnf)', () => {
     assert.doesNotMatch(after1, /<name>other-anvil</);
   });
 
+  it('keeps the repodata after uploads and deletions equal to a build from scratch', async () => {
+    // Each file's entries are rendered once and stored (rpm.repodata); rebuilds assemble them.
+    const owner = (await s.ctx.users.getByName('u'))!;
+    const kinds = ['primary', 'filelists', 'other'];
+    const docs = async () => Promise.all(kinds.map((k) => gunzip(`u/rpm/inc/repodata/${k}.xml.gz`)));
+    const fromScratch = async () => {
+      await s.ctx.db.deleteFrom('package_property').where('name', '=', 'rpm.repodata').execute();
+      await s.ctx.rpmPackages.rebuild(owner, 'inc');
+      return docs();
+    };
+    const same = async (packages: number) => {
+      const kept = await docs();
+      assert.match(kept[0]!, new RegExp(`packages="${packages}"`));
+      assert.deepEqual(await fromScratch(), kept);
+      // And once more from the entries the scratch build stored.
+      await s.ctx.rpmPackages.rebuild(owner, 'inc');
+      assert.deepEqual(await docs(), kept);
+    };
+    for (const [name, version] of [
+      ['inc-b', '1.0'],
+      ['inc-a', '1.0'],
+      ['inc-b', '2.0'],
+    ] as const)
+      assert.equal((await upload('u', 'inc', rpm(name, version, { unsigned: true }), basic(u))).status, 201);
+    await same(3);
+    const remove = (p: string) =>
+      fetch(`${s.url}/api/packages/u/rpm/inc/package/${p}`, {
+        method: 'DELETE',
+        headers: { authorization: basic(u) },
+      });
+    assert.equal((await remove('inc-b/1.0-1/noarch')).status, 204);
+    await same(2);
+    assert.equal((await upload('u', 'inc', rpm('inc-c', '1.0', { unsigned: true }), basic(u))).status, 201);
+    await same(3);
+  });
+
   it('refuses bad packages with 400 keeping nothing, duplicates with 409, missing credentials with 401', async () => {
     const used = await packagesUsed(s, u.token);
     const good = rpm('bad-case', '1.0', { unsigned: true });

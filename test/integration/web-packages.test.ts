@@ -39,13 +39,26 @@ describe('web interface: packages', () => {
   it('lists, filters and shows a version with its install command and files', async () => {
     const list = await new WebClient(s.url).get('/alice/-/packages');
     assert.equal(list.status, 200);
-    assert.match(list.text, /href="\/alice\/-\/packages\/generic\/tool\/1\.0\.0"/);
-    assert.match(list.text, /href="\/alice\/-\/packages\/generic\/other\/2\.0\.0"/);
+    // One row per package (as Forgejo): its latest version, and a link to all its versions.
+    const titles = [...list.text.matchAll(/class="title" href="([^"]+)"/g)].map((m) => m[1]);
+    assert.deepEqual(titles, [
+      '/alice/-/packages/generic/tool/1.1.0',
+      '/alice/-/packages/generic/other/2.0.0',
+    ]);
+    assert.match(list.text, /Packages of[\s\S]*\(2\)/);
+    assert.match(list.text, /<a href="\/alice\/-\/packages\/generic\/tool\/versions">2 versions<\/a>/);
+    assert.match(list.text, /<a href="\/alice\/-\/packages\/generic\/other\/versions">1 version<\/a>/);
+    assert.doesNotMatch(list.text, /generic\/tool\/1\.0\.0/);
     const searched = await a.get('/alice/-/packages?q=too&type=generic');
-    assert.match(searched.text, /generic\/tool\/1\.0\.0/);
+    assert.match(searched.text, /generic\/tool\/1\.1\.0/);
+    assert.match(searched.text, /\(1\)/);
     assert.doesNotMatch(searched.text, /generic\/other\//);
     const none = await a.get('/alice/-/packages?type=npm');
     assert.match(none.text, /No packages\./);
+    const beyond = await a.get('/alice/-/packages?page=2');
+    assert.equal(beyond.status, 200);
+    assert.match(beyond.text, /No packages\./);
+    assert.match(beyond.text, /\(2\)/);
 
     const page = await a.get('/alice/-/packages/generic/tool/1.0.0');
     assert.equal(page.status, 200);
@@ -126,6 +139,7 @@ describe('web interface: packages', () => {
     const tab = await new WebClient(s.url).get('/alice/app/packages');
     assert.equal(tab.status, 200);
     assert.match(tab.text, /href="\/alice\/-\/packages\/generic\/tool\/1\.1\.0"/);
+    assert.doesNotMatch(tab.text, /generic\/tool\/1\.0\.0/);
     assert.match(tab.text, /aria-current="page"[^>]*>Packages</);
     assert.doesNotMatch((await a.get('/alice/site/packages')).text, /generic\/tool\//);
     assert.match(

@@ -10,10 +10,11 @@ import zlib from 'node:zlib';
 import { loadOpenpgp } from '../../signing/openpgp.js';
 import type { DebianFileRow } from './store.js';
 
-/** A repository file: its path below dists/{distribution}/ and its bytes. */
+/** A repository file: its path below dists/{distribution}/, its bytes and their digests. */
 export interface RepositoryFile {
   path: string;
   content: Buffer;
+  digests: Digests;
 }
 
 export interface Digests {
@@ -36,12 +37,13 @@ export function digestsOf(content: Buffer): Digests {
 }
 
 /**
- * `data` compressed by the system's xz (which reads xz control members too). Preset 3: a tenth of
- * preset 6's time on an index of a few hundred packages, for a few percent more bytes.
+ * `data` compressed by the system's xz (which reads xz control members too), in its own process.
+ * Preset 0: on a Packages of 10,000 entries (5 MB, mostly digests) a fourteenth of preset 3's
+ * time (0.3 s against 4.5 s) for 4 % more bytes.
  */
 export function xz(data: Buffer): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = spawn('xz', ['-zc', '-3', '-T1'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawn('xz', ['-zc', '-0', '-T1'], { stdio: ['pipe', 'pipe', 'ignore'] });
     const chunks: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => chunks.push(c));
     child.on('error', reject);
@@ -52,6 +54,11 @@ export function xz(data: Buffer): Promise<Buffer> {
     child.stdin.end(data);
   });
 }
+
+const gzip = (b: Buffer) =>
+  new Promise<Buffer>((resolve, reject) =>
+    zlib.gzip(b, { level: 9 }, (err, out) => (err ? reject(err) : resolve(out))),
+  );
 
 /** One package's entry in a Packages index. */
 function entry(distribution: string, component: string, f: DebianFileRow): string {
@@ -84,7 +91,7 @@ export async function buildDistribution(input: BuildInput): Promise<RepositoryFi
   if (!usable.length) return [];
   const components = [...new Set(usable.map((f) => f.component!))].sort();
   const architectures = [...new Set(usable.map((f) => f.architecture!))].sort();
-  const out: RepositoryFile[] = [];
+  const out: Array<{ path: string; content: Promise<Buffer> }> = [];
   for (const component of components) {
     for (const architecture of architectures) {
       const listed = usable.filter(
@@ -95,15 +102,21 @@ export async function buildDistribution(input: BuildInput): Promise<RepositoryFi
       if (!listed.length) continue;
       const text = Buffer.from(listed.map((f) => entry(distribution, component, f)).join('\n'));
       const dir = `${component}/binary-${architecture}`;
+      // xz in its process and gzip on libuv's threads, side by side.
       out.push(
-        { path: `${dir}/Packages`, content: text },
-        { path: `${dir}/Packages.gz`, content: zlib.gzipSync(text, { level: 9 }) },
-        { path: `${dir}/Packages.xz`, content: await xz(text) },
+        { path: `${dir}/Packages`, content: Promise.resolve(text) },
+        { path: `${dir}/Packages.gz`, content: gzip(text) },
+        { path: `${dir}/Packages.xz`, content: xz(text) },
       );
     }
   }
+  const result: RepositoryFile[] = [];
+  for (const f of out) {
+    const content = await f.content;
+    result.push({ path: f.path, content, digests: digestsOf(content) });
+  }
   const sums = { MD5Sum: 'md5', SHA1: 'sha1', SHA256: 'sha256', SHA512: 'sha512' } as const;
-  const digests = out.map((f) => ({ path: f.path, d: digestsOf(f.content) }));
+  const digests = result.map((f) => ({ path: f.path, d: f.digests }));
   let release =
     `Origin: ${input.origin}\n` +
     `Label: ${input.origin}\n` +
@@ -128,12 +141,15 @@ export async function buildDistribution(input: BuildInput): Promise<RepositoryFi
     signingKeys,
     detached: true,
   });
-  out.push(
-    { path: 'Release', content: Buffer.from(release) },
-    { path: 'InRelease', content: Buffer.from(inRelease) },
-    { path: 'Release.gpg', content: Buffer.from(detached) },
-  );
-  return out;
+  for (const [path, text] of [
+    ['Release', release],
+    ['InRelease', inRelease],
+    ['Release.gpg', detached],
+  ] as const) {
+    const content = Buffer.from(text);
+    result.push({ path, content, digests: digestsOf(content) });
+  }
+  return result;
 }
 
 /** A new key pair for signing an owner's repository files (armored). */

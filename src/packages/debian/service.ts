@@ -23,7 +23,7 @@ import * as core from '../store.js';
 import type { AddedFile, PackageService } from '../service.js';
 import { PropertyRef, type FileWithBlob } from '../tables.js';
 import { readDeb, type DebianPackage } from './archive.js';
-import { buildDistribution, digestsOf, generateKeyPair } from './repository.js';
+import { buildDistribution, generateKeyPair } from './repository.js';
 import * as store from './store.js';
 import type { DebianIndexRow } from './tables.js';
 
@@ -245,7 +245,7 @@ export class DebianService {
           owner.id,
           distribution,
           built.map((f) => {
-            const d = digestsOf(f.content);
+            const d = f.digests;
             return {
               owner_id: owner.id,
               distribution,

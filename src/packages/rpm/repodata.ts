@@ -45,93 +45,96 @@ const fileLine = (f: RpmMetadata['files'][number]) =>
 const version = (m: RpmMetadata) =>
   `<version epoch="${esc(m.epoch)}" ver="${esc(m.version)}" rel="${esc(m.release)}"/>`;
 
-function primary(pkgs: IndexedRpm[]): string {
-  const body = pkgs.map(({ metadata: m, href, size, sha256: sum, created }) =>
-    [
-      '<package type="rpm">',
-      `<name>${esc(m.name)}</name>`,
-      `<arch>${esc(m.arch)}</arch>`,
-      version(m),
-      `<checksum type="sha256" pkgid="YES">${sum}</checksum>`,
-      `<summary>${esc(m.summary)}</summary>`,
-      `<description>${esc(m.description)}</description>`,
-      `<packager>${esc(m.packager)}</packager>`,
-      `<url>${esc(m.url)}</url>`,
-      `<time file="${created}" build="${m.buildTime}"/>`,
-      `<size package="${size}" installed="${m.installedSize}" archive="${m.archiveSize}"/>`,
-      `<location href="${esc(href)}"/>`,
-      '<format>',
-      `<rpm:license>${esc(m.license)}</rpm:license>`,
-      `<rpm:vendor>${esc(m.vendor)}</rpm:vendor>`,
-      `<rpm:group>${esc(m.group)}</rpm:group>`,
-      `<rpm:buildhost></rpm:buildhost>`,
-      `<rpm:sourcerpm>${esc(m.sourceRpm)}</rpm:sourcerpm>`,
-      `<rpm:header-range start="${m.headerStart}" end="${m.headerEnd}"/>`,
-      entryList('provides', m.provides),
-      entryList('requires', m.requires),
-      entryList('conflicts', m.conflicts),
-      entryList('obsoletes', m.obsoletes),
-      ...m.files.filter((f) => f.primary).map(fileLine),
-      '</format>',
-      '</package>',
-    ].join('\n'),
-  );
-  return (
-    '<?xml version="1.0" encoding="UTF-8"?>\n' +
-    `<metadata xmlns="http://linux.duke.edu/metadata/common" xmlns:rpm="http://linux.duke.edu/metadata/rpm" packages="${pkgs.length}">\n` +
-    `${body.join('\n')}\n</metadata>\n`
-  );
+/** A package's entries in primary.xml, filelists.xml and other.xml (kept per file, see service.ts). */
+export interface RpmFragments {
+  primary: string;
+  filelists: string;
+  other: string;
 }
 
-function filelists(pkgs: IndexedRpm[]): string {
-  const body = pkgs.map(
-    ({ metadata: m, sha256: sum }) =>
-      `<package pkgid="${sum}" name="${esc(m.name)}" arch="${esc(m.arch)}">\n${version(m)}\n` +
-      `${m.files.map(fileLine).join('\n')}\n</package>`,
-  );
-  return (
-    '<?xml version="1.0" encoding="UTF-8"?>\n' +
-    `<filelists xmlns="http://linux.duke.edu/metadata/filelists" packages="${pkgs.length}">\n` +
-    `${body.join('\n')}\n</filelists>\n`
-  );
+/** The package's three entries, rendered once (at upload) and assembled by every rebuild. */
+export function fragmentsOf({ metadata: m, href, size, sha256: sum, created }: IndexedRpm): RpmFragments {
+  const primary = [
+    '<package type="rpm">',
+    `<name>${esc(m.name)}</name>`,
+    `<arch>${esc(m.arch)}</arch>`,
+    version(m),
+    `<checksum type="sha256" pkgid="YES">${sum}</checksum>`,
+    `<summary>${esc(m.summary)}</summary>`,
+    `<description>${esc(m.description)}</description>`,
+    `<packager>${esc(m.packager)}</packager>`,
+    `<url>${esc(m.url)}</url>`,
+    `<time file="${created}" build="${m.buildTime}"/>`,
+    `<size package="${size}" installed="${m.installedSize}" archive="${m.archiveSize}"/>`,
+    `<location href="${esc(href)}"/>`,
+    '<format>',
+    `<rpm:license>${esc(m.license)}</rpm:license>`,
+    `<rpm:vendor>${esc(m.vendor)}</rpm:vendor>`,
+    `<rpm:group>${esc(m.group)}</rpm:group>`,
+    `<rpm:buildhost></rpm:buildhost>`,
+    `<rpm:sourcerpm>${esc(m.sourceRpm)}</rpm:sourcerpm>`,
+    `<rpm:header-range start="${m.headerStart}" end="${m.headerEnd}"/>`,
+    entryList('provides', m.provides),
+    entryList('requires', m.requires),
+    entryList('conflicts', m.conflicts),
+    entryList('obsoletes', m.obsoletes),
+    ...m.files.filter((f) => f.primary).map(fileLine),
+    '</format>',
+    '</package>',
+  ].join('\n');
+  const filelists =
+    `<package pkgid="${sum}" name="${esc(m.name)}" arch="${esc(m.arch)}">\n${version(m)}\n` +
+    `${m.files.map(fileLine).join('\n')}\n</package>`;
+  const other =
+    `<package pkgid="${sum}" name="${esc(m.name)}" arch="${esc(m.arch)}">\n${version(m)}\n` +
+    m.changelogs
+      .map((c) => `<changelog author="${esc(c.author)}" date="${c.date}">${esc(c.text)}</changelog>\n`)
+      .join('') +
+    '</package>';
+  return { primary, filelists, other };
 }
 
-function other(pkgs: IndexedRpm[]): string {
-  const body = pkgs.map(
-    ({ metadata: m, sha256: sum }) =>
-      `<package pkgid="${sum}" name="${esc(m.name)}" arch="${esc(m.arch)}">\n${version(m)}\n` +
-      m.changelogs
-        .map((c) => `<changelog author="${esc(c.author)}" date="${c.date}">${esc(c.text)}</changelog>\n`)
-        .join('') +
-      '</package>',
-  );
-  return (
-    '<?xml version="1.0" encoding="UTF-8"?>\n' +
-    `<otherdata xmlns="http://linux.duke.edu/metadata/other" packages="${pkgs.length}">\n` +
-    `${body.join('\n')}\n</otherdata>\n`
-  );
+const OPENERS = {
+  primary:
+    '<metadata xmlns="http://linux.duke.edu/metadata/common" xmlns:rpm="http://linux.duke.edu/metadata/rpm"',
+  filelists: '<filelists xmlns="http://linux.duke.edu/metadata/filelists"',
+  other: '<otherdata xmlns="http://linux.duke.edu/metadata/other"',
+} as const;
+const CLOSERS = { primary: '</metadata>', filelists: '</filelists>', other: '</otherdata>' } as const;
+
+/** One whole document (primary.xml, ...) from the packages' entries, in their order. */
+function document(kind: keyof RpmFragments, pkgs: RpmFragments[]): Buffer {
+  const head = `<?xml version="1.0" encoding="UTF-8"?>\n${OPENERS[kind]} packages="${pkgs.length}">\n`;
+  const parts: string[] = [head];
+  for (let i = 0; i < pkgs.length; i++) parts.push(i ? '\n' : '', pkgs[i]![kind]);
+  parts.push(`\n${CLOSERS[kind]}\n`);
+  return Buffer.from(parts.join(''));
 }
+
+const gzip = (b: Buffer) =>
+  new Promise<Buffer>((resolve, reject) =>
+    zlib.gzip(b, { level: 9 }, (err, out) => (err ? reject(err) : resolve(out))),
+  );
 
 /** Every repodata file of the group, signed with `privateKey`; none when it has no package. */
 export async function buildRepodata(
-  pkgs: IndexedRpm[],
+  pkgs: RpmFragments[],
   privateKey: string,
   now: number,
 ): Promise<RepodataFile[]> {
   if (!pkgs.length) return [];
-  const parts: Array<[string, string]> = [
-    ['primary', primary(pkgs)],
-    ['filelists', filelists(pkgs)],
-    ['other', other(pkgs)],
-  ];
+  const kinds = ['primary', 'filelists', 'other'] as const;
+  const opened = kinds.map((k) => document(k, pkgs));
+  // Compressed on libuv's threads, the three at once.
+  const zipped = await Promise.all(opened.map(gzip));
   const out: RepodataFile[] = [];
   let repomd =
     '<?xml version="1.0" encoding="UTF-8"?>\n' +
     '<repomd xmlns="http://linux.duke.edu/metadata/repo" xmlns:rpm="http://linux.duke.edu/metadata/rpm">\n' +
     `<revision>${now}</revision>\n`;
-  for (const [type, xml] of parts) {
-    const open = Buffer.from(xml);
-    const gz = zlib.gzipSync(open, { level: 9 });
+  for (const [i, type] of kinds.entries()) {
+    const open = opened[i]!;
+    const gz = zipped[i]!;
     const path = `${type}.xml.gz`;
     out.push({ path, content: gz });
     repomd +=

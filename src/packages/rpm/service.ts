@@ -5,7 +5,8 @@
 // refused with 409.
 //
 // The repodata files of a group (repodata.ts) are rebuilt from the stored metadata when a package
-// joins or leaves it (no package file is read again), not when they are read, as the Debian
+// joins or leaves it (no package file is read again; each file's entries are rendered once, at
+// upload, and kept in its property rpm.repodata, so a rebuild only assembles them), not when they are read, as the Debian
 // registry does: rebuilds of one owner take turns in this process (a change that finds its group's
 // rebuild still queued joins it), and across processes each writes only when the group has not
 // changed since it read it (a stamp compared under the owner's locked key row). Deletions that do
@@ -24,7 +25,7 @@ import * as core from '../store.js';
 import type { AddedFile, PackageService } from '../service.js';
 import { PropertyRef, type FileWithBlob } from '../tables.js';
 import { readRpm, type RpmMetadata, type RpmPackage } from './header.js';
-import { buildRepodata, type IndexedRpm } from './repodata.js';
+import { buildRepodata, fragmentsOf, type IndexedRpm, type RpmFragments } from './repodata.js';
 import * as store from './store.js';
 import type { RpmIndexRow } from './tables.js';
 
@@ -40,6 +41,17 @@ export function checkGroup(value: string): string {
 }
 
 export const rpmFileName = (name: string, version: string, arch: string) => `${name}-${version}.${arch}.rpm`;
+
+/** What a file's repodata entries are rendered from. */
+function indexed(
+  packageName: string,
+  version: string,
+  f: { name: string; size: number; hash_sha256: string; created_unix: number },
+  metadata: RpmMetadata,
+): IndexedRpm {
+  const href = ['package', packageName, version, metadata.arch, f.name].map(encodeURIComponent).join('/');
+  return { metadata, href, size: f.size, sha256: f.hash_sha256, created: f.created_unix };
+}
 
 export interface RpmServiceDeps {
   db: Db;
@@ -96,8 +108,11 @@ export class RpmService {
             }),
           };
         },
-        inTransaction: async (tx, _pkg, _version, _created, fileId) => {
+        inTransaction: async (tx, pkg, version, _created, fileId, file) => {
           await core.addProperty(tx, PropertyRef.file, fileId, store.PROP_ARCHITECTURE, rpm!.arch);
+          // Its repodata entries, rendered once: rebuilds assemble them.
+          const fragments = fragmentsOf(indexed(pkg.name, version.version, file, rpm!.metadata));
+          await store.storeFragments(tx, [{ fileId, value: JSON.stringify(fragments) }]);
           await core.addProperty(
             tx,
             PropertyRef.file,
@@ -188,21 +203,28 @@ export class RpmService {
     const key = await this.keyOf(owner);
     for (let attempt = 0; ; attempt++) {
       const stamp = await store.groupStamp(this.db, owner.id, group);
-      const files = await store.groupFiles(this.db, owner.id, group);
-      const pkgs: IndexedRpm[] = files
-        .filter((f) => f.metadata)
-        .map((f) => {
-          const metadata = JSON.parse(f.metadata!) as RpmMetadata;
-          const href = ['package', f.package_name, f.version, metadata.arch, f.name]
-            .map(encodeURIComponent)
-            .join('/');
-          return { metadata, href, size: f.size, sha256: f.hash_sha256, created: f.created_unix };
-        });
+      const rows = await store.groupEntries(this.db, owner.id, group);
+      // Each file's entries are rendered once, at its upload (or by the first rebuild that lists
+      // it, for a file stored before), and kept beside it; rebuilds only assemble them.
+      const rendered: Array<{ fileId: number; value: string }> = [];
+      const pkgs: RpmFragments[] = [];
+      for (const f of rows) {
+        if (f.fragments) {
+          pkgs.push(JSON.parse(f.fragments) as RpmFragments);
+          continue;
+        }
+        if (!f.metadata) continue;
+        const metadata = JSON.parse(f.metadata) as RpmMetadata;
+        const fragments = fragmentsOf(indexed(f.package_name, f.version, f, metadata));
+        pkgs.push(fragments);
+        rendered.push({ fileId: f.file_id, value: JSON.stringify(fragments) });
+      }
       const now = nowUnix();
       const built = await buildRepodata(pkgs, key.private_key, now);
       const written = await transaction(this.db, async (tx) => {
         await keys.lockKey(tx, owner.id);
         if ((await store.groupStamp(tx, owner.id, group)) !== stamp && attempt < 20) return false;
+        if (rendered.length) await store.storeFragments(tx, rendered);
         await store.replaceIndex(
           tx,
           owner.id,

@@ -11,6 +11,8 @@ type Q = Db | Tx;
 
 export const PROP_ARCHITECTURE = 'rpm.architecture';
 export const PROP_METADATA = 'rpm.metadata';
+/** The file's entries in primary/filelists/other.xml as JSON, rendered by the first rebuild that lists it. */
+export const PROP_FRAGMENTS = 'rpm.repodata';
 
 /** The formats whose packages are .rpm files in groups: RPM's and ALT Linux's (src/packages/alt). */
 export type RpmFormat = 'rpm' | 'alt';
@@ -74,6 +76,82 @@ export async function groupFiles(
     size: Number(r.size),
     created_unix: Number(r.created_unix),
   }));
+}
+
+export interface RpmEntryRow extends Omit<RpmFileRow, 'metadata'> {
+  /** The stored entries (JSON of RpmFragments), null until a rebuild has rendered them. */
+  fragments: string | null;
+  /** The file's metadata, read only while its entries are not stored. */
+  metadata: string | null;
+}
+
+/**
+ * Every RPM file of the group in the index's order, with its stored entries, and its metadata
+ * where those are not stored yet: one query.
+ */
+export async function groupEntries(q: Q, ownerId: number, group: string): Promise<RpmEntryRow[]> {
+  const rows = await groupFilesQuery(q, ownerId, group, 'rpm')
+    .innerJoin('package_blob as b', 'b.id', 'f.blob_id')
+    .leftJoin('package_property as r', (j) =>
+      j
+        .onRef('r.ref_id', '=', 'f.id')
+        .on('r.ref_type', '=', PropertyRef.file)
+        .on('r.name', '=', PROP_FRAGMENTS),
+    )
+    .leftJoin('package_property as m', (j) =>
+      j
+        .onRef('m.ref_id', '=', 'f.id')
+        .on('m.ref_type', '=', PropertyRef.file)
+        .on('m.name', '=', PROP_METADATA)
+        .on('r.id', 'is', null),
+    )
+    .select([
+      'f.id as file_id',
+      'f.name',
+      'p.name as package_name',
+      'v.version',
+      'b.size',
+      'b.hash_sha256',
+      'b.hash_md5',
+      'f.created_unix',
+      'r.value as fragments',
+      'm.value as metadata',
+    ])
+    .orderBy('p.lower_name')
+    .orderBy('f.id')
+    .execute();
+  return rows.map((r) => ({
+    ...r,
+    file_id: Number(r.file_id),
+    size: Number(r.size),
+    created_unix: Number(r.created_unix),
+  }));
+}
+
+/** Stores the files' rendered entries (replacing any a concurrent rebuild stored). */
+export async function storeFragments(tx: Tx, entries: Array<{ fileId: number; value: string }>) {
+  const ids = entries.map((e) => e.fileId);
+  for (let i = 0; i < ids.length; i += 500) {
+    await tx
+      .deleteFrom('package_property')
+      .where('ref_type', '=', PropertyRef.file)
+      .where('name', '=', PROP_FRAGMENTS)
+      .where('ref_id', 'in', ids.slice(i, i + 500))
+      .execute();
+  }
+  for (let i = 0; i < entries.length; i += 100) {
+    await tx
+      .insertInto('package_property')
+      .values(
+        entries.slice(i, i + 100).map((e) => ({
+          ref_type: PropertyRef.file,
+          ref_id: e.fileId,
+          name: PROP_FRAGMENTS,
+          value: e.value,
+        })),
+      )
+      .execute();
+  }
 }
 
 /** What changes whenever a file joins or leaves the group: the count and the sum of the file ids. */

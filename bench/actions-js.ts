@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, type TestServer } from '../test/helpers/server.js';
+import { startServer } from '../test/helpers/server.js';
 import { GitClient, repoUrl } from '../test/helpers/git.js';
 import { median } from './common.js';
 

@@ -284,6 +284,93 @@ describe('actions triggers', () => {
     await s.ctx.runControl.cancel(await row(two!.id));
   });
 
+  it('job-level concurrency with a runner: a job ending releases the held one, cancel-in-progress stops a running one', async () => {
+    const on = (branch: string, conc: string) =>
+      `on:\n  push:\n    branches: [${branch}]\njobs:\n  d:\n    runs-on: jc-lane\n    concurrency: ${conc}\n    steps: [{ run: 'true' }]\n`;
+    await push('.forgejo/workflows/lane.yml', on('lane', 'lane'));
+    await push(
+      '.forgejo/workflows/lane-cip.yml',
+      on('lane-cip', '{ group: lane, cancel-in-progress: true }'),
+    );
+    const regToken = await s.api<{ token: string }>(
+      'GET',
+      `/repos/${owner.name}/triggers/actions/runners/registration-token`,
+      { token: owner.token },
+    );
+    const reg = await s.api<{ runner: { uuid: string; token: string } }>(
+      'POST',
+      '/api/actions/runner.v1.RunnerService/Register',
+      { body: { name: 'lane-runner', token: regToken.body.token, labels: ['jc-lane'], version: 'test' } },
+    );
+    assert.equal(reg.status, 200, reg.text);
+    const headers = { 'x-runner-uuid': reg.body.runner.uuid, 'x-runner-token': reg.body.runner.token };
+    const fetchTask = async () => {
+      const r = await s.api<{ task?: { id: string } }>(
+        'POST',
+        '/api/actions/runner.v1.RunnerService/FetchTask',
+        {
+          body: { tasksVersion: '0' },
+          headers,
+        },
+      );
+      assert.equal(r.status, 200, r.text);
+      return r.body.task?.id;
+    };
+    const report = async (id: string) => {
+      const r = await s.api<{ state: { result: string } }>(
+        'POST',
+        '/api/actions/runner.v1.RunnerService/UpdateTask',
+        {
+          body: { state: { id, result: 'RESULT_SUCCESS' } },
+          headers,
+        },
+      );
+      assert.equal(r.status, 200, r.text);
+      return r.body.state.result;
+    };
+    const known = new Set((await runs()).map((r) => r.id));
+    const fresh = async (n: number) =>
+      poll(async () => {
+        const list = (await runs()).filter((r) => !known.has(r.id));
+        return list.length >= n ? list.sort((a, b) => a.id - b.id) : undefined;
+      });
+    const status = async (runId: number) =>
+      (
+        await s.ctx.db
+          .selectFrom('action_run_job')
+          .select('status')
+          .where('run_id', '=', runId)
+          .executeTakeFirstOrThrow()
+      ).status;
+    await push('lane.txt', '1', 'a', 'lane');
+    const [a] = await fresh(1);
+    const taskA = await fetchTask();
+    assert.ok(taskA);
+    assert.equal(await status(a!.id), 'running');
+    await push('lane.txt', '2', 'b', 'lane');
+    const [, b] = await fresh(2);
+    assert.equal(await status(b!.id), 'blocked');
+    assert.equal(await fetchTask(), undefined, 'a held job is not handed out');
+    // The running job ends: the held one becomes waiting and goes to the runner.
+    await report(taskA);
+    assert.equal(await status(b!.id), 'waiting');
+    const taskB = await fetchTask();
+    assert.ok(taskB);
+    // A job with cancel-in-progress cancels the running one of the group and waits for a runner.
+    await push('lane.txt', '3', 'c', 'lane-cip');
+    const [, , c] = await fresh(3);
+    assert.equal(
+      await poll(async () => ((await status(b!.id)) === 'cancelled' ? 'cancelled' : undefined)),
+      'cancelled',
+    );
+    assert.equal(await report(taskB), 'RESULT_CANCELLED', 'the runner hears its task was cancelled');
+    assert.equal(await status(c!.id), 'waiting');
+    const taskC = await fetchTask();
+    assert.ok(taskC);
+    await report(taskC);
+    assert.equal((await row(c!.id)).status, 'success');
+  });
+
   it('a job-level concurrency that is not a group name is refused with the reason', async () => {
     const known = new Set((await runs()).map((r) => r.id));
     await push(

@@ -11,6 +11,7 @@ import type { RepoRow } from '../repos/tables.js';
 import { parseLabels, type RunnerService } from './runners.js';
 import type { ActionsService } from './service.js';
 import { cancelRun } from './run-create.js';
+import { noEffects, releaseGroupsOfRun, type GroupEffects } from './job-concurrency.js';
 import { coversKey } from './reusable.js';
 import * as store from './store.js';
 import { aggregateStatus, isDone, type JobRow, type RunRow, type TaskRow } from './tables.js';
@@ -138,6 +139,12 @@ export class RunControl {
     return store.latestRunOf(this.db, repo.id, workflowId, `refs/heads/${branch}`, event || undefined);
   }
 
+  /** Once committed: the tasks entering concurrency groups cancelled end, the runs changed say so. */
+  private async afterGroups(fx: GroupEffects): Promise<void> {
+    for (const taskId of fx.cancelTasks) await this.deps.runners.finish(taskId, 'cancelled');
+    for (const id of fx.changedRuns) this.deps.actions.runChanged(id);
+  }
+
   /**
    * Cancels what is left of a run: waiting and blocked jobs are cancelled at once, running ones
    * through their task (the runner hears of it at its next report and stops the step). 409 when the
@@ -146,14 +153,20 @@ export class RunControl {
   async cancel(run: RunRow): Promise<void> {
     this.deps.actions.assertEnabled();
     if (isDone(run.status)) throw conflict('the run is already done');
+    const fx = noEffects();
     const { running, released } = await transaction(this.db, async (tx) => {
       const now = nowUnix();
       const tasks = await cancelRun(tx, run.id, now);
+      // Jobs held by the job-level groups of the jobs it cancelled may start.
+      const others = await releaseGroupsOfRun(tx, run.id, now);
+      fx.changedRuns.push(...others);
       // Ended without a running job: the next run its concurrency group holds may start.
       const ended = isDone((await store.runById(tx, run.id))!.status);
-      return { running: tasks, released: ended && (await this.deps.runners.releaseGroup(tx, run.id, now)) };
+      const next = ended && (await this.deps.runners.releaseGroup(tx, run.id, now, fx));
+      return { running: tasks, released: next || others.length > 0 };
     });
     for (const taskId of running) await this.deps.runners.finish(taskId, 'cancelled');
+    await this.afterGroups(fx);
     if (released) this.deps.runners.notifyNewJobs();
     this.deps.actions.runChanged(run.id);
   }
@@ -164,6 +177,7 @@ export class RunControl {
    */
   async approve(run: RunRow, approverId: number): Promise<void> {
     this.deps.actions.assertEnabled();
+    const fx = noEffects();
     const released = await transaction(this.db, async (tx) => {
       const now = nowUnix();
       const current = (await store.runById(tx, run.id))!;
@@ -175,8 +189,9 @@ export class RunControl {
         const others = await store.openRunsOfGroup(tx, run.repo_id, current.concurrency_group, run.id);
         if (others.some((o) => o.status !== 'blocked')) return false;
       }
-      return this.deps.runners.startHeld(tx, run.id, now);
+      return this.deps.runners.startHeld(tx, run.id, now, fx);
     });
+    await this.afterGroups(fx);
     if (released) this.deps.runners.notifyNewJobs();
     this.deps.actions.runChanged(run.id);
   }
@@ -189,6 +204,7 @@ export class RunControl {
   async rerun(run: RunRow, which: Rerun): Promise<number> {
     this.deps.actions.assertEnabled();
     if (!isDone(run.status)) throw conflict('the run is still running: cancel it or wait for it to end');
+    const fx = noEffects();
     const count = await transaction(this.db, async (tx) => {
       const current = (await store.runById(tx, run.id))!;
       if (!isDone(current.status)) throw conflict('the run is still running');
@@ -222,9 +238,11 @@ export class RunControl {
         if (!chosen.has(j.id)) continue;
         // Blocked while a job it needs runs again; the runners' side releases it (advanceRun).
         const blocked = parseLabels(j.needs).some((n) => [...again].some((k) => coversKey(n, k)));
-        j.status = blocked ? 'blocked' : 'waiting';
+        // One of a job-level concurrency group enters it below, as it becomes ready (advanceRun).
+        j.status = blocked || j.concurrency_group ? 'blocked' : 'waiting';
         await store.updateJob(tx, j.id, {
           status: j.status,
+          concurrency_held: 0,
           task_id: null,
           started_unix: 0,
           stopped_unix: 0,
@@ -237,8 +255,12 @@ export class RunControl {
         stopped_unix: 0,
         updated_unix: now,
       });
+      if (jobs.some((j) => chosen.has(j.id) && j.concurrency_group)) {
+        await this.deps.runners.startHeld(tx, run.id, now, fx);
+      }
       return chosen.size;
     });
+    await this.afterGroups(fx);
     if (count > 0) {
       this.deps.runners.notifyNewJobs();
       this.deps.actions.runChanged(run.id);

@@ -6,14 +6,17 @@
 //   inputs contexts; with `cancel-in-progress` the group's other runs are cancelled, otherwise the
 //   group's pending (held) runs are cancelled and the new run is held while another of the group
 //   is under way. RunnerService.releaseGroup starts the held run when the group's run ends.
-// A held run is one whose jobs are all `blocked`: it is the only way a run's status is `blocked`.
+// - job-level `concurrency:` (job-concurrency.ts): each job's group is evaluated here (github,
+//   inputs and matrix), and the jobs ready at once enter their group.
+// A held run is one whose jobs are all `blocked`.
 import { nowUnix, type Tx } from '../db/database.js';
 import type { RepoRow } from '../repos/tables.js';
 import { ExpressionError, interpolate, type Value } from './expressions.js';
 import { aggregateStatus, isDone, type RunRow } from './tables.js';
 import * as store from './store.js';
 import type { RunJob } from './reusable.js';
-import type { Workflow } from './workflow.js';
+import type { Concurrency, Workflow } from './workflow.js';
+import { enterJobGroup, refreshRun } from './job-concurrency.js';
 
 export interface WorkflowFile {
   /** Path in the repository. */
@@ -55,8 +58,8 @@ export function groupOf(
   ev: RunEvent,
   repoFullName: string,
   run: { id: number; run_number: number },
+  c: Concurrency | undefined = wf.concurrency,
 ): string {
-  const c = wf.concurrency;
   if (!c) return '';
   const refName = ev.ref.replace(/^refs\/(heads|tags)\//, '');
   const pull = ev.payload['pull_request'] as { head?: { ref?: string }; base?: { ref?: string } } | undefined;
@@ -148,6 +151,14 @@ export async function insertRuns(
           max_parallel: j.maxParallel,
           fail_fast: j.failFast ? 1 : 0,
           call_info: j.frames.length ? JSON.stringify(j.frames) : null,
+          concurrency_group: groupOf(
+            wf,
+            ev,
+            repoFullName,
+            { id: runId, run_number: runNumber },
+            j.concurrency,
+          ),
+          concurrency_cancel: j.concurrency?.cancelInProgress ? 1 : 0,
           created_unix: now,
           updated_unix: now,
         };
@@ -159,6 +170,14 @@ export async function insertRuns(
       await store.updateRun(tx, runId, { concurrency_group: group, concurrency_cancel: cancel ? 1 : 0 });
       await enterGroup(tx, repo.id, runId, group, cancel, now, out);
     }
+    // Job-level groups: the jobs ready now enter theirs (the others when they become ready).
+    let entered = false;
+    for (const job of await store.jobsOfRun(tx, runId)) {
+      if (job.status !== 'waiting' || !job.concurrency_group) continue;
+      await enterJobGroup(tx, job, now, out);
+      entered = true;
+    }
+    if (entered) await refreshRun(tx, runId, now);
     out.created.push({
       run: (await store.runById(tx, runId))!,
       jobs: jobs.map((j) => ({ name: j.name })),

@@ -436,6 +436,12 @@ export function runPages(deps: RunPagesDeps): PageRoutes {
                   ) : null}
                 </div>
               </div>
+              {t.job.status === 'blocked' && t.job.concurrency_held ? (
+                <p class="flash info" role="status">
+                  Waiting for another job of the concurrency group <code>{t.job.concurrency_group}</code> to
+                  finish.
+                </p>
+              ) : null}
               <JobLog steps={steps} rows={rows} jobUrl={jobUrl} jobDone={done} />
             </div>
           </div>

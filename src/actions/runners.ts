@@ -20,6 +20,7 @@ import { mintRuntimeToken } from './runtime-token.js';
 import { Result } from './gen/runner/v1/messages_pb.js';
 import { sameDigest, sha256 } from './digest.js';
 import { coversKey } from './reusable.js';
+import { enterJobGroup, noEffects, releaseJobGroup, type GroupEffects } from './job-concurrency.js';
 import { calledJob, CallOutcome, endCalledJob, resultOf, runJobViews, taskNeeds } from './task-calls.js';
 
 export { resultOf } from './task-calls.js';
@@ -529,6 +530,7 @@ export class RunnerService {
    * that were waiting for it, and the run. Returns the task's status afterwards.
    */
   async finish(taskId: number, status: string): Promise<string> {
+    const fx = noEffects();
     const { final, released, runId, cancelled } = await transaction(this.db, async (tx) => {
       const task = (await store.taskById(tx, taskId))!;
       if (task.status !== 'running') return { final: task.status, released: false, runId: 0, cancelled: [] };
@@ -541,16 +543,20 @@ export class RunnerService {
         await store.updateJob(tx, task.job_id, { status, stopped_unix: now, updated_unix: now });
         if (status === 'failure' && job.fail_fast) cancelled = await this.failFast(tx, job, now);
       }
+      // Its job-level concurrency group: the job held the longest may start.
+      const next = job ? await releaseJobGroup(tx, job.repo_id, job.concurrency_group, now) : 0;
+      if (next && next !== task.run_id) fx.changedRuns.push(next);
       return {
         final: status,
-        released: await this.advanceRun(tx, task.run_id, now),
+        released: (await this.advanceRun(tx, task.run_id, now, fx)) || next > 0,
         runId: task.run_id,
         cancelled,
       };
     });
     this.masks.delete(taskId);
     // The running siblings fail-fast cancelled end through their tasks (the runner stops them).
-    for (const id of cancelled) await this.finish(id, 'cancelled');
+    for (const id of [...cancelled, ...fx.cancelTasks]) await this.finish(id, 'cancelled');
+    for (const id of fx.changedRuns) this.actions.runChanged(id);
     if (runId) this.actions.runChanged(runId);
     if (released) this.notifyNewJobs();
     return final;
@@ -582,15 +588,17 @@ export class RunnerService {
    * skipped (otherwise), until nothing changes; then the run takes its jobs' aggregate status.
    * Returns whether jobs became waiting.
    */
-  private async advanceRun(tx: Tx, runId: number, now: number): Promise<boolean> {
-    const jobs = await store.jobsOfRun(tx, runId);
+  private async advanceRun(tx: Tx, runId: number, now: number, fx: GroupEffects): Promise<boolean> {
+    let jobs = await store.jobsOfRun(tx, runId);
     // A job that needs a calling job waits for the jobs of the workflow it calls.
     const statusOf = (key: string) => jobs.filter((j) => coversKey(key, j.job_id)).map((j) => j.status);
     let released = false;
+    let entered = false;
     for (let changed = true; changed;) {
       changed = false;
       for (const job of jobs) {
-        if (job.status !== 'blocked') continue;
+        // A job held by its concurrency group waits for releaseJobGroup.
+        if (job.status !== 'blocked' || job.concurrency_held) continue;
         const needs = parseLabels(job.needs).flatMap(statusOf);
         if (!needs.every(isDone)) continue;
         const ok = needs.every((s) => s === 'success');
@@ -599,6 +607,12 @@ export class RunnerService {
           const active = statusOf(job.job_id).filter((s) => s === 'waiting' || s === 'running').length;
           if (active >= job.max_parallel) continue;
         }
+        changed = true;
+        if (ok && job.concurrency_group) {
+          entered = true;
+          released = (await enterJobGroup(tx, job, now, fx)) || released;
+          continue;
+        }
         job.status = ok ? 'waiting' : 'skipped';
         await store.updateJob(tx, job.id, {
           status: job.status,
@@ -606,9 +620,10 @@ export class RunnerService {
           ...(job.status === 'skipped' ? { stopped_unix: now } : {}),
         });
         if (job.status === 'waiting') released = true;
-        changed = true;
       }
     }
+    // Entering a group may have cancelled jobs of this run: read them again.
+    if (entered) jobs = await store.jobsOfRun(tx, runId);
     const status = aggregateStatus(jobs.map((j) => j.status));
     const allDone = jobs.every((j) => isDone(j.status));
     await store.updateRun(tx, runId, {
@@ -616,7 +631,7 @@ export class RunnerService {
       updated_unix: now,
       ...(allDone ? { stopped_unix: now } : {}),
     });
-    if (allDone) released = (await this.releaseGroup(tx, runId, now)) || released;
+    if (allDone) released = (await this.releaseGroup(tx, runId, now, fx)) || released;
     return released;
   }
 
@@ -625,18 +640,18 @@ export class RunnerService {
    * the group is under way (or the held one still waits for approval). Returns whether jobs
    * became waiting.
    */
-  async releaseGroup(tx: Tx, runId: number, now: number): Promise<boolean> {
+  async releaseGroup(tx: Tx, runId: number, now: number, fx = noEffects()): Promise<boolean> {
     const run = await store.runById(tx, runId);
     if (!run?.concurrency_group) return false;
     const others = await store.openRunsOfGroup(tx, run.repo_id, run.concurrency_group, run.id);
     if (others.some((o) => o.status !== 'blocked')) return false;
     const next = others.find((o) => !o.need_approval);
-    return next ? this.startHeld(tx, next.id, now) : false;
+    return next ? this.startHeld(tx, next.id, now, fx) : false;
   }
 
   /** A held run starts: its jobs whose needs have ended become waiting. Returns whether any did. */
-  async startHeld(tx: Tx, runId: number, now: number): Promise<boolean> {
-    return this.advanceRun(tx, runId, now);
+  async startHeld(tx: Tx, runId: number, now: number, fx = noEffects()): Promise<boolean> {
+    return this.advanceRun(tx, runId, now, fx);
   }
 
   /**

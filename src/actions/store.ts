@@ -482,6 +482,19 @@ export function openRunsOfGroup(q: Q, repoId: number, group: string, exceptId: n
     .execute();
 }
 
+/** The jobs of a repository's job-level concurrency group that have not ended, oldest first. */
+export function openJobsOfGroup(q: Q, repoId: number, group: string, exceptId: number): Promise<JobRow[]> {
+  return q
+    .selectFrom('action_run_job')
+    .selectAll()
+    .where('repo_id', '=', repoId)
+    .where('concurrency_group', '=', group)
+    .where('id', '!=', exceptId)
+    .where('status', 'not in', [...DONE_STATUSES])
+    .orderBy('id')
+    .execute();
+}
+
 // Schedules
 
 export function schedulesOf(q: Q, repoId: number): Promise<ScheduleRow[]> {

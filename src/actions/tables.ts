@@ -129,6 +129,12 @@ export interface ActionRunJobTable {
   fail_fast: Generated<number>;
   /** The calls of reusable workflows the job is under (JSON CallFrame list; null: none). Migration 0074. */
   call_info: Generated<string | null>;
+  /** Job-level `concurrency.group` as evaluated ('' for none). Migration 0078. */
+  concurrency_group: Generated<string>;
+  /** Its `cancel-in-progress`: it cancels the group's other jobs when it becomes ready. */
+  concurrency_cancel: Generated<number>;
+  /** `blocked` because another job of its group runs (job-concurrency.ts releases it). */
+  concurrency_held: Generated<number>;
   /** The latest task that ran the job. */
   task_id: number | null;
   attempt: Generated<number>;

@@ -107,6 +107,8 @@ export interface WorkflowJob {
   failFast: boolean;
   /** The reusable workflow the job calls, instead of steps of its own. */
   call?: JobCall;
+  /** Job-level `concurrency:`, `${{ matrix.* }}` in its group already replaced. */
+  concurrency?: Concurrency;
 }
 
 export interface Workflow {
@@ -463,6 +465,7 @@ function expandJobs(doc: Obj, jobs: Obj): WorkflowJob[] {
       throw new WorkflowError(`jobs.${jobId}.strategy.max-parallel must be a positive whole number`);
     }
     const failFast = strategy?.['fail-fast'] !== false && strategy?.['fail-fast'] !== 'false';
+    const conc = parseConcurrency(job['concurrency'], `jobs.${jobId}.concurrency`);
     for (const combo of combos.length ? combos : [undefined]) {
       const given = typeof job['name'] === 'string' ? job['name'] : undefined;
       let name = given ? withMatrix(given, combo) : jobId;
@@ -487,6 +490,7 @@ function expandJobs(doc: Obj, jobs: Obj): WorkflowJob[] {
         maxParallel,
         failFast,
         ...(call ? { call } : {}),
+        ...(conc ? { concurrency: { ...conc, group: withMatrix(conc.group, combo) } } : {}),
       });
     }
   }

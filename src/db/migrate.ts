@@ -61,6 +61,7 @@ import * as m0072 from './migrations/0072_alpine_key.js';
 import * as m0073 from './migrations/0073_alt_repository.js';
 import * as m0074 from './migrations/0074_action_job_call.js';
 import * as m0077 from './migrations/0077_package_chef_key.js';
+import * as m0078 from './migrations/0078_action_job_concurrency.js';
 import * as m0080 from './migrations/0080_deleted_branch.js';
 
 export interface AnvilMigration {
@@ -126,6 +127,7 @@ const migrations: Record<string, AnvilMigration> = {
   '0073_alt_repository': m0073,
   '0074_action_job_call': m0074,
   '0077_package_chef_key': m0077,
+  '0078_action_job_concurrency': m0078,
   '0080_deleted_branch': m0080,
 };
 

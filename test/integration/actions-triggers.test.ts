@@ -2,7 +2,7 @@
 // so runs stay where the rules put them): `on.schedule` recorded from the default branch and
 // fired once per time however many schedulers tick at once (each tick a process of a cluster),
 // `[skip ci]`, `concurrency` groups (a run held while another of its group runs, a newer pending
-// one replacing it, cancel-in-progress), and pull requests from forks waiting for a writer's
+// one replacing it, cancel-in-progress; the same for job-level groups), and pull requests from forks waiting for a writer's
 // approval (refused to others).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -190,6 +190,200 @@ describe('actions triggers', () => {
     assert.equal(one!.status, 'cancelled');
     assert.equal(two!.status, 'waiting');
     await s.ctx.runControl.cancel(await row(two!.id));
+  });
+
+  it('job-level concurrency: one job of a group at a time across runs, a newer one replaces the held one', async () => {
+    // Two jobs: `free` has no group; `deploy` joins `jc-<branch>`.
+    await push(
+      '.forgejo/workflows/jobgroup.yml',
+      `on:\n  push:\n    branches: [jc]\njobs:\n  free:\n    runs-on: nowhere\n    steps: [{ run: 'true' }]\n` +
+        `  deploy:\n    runs-on: nowhere\n    concurrency: jc-\${{ github.ref_name }}\n    steps: [{ run: 'true' }]\n`,
+    );
+    const known = new Set((await runs()).map((r) => r.id));
+    const fresh = async (n: number) =>
+      poll(async () => {
+        const list = (await runs()).filter((r) => !known.has(r.id));
+        return list.length >= n ? list.sort((a, b) => a.id - b.id) : undefined;
+      });
+    const jobs = (runId: number) =>
+      s.ctx.db
+        .selectFrom('action_run_job')
+        .select(['job_id', 'status', 'concurrency_group', 'concurrency_held'])
+        .where('run_id', '=', runId)
+        .orderBy('id')
+        .execute();
+    const deploy = async (runId: number) => (await jobs(runId)).find((j) => j.job_id === 'deploy')!;
+    await push('jc.txt', '1', 'first', 'jc');
+    const [first] = await fresh(1);
+    assert.deepEqual(await deploy(first!.id), {
+      job_id: 'deploy',
+      status: 'waiting',
+      concurrency_group: 'jc-jc',
+      concurrency_held: 0,
+    });
+    await push('jc.txt', '2', 'second', 'jc');
+    const [, second] = await fresh(2);
+    assert.equal((await deploy(second!.id)).status, 'blocked', 'held while the first one waits');
+    assert.equal((await jobs(second!.id)).find((j) => j.job_id === 'free')!.status, 'waiting');
+    assert.equal(second!.status, 'waiting', 'the run goes on with its other job');
+    // Its page says why it does not start.
+    const page = await fetch(`${s.url}/${owner.name}/triggers/actions/runs/${second!.run_number}/jobs/1`);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /Waiting for another job of the concurrency group <code>jc-jc<\/code>/);
+    await push('jc.txt', '3', 'third', 'jc');
+    const [, , third] = await fresh(3);
+    assert.equal((await deploy(second!.id)).status, 'cancelled', 'the older held job is replaced');
+    assert.equal((await deploy(third!.id)).status, 'blocked');
+    // The first run ends (cancelled here): the held job becomes runnable.
+    await s.ctx.runControl.cancel(await row(first!.id));
+    assert.deepEqual(
+      { ...(await deploy(third!.id)), job_id: undefined },
+      { job_id: undefined, status: 'waiting', concurrency_group: 'jc-jc', concurrency_held: 0 },
+    );
+    // A replaced job makes its run cancelled (Forgejo's aggregation), its other job still waiting.
+    assert.equal((await row(second!.id)).status, 'cancelled');
+    await s.ctx.runControl.cancel(await row(third!.id));
+  });
+
+  it('job-level concurrency with matrix groups and cancel-in-progress cancels the earlier jobs', async () => {
+    await push(
+      '.forgejo/workflows/jobcip.yml',
+      `on:\n  push:\n    branches: [jcip]\njobs:\n  l:\n    runs-on: nowhere\n    strategy:\n      matrix:\n        n: [1, 2]\n` +
+        `    concurrency:\n      group: leg-\${{ matrix.n }}\n      cancel-in-progress: true\n    steps: [{ run: 'true' }]\n`,
+    );
+    const known = new Set((await runs()).map((r) => r.id));
+    const fresh = async (n: number) =>
+      poll(async () => {
+        const list = (await runs()).filter((r) => !known.has(r.id));
+        return list.length >= n ? list.sort((a, b) => a.id - b.id) : undefined;
+      });
+    const jobs = (runId: number) =>
+      s.ctx.db
+        .selectFrom('action_run_job')
+        .select(['status', 'concurrency_group', 'concurrency_cancel'])
+        .where('run_id', '=', runId)
+        .orderBy('id')
+        .execute();
+    await push('jcip.txt', '1', 'one', 'jcip');
+    const [one] = await fresh(1);
+    assert.deepEqual(await jobs(one!.id), [
+      { status: 'waiting', concurrency_group: 'leg-1', concurrency_cancel: 1 },
+      { status: 'waiting', concurrency_group: 'leg-2', concurrency_cancel: 1 },
+    ]);
+    await push('jcip.txt', '2', 'two', 'jcip');
+    const [one2, two] = await fresh(2);
+    assert.deepEqual(
+      (await jobs(one2!.id)).map((j) => j.status),
+      ['cancelled', 'cancelled'],
+    );
+    assert.equal(one2!.status, 'cancelled');
+    assert.deepEqual(
+      (await jobs(two!.id)).map((j) => j.status),
+      ['waiting', 'waiting'],
+    );
+    await s.ctx.runControl.cancel(await row(two!.id));
+  });
+
+  it('job-level concurrency with a runner: a job ending releases the held one, cancel-in-progress stops a running one', async () => {
+    const on = (branch: string, conc: string) =>
+      `on:\n  push:\n    branches: [${branch}]\njobs:\n  d:\n    runs-on: jc-lane\n    concurrency: ${conc}\n    steps: [{ run: 'true' }]\n`;
+    await push('.forgejo/workflows/lane.yml', on('lane', 'lane'));
+    await push(
+      '.forgejo/workflows/lane-cip.yml',
+      on('lane-cip', '{ group: lane, cancel-in-progress: true }'),
+    );
+    const regToken = await s.api<{ token: string }>(
+      'GET',
+      `/repos/${owner.name}/triggers/actions/runners/registration-token`,
+      { token: owner.token },
+    );
+    const reg = await s.api<{ runner: { uuid: string; token: string } }>(
+      'POST',
+      '/api/actions/runner.v1.RunnerService/Register',
+      { body: { name: 'lane-runner', token: regToken.body.token, labels: ['jc-lane'], version: 'test' } },
+    );
+    assert.equal(reg.status, 200, reg.text);
+    const headers = { 'x-runner-uuid': reg.body.runner.uuid, 'x-runner-token': reg.body.runner.token };
+    const fetchTask = async () => {
+      const r = await s.api<{ task?: { id: string } }>(
+        'POST',
+        '/api/actions/runner.v1.RunnerService/FetchTask',
+        {
+          body: { tasksVersion: '0' },
+          headers,
+        },
+      );
+      assert.equal(r.status, 200, r.text);
+      return r.body.task?.id;
+    };
+    const report = async (id: string) => {
+      const r = await s.api<{ state: { result: string } }>(
+        'POST',
+        '/api/actions/runner.v1.RunnerService/UpdateTask',
+        {
+          body: { state: { id, result: 'RESULT_SUCCESS' } },
+          headers,
+        },
+      );
+      assert.equal(r.status, 200, r.text);
+      return r.body.state.result;
+    };
+    const known = new Set((await runs()).map((r) => r.id));
+    const fresh = async (n: number) =>
+      poll(async () => {
+        const list = (await runs()).filter((r) => !known.has(r.id));
+        return list.length >= n ? list.sort((a, b) => a.id - b.id) : undefined;
+      });
+    const status = async (runId: number) =>
+      (
+        await s.ctx.db
+          .selectFrom('action_run_job')
+          .select('status')
+          .where('run_id', '=', runId)
+          .executeTakeFirstOrThrow()
+      ).status;
+    await push('lane.txt', '1', 'a', 'lane');
+    const [a] = await fresh(1);
+    const taskA = await fetchTask();
+    assert.ok(taskA);
+    assert.equal(await status(a!.id), 'running');
+    await push('lane.txt', '2', 'b', 'lane');
+    const [, b] = await fresh(2);
+    assert.equal(await status(b!.id), 'blocked');
+    assert.equal(await fetchTask(), undefined, 'a held job is not handed out');
+    // The running job ends: the held one becomes waiting and goes to the runner.
+    await report(taskA);
+    assert.equal(await status(b!.id), 'waiting');
+    const taskB = await fetchTask();
+    assert.ok(taskB);
+    // A job with cancel-in-progress cancels the running one of the group and waits for a runner.
+    await push('lane.txt', '3', 'c', 'lane-cip');
+    const [, , c] = await fresh(3);
+    assert.equal(
+      await poll(async () => ((await status(b!.id)) === 'cancelled' ? 'cancelled' : undefined)),
+      'cancelled',
+    );
+    assert.equal(await report(taskB), 'RESULT_CANCELLED', 'the runner hears its task was cancelled');
+    assert.equal(await status(c!.id), 'waiting');
+    const taskC = await fetchTask();
+    assert.ok(taskC);
+    await report(taskC);
+    assert.equal((await row(c!.id)).status, 'success');
+  });
+
+  it('a job-level concurrency that is not a group name is refused with the reason', async () => {
+    const known = new Set((await runs()).map((r) => r.id));
+    await push(
+      '.forgejo/workflows/badgroup.yml',
+      `on:\n  push:\n    branches: [badgroup]\njobs:\n  j:\n    runs-on: nowhere\n    concurrency: [1]\n    steps: [{ run: 'true' }]\n`,
+    );
+    await push('bg.txt', '1', 'bad group', 'badgroup');
+    const [bad] = await poll(async () => {
+      const list = (await runs()).filter((r) => !known.has(r.id));
+      return list.length ? list : undefined;
+    });
+    assert.equal(bad!.status, 'failure');
+    assert.match((await row(bad!.id)).error, /jobs\.j\.concurrency must be a group name/);
   });
 
   it('strategy.max-parallel: only that many legs of a matrix wait for runners at first', async () => {

@@ -16,13 +16,12 @@ import type { Identity } from '../../auth/identity.js';
 import { nowUnix, transaction, type Db } from '../../db/database.js';
 import { notFound } from '../../errors.js';
 import type { EventBus } from '../../events/bus.js';
-import { KeyedLock } from '../../locks.js';
 import type { UserRow } from '../../users/tables.js';
 import * as core from '../store.js';
 import type { AddedFile, PackageService, StoredFile } from '../service.js';
 import { PropertyRef, type FileWithBlob } from '../tables.js';
 import { rawEntries, readRpm, TAG, type RpmPackage } from '../rpm/header.js';
-import { checkGroup, rpmFileName } from '../rpm/service.js';
+import { checkGroup, RpmGroups, rpmFileName } from '../rpm/groups.js';
 import * as store from '../rpm/store.js';
 import type { RpmIndexRow } from '../rpm/tables.js';
 import { buildAltRepository, type AltMetadata, type IndexedAltRpm } from './pkglist.js';
@@ -50,12 +49,12 @@ const altVersion = (rpm: RpmPackage) =>
   rpm.metadata.epoch !== '0' ? `${rpm.metadata.epoch}-${rpm.version}` : rpm.version;
 
 export class AltService {
-  private readonly rebuilds = new KeyedLock<number>();
-  private readonly queued = new Map<string, Promise<void>>();
+  private readonly groups: RpmGroups;
   private readonly db: Db;
 
   constructor(private readonly deps: AltServiceDeps) {
     this.db = deps.db;
+    this.groups = new RpmGroups('alt', deps.packages, (owner, group) => this.build(owner, group));
     deps.events.on('package.deleted', async (e) => {
       if (e.package.type !== 'alt') return;
       const owner = await deps.users.getById(e.package.ownerId);
@@ -121,7 +120,7 @@ export class AltService {
   }
 
   /** The .rpm `{name}-{version}.{arch}.rpm` of the group (404 when there is none). */
-  async requireRpm(
+  requireRpm(
     owner: UserRow,
     identity: Identity | null,
     group: string,
@@ -129,16 +128,11 @@ export class AltService {
     version: string,
     arch: string,
   ): Promise<FileWithBlob> {
-    const found = await this.deps.packages.requireVersion(owner, 'alt', name, version, identity);
-    return this.deps.packages.requireFile(
-      found.version.id,
-      rpmFileName(name, version, arch),
-      checkGroup(group),
-    );
+    return this.groups.require(owner, identity, { group, name, version, arch });
   }
 
   /** Deletes one .rpm (the version goes with its last file) and rebuilds the group's files. */
-  async delete(
+  delete(
     owner: UserRow,
     doer: UserRow,
     identity: Identity | null,
@@ -147,13 +141,7 @@ export class AltService {
     version: string,
     arch: string,
   ): Promise<void> {
-    const g = checkGroup(group);
-    const found = await this.deps.packages.requireVersion(owner, 'alt', name, version, identity);
-    const file = await this.deps.packages.requireFile(found.version.id, rpmFileName(name, version, arch), g);
-    const last = (await this.deps.packages.filesOf([found.version.id])).length === 1;
-    await this.deps.packages.deleteFile(found.pkg, found.version, file, doer);
-    // The version's deletion is an event, which rebuilds every group of the owner.
-    if (!last) await this.rebuild(owner, g);
+    return this.groups.delete(owner, doer, identity, { group, name, version, arch });
   }
 
   /** A repository file of the group (`{arch}/base/pkglist.classic`, ...); 404 when there is none. */
@@ -165,15 +153,7 @@ export class AltService {
 
   /** Rebuilds the repository files of one group (removed when it has no package left). */
   rebuild(owner: UserRow, group: string): Promise<void> {
-    const key = `${owner.id}\0${group}`;
-    const queued = this.queued.get(key);
-    if (queued) return queued;
-    const run = this.rebuilds.run(owner.id, () => {
-      this.queued.delete(key);
-      return this.build(owner, group);
-    });
-    this.queued.set(key, run);
-    return run;
+    return this.groups.rebuild(owner, group);
   }
 
   private async build(owner: UserRow, group: string): Promise<void> {

@@ -15,9 +15,8 @@
 import type { Readable } from 'node:stream';
 import type { Identity } from '../../auth/identity.js';
 import { nowUnix, transaction, type Db } from '../../db/database.js';
-import { badRequest, notFound } from '../../errors.js';
+import { notFound } from '../../errors.js';
 import type { EventBus } from '../../events/bus.js';
-import { KeyedLock } from '../../locks.js';
 import type { UserRow } from '../../users/tables.js';
 import { generateKeyPair } from '../debian/repository.js';
 import * as keys from '../debian/store.js';
@@ -26,21 +25,9 @@ import type { AddedFile, PackageService } from '../service.js';
 import { PropertyRef, type FileWithBlob } from '../tables.js';
 import { readRpm, type RpmMetadata, type RpmPackage } from './header.js';
 import { buildRepodata, fragmentsOf, type IndexedRpm, type RpmFragments } from './repodata.js';
+import { checkGroup, RpmGroups, rpmFileName } from './groups.js';
 import * as store from './store.js';
 import type { RpmIndexRow } from './tables.js';
-
-const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$/;
-
-/** A group: '' or `/`-separated segments of letters, digits and `._-` (not starting with a dot). */
-export function checkGroup(value: string): string {
-  const g = value.replace(/^\/+|\/+$/g, '');
-  if (g === '') return '';
-  if (g.length > 255 || !g.split('/').every((s) => SEGMENT.test(s)))
-    throw badRequest(`invalid group [group: ${g.slice(0, 100)}]`);
-  return g;
-}
-
-export const rpmFileName = (name: string, version: string, arch: string) => `${name}-${version}.${arch}.rpm`;
 
 /** What a file's repodata entries are rendered from. */
 function indexed(
@@ -61,12 +48,12 @@ export interface RpmServiceDeps {
 }
 
 export class RpmService {
-  private readonly rebuilds = new KeyedLock<number>();
-  private readonly queued = new Map<string, Promise<void>>();
+  private readonly groups: RpmGroups;
   private readonly db: Db;
 
   constructor(private readonly deps: RpmServiceDeps) {
     this.db = deps.db;
+    this.groups = new RpmGroups('rpm', deps.packages, (owner, group) => this.build(owner, group));
     deps.events.on('package.deleted', async (e) => {
       if (e.package.type !== 'rpm') return;
       const owner = await deps.users.getById(e.package.ownerId);
@@ -128,8 +115,8 @@ export class RpmService {
     return { rpm: rpm!, added };
   }
 
-  /** The .rpm of a version in a group (404 when there is none). */
-  async requireRpm(
+  /** The .rpm `{name}-{version}.{arch}.rpm` of the group (404 when there is none). */
+  requireRpm(
     owner: UserRow,
     identity: Identity | null,
     group: string,
@@ -137,16 +124,11 @@ export class RpmService {
     version: string,
     arch: string,
   ): Promise<FileWithBlob> {
-    const found = await this.deps.packages.requireVersion(owner, 'rpm', name, version, identity);
-    return this.deps.packages.requireFile(
-      found.version.id,
-      rpmFileName(name, version, arch),
-      checkGroup(group),
-    );
+    return this.groups.require(owner, identity, { group, name, version, arch });
   }
 
-  /** Deletes one .rpm (the version goes with its last file) and rebuilds the group's repodata. */
-  async delete(
+  /** Deletes one .rpm (the version goes with its last file) and rebuilds the group's files. */
+  delete(
     owner: UserRow,
     doer: UserRow,
     identity: Identity | null,
@@ -155,13 +137,7 @@ export class RpmService {
     version: string,
     arch: string,
   ): Promise<void> {
-    const g = checkGroup(group);
-    const found = await this.deps.packages.requireVersion(owner, 'rpm', name, version, identity);
-    const file = await this.deps.packages.requireFile(found.version.id, rpmFileName(name, version, arch), g);
-    const last = (await this.deps.packages.filesOf([found.version.id])).length === 1;
-    await this.deps.packages.deleteFile(found.pkg, found.version, file, doer);
-    // The version's deletion is an event, which rebuilds every group of the owner.
-    if (!last) await this.rebuild(owner, g);
+    return this.groups.delete(owner, doer, identity, { group, name, version, arch });
   }
 
   /** The owner's public key (armored), the pair made on first use (shared with the Debian registry). */
@@ -188,15 +164,7 @@ export class RpmService {
 
   /** Rebuilds the repodata of one group (removed when it has no package left); see the header. */
   rebuild(owner: UserRow, group: string): Promise<void> {
-    const key = `${owner.id}\0${group}`;
-    const queued = this.queued.get(key);
-    if (queued) return queued;
-    const run = this.rebuilds.run(owner.id, () => {
-      this.queued.delete(key);
-      return this.build(owner, group);
-    });
-    this.queued.set(key, run);
-    return run;
+    return this.groups.rebuild(owner, group);
   }
 
   private async build(owner: UserRow, group: string): Promise<void> {

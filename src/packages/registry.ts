@@ -7,7 +7,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator, Identity } from '../auth/identity.js';
-import { AppError } from '../errors.js';
+import { AppError, unauthorized } from '../errors.js';
 import { statusOf } from '../http/errors.js';
 import type { UserService } from '../users/service.js';
 import type { UserRow } from '../users/tables.js';
@@ -103,4 +103,14 @@ export function ownerResolver(packages: Pick<PackageService, 'requireOwner'>) {
       request.packageIdentity,
       need,
     );
+}
+
+/**
+ * Who is writing: the identity of a request to a route that changes packages (401 without one;
+ * the owner's 'write' check has usually refused it already, this names it for the handler).
+ */
+export function uploader(request: FastifyRequest): Identity {
+  const identity = request.packageIdentity;
+  if (!identity) throw unauthorized('authentication required');
+  return identity;
 }

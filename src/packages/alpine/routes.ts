@@ -4,15 +4,15 @@
 // `GET /{branch}/{repository}/{arch}/{file}` a package, `DELETE` of the same removes it (204).
 // Errors are plain text, as Forgejo sends them.
 import type { FastifyInstance } from 'fastify';
-import { unauthorized } from '../../errors.js';
 import type { PackageService } from '../service.js';
 import {
   announcedLength,
   ownerResolver,
+  type RegistryDeps,
   registryScope,
   streamedBodies,
   streamOf,
-  type RegistryDeps,
+  uploader,
 } from '../registry.js';
 import { checkLocation, type AlpineService } from './service.js';
 
@@ -44,8 +44,7 @@ export function alpineRoutes(app: FastifyInstance, deps: AlpineRoutesDeps): void
 
       scope.put(`${base}/:branch/:repository`, async (request, reply) => {
         const o = await owner(request, 'write');
-        const identity = request.packageIdentity;
-        if (!identity) throw unauthorized('authentication required');
+        const identity = uploader(request);
         const p = request.params as Params;
         await alpine.upload(
           o,
@@ -92,8 +91,7 @@ export function alpineRoutes(app: FastifyInstance, deps: AlpineRoutesDeps): void
 
       scope.delete(`${base}/:branch/:repository/:architecture/:file`, async (request, reply) => {
         const o = await owner(request, 'write');
-        const identity = request.packageIdentity;
-        if (!identity) throw unauthorized('authentication required');
+        const identity = uploader(request);
         const p = request.params as Params;
         await alpine.delete(o, identity.user, identity, p.branch, p.repository, p.architecture, p.file);
         return reply.code(204).send();

@@ -6,16 +6,17 @@
 // {arch} classic`); `GET|DELETE {group|alt}.repo/{arch}/RPMS.classic/{name}-{version}.{arch}.rpm`
 // serves or removes a package (204). Errors are plain text, as Forgejo sends them.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError, notFound, unauthorized } from '../../errors.js';
+import { AppError, notFound } from '../../errors.js';
 import type { UserRow } from '../../users/tables.js';
 import type { PackageService } from '../service.js';
 import {
   announcedLength,
   ownerResolver,
+  type RegistryDeps,
   registryScope,
   streamedBodies,
   streamOf,
-  type RegistryDeps,
+  uploader,
 } from '../registry.js';
 import type { AltService } from './service.js';
 
@@ -125,8 +126,7 @@ export function altRoutes(app: FastifyInstance, deps: AltRoutesDeps): void {
         const m = UPLOAD.exec(pathOf(request));
         if (!m) throw notFound('not found');
         const o = await owner(request, 'write');
-        const identity = request.packageIdentity;
-        if (!identity) throw unauthorized('authentication required');
+        const identity = uploader(request);
         await alt.upload(o, identity.user, trim(m[1]!), streamOf(request), announcedLength(request));
         return reply.code(201).send();
       });
@@ -135,8 +135,7 @@ export function altRoutes(app: FastifyInstance, deps: AltRoutesDeps): void {
         const m = RPMS.exec(pathOf(request));
         if (!m) throw notFound('not found');
         const o = await owner(request, 'write');
-        const identity = request.packageIdentity;
-        if (!identity) throw unauthorized('authentication required');
+        const identity = uploader(request);
         const [group, arch] = [groupOf(m[1]!), m[6]!];
         await withEpoch(m[4]!, m[5]!, (name, version) =>
           alt.delete(o, identity.user, identity, group, name, version, arch),

@@ -4,15 +4,15 @@
 // `.sig`, `DELETE /{repository}/{name}/{version}/{arch}` removes a package (204); the owner's
 // public key is `repository.key`. Errors are plain text, as Forgejo sends them.
 import type { FastifyInstance } from 'fastify';
-import { unauthorized } from '../../errors.js';
 import type { PackageService } from '../service.js';
 import {
   announcedLength,
   ownerResolver,
+  type RegistryDeps,
   registryScope,
   streamedBodies,
   streamOf,
-  type RegistryDeps,
+  uploader,
 } from '../registry.js';
 import { checkRepository, type ArchService } from './service.js';
 
@@ -44,8 +44,7 @@ export function archRoutes(app: FastifyInstance, deps: ArchRoutesDeps): void {
 
       scope.put(`${base}/:repository`, async (request, reply) => {
         const o = await owner(request, 'write');
-        const identity = request.packageIdentity;
-        if (!identity) throw unauthorized('authentication required');
+        const identity = uploader(request);
         const p = request.params as Params;
         await arch.upload(o, identity.user, p['repository']!, streamOf(request), announcedLength(request));
         return reply.code(201).send();
@@ -98,8 +97,7 @@ export function archRoutes(app: FastifyInstance, deps: ArchRoutesDeps): void {
 
       scope.delete(`${base}/:repository/:name/:version/:architecture`, async (request, reply) => {
         const o = await owner(request, 'write');
-        const identity = request.packageIdentity;
-        if (!identity) throw unauthorized('authentication required');
+        const identity = uploader(request);
         const p = request.params as Params;
         await arch.delete(
           o,

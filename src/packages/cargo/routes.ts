@@ -4,9 +4,9 @@
 // unyank, search and owners. Errors are `{"errors":[{"detail":...}]}`, which cargo shows.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
-import { badRequest, notFound, unauthorized } from '../../errors.js';
+import { badRequest, notFound } from '../../errors.js';
 import type { PackageService } from '../service.js';
-import { ownerResolver, registryScope, streamedBodies, type RegistryDeps } from '../registry.js';
+import { ownerResolver, type RegistryDeps, registryScope, streamedBodies, uploader } from '../registry.js';
 import { type CargoService, indexPath, isCrateName, isSemver, readPublishBody } from './service.js';
 
 type Params = Record<string, string | undefined>;
@@ -85,8 +85,7 @@ export function cargoRoutes(app: FastifyInstance, deps: CargoRoutesDeps): void {
 
       scope.put(`${crates}/new`, async (request) => {
         const o = await owner(request, 'write');
-        const identity = request.packageIdentity;
-        if (!identity) throw unauthorized('authentication required');
+        const identity = uploader(request);
         const body = request.body as Readable | undefined;
         if (!body || typeof (body as Readable).on !== 'function')
           throw badRequest('the publish body is empty');

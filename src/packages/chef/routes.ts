@@ -7,9 +7,9 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { readMultipart } from '../../attachments/upload.js';
-import { badRequest, unauthorized } from '../../errors.js';
+import { badRequest } from '../../errors.js';
 import type { PackageService } from '../service.js';
-import { ownerResolver, registryScope, type RegistryDeps } from '../registry.js';
+import { ownerResolver, type RegistryDeps, registryScope, uploader } from '../registry.js';
 import type { ChefService } from './service.js';
 
 type Params = Record<string, string | undefined>;
@@ -70,8 +70,7 @@ export function chefRoutes(app: FastifyInstance, deps: ChefRoutesDeps): void {
 
       scope.post(`${base}/cookbooks`, async (request, reply) => {
         const o = await owner(request, 'write');
-        const identity = request.packageIdentity;
-        if (!identity) throw unauthorized('authentication required');
+        const identity = uploader(request);
         if (!request.isMultipart()) throw badRequest('the upload must be multipart/form-data');
         const up = await readMultipart(request, 'tarball', (_name, stream) =>
           chef.upload(o, identity.user, stream),
@@ -87,8 +86,7 @@ export function chefRoutes(app: FastifyInstance, deps: ChefRoutesDeps): void {
 
       scope.delete(`${base}/cookbooks/:name`, async (request, reply) => {
         const o = await owner(request, 'write');
-        const identity = request.packageIdentity;
-        if (!identity) throw unauthorized('authentication required');
+        const identity = uploader(request);
         const pkg = await packages.requirePackage(o, 'chef', param(request, 'name'), identity);
         for (const v of await packages.versionsOf(pkg)) await packages.deleteVersion(pkg, v, identity.user);
         return reply.code(200).send();
@@ -104,8 +102,7 @@ export function chefRoutes(app: FastifyInstance, deps: ChefRoutesDeps): void {
 
       scope.delete(`${base}/cookbooks/:name/versions/:version`, async (request, reply) => {
         const o = await owner(request, 'write');
-        const identity = request.packageIdentity;
-        if (!identity) throw unauthorized('authentication required');
+        const identity = uploader(request);
         const { pkg, version } = await packages.requireVersion(
           o,
           'chef',

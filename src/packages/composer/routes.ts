@@ -4,15 +4,16 @@
 // a PUT of the zip to the repository's root (`?version=` when composer.json names none). Errors
 // are {"errors":[{"status","message"}]}, as Forgejo sends them.
 import type { FastifyInstance } from 'fastify';
-import { notFound, unauthorized } from '../../errors.js';
+import { notFound } from '../../errors.js';
 import type { PackageService } from '../service.js';
 import {
   announcedLength,
   ownerResolver,
-  registryScope,
-  streamOf,
-  streamedBodies,
   type RegistryDeps,
+  registryScope,
+  streamedBodies,
+  streamOf,
+  uploader,
 } from '../registry.js';
 import { type ComposerService, isPackageName } from './service.js';
 
@@ -38,8 +39,7 @@ export function composerRoutes(app: FastifyInstance, deps: ComposerRoutesDeps): 
       for (const url of [base, `${base}/`]) {
         scope.put(url, async (request, reply) => {
           const o = await owner(request, 'write');
-          const identity = request.packageIdentity;
-          if (!identity) throw unauthorized('authentication required');
+          const identity = uploader(request);
           const version = ((request.query as Params)['version'] ?? '').trim() || undefined;
           const announced = announcedLength(request);
           const data = streamOf(request);

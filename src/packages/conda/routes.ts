@@ -5,15 +5,16 @@
 // ETag and 304 for If-None-Match), and GET or HEAD /{channel...}/{subdir}/{filename} downloads.
 import { STATUS_CODES } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { badRequest, notFound, unauthorized } from '../../errors.js';
+import { badRequest, notFound } from '../../errors.js';
 import type { PackageService } from '../service.js';
 import {
   announcedLength,
   ownerResolver,
-  registryScope,
-  streamOf,
-  streamedBodies,
   type RegistryDeps,
+  registryScope,
+  streamedBodies,
+  streamOf,
+  uploader,
 } from '../registry.js';
 import { type CondaService, type Repodata } from './service.js';
 
@@ -47,8 +48,7 @@ export function condaRoutes(app: FastifyInstance, deps: CondaRoutesDeps): void {
 
       scope.put('/:owner/conda/*', async (request, reply) => {
         const o = await owner(request, 'write');
-        const identity = request.packageIdentity;
-        if (!identity) throw unauthorized('authentication required');
+        const identity = uploader(request);
         const m = PUT_PATH.exec((request.params as Params)['*'] ?? '');
         if (!m) throw badRequest('a Conda package is uploaded to /{channel...}/{filename}');
         const announced = announcedLength(request);

@@ -4,15 +4,16 @@
 // file to src (a source tarball) or bin?platform=&rversion= (a binary zip). Errors are plain
 // text, as Forgejo sends them.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { notFound, unauthorized } from '../../errors.js';
+import { notFound } from '../../errors.js';
 import type { PackageService } from '../service.js';
 import {
   announcedLength,
   ownerResolver,
+  type RegistryDeps,
   registryScope,
   streamedBodies,
   streamOf,
-  type RegistryDeps,
+  uploader,
 } from '../registry.js';
 import { CranService, type CranTree } from './service.js';
 
@@ -36,8 +37,7 @@ export function cranRoutes(app: FastifyInstance, deps: CranRoutesDeps): void {
 
       const upload = async (request: FastifyRequest, reply: FastifyReply, tree: () => CranTree) => {
         const o = await owner(request, 'write');
-        const identity = request.packageIdentity;
-        if (!identity) throw unauthorized('authentication required');
+        const identity = uploader(request);
         await cran.upload(o, identity.user, tree(), streamOf(request), announcedLength(request));
         return reply.code(201).send();
       };

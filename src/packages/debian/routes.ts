@@ -7,15 +7,16 @@
 // `by-hash/{algorithm}/{hash}`, Release says Acquire-By-Hash), signed with the owner's key,
 // whose public half is `repository.key`. Errors are plain text, as Forgejo sends them.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { notFound, unauthorized } from '../../errors.js';
+import { notFound } from '../../errors.js';
 import type { PackageService } from '../service.js';
 import {
   announcedLength,
   ownerResolver,
+  type RegistryDeps,
   registryScope,
   streamedBodies,
   streamOf,
-  type RegistryDeps,
+  uploader,
 } from '../registry.js';
 import type { DebianService } from './service.js';
 import type { DebianIndexRow } from './tables.js';
@@ -92,8 +93,7 @@ export function debianRoutes(app: FastifyInstance, deps: DebianRoutesDeps): void
 
       scope.put(`${base}/pool/:distribution/:component/upload`, async (request, reply) => {
         const o = await owner(request, 'write');
-        const identity = request.packageIdentity;
-        if (!identity) throw unauthorized('authentication required');
+        const identity = uploader(request);
         const p = request.params as Params;
         await debian.upload(
           o,
@@ -140,8 +140,7 @@ export function debianRoutes(app: FastifyInstance, deps: DebianRoutesDeps): void
         `${base}/pool/:distribution/:component/:name/:version/:architecture`,
         async (request, reply) => {
           const o = await owner(request, 'write');
-          const identity = request.packageIdentity;
-          if (!identity) throw unauthorized('authentication required');
+          const identity = uploader(request);
           const p = request.params as Params;
           await debian.delete(
             o,

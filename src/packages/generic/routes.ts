@@ -4,15 +4,15 @@
 // file); DELETE /{name}/{version} removes the version. Bodies stream both ways.
 import rangeParser from 'range-parser';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { unauthorized } from '../../errors.js';
 import type { PackageService } from '../service.js';
 import {
   announcedLength,
+  type RegistryDeps,
   registryScope,
   sendRegistryError,
-  streamOf,
   streamedBodies,
-  type RegistryDeps,
+  streamOf,
+  uploader,
 } from '../registry.js';
 import { checkFileName, checkName, checkVersion } from './service.js';
 
@@ -40,9 +40,8 @@ export function genericRoutes(app: FastifyInstance, deps: GenericRoutesDeps): vo
 
       scope.put(`${prefix}/:filename`, async (request, reply) => {
         const p = request.params as FileParams;
-        const identity = request.packageIdentity;
-        const owner = await packages.requireOwner(p.owner, identity, 'write');
-        if (!identity) throw unauthorized('authentication required');
+        const owner = await packages.requireOwner(p.owner, request.packageIdentity, 'write');
+        const identity = uploader(request);
         checkName(p.name);
         checkVersion(p.version);
         checkFileName(p.filename);

@@ -5,15 +5,16 @@
 // escapes it. `sumdb/{name}/supported` is 404: the go command then checks sums with its own
 // GOSUMDB (or not at all). Errors are plain text, which the go command prints.
 import type { FastifyInstance } from 'fastify';
-import { notFound, unauthorized } from '../../errors.js';
+import { notFound } from '../../errors.js';
 import type { PackageService } from '../service.js';
 import {
   announcedLength,
   ownerResolver,
-  registryScope,
-  streamOf,
-  streamedBodies,
   type RegistryDeps,
+  registryScope,
+  streamedBodies,
+  streamOf,
+  uploader,
 } from '../registry.js';
 import { type GoService, unescapeModule } from './service.js';
 
@@ -57,8 +58,7 @@ export function goRoutes(app: FastifyInstance, deps: GoRoutesDeps): void {
 
       scope.put('/:owner/go/upload', async (request, reply) => {
         const o = await owner(request, 'write');
-        const identity = request.packageIdentity;
-        if (!identity) throw unauthorized('authentication required');
+        const identity = uploader(request);
         const announced = announcedLength(request);
         const data = streamOf(request);
         await go.upload(o, identity.user, data, announced);

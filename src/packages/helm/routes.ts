@@ -5,9 +5,16 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import { readingClientStream, readMultipart } from '../../attachments/upload.js';
-import { badRequest, notFound, unauthorized } from '../../errors.js';
+import { badRequest, notFound } from '../../errors.js';
 import type { PackageService } from '../service.js';
-import { announcedLength, ownerResolver, registryScope, streamOf, type RegistryDeps } from '../registry.js';
+import {
+  announcedLength,
+  ownerResolver,
+  type RegistryDeps,
+  registryScope,
+  streamOf,
+  uploader,
+} from '../registry.js';
 import type { HelmService } from './service.js';
 
 type Params = Record<string, string | undefined>;
@@ -36,8 +43,7 @@ export function helmRoutes(app: FastifyInstance, deps: HelmRoutesDeps): void {
 
       scope.post(`${base}/api/charts`, async (request, reply) => {
         const o = await owner(request, 'write');
-        const identity = request.packageIdentity;
-        if (!identity) throw unauthorized('authentication required');
+        const identity = uploader(request);
         if (request.isMultipart()) {
           const up = await readMultipart(request, 'chart', (_name, stream) =>
             helm.upload(o, identity.user, stream),

@@ -5,9 +5,15 @@
 // `{artifact}/maven-metadata.xml` with its checksums. Maven sends credentials only after a 401
 // challenge, which registry.ts gives.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { unauthorized } from '../../errors.js';
 import type { PackageService } from '../service.js';
-import { announcedLength, registryScope, streamOf, streamedBodies, type RegistryDeps } from '../registry.js';
+import {
+  announcedLength,
+  type RegistryDeps,
+  registryScope,
+  streamedBodies,
+  streamOf,
+  uploader,
+} from '../registry.js';
 import { parsePath } from './metadata.js';
 import { MavenService, type Found } from './service.js';
 
@@ -46,9 +52,8 @@ export function mavenRoutes(app: FastifyInstance, deps: MavenRoutesDeps): void {
 
       scope.put(url, async (request, reply) => {
         const p = params(request);
-        const identity = request.packageIdentity;
-        const owner = await packages.requireOwner(p.owner, identity, 'write');
-        if (!identity) throw unauthorized('authentication required');
+        const owner = await packages.requireOwner(p.owner, request.packageIdentity, 'write');
+        const identity = uploader(request);
         const path = parsePath(p['*']);
         const announced = announcedLength(request);
         const data = streamOf(request);

@@ -3,9 +3,9 @@
 // escaped (`@scope%2Fname`, one path segment, decoded into the parameter) or, in tarball URLs
 // of other registries, as two segments (`@scope/name`): both forms are routed.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { badRequest, notFound, unauthorized } from '../../errors.js';
+import { badRequest, notFound } from '../../errors.js';
 import type { PackageService } from '../service.js';
-import { ownerResolver, registryScope, type RegistryDeps } from '../registry.js';
+import { ownerResolver, type RegistryDeps, registryScope, uploader } from '../registry.js';
 import { type NpmService, checkName } from './service.js';
 
 type Params = Record<string, string | undefined>;
@@ -117,8 +117,7 @@ export function npmRoutes(app: FastifyInstance, deps: NpmRoutesDeps): void {
         '',
         async (request, reply, name) => {
           const o = await owner(request, 'write');
-          const identity = request.packageIdentity;
-          if (!identity) throw unauthorized('authentication required');
+          const identity = uploader(request);
           checkName(name);
           await npm.publish(o, identity.user, name, request.body);
           return reply.code(201).send({ ok: true });

@@ -8,15 +8,16 @@
 // (`symbols/{file}/{id}ffffffff/{file}`). The API key (`X-NuGet-ApiKey`) is an access token; basic and
 // token credentials work as everywhere under /api/packages. Errors are {"Message": ...}.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, notFound, unauthorized } from '../../errors.js';
+import { AppError, notFound } from '../../errors.js';
 import type { UserRow } from '../../users/tables.js';
 import {
   announcedLength,
   ownerResolver,
-  registryScope,
-  streamOf,
-  streamedBodies,
   type RegistryDeps,
+  registryScope,
+  streamedBodies,
+  streamOf,
+  uploader,
 } from '../registry.js';
 import type { PackageService } from '../service.js';
 import * as feed from './feed.js';
@@ -171,8 +172,7 @@ export function nugetRoutes(app: FastifyInstance, deps: NugetRoutesDeps): void {
 
       const push = async (request: FastifyRequest, reply: FastifyReply) => {
         const o = await owner(request, 'write');
-        const identity = request.packageIdentity;
-        if (!identity) throw unauthorized('authentication required');
+        const identity = uploader(request);
         const boundary = multipartBoundary(request.headers['content-type']);
         // A multipart body's size is not the file's: no announced length then.
         if (boundary) await nuget.push(o, identity.user, firstPart(streamOf(request), boundary));
@@ -186,8 +186,7 @@ export function nugetRoutes(app: FastifyInstance, deps: NugetRoutesDeps): void {
       // (`symbols/{file}/{pdb id}ffffffff/{file}`, the Simple Symbol Query Protocol).
       scope.put(`${base}/symbolpackage`, async (request, reply) => {
         const o = await owner(request, 'write');
-        const identity = request.packageIdentity;
-        if (!identity) throw unauthorized('authentication required');
+        const identity = uploader(request);
         const boundary = multipartBoundary(request.headers['content-type']);
         if (boundary) await nuget.pushSymbols(o, identity.user, firstPart(streamOf(request), boundary));
         else await nuget.pushSymbols(o, identity.user, streamOf(request), announcedLength(request));
@@ -216,8 +215,7 @@ export function nugetRoutes(app: FastifyInstance, deps: NugetRoutesDeps): void {
 
       scope.delete(`${base}/:id/:version`, async (request, reply) => {
         const o = await owner(request, 'write');
-        const identity = request.packageIdentity;
-        if (!identity) throw unauthorized('authentication required');
+        const identity = uploader(request);
         const found = await packages.requireVersion(
           o,
           'nuget',

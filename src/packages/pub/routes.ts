@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { readMultipart } from '../../attachments/upload.js';
 import { badRequest, unauthorized } from '../../errors.js';
 import type { PackageService } from '../service.js';
-import { ownerResolver, registryScope, type RegistryDeps } from '../registry.js';
+import { ownerResolver, type RegistryDeps, registryScope, uploader } from '../registry.js';
 import type { PubService } from './service.js';
 
 type Params = Record<string, string | undefined>;
@@ -58,8 +58,7 @@ export function pubRoutes(app: FastifyInstance, deps: PubRoutesDeps): void {
 
       scope.post(`${base}/versions/new/upload`, async (request, reply) => {
         const o = await owner(request, 'write');
-        const identity = request.packageIdentity;
-        if (!identity) throw unauthorized('authentication required');
+        const identity = uploader(request);
         if (!request.isMultipart()) throw badRequest('the upload must be multipart/form-data');
         const up = await readMultipart(request, 'file', (_name, stream) =>
           pub.upload(o, identity.user, stream),

@@ -4,10 +4,10 @@
 // HTML or PEP 691 JSON by Accept) and file downloads (/files/{name}/{version}/{file}).
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { badRequest, unauthorized } from '../../errors.js';
+import { badRequest } from '../../errors.js';
 import { readMultipart } from '../../attachments/upload.js';
 import type { PackageService } from '../service.js';
-import { ownerResolver, registryScope, type RegistryDeps } from '../registry.js';
+import { ownerResolver, type RegistryDeps, registryScope, uploader } from '../registry.js';
 import {
   type PypiService,
   checkDistribution,
@@ -87,8 +87,7 @@ export function pypiRoutes(app: FastifyInstance, deps: PypiRoutesDeps): void {
 
       scope.post('/:owner/pypi', async (request, reply) => {
         const o = await owner(request, 'write');
-        const identity = request.packageIdentity;
-        if (!identity) throw unauthorized('authentication required');
+        const identity = uploader(request);
         if (!request.isMultipart())
           throw badRequest('the upload must be multipart/form-data (as twine sends it)');
         const up = await readMultipart(request, 'content', async (filename, stream, fields) => {

@@ -6,16 +6,17 @@
 // key, whose public half is `repository.key`; `{group}.repo` (`rpm.repo` for the root group) is a
 // dnf repository configuration. Errors are plain text, as Forgejo sends them.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { notFound, unauthorized } from '../../errors.js';
+import { notFound } from '../../errors.js';
 import type { UserRow } from '../../users/tables.js';
 import type { PackageService } from '../service.js';
 import {
   announcedLength,
   ownerResolver,
+  type RegistryDeps,
   registryScope,
   streamedBodies,
   streamOf,
-  type RegistryDeps,
+  uploader,
 } from '../registry.js';
 import type { RpmService } from './service.js';
 
@@ -137,8 +138,7 @@ export function rpmRoutes(app: FastifyInstance, deps: RpmRoutesDeps): void {
         const parts = segments(request);
         if (parts[parts.length - 1] !== 'upload') throw notFound('not found');
         const o = await owner(request, 'write');
-        const identity = request.packageIdentity;
-        if (!identity) throw unauthorized('authentication required');
+        const identity = uploader(request);
         await rpm.upload(
           o,
           identity.user,
@@ -153,8 +153,7 @@ export function rpmRoutes(app: FastifyInstance, deps: RpmRoutesDeps): void {
         const p = packagePath(segments(request), false);
         if (!p) throw notFound('not found');
         const o = await owner(request, 'write');
-        const identity = request.packageIdentity;
-        if (!identity) throw unauthorized('authentication required');
+        const identity = uploader(request);
         await rpm.delete(o, identity.user, identity, p.group, p.name, p.version, p.arch);
         return reply.code(204).send();
       });

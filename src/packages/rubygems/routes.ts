@@ -5,15 +5,16 @@
 // the compact index (`versions`, `info/{name}`; the gem command takes the repository for one
 // when its root answers a HEAD), and downloads (`gems/{file}`). Errors are plain text.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { badRequest, notFound, unauthorized } from '../../errors.js';
+import { badRequest, notFound } from '../../errors.js';
 import type { PackageService } from '../service.js';
 import {
   announcedLength,
   ownerResolver,
+  type RegistryDeps,
   registryScope,
   streamedBodies,
   streamOf,
-  type RegistryDeps,
+  uploader,
 } from '../registry.js';
 import type { RubygemsService } from './service.js';
 
@@ -104,8 +105,7 @@ export function rubygemsRoutes(app: FastifyInstance, deps: RubygemsRoutesDeps): 
       for (const url of [`${base}/api/v1/gems`, `${base}/api/v1/gems/`]) {
         scope.post(url, async (request, reply) => {
           const o = await owner(request, 'write');
-          const identity = request.packageIdentity;
-          if (!identity) throw unauthorized('authentication required');
+          const identity = uploader(request);
           const gem = await rubygems.push(o, identity.user, streamOf(request), announcedLength(request));
           return reply
             .code(201)
@@ -116,8 +116,7 @@ export function rubygemsRoutes(app: FastifyInstance, deps: RubygemsRoutesDeps): 
 
       scope.delete(`${base}/api/v1/gems/yank`, async (request, reply) => {
         const o = await owner(request, 'write');
-        const identity = request.packageIdentity;
-        if (!identity) throw unauthorized('authentication required');
+        const identity = uploader(request);
         let form = '';
         for await (const chunk of streamOf(request)) {
           form += (chunk as Buffer).toString('utf8');

@@ -13,7 +13,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { readingClientStream } from '../../attachments/upload.js';
 import { AppError, badRequest, forbidden, notFound, unauthorized } from '../../errors.js';
-import { ownerResolver, registryScope, type RegistryDeps } from '../registry.js';
+import { ownerResolver, type RegistryDeps, registryScope, uploader } from '../registry.js';
 import type { PackageService } from '../service.js';
 import type { UserRow } from '../../users/tables.js';
 import { NAME_PATTERN, SCOPE_PATTERN, trimmedVersion, versionCore } from './metadata.js';
@@ -283,8 +283,7 @@ export function swiftRoutes(app: FastifyInstance, deps: SwiftRoutesDeps): void {
 
       scope.put('/:owner/swift/:scope/:name/:version', async (request, reply) => {
         const o = await owner(request, 'write');
-        const identity = request.packageIdentity;
-        if (!identity) throw unauthorized('authentication required');
+        const identity = uploader(request);
         checkAccept(request, ACCEPT_JSON);
         const p = request.params as Params;
         const s = p['scope'] ?? '';

@@ -9,10 +9,11 @@ import type { PackageService } from '../service.js';
 import {
   announcedLength,
   ownerResolver,
+  type RegistryDeps,
   registryScope,
   streamedBodies,
   streamOf,
-  type RegistryDeps,
+  uploader,
 } from '../registry.js';
 import type { VagrantService } from './service.js';
 
@@ -81,8 +82,7 @@ export function vagrantRoutes(app: FastifyInstance, deps: VagrantRoutesDeps): vo
       });
       scope.put(boxUrl, async (request, reply) => {
         const o = await owner(request, 'write');
-        const identity = request.packageIdentity;
-        if (!identity) throw unauthorized('authentication required');
+        const identity = uploader(request);
         const p = request.params as Params;
         await vagrant.upload(
           o,

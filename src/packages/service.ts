@@ -1,7 +1,7 @@
 // The package registry core, shared by every format: who may read and write an owner's packages,
 // content-addressed blobs (one stored object per distinct SHA-256, named `sha[0:2]/sha[2:4]/sha`),
 // adding a file to a version in one transaction with its quota usage, deleting versions and files,
-// the owner-wide limits of [packages], quota recalculation and lists, and package events.
+// the owner-wide limits of [packages], and package events (quota and account deletion: quota.ts).
 //
 // An upload streams into a temporary object while its MD5, SHA-1, SHA-256 and SHA-512 are
 // computed in the same pass (hashing.ts); it then takes the place of the blob named by its SHA-256 (or is
@@ -21,10 +21,9 @@ import type { Identity } from '../auth/identity.js';
 import { viewerOf } from '../auth/identity.js';
 import type { OrgService } from '../orgs/service.js';
 import { AccessMode } from '../orgs/tables.js';
-import type { QuotaUsedPackageJson } from '../quota/schemas.js';
 import type { ItemSources, QuotaService } from '../quota/service.js';
-import { recordUsage, type ItemSource, type OwnerTotals, type UsageSource } from '../quota/usage.js';
 import type { RepoService } from '../repos/service.js';
+import { recordUsage, type UsageSource } from '../quota/usage.js';
 import * as repoStore from '../repos/store.js';
 import type { RepoRow } from '../repos/tables.js';
 import type { BlobReferences } from '../storage/sweep.js';
@@ -37,10 +36,11 @@ import { UserType, Visibility } from '../users/tables.js';
 import { hashingStream, stopHashWorkers, type Digests } from './hashing.js';
 import { uploadOfPart } from './container/parts.js';
 import { existingUploads } from './container/store.js';
+import { ownedPackages, packageItems, packageUsage, SUBJECT } from './quota.js';
 import * as store from './store.js';
 import type { FileWithBlob, PackageRow, PackageType, VersionRow, VersionWithPackage } from './tables.js';
 
-export const SUBJECT = 'size:assets:packages:all';
+export { packageHtmlUrl, SUBJECT } from './quota.js';
 
 // A version as package events carry it (declared with the events, events/bus.ts).
 export type { PackageEventInfo } from '../events/bus.js';
@@ -150,9 +150,9 @@ export class PackageService {
   constructor(private readonly deps: PackageServiceDeps) {
     this.db = deps.db;
     this.blobs = deps.blobs;
-    deps.usageSources.push(this.usageSource());
-    deps.quotaItems.packages = this.itemSource();
-    deps.owned.push(this.ownedResources());
+    deps.usageSources.push(packageUsage);
+    deps.quotaItems.packages = packageItems(deps.users, deps.rootUrl);
+    deps.owned.push(ownedPackages((shas) => this.removeBlobs(shas)));
     deps.blobReferences.push({
       label: 'package files',
       store: 'packages',
@@ -718,81 +718,6 @@ export class PackageService {
   reposByIds(ids: number[]): Promise<Map<number, RepoRow>> {
     return this.deps.repos.getByIds([...new Set(ids)]);
   }
-
-  // Quota and account deletion
-
-  usageSource(): UsageSource {
-    return {
-      subjects: [SUBJECT],
-      totals: async (q, ownerId) => {
-        const out: OwnerTotals = new Map();
-        for (const r of await store.ownerTotals(q, ownerId)) out.set(r.owner_id, { [SUBJECT]: r.total });
-        return out;
-      },
-    };
-  }
-
-  itemSource(): ItemSource<QuotaUsedPackageJson> {
-    return {
-      list: async (q, ownerId, limit, offset, bySize) => {
-        const [rows, total] = await store.quotaItems(q, ownerId, limit, offset, bySize);
-        const owner = await this.deps.users.getById(ownerId);
-        const root = this.deps.rootUrl;
-        return [
-          rows.map((r) => ({
-            name: r.name,
-            type: r.type,
-            version: r.version,
-            size: Number(r.size ?? 0),
-            html_url: packageHtmlUrl(root, owner?.name ?? '', r.type, r.name, r.version),
-          })),
-          total,
-        ];
-      },
-    };
-  }
-
-  ownedResources(): OwnedResources {
-    return {
-      label: 'packages',
-      count: async (tx, ownerId) => (await store.packagesOfOwner(tx, ownerId)).length,
-      purge: async (tx, ownerId) => {
-        const pkgs = await store.packagesOfOwner(tx, ownerId);
-        const blobIds: number[] = [];
-        let bytes = 0;
-        for (const pkg of pkgs) {
-          const versions = await store.versionsOf(tx, pkg.id);
-          const files = await store.filesOfVersions(
-            tx,
-            versions.map((v) => v.id),
-          );
-          for (const f of files) {
-            blobIds.push(f.blob_id);
-            bytes += Number(f.size);
-          }
-          await store.deleteFiles(
-            tx,
-            files.map((f) => f.id),
-          );
-          for (const v of versions) await store.deleteVersion(tx, v.id);
-          await store.deletePackage(tx, pkg.id);
-        }
-        if (bytes) await recordUsage(tx, ownerId, SUBJECT, -bytes);
-        const orphans = await store.removeUnreferencedBlobs(tx, blobIds);
-        return () => this.removeBlobs(orphans);
-      },
-    };
-  }
-}
-
-export function packageHtmlUrl(
-  root: string,
-  owner: string,
-  type: string,
-  name: string,
-  version: string,
-): string {
-  return `${root}${encodeURIComponent(owner)}/-/packages/${type}/${encodeURIComponent(name)}/${encodeURIComponent(version)}`;
 }
 
 /** A unique-constraint race (two uploads of the same file at once) is a 409, not a 500. */

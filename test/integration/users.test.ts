@@ -2,6 +2,7 @@
 // administration of users under /admin/users (list, create, edit, delete with and without purge).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import { startServer, type Auth, type Reply, type TestServer } from '../helpers/server.js';
 
 interface Msg {
@@ -1048,6 +1049,35 @@ describe('accounts: /user, /users and /admin/users', () => {
         const r = await s.api('PATCH', '/admin/users/bob', { ...admin(), body });
         assert.equal(r.status, 422, JSON.stringify(body));
       }
+    });
+
+    it('refuses a user who owns packages without purge; with purge deletes them, their usage and blobs', async () => {
+      const packer = await s.createUser('packer', { scopes: ['write:package'] });
+      const body = 'packed bytes';
+      const put = await fetch(`${s.url}/api/packages/packer/generic/thing/1.0/thing.txt`, {
+        method: 'PUT',
+        headers: { authorization: `token ${packer.token}` },
+        body,
+      });
+      assert.equal(put.status, 201);
+      const r = await s.api<Msg>('DELETE', '/admin/users/packer', admin());
+      assert.equal(r.status, 422);
+      assert.match(r.body.message, /packages/);
+      const purged = await s.api('DELETE', '/admin/users/packer?purge=true', admin());
+      assert.equal(purged.status, 204, purged.text);
+      const sha = crypto.createHash('sha256').update(body).digest('hex');
+      const left = await s.ctx.db
+        .selectFrom('package_blob')
+        .select('id')
+        .where('hash_sha256', '=', sha)
+        .execute();
+      assert.deepEqual(left, []);
+      const usage = await s.ctx.db
+        .selectFrom('package')
+        .select('id')
+        .where('owner_id', '=', packer.id)
+        .execute();
+      assert.deepEqual(usage, []);
     });
 
     it('answers 404 for an unknown user', async () => {

@@ -1,5 +1,6 @@
-// Versioned migrations, applied in name order at start-up. A migration is never edited once it has
-// landed; a change to the schema is a new file in ./migrations and a line in the list below.
+// Versioned migrations, applied in name order at start-up (one numbered below a migration already
+// run is run too). A migration is never edited once it has landed; a change to the schema is a new
+// file in ./migrations and a line in the list below, in numeric order.
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import type { Dialect } from './dialect.js';
 import type { DB } from './schema.js';
@@ -158,6 +159,9 @@ export async function migrateToLatest(db: Kysely<DB>, dialect: Dialect): Promise
     provider: { getMigrations: async () => provided },
     migrationTableName: 'anvil_migration',
     migrationLockTableName: 'anvil_migration_lock',
+    // A migration numbered below one already run is still run: numbers are handed out ahead (work
+    // made side by side takes free numbers in a gap), and no migration depends on a later one.
+    allowUnorderedMigrations: true,
   });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');

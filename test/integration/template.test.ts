@@ -134,6 +134,25 @@ describe("the test servers' template database", () => {
         await opened.close();
       }
       await assert.rejects(openDatabase(copy), /9999_from_a_newer_anvil/);
+      // A migration numbered below the newest one run (numbers are handed out ahead) is still run:
+      // here 0074, undone, while 0080 stays.
+      const undo = await openDatabase(copy, { migrate: false });
+      try {
+        await sql`delete from anvil_migration where name in ('9999_from_a_newer_anvil', '0074_action_job_call')`.execute(
+          undo.db,
+        );
+        await sql`alter table action_run_job drop column call_info`.execute(undo.db);
+      } finally {
+        await undo.close();
+      }
+      const redone = await openDatabase(copy);
+      try {
+        await sql`select call_info from action_run_job`.execute(redone.db);
+        const rows = await sql<{ name: string }>`select name from anvil_migration`.execute(redone.db);
+        assert.ok(rows.rows.some((r) => r.name === '0074_action_job_call'));
+      } finally {
+        await redone.close();
+      }
     } finally {
       for (const drop of made) await drop();
       fs.rmSync(dir, { recursive: true, force: true });

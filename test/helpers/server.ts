@@ -58,15 +58,22 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/**
+ * A port nothing listens on, for a server that listens on it a little later. Taken below the
+ * kernel's ephemeral range (32768 and up): a port from that range (what listen(0) hands out) can
+ * be taken meanwhile by any outgoing connection of the machine, and a test server then failed
+ * with EADDRINUSE.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
+  for (;;) {
+    const port = 20_000 + crypto.randomInt(12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const s = net.createServer();
+      s.once('error', () => resolve(false));
+      s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
     });
-  });
+    if (free) return port;
+  }
 }
 
 /**

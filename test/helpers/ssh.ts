@@ -10,37 +10,53 @@ export interface Run {
   stderr: string;
 }
 
-const RUN_LIMIT_MS = 180_000;
+const RUN_LIMIT_MS = 120_000;
 
-/** Runs a program asynchronously (the server runs in this process); never throws on failure. */
+/**
+ * Runs a program asynchronously (the server runs in this process); never throws on failure.
+ * The program runs in its own process group: when it outlives `limitMs` the whole group is
+ * killed (`git` and the `ssh` it started, which would otherwise hold the pipes open and the test
+ * with them), and the result names what was killed.
+ */
 export function run(
   cmd: string,
   args: string[],
-  opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {},
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; limitMs?: number } = {},
 ): Promise<Run> {
+  const limitMs = opts.limitMs ?? RUN_LIMIT_MS;
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, {
       cwd: opts.cwd,
       env: opts.env ?? process.env,
       stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      detached: true,
     });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    // A client that never ends (a connection nobody closes) is killed, and the test fails by what
-    // it printed, instead of holding the run.
+    let killed = false;
     const timer = setTimeout(() => {
-      stderr += `\n[killed after ${RUN_LIMIT_MS} ms: ${cmd} ${args.join(' ')}]`;
-      child.kill('SIGKILL');
-    }, RUN_LIMIT_MS);
+      killed = true;
+      stderr += `\n[killed after ${limitMs} ms: ${cmd} ${args.join(' ')}]`;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }, limitMs);
     child.on('error', (err) => {
       clearTimeout(timer);
       reject(err);
     });
-    child.on('close', (code) => {
+    // 'exit' rather than 'close' once killed: a grandchild still holding a pipe must not hold us.
+    const done = (code: number | null) => {
       clearTimeout(timer);
       resolve({ code: code ?? -1, stdout, stderr });
+    };
+    child.on('close', done);
+    child.on('exit', (code) => {
+      if (killed) done(code);
     });
     if (opts.input !== undefined) child.stdin!.end(opts.input);
   });

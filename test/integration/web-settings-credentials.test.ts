@@ -396,14 +396,21 @@ describe('web settings: tokens, OAuth2 applications, SSH and GPG keys', () => {
       assert.equal(repo.status, 201, repo.text);
       const sshCommand =
         `ssh -i ${key.file} -o IdentitiesOnly=yes -o StrictHostKeyChecking=no ` +
-        `-o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes -p ${sshd.port}`;
-      const clone = (dir: string) =>
-        run('git', ['clone', `ssh://git@127.0.0.1:${sshd.port}/bob/secret.git`, dir], {
+        `-o UserKnownHostsFile=/dev/null -o LogLevel=DEBUG1 -o BatchMode=yes -o ConnectTimeout=30 ` +
+        `-p ${sshd.port}`;
+      // A clone that hangs is killed after a minute and fails with the client's own account of it
+      // (the last lines of ssh's debug output), instead of holding the file until its timeout.
+      const clone = async (dir: string) => {
+        const r = await run('git', ['clone', `ssh://git@127.0.0.1:${sshd.port}/bob/secret.git`, dir], {
           cwd: home,
           env: { PATH: process.env['PATH'], HOME: home, LANG: 'C', GIT_SSH_COMMAND: sshCommand },
+          limitMs: 60_000,
         });
+        return { code: r.code, stderr: r.stderr.split('\n').slice(-40).join('\n') };
+      };
       const before = await clone(path.join(home, 'before'));
       assert.notEqual(before.code, 0, 'an unknown key clones nothing');
+      assert.match(before.stderr, /Permission denied/, before.stderr);
 
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       const page = await context.newPage();

@@ -90,6 +90,7 @@ export const webPages = (ctx: AppContext): PageRoutes[] => [
     orgs: ctx.orgs,
     repos: ctx.repos,
     unadopted: ctx.unadopted,
+    pageSize: ctx.config.api.defaultPagingNum,
   }),
   orgPages({ orgs: ctx.orgs, users: ctx.users, repos: ctx.repos, collaborators: ctx.collaborators }),
   orgTeamPages({ orgs: ctx.orgs, users: ctx.users, repos: ctx.repos, collaborators: ctx.collaborators }),

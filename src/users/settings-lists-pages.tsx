@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { AppError } from '../errors.js';
-import { When } from '../web/components.js';
+import { Pager, pageNumber, When } from '../web/components.js';
 import { CsrfField, Field, type PageContext } from '../web/layout.js';
 import { formText, type PageRoutes, type Web } from '../web/plugin.js';
 import { DangerForm, Section, SettingsLayout, USER_SETTINGS_NAV } from '../web/settings.js';
@@ -17,10 +17,9 @@ import { avatarPath } from './avatars.js';
 import type { UserService } from './service.js';
 import { UserType, type UserRow } from './tables.js';
 
-/** How many entries these lists show (they are a person's own; no paging needed in practice). */
-const LIST_LIMIT = 200;
-
 export interface SettingsListsDeps {
+  /** Entries on one page of each list (`[api] DEFAULT_PAGING_NUM`, as the other lists). */
+  pageSize: number;
   users: Pick<UserService, 'getByName' | 'getByIds'>;
   social: Pick<SocialService, 'block' | 'unblock' | 'blocked'>;
   orgs: Pick<OrgService, 'listOrgsOfUser' | 'removeMember'>;
@@ -44,9 +43,17 @@ function AccountLine(props: { account: UserRow; children?: VNode | null }): VNod
   );
 }
 
+/** Where a page of a list is: its number, size and the list's total. */
+interface Paging {
+  page: number;
+  pageSize: number;
+  total: number;
+}
+
 function BlockedPage(props: {
   page: PageContext;
   blocked: Array<{ user: UserRow; since: number }>;
+  paging: Paging;
   value: string;
   error?: string | undefined;
 }): VNode {
@@ -91,12 +98,13 @@ function BlockedPage(props: {
             </AccountLine>
           ))}
         </ul>
+        <Pager path="/user/settings/blocked_users" {...props.paging} />
       </Section>
     </SettingsLayout>
   );
 }
 
-function OrganizationsPage(props: { page: PageContext; orgs: UserRow[] }): VNode {
+function OrganizationsPage(props: { page: PageContext; orgs: UserRow[]; paging: Paging }): VNode {
   const { page } = props;
   return (
     <SettingsLayout
@@ -127,6 +135,7 @@ function OrganizationsPage(props: { page: PageContext; orgs: UserRow[] }): VNode
             </AccountLine>
           ))}
         </ul>
+        <Pager path="/user/settings/organization" {...props.paging} />
       </Section>
     </SettingsLayout>
   );
@@ -135,10 +144,12 @@ function OrganizationsPage(props: { page: PageContext; orgs: UserRow[] }): VNode
 function ReposPage(props: {
   page: PageContext;
   repos: RepoRow[];
-  total: number;
+  paging: Paging;
   ownerName: string;
-  unadopted: string[] | null;
+  /** Unadopted directories (administrators), paged by `unadopted_page`. */
+  unadopted: { dirs: string[]; paging: Paging } | null;
 }): VNode {
+  const query = (param: string, other: number) => (other > 1 ? `${param}=${other}` : '');
   const { page } = props;
   return (
     <SettingsLayout
@@ -148,7 +159,7 @@ function ReposPage(props: {
       nav={USER_SETTINGS_NAV}
       active="/user/settings/repos"
     >
-      <Section title={`Repositories (${props.total})`}>
+      <Section title={`Repositories (${props.paging.total})`}>
         {props.repos.length === 0 ? <p class="empty">You own no repository.</p> : null}
         <ul class="list">
           {props.repos.map((r) => (
@@ -166,13 +177,20 @@ function ReposPage(props: {
             </li>
           ))}
         </ul>
+        <Pager
+          path="/user/settings/repos"
+          {...props.paging}
+          query={query('unadopted_page', props.unadopted?.paging.page ?? 1)}
+        />
       </Section>
       {props.unadopted ? (
         <Section title="Unadopted repositories">
           <p class="muted">Directories of repositories on disk that no repository of the site records.</p>
-          {props.unadopted.length === 0 ? <p class="empty">There are no unadopted repositories.</p> : null}
+          {props.unadopted.dirs.length === 0 ? (
+            <p class="empty">There are no unadopted repositories.</p>
+          ) : null}
           <ul class="list">
-            {props.unadopted.map((full) => (
+            {props.unadopted.dirs.map((full) => (
               <li key={full}>
                 <div class="grow">
                   <code>{full}</code>
@@ -197,6 +215,12 @@ function ReposPage(props: {
               </li>
             ))}
           </ul>
+          <Pager
+            path="/user/settings/repos"
+            {...props.unadopted.paging}
+            param="unadopted_page"
+            query={query('page', props.paging.page)}
+          />
         </Section>
       ) : null}
     </SettingsLayout>
@@ -208,13 +232,19 @@ export function settingsListsPages(deps: SettingsListsDeps): PageRoutes {
 }
 
 function registerSettingsLists(app: FastifyInstance, web: Web, deps: SettingsListsDeps): void {
-  const { users, social, orgs, repos, unadopted } = deps;
+  const { users, social, orgs, repos, unadopted, pageSize } = deps;
+  /** The page a `?name=` asks for, with its limit and offset. */
+  const pageOf = (request: FastifyRequest, name = 'page') => {
+    const page = pageNumber((request.query as Record<string, unknown>)[name]);
+    return { page, limit: pageSize, offset: (page - 1) * pageSize };
+  };
   const body = (request: FastifyRequest, name: string) =>
     formText((request.body as Record<string, unknown> | undefined)?.[name]);
 
   const blockedPage = async (request: FastifyRequest, reply: FastifyReply, value: string, error?: string) => {
     const user = web.requireUser(request);
-    const [rows] = await social.blocked(user, { limit: LIST_LIMIT, offset: 0, page: 1 });
+    const at = pageOf(request);
+    const [rows, total] = await social.blocked(user, at);
     const byId = await users.getByIds(rows.map((r) => r.block_id));
     const blocked = rows.flatMap((r) => {
       const u = byId.get(r.block_id);
@@ -222,7 +252,13 @@ function registerSettingsLists(app: FastifyInstance, web: Web, deps: SettingsLis
     });
     return web.send(
       reply,
-      <BlockedPage page={web.page(request)} blocked={blocked} value={value} error={error} />,
+      <BlockedPage
+        page={web.page(request)}
+        blocked={blocked}
+        paging={{ page: at.page, pageSize, total }}
+        value={value}
+        error={error}
+      />,
       error ? 422 : 200,
     );
   };
@@ -252,8 +288,12 @@ function registerSettingsLists(app: FastifyInstance, web: Web, deps: SettingsLis
 
   app.get('/user/settings/organization', async (request, reply) => {
     const user = web.requireUser(request);
-    const [rows] = await orgs.listOrgsOfUser(user, request.web.viewer, LIST_LIMIT, 0);
-    return web.send(reply, <OrganizationsPage page={web.page(request)} orgs={rows} />);
+    const at = pageOf(request);
+    const [rows, total] = await orgs.listOrgsOfUser(user, request.web.viewer, at.limit, at.offset);
+    return web.send(
+      reply,
+      <OrganizationsPage page={web.page(request)} orgs={rows} paging={{ page: at.page, pageSize, total }} />,
+    );
   });
 
   app.post('/user/settings/organization/leave', async (request, reply) => {
@@ -282,14 +322,20 @@ function registerSettingsLists(app: FastifyInstance, web: Web, deps: SettingsLis
 
   app.get('/user/settings/repos', async (request, reply) => {
     const user = web.requireUser(request);
-    const [rows, total] = await repos.list({ ownerId: user.id, orderBy: 'name' }, LIST_LIMIT, 0);
-    const dirs = user.is_admin && unadopted ? (await unadopted.list('', LIST_LIMIT, 0))[0] : null;
+    const at = pageOf(request);
+    const [rows, total] = await repos.list({ ownerId: user.id, orderBy: 'name' }, at.limit, at.offset);
+    let dirs: { dirs: string[]; paging: Paging } | null = null;
+    if (user.is_admin && unadopted) {
+      const u = pageOf(request, 'unadopted_page');
+      const [found, count] = await unadopted.list('', u.limit, u.offset);
+      dirs = { dirs: found, paging: { page: u.page, pageSize, total: count } };
+    }
     return web.send(
       reply,
       <ReposPage
         page={web.page(request)}
         repos={rows}
-        total={total}
+        paging={{ page: at.page, pageSize, total }}
         ownerName={user.name}
         unadopted={dirs}
       />,

@@ -8,12 +8,14 @@ export function Pager(props: {
   pageSize: number;
   total: number;
   query?: string;
+  /** The query parameter that carries the page number (`page`). */
+  param?: string;
 }) {
   const last = Math.max(1, Math.ceil(props.total / props.pageSize));
   if (last <= 1) return null;
   const link = (p: number) => {
     const params = new URLSearchParams(props.query ?? '');
-    params.set('page', String(p));
+    params.set(props.param ?? 'page', String(p));
     return `${props.path}?${params.toString()}`;
   };
   return (

@@ -418,6 +418,38 @@ describe('web: header menus, first administrator and user settings', () => {
     assert.doesNotMatch(after.text, /<code>founder\/(orphan|stray)<\/code>/);
   });
 
+  it('pages the lists of repositories and blocked users', async () => {
+    const c = await signedIn('hoarder');
+    const hoarder = (await s.ctx.users.getByName('hoarder'))!;
+    const size = s.config.api.defaultPagingNum;
+    const names = Array.from({ length: size + 1 }, (_, i) => `r${String(i).padStart(3, '0')}`);
+    for (const name of names) await s.ctx.repos.create(hoarder, hoarder, { name });
+    const first = await c.get('/user/settings/repos');
+    assert.match(first.text, new RegExp(`Repositories \\(${size + 1}\\)`));
+    assert.match(first.text, /href="\/hoarder\/r000"/);
+    assert.doesNotMatch(first.text, new RegExp(`href="/hoarder/${names.at(-1)}"`));
+    assert.match(first.text, /href="\/user\/settings\/repos\?page=2"/);
+    const second = await c.get('/user/settings/repos?page=2');
+    assert.match(second.text, new RegExp(`href="/hoarder/${names.at(-1)}"`));
+    assert.doesNotMatch(second.text, /href="\/hoarder\/r000"/);
+    assert.match(second.text, /Page 2 of 2/);
+    // Nonsense is the first page.
+    assert.match((await c.get('/user/settings/repos?page=-3')).text, /href="\/hoarder\/r000"/);
+
+    for (const name of names) {
+      const u = await s.ctx.users.create({
+        username: `b${name}`,
+        email: `b${name}@example.com`,
+        password: 'pw-123456',
+      });
+      await s.ctx.social.block(hoarder, u);
+    }
+    const blocked = await c.get('/user/settings/blocked_users');
+    assert.equal((blocked.text.match(/>Unblock</g) ?? []).length, size);
+    const rest = await c.get('/user/settings/blocked_users?page=2');
+    assert.equal((rest.text.match(/>Unblock</g) ?? []).length, 1);
+  });
+
   it('deletes an account only with its password, and not while it owns repositories', async () => {
     const c = await signedIn('leaving');
     const leaving = (await s.ctx.users.getByName('leaving'))!;

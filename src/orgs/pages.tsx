@@ -8,6 +8,7 @@ import { AppError } from '../errors.js';
 import { CsrfField, Field, Layout, type PageContext } from '../web/layout.js';
 import type { PageRoutes, Web } from '../web/plugin.js';
 import {
+  AvatarSection,
   Checkbox,
   DangerForm,
   Section,
@@ -314,34 +315,15 @@ export function SettingsPage(props: { page: PageContext; org: UserRow; values: F
           </button>
         </form>
       </Section>
-      <Section title="Avatar">
-        <form method="post" action={`${base}/avatar`} enctype="multipart/form-data">
-          <CsrfField page={page} />
-          <div class={errors['avatar'] ? 'field invalid' : 'field'}>
-            <label for="f-avatar">Picture (PNG, JPEG, GIF or WebP)</label>
-            <input
-              id="f-avatar"
-              type="file"
-              name="avatar"
-              accept="image/png,image/jpeg,image/gif,image/webp"
-              aria-invalid={errors['avatar'] ? 'true' : undefined}
-              aria-describedby={errors['avatar'] ? 'f-avatar-error' : undefined}
-            />
-            {errors['avatar'] ? (
-              <p class="field-error" id="f-avatar-error">
-                {errors['avatar']}
-              </p>
-            ) : null}
-          </div>
-          <button type="submit">Update avatar</button>
-        </form>
-        {org.avatar ? (
-          <form method="post" action={`${base}/avatar/delete`}>
-            <CsrfField page={page} />
-            <button type="submit">Delete current avatar</button>
-          </form>
-        ) : null}
-      </Section>
+      <AvatarSection
+        page={page}
+        action={`${base}/avatar`}
+        src={`/${avatarPath(org)}`}
+        alt={`The avatar of ${org.name}`}
+        uploaded={Boolean(org.avatar)}
+        confirm={`Delete the avatar of ${org.name}? The generated picture is shown again.`}
+        error={errors['avatar']}
+      />
       <Section title="Delete organization" danger>
         <p>Deleting an organization cannot be undone. It must own no repositories or packages.</p>
         <DangerForm

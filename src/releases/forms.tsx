@@ -17,7 +17,7 @@ import { RepoHeader } from '../repos/code-pages.js';
 import type { UserRow } from '../users/tables.js';
 import { CsrfField, Field, Layout, type PageContext } from '../web/layout.js';
 import { formText, uploadsOf, type PageRoutes, type Upload } from '../web/plugin.js';
-import { Checkbox, DangerForm, ticked } from '../web/settings.js';
+import { Checkbox, DangerForm, FileField, ticked } from '../web/settings.js';
 import type { ReleaseRow, ReleaseService } from './service.js';
 
 type Form = Record<string, string | undefined>;
@@ -114,22 +114,7 @@ function ReleaseForm(props: {
             ))}
           </ul>
         ) : null}
-        <div class={errors['files'] ? 'field invalid' : 'field'}>
-          <label for="f-files">Attach binaries</label>
-          <input
-            id="f-files"
-            type="file"
-            name="files"
-            multiple
-            aria-invalid={errors['files'] ? 'true' : undefined}
-            aria-describedby={errors['files'] ? 'f-files-error' : undefined}
-          />
-          {errors['files'] ? (
-            <p class="field-error" id="f-files-error">
-              {errors['files']}
-            </p>
-          ) : null}
-        </div>
+        <FileField label="Attach binaries" name="files" multiple error={errors['files']} />
       </fieldset>
       <Checkbox
         label="Mark as pre-release"

@@ -14,7 +14,7 @@ import type { GitDataService, Target } from '../git/data-service.js';
 import type { GitFileService } from '../git/data-files.js';
 import { CsrfField, Field, Layout, type PageContext } from '../web/layout.js';
 import { formText, uploadsOf, type PageRoutes, type Web } from '../web/plugin.js';
-import { TextArea } from '../web/settings.js';
+import { FileField, TextArea } from '../web/settings.js';
 import { RepoHeader } from './code-pages.js';
 
 export interface EditorPagesDeps {
@@ -157,23 +157,7 @@ function EditorPage(props: {
                 value={values['tree_path'] ?? ''}
                 error={errors.tree_path}
               />
-              <div class={errors.files ? 'field invalid' : 'field'}>
-                <label for="f-files">Files</label>
-                <input
-                  id="f-files"
-                  type="file"
-                  name="files"
-                  multiple
-                  required
-                  aria-invalid={errors.files ? 'true' : undefined}
-                  aria-describedby={errors.files ? 'f-files-error' : undefined}
-                />
-                {errors.files ? (
-                  <p class="field-error" id="f-files-error">
-                    {errors.files}
-                  </p>
-                ) : null}
-              </div>
+              <FileField label="Files" name="files" multiple required error={errors.files} />
             </>
           ) : action === 'delete' ? (
             <>

@@ -9,6 +9,7 @@ import { AppError } from '../errors.js';
 import { CsrfField, Field, type PageContext } from '../web/layout.js';
 import { formText, uploadsOf, type PageRoutes, type Web } from '../web/plugin.js';
 import {
+  AvatarSection,
   Checkbox,
   DangerForm,
   Section,
@@ -144,39 +145,15 @@ function ProfilePage(props: { page: PageContext; user: UserRow; values: Values; 
           </button>
         </form>
       </Section>
-      <Section title="Avatar">
-        <div class="avatar-setting">
-          <img class="avatar" src={`/${avatarPath(user)}`} alt="Your current avatar" width={96} height={96} />
-          <form method="post" action="/user/settings/avatar" enctype="multipart/form-data">
-            <CsrfField page={page} />
-            <div class={errors['avatar'] ? 'field invalid' : 'field'}>
-              <label for="f-avatar">Upload an image (PNG, JPEG, GIF or WebP)</label>
-              <input
-                id="f-avatar"
-                type="file"
-                name="avatar"
-                accept="image/png,image/jpeg,image/gif,image/webp"
-                aria-invalid={errors['avatar'] ? 'true' : undefined}
-                aria-describedby={errors['avatar'] ? 'f-avatar-error' : undefined}
-              />
-              {errors['avatar'] ? (
-                <p class="field-error" id="f-avatar-error">
-                  {errors['avatar']}
-                </p>
-              ) : null}
-            </div>
-            <button type="submit">Update avatar</button>
-          </form>
-        </div>
-        {user.avatar ? (
-          <DangerForm
-            page={page}
-            action="/user/settings/avatar/delete"
-            button="Delete current avatar"
-            confirm="Delete your avatar? The generated picture is shown again."
-          />
-        ) : null}
-      </Section>
+      <AvatarSection
+        page={page}
+        action="/user/settings/avatar"
+        src={`/${avatarPath(user)}`}
+        alt="Your current avatar"
+        uploaded={Boolean(user.avatar)}
+        confirm="Delete your avatar? The generated picture is shown again."
+        error={errors['avatar']}
+      />
     </SettingsLayout>
   );
 }

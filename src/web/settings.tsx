@@ -172,6 +172,73 @@ export function TextArea(props: {
   );
 }
 
+/** A labelled file input (`multiple` for several files), with its error beside it. */
+export function FileField(props: {
+  label: string;
+  name: string;
+  accept?: string;
+  multiple?: boolean;
+  required?: boolean;
+  error?: string | undefined;
+}): VNode {
+  const ids = errorIds(props.name, props.error);
+  return (
+    <div class={props.error ? 'field invalid' : 'field'}>
+      <label for={ids.id}>{props.label}</label>
+      <input
+        {...ids}
+        type="file"
+        name={props.name}
+        accept={props.accept}
+        multiple={props.multiple}
+        required={props.required}
+      />
+      <FieldError name={props.name} error={props.error} />
+    </div>
+  );
+}
+
+/**
+ * The avatar section of a user's or an organization's settings: the current picture, an upload
+ * form posting `avatar` to `{action}` and, when one was uploaded, a delete button that asks first
+ * (posting to `{action}/delete`).
+ */
+export function AvatarSection(props: {
+  page: PageContext;
+  action: string;
+  src: string;
+  alt: string;
+  uploaded: boolean;
+  confirm: string;
+  error?: string | undefined;
+}): VNode {
+  return (
+    <Section title="Avatar">
+      <div class="avatar-setting">
+        <img class="avatar" src={props.src} alt={props.alt} width={96} height={96} />
+        <form method="post" action={props.action} enctype="multipart/form-data">
+          <CsrfField page={props.page} />
+          <FileField
+            label="Upload an image (PNG, JPEG, GIF or WebP)"
+            name="avatar"
+            accept="image/png,image/jpeg,image/gif,image/webp"
+            error={props.error}
+          />
+          <button type="submit">Update avatar</button>
+        </form>
+      </div>
+      {props.uploaded ? (
+        <DangerForm
+          page={props.page}
+          action={`${props.action}/delete`}
+          button="Delete current avatar"
+          confirm={props.confirm}
+        />
+      ) : null}
+    </Section>
+  );
+}
+
 /** A labelled choice of one value. */
 export function Select(props: {
   label: string;

@@ -8,6 +8,7 @@ import { AppError, forbidden } from '../errors.js';
 import { Pager, formatBytes, pageNumber } from '../web/components.js';
 import { CsrfField, Field, type PageContext } from '../web/layout.js';
 import { formList, formText, type PageRoutes, type Web } from '../web/plugin.js';
+import { errorField } from '../web/fields.js';
 import { ADMIN_NAV, Checkbox, DangerForm, Section, SettingsLayout } from '../web/settings.js';
 import type { UserService } from '../users/service.js';
 import type { UserRow } from '../users/tables.js';
@@ -72,12 +73,8 @@ export function parseLimit(text: string): number | undefined {
 
 const limitText = (limit: number) => (limit === UNLIMITED ? 'unlimited' : formatBytes(limit));
 
-/** The form field an API error names ("[Subjects]: ..."), or `fallback`. */
-function fieldError(err: AppError, fallback: string): [string, string] {
-  const m = /^\[(\w+)\]: (.*)$/.exec(err.message);
-  if (m) return [m[1]!.toLowerCase(), m[2]!];
-  return [fallback, err.message];
-}
+/** The field an error names is its bracketed name in lower case ("[Name]: ..." goes beside `name`). */
+const lower = (name: string) => name.toLowerCase();
 
 function RuleForm(props: {
   page: PageContext;
@@ -319,7 +316,7 @@ function registerQuotaAdminPages(app: Parameters<PageRoutes>[0], web: Web, deps:
       } catch (err) {
         if (!(err instanceof AppError) || (err.kind !== 'invalid' && err.kind !== 'conflict')) throw err;
         const [field, message] =
-          err.kind === 'conflict' ? ['name', 'A rule of that name exists.'] : fieldError(err, 'name');
+          err.kind === 'conflict' ? ['name', 'A rule of that name exists.'] : errorField(err, lower, 'name');
         errors[field] = message;
       }
     }
@@ -374,7 +371,7 @@ function registerQuotaAdminPages(app: Parameters<PageRoutes>[0], web: Web, deps:
         return web.redirect(reply, '/admin/quota', { kind: 'info', text: `Rule ${rule.name} saved.` });
       } catch (err) {
         if (!(err instanceof AppError) || err.kind !== 'invalid') throw err;
-        const [field, message] = fieldError(err, 'subjects');
+        const [field, message] = errorField(err, lower, 'subjects');
         errors[field] = message;
       }
     }
@@ -404,7 +401,7 @@ function registerQuotaAdminPages(app: Parameters<PageRoutes>[0], web: Web, deps:
       } catch (err) {
         if (!(err instanceof AppError) || (err.kind !== 'invalid' && err.kind !== 'conflict')) throw err;
         errors['name'] =
-          err.kind === 'conflict' ? 'A group of that name exists.' : fieldError(err, 'name')[1];
+          err.kind === 'conflict' ? 'A group of that name exists.' : errorField(err, lower, 'name')[1];
       }
     }
     return home(request, reply, { group: { values: { name }, errors } }, 422);

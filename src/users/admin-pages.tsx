@@ -8,6 +8,7 @@ import { AdminLayout, AdminSearch, AdminTable, requireAdmin, yesNo } from '../we
 import { Pager, When, pageNumber } from '../web/components.js';
 import { CsrfField, Field, type PageContext } from '../web/layout.js';
 import { formText, type PageRoutes, type Web } from '../web/plugin.js';
+import { errorField } from '../web/fields.js';
 import { Checkbox, DangerForm, Section, Select, ticked } from '../web/settings.js';
 import type { UserService } from './service.js';
 import {
@@ -93,12 +94,9 @@ const sortOf = (v: unknown): UserOrder => {
   return (USER_ORDERS as readonly string[]).includes(s) ? (s as UserOrder) : 'newest';
 };
 
-/** "[Email]: e-mail address is invalid ..." -> the form field and the message. */
+/** The field an error names; an unnamed one about an e-mail address goes beside the e-mail field. */
 function fieldError(err: AppError, fields: Record<string, string>, fallback: string): [string, string] {
-  const m = /^\[(\w+)\]: (.*)$/.exec(err.message);
-  if (m) return [fields[m[1]!] ?? fallback, m[2]!];
-  if (/e-mail/i.test(err.message)) return ['email', err.message];
-  return [fallback, err.message];
+  return errorField(err, fields, /^[^[].*e-mail/is.test(err.message) ? 'email' : fallback);
 }
 
 function UserList(props: {

@@ -8,6 +8,7 @@ import type { VNode } from 'preact';
 import { AppError } from '../errors.js';
 import { CsrfField, Field, type PageContext } from '../web/layout.js';
 import { formText, uploadsOf, type PageRoutes, type Web } from '../web/plugin.js';
+import { errorField } from '../web/fields.js';
 import {
   AvatarSection,
   Checkbox,
@@ -44,13 +45,6 @@ export interface AccountSettingsDeps {
   /** Passwords typed on these pages are checked through the sign-in throttle. */
   sessions: Pick<SessionService, 'signIn'>;
   avatars: Pick<AvatarService, 'setUser' | 'deleteUser'>;
-}
-
-/** The field a service's "[Field]: reason" message names, and the reason. */
-export function fieldOf(err: AppError, fields: Record<string, string>, fallback: string): [string, string] {
-  const m = /^\[(\w+)\]: (.*)$/s.exec(err.message);
-  if (!m) return [fallback, err.message];
-  return [fields[m[1]!] ?? fallback, m[2]!];
 }
 
 /** An AppError the user caused (bad input): shown beside the field; anything else propagates. */
@@ -416,7 +410,7 @@ function registerAccountSettings(app: FastifyInstance, web: Web, deps: AccountSe
       try {
         await users.rename(user, values['name']!, 'name');
       } catch (err) {
-        errors['name'] = fieldOf(userError(err), {}, 'name')[1];
+        errors['name'] = errorField(userError(err), {}, 'name')[1];
       }
     }
     if (!Object.keys(errors).length) {
@@ -430,7 +424,7 @@ function registerAccountSettings(app: FastifyInstance, web: Web, deps: AccountSe
           hideEmail: ticked(values['keep_email_private']),
         });
       } catch (err) {
-        const [name, text] = fieldOf(userError(err), { Website: 'website' }, 'full_name');
+        const [name, text] = errorField(userError(err), { Website: 'website' }, 'full_name');
         errors[name] = text;
       }
     }
@@ -447,7 +441,7 @@ function registerAccountSettings(app: FastifyInstance, web: Web, deps: AccountSe
       try {
         await avatars.setUser(user, (await fs.readFile(file.path)).toString('base64'));
       } catch (err) {
-        error = fieldOf(userError(err), {}, 'avatar')[1];
+        error = errorField(userError(err), {}, 'avatar')[1];
       }
     }
     if (error) return profile(request, reply, user, profileValues(user), { avatar: error });
@@ -511,7 +505,7 @@ function registerAccountSettings(app: FastifyInstance, web: Web, deps: AccountSe
       try {
         await users.setPrimaryEmail(user, address.email);
       } catch (err) {
-        return account(request, reply, {}, { email: fieldOf(userError(err), {}, 'email')[1] });
+        return account(request, reply, {}, { email: errorField(userError(err), {}, 'email')[1] });
       }
       return web.redirect(reply, '/user/settings/account', {
         kind: 'info',
@@ -523,7 +517,7 @@ function registerAccountSettings(app: FastifyInstance, web: Web, deps: AccountSe
     try {
       await users.addEmails(user, [email]);
     } catch (err) {
-      return account(request, reply, { email }, { email: fieldOf(userError(err), {}, 'email')[1] });
+      return account(request, reply, { email }, { email: errorField(userError(err), {}, 'email')[1] });
     }
     return web.redirect(reply, '/user/settings/account', { kind: 'info', text: `${email} has been added.` });
   });
@@ -534,7 +528,7 @@ function registerAccountSettings(app: FastifyInstance, web: Web, deps: AccountSe
     try {
       await users.deleteEmails(user, [address.email]);
     } catch (err) {
-      return account(request, reply, {}, { email: fieldOf(userError(err), {}, 'email')[1] });
+      return account(request, reply, {}, { email: errorField(userError(err), {}, 'email')[1] });
     }
     return web.redirect(reply, '/user/settings/account', {
       kind: 'info',
@@ -592,7 +586,7 @@ function registerAccountSettings(app: FastifyInstance, web: Web, deps: AccountSe
     try {
       await users.updateSettings(user, { emailNotificationsPreference: preference });
     } catch (err) {
-      const text = fieldOf(userError(err), {}, 'preference')[1];
+      const text = errorField(userError(err), {}, 'preference')[1];
       return web.send(
         reply,
         <NotificationsPage page={web.page(request)} preference={preference} error={text} />,

@@ -13,6 +13,7 @@ import { statusOf } from '../http/errors.js';
 import type { UserService } from '../users/service.js';
 import type { UserRow } from '../users/tables.js';
 import { PackageAccessDenied, type PackageService } from './service.js';
+import type { FileWithBlob } from './tables.js';
 
 /** Forgejo's challenge, word for word. */
 export const REALM = 'Basic realm="Gitea Package API"';
@@ -152,6 +153,38 @@ export function registry(
     },
     { prefix: '/api/packages' },
   );
+}
+
+/** The headers `sendPackageFile` adds to the type and length of a file it streams. */
+export interface PackageFileHeaders {
+  /** Content-Disposition: attachment, with the file's name. */
+  attachment?: boolean;
+  /** Last-Modified: when the file was uploaded. */
+  lastModified?: boolean;
+  /** ETag: the file's SHA-256, quoted. */
+  etag?: boolean;
+}
+
+/**
+ * Answers a package file: a 303 to the storage's own URL of it when the store serves downloads
+ * directly ([packages] SERVE_DIRECT), else the file streamed with its content type and length (and
+ * the headers asked for). The download counts unless `count` is false.
+ */
+export async function sendPackageFile(
+  reply: FastifyReply,
+  packages: Pick<PackageService, 'directUrl' | 'open'>,
+  file: FileWithBlob,
+  type: string,
+  headers: PackageFileHeaders = {},
+  count = true,
+): Promise<FastifyReply> {
+  const direct = await packages.directUrl(file, count);
+  if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
+  reply.type(type).header('Content-Length', String(file.size));
+  if (headers.etag) reply.header('ETag', `"${file.hash_sha256}"`);
+  if (headers.lastModified) reply.header('Last-Modified', new Date(file.created_unix * 1000).toUTCString());
+  if (headers.attachment) reply.header('Content-Disposition', `attachment; filename="${file.name}"`);
+  return reply.send(await packages.open(file, undefined, count));
 }
 
 /**

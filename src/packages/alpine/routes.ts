@@ -5,7 +5,14 @@
 // Errors are plain text, as Forgejo sends them.
 import type { FastifyInstance } from 'fastify';
 import type { PackageService } from '../service.js';
-import { announcedLength, type RegistryDeps, registry, streamOf, uploader } from '../registry.js';
+import {
+  announcedLength,
+  type RegistryDeps,
+  registry,
+  streamOf,
+  uploader,
+  sendPackageFile,
+} from '../registry.js';
 import { checkLocation, type AlpineService } from './service.js';
 
 type Params = Record<'owner' | 'branch' | 'repository' | 'architecture' | 'file', string>;
@@ -66,14 +73,10 @@ export function alpineRoutes(app: FastifyInstance, deps: AlpineRoutesDeps): void
           architecture,
           file,
         );
-        const direct = await packages.directUrl(pkg);
-        if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
-        return reply
-          .type('application/octet-stream')
-          .header('Content-Length', String(pkg.size))
-          .header('Content-Disposition', `attachment; filename="${pkg.name}"`)
-          .header('Last-Modified', new Date(pkg.created_unix * 1000).toUTCString())
-          .send(await packages.open(pkg));
+        return sendPackageFile(reply, packages, pkg, 'application/octet-stream', {
+          attachment: true,
+          lastModified: true,
+        });
       },
     });
 

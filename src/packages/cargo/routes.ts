@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { badRequest, notFound } from '../../errors.js';
 import type { PackageService } from '../service.js';
-import { type RegistryDeps, registry, uploader } from '../registry.js';
+import { type RegistryDeps, registry, uploader, sendPackageFile } from '../registry.js';
 import { type CargoService, indexPath, isCrateName, isSemver, readPublishBody } from './service.js';
 
 type Params = Record<string, string | undefined>;
@@ -108,12 +108,7 @@ export function cargoRoutes(app: FastifyInstance, deps: CargoRoutesDeps): void {
         found.version.id,
         `${found.pkg.name}-${found.version.version}.crate`,
       );
-      const direct = await packages.directUrl(file);
-      if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
-      return reply
-        .type('application/octet-stream')
-        .header('Content-Length', String(file.size))
-        .send(await packages.open(file));
+      return sendPackageFile(reply, packages, file, 'application/octet-stream');
     });
 
     scope.delete(`${crates}/:name/:version/yank`, async (request) => {

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { readMultipart } from '../../attachments/upload.js';
 import { badRequest } from '../../errors.js';
 import type { PackageService } from '../service.js';
-import { type RegistryFormat, type RegistryDeps, registry, uploader } from '../registry.js';
+import { type RegistryFormat, type RegistryDeps, registry, uploader, sendPackageFile } from '../registry.js';
 import type { ChefService } from './service.js';
 
 type Params = Record<string, string | undefined>;
@@ -127,13 +127,7 @@ export function chefRoutes(app: FastifyInstance, deps: ChefRoutesDeps): void {
           request.packageIdentity,
         );
         const file = await packages.requireFile(version.id, `${row.version}.tar.gz`);
-        const direct = await packages.directUrl(file);
-        if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
-        return reply
-          .type('application/octet-stream')
-          .header('Content-Disposition', `attachment; filename="${file.name}"`)
-          .header('Content-Length', String(file.size))
-          .send(await packages.open(file));
+        return sendPackageFile(reply, packages, file, 'application/octet-stream', { attachment: true });
       },
     });
   });

@@ -6,7 +6,14 @@
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../errors.js';
 import type { PackageService } from '../service.js';
-import { announcedLength, type RegistryDeps, registry, streamOf, uploader } from '../registry.js';
+import {
+  announcedLength,
+  type RegistryDeps,
+  registry,
+  streamOf,
+  uploader,
+  sendPackageFile,
+} from '../registry.js';
 import { type ComposerService, isPackageName } from './service.js';
 
 type Params = Record<string, string | undefined>;
@@ -81,12 +88,7 @@ export function composerRoutes(app: FastifyInstance, deps: ComposerRoutesDeps): 
         request.packageIdentity,
       );
       const file = await packages.requireFile(found.version.id, p['filename'] ?? '');
-      const direct = await packages.directUrl(file);
-      if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
-      return reply
-        .type('application/zip')
-        .header('Content-Length', String(file.size))
-        .send(await packages.open(file));
+      return sendPackageFile(reply, packages, file, 'application/zip');
     });
   });
 }

@@ -12,7 +12,7 @@ import { badRequest, notFound, unauthorized } from '../../errors.js';
 import { hasScope } from '../../tokens/scopes.js';
 import type { RegistryTokens } from '../container/tokens.js';
 import { PackageAccessDenied, type PackageService } from '../service.js';
-import { announcedLength, registry, streamOf, type RegistryDeps } from '../registry.js';
+import { announcedLength, registry, sendPackageFile, streamOf, type RegistryDeps } from '../registry.js';
 import {
   PACKAGE_FILES,
   packageLink,
@@ -199,12 +199,7 @@ export function conanRoutes(app: FastifyInstance, deps: ConanRoutesDeps): void {
       const file = await conan.file(o, request.packageIdentity, ref, pref, name);
       // Forgejo counts downloads of a recipe's conanfile.py.
       const count = file.is_lead === 1;
-      const direct = await packages.directUrl(file, count);
-      if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
-      return reply
-        .type('application/octet-stream')
-        .header('Content-Length', String(file.size))
-        .send(await packages.open(file, undefined, count));
+      return sendPackageFile(reply, packages, file, 'application/octet-stream', {}, count);
     };
     const putFile = (withPackage: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
       const { o, ref, pref } = await access(request, 'write', withPackage);

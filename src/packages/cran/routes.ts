@@ -6,7 +6,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { notFound } from '../../errors.js';
 import type { PackageService } from '../service.js';
-import { announcedLength, type RegistryDeps, registry, streamOf, uploader } from '../registry.js';
+import {
+  announcedLength,
+  type RegistryDeps,
+  registry,
+  streamOf,
+  uploader,
+  sendPackageFile,
+} from '../registry.js';
 import { CranService, type CranTree } from './service.js';
 
 type Params = Record<string, string | undefined>;
@@ -57,12 +64,12 @@ export function cranRoutes(app: FastifyInstance, deps: CranRoutesDeps): void {
       if (!found) throw notFound(`package file does not exist [name: ${fileName}]`);
       const v = await packages.requireVersion(o, 'cran', found.name, found.version, request.packageIdentity);
       const file = await packages.requireFile(v.version.id, fileName, found.key);
-      const direct = await packages.directUrl(file);
-      if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
-      return reply
-        .type(fileName.endsWith('.zip') ? 'application/zip' : 'application/gzip')
-        .header('Content-Length', String(file.size))
-        .send(await packages.open(file));
+      return sendPackageFile(
+        reply,
+        packages,
+        file,
+        fileName.endsWith('.zip') ? 'application/zip' : 'application/gzip',
+      );
     };
     // A HEAD would count a download.
     scope.route({

@@ -9,7 +9,14 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { notFound } from '../../errors.js';
 import type { PackageService } from '../service.js';
-import { announcedLength, type RegistryDeps, registry, streamOf, uploader } from '../registry.js';
+import {
+  announcedLength,
+  type RegistryDeps,
+  registry,
+  streamOf,
+  uploader,
+  sendPackageFile,
+} from '../registry.js';
 import type { DebianService } from './service.js';
 import type { DebianIndexRow } from './tables.js';
 
@@ -113,14 +120,10 @@ export function debianRoutes(app: FastifyInstance, deps: DebianRoutesDeps): void
           m[2]!,
           m[3]!,
         );
-        const direct = await packages.directUrl(file);
-        if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
-        return reply
-          .type('application/vnd.debian.binary-package')
-          .header('Content-Length', String(file.size))
-          .header('Content-Disposition', `attachment; filename="${file.name}"`)
-          .header('Last-Modified', new Date(file.created_unix * 1000).toUTCString())
-          .send(await packages.open(file));
+        return sendPackageFile(reply, packages, file, 'application/vnd.debian.binary-package', {
+          attachment: true,
+          lastModified: true,
+        });
       },
     });
 

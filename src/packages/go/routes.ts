@@ -7,7 +7,14 @@
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../errors.js';
 import type { PackageService } from '../service.js';
-import { announcedLength, type RegistryDeps, registry, streamOf, uploader } from '../registry.js';
+import {
+  announcedLength,
+  type RegistryDeps,
+  registry,
+  streamOf,
+  uploader,
+  sendPackageFile,
+} from '../registry.js';
 import { type GoService, unescapeModule } from './service.js';
 
 type Params = Record<string, string | undefined>;
@@ -74,12 +81,7 @@ export function goRoutes(app: FastifyInstance, deps: GoRoutesDeps): void {
           return reply.type('text/plain; charset=utf-8').send(await go.goMod(pkg, version));
         }
         const file = await packages.requireFile(version.id, `${version.version}.zip`);
-        const direct = await packages.directUrl(file);
-        if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
-        return reply
-          .type('application/zip')
-          .header('Content-Length', String(file.size))
-          .send(await packages.open(file));
+        return sendPackageFile(reply, packages, file, 'application/zip');
       },
     });
   });

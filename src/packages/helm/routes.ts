@@ -13,6 +13,7 @@ import {
   registry,
   streamOf,
   uploader,
+  sendPackageFile,
 } from '../registry.js';
 import type { HelmService } from './service.js';
 
@@ -76,12 +77,7 @@ export function helmRoutes(app: FastifyInstance, deps: HelmRoutesDeps): void {
           request.packageIdentity,
         );
         const file = await packages.requireFile(v.version.id, fileName);
-        const direct = await packages.directUrl(file);
-        if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
-        return reply
-          .type('application/gzip')
-          .header('Content-Length', String(file.size))
-          .send(await packages.open(file));
+        return sendPackageFile(reply, packages, file, 'application/gzip');
       },
     });
   });

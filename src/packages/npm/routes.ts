@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, notFound } from '../../errors.js';
 import type { PackageService } from '../service.js';
-import { type RegistryDeps, registry, uploader } from '../registry.js';
+import { type RegistryDeps, registry, uploader, sendPackageFile } from '../registry.js';
 import { type NpmService, checkName } from './service.js';
 
 type Params = Record<string, string | undefined>;
@@ -132,12 +132,7 @@ export function npmRoutes(app: FastifyInstance, deps: NpmRoutesDeps): void {
         request.packageIdentity,
       );
       const file = await packages.requireFile(found.version.id, p['filename'] ?? '');
-      const direct = await packages.directUrl(file);
-      if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
-      return reply
-        .type('application/octet-stream')
-        .header('Content-Length', String(file.size))
-        .send(await packages.open(file));
+      return sendPackageFile(reply, packages, file, 'application/octet-stream');
     });
 
     // Unpublishing one version: npm first PUTs the packument without it, its dist-tags moved

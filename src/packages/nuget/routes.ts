@@ -10,7 +10,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, notFound } from '../../errors.js';
 import type { UserRow } from '../../users/tables.js';
-import { announcedLength, type RegistryDeps, registry, streamOf, uploader } from '../registry.js';
+import {
+  announcedLength,
+  type RegistryDeps,
+  registry,
+  streamOf,
+  uploader,
+  sendPackageFile,
+} from '../registry.js';
 import type { PackageService } from '../service.js';
 import * as feed from './feed.js';
 import { firstPart, multipartBoundary } from './multipart.js';
@@ -146,13 +153,7 @@ export function nugetRoutes(app: FastifyInstance, deps: NugetRoutesDeps): void {
           return reply.type('application/xml; charset=utf-8').send(await nuget.nuspecOf(lead));
         }
         const file = await packages.requireFile(found.version.id, filename);
-        const direct = await packages.directUrl(file);
-        if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
-        return reply
-          .type('application/octet-stream')
-          .header('Content-Length', String(file.size))
-          .header('Content-Disposition', `attachment; filename="${file.name}"`)
-          .send(await packages.open(file));
+        return sendPackageFile(reply, packages, file, 'application/octet-stream', { attachment: true });
       },
     });
 

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { readMultipart } from '../../attachments/upload.js';
 import { badRequest, unauthorized } from '../../errors.js';
 import type { PackageService } from '../service.js';
-import { type RegistryFormat, type RegistryDeps, registry, uploader } from '../registry.js';
+import { type RegistryFormat, type RegistryDeps, registry, uploader, sendPackageFile } from '../registry.js';
 import type { PubService } from './service.js';
 
 type Params = Record<string, string | undefined>;
@@ -119,12 +119,7 @@ export function pubRoutes(app: FastifyInstance, deps: PubRoutesDeps): void {
           request.packageIdentity,
         );
         const file = await packages.requireFile(found.version.id, `${version}.tar.gz`);
-        const direct = await packages.directUrl(file);
-        if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
-        return reply
-          .type('application/gzip')
-          .header('Content-Length', String(file.size))
-          .send(await packages.open(file));
+        return sendPackageFile(reply, packages, file, 'application/gzip');
       },
     });
   });

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest } from '../../errors.js';
 import { readMultipart } from '../../attachments/upload.js';
 import type { PackageService } from '../service.js';
-import { type RegistryFormat, type RegistryDeps, registry, uploader } from '../registry.js';
+import { type RegistryFormat, type RegistryDeps, registry, sendPackageFile, uploader } from '../registry.js';
 import {
   type PypiService,
   checkDistribution,
@@ -158,9 +158,11 @@ export function pypiRoutes(app: FastifyInstance, deps: PypiRoutesDeps): void {
 
     scope.get('/:owner/pypi/files/:name/:version/:filename', async (request, reply) => {
       const file = await locate(request);
-      const direct = await packages.directUrl(file);
-      if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
-      return reply.headers(fileHeaders(file)).send(await packages.open(file));
+      return sendPackageFile(reply, packages, file, 'application/octet-stream', {
+        etag: true,
+        lastModified: true,
+        attachment: true,
+      });
     });
   });
 }

@@ -9,7 +9,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { notFound } from '../../errors.js';
 import type { UserRow } from '../../users/tables.js';
 import type { PackageService } from '../service.js';
-import { announcedLength, type RegistryDeps, registry, streamOf, uploader } from '../registry.js';
+import {
+  announcedLength,
+  type RegistryDeps,
+  registry,
+  streamOf,
+  uploader,
+  sendPackageFile,
+} from '../registry.js';
 import type { RpmService } from './service.js';
 
 const errorBody = (message: string) => `${message}\n`;
@@ -110,14 +117,10 @@ export function rpmRoutes(app: FastifyInstance, deps: RpmRoutesDeps): void {
         const file = await rpm.requireRpm(o, request.packageIdentity, p.group, p.name, p.version, p.arch);
         if (p.file !== undefined && p.file !== file.name)
           throw notFound(`package file does not exist [name: ${p.file}]`);
-        const direct = await packages.directUrl(file);
-        if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
-        return reply
-          .type('application/x-rpm')
-          .header('Content-Length', String(file.size))
-          .header('Content-Disposition', `attachment; filename="${file.name}"`)
-          .header('Last-Modified', new Date(file.created_unix * 1000).toUTCString())
-          .send(await packages.open(file));
+        return sendPackageFile(reply, packages, file, 'application/x-rpm', {
+          attachment: true,
+          lastModified: true,
+        });
       },
     });
 

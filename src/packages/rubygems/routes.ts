@@ -7,7 +7,14 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { badRequest, notFound } from '../../errors.js';
 import type { PackageService } from '../service.js';
-import { announcedLength, type RegistryDeps, registry, streamOf, uploader } from '../registry.js';
+import {
+  announcedLength,
+  type RegistryDeps,
+  registry,
+  streamOf,
+  uploader,
+  sendPackageFile,
+} from '../registry.js';
 import type { RubygemsService } from './service.js';
 
 type Params = Record<string, string>;
@@ -79,12 +86,7 @@ export function rubygemsRoutes(app: FastifyInstance, deps: RubygemsRoutesDeps): 
           request.packageIdentity,
         );
         const file = await packages.requireFile(v.version.id, fileName);
-        const direct = await packages.directUrl(file);
-        if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
-        return reply
-          .type('application/octet-stream')
-          .header('Content-Length', String(file.size))
-          .send(await packages.open(file));
+        return sendPackageFile(reply, packages, file, 'application/octet-stream');
       },
     });
 

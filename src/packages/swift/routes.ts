@@ -12,7 +12,7 @@ import { finished } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { readingClientStream } from '../../attachments/upload.js';
 import { AppError, badRequest, forbidden, notFound, unauthorized } from '../../errors.js';
-import { type RegistryFormat, type RegistryDeps, registry, uploader } from '../registry.js';
+import { type RegistryFormat, type RegistryDeps, registry, uploader, sendPackageFile } from '../registry.js';
 import type { PackageService } from '../service.js';
 import type { UserRow } from '../../users/tables.js';
 import { NAME_PATTERN, SCOPE_PATTERN, trimmedVersion, versionCore } from './metadata.js';
@@ -209,14 +209,10 @@ export function swiftRoutes(app: FastifyInstance, deps: SwiftRoutesDeps): void {
         const found = await release(request, o, version);
         const file = await swift.archive(found.version);
         reply.header('Digest', `sha256=${file.hash_sha256}`);
-        const direct = await packages.directUrl(file);
-        if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
-        return reply
-          .type('application/zip')
-          .header('Content-Disposition', `attachment; filename="${file.name}"`)
-          .header('Content-Length', String(file.size))
-          .header('Last-Modified', new Date(file.created_unix * 1000).toUTCString())
-          .send(await packages.open(file));
+        return sendPackageFile(reply, packages, file, 'application/zip', {
+          attachment: true,
+          lastModified: true,
+        });
       }
       checkAccept(request, ACCEPT_JSON);
       if (version.endsWith('.json')) version = version.slice(0, -5);

@@ -6,7 +6,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { unauthorized } from '../../errors.js';
 import type { PackageService } from '../service.js';
-import { announcedLength, type RegistryDeps, registry, streamOf, uploader } from '../registry.js';
+import {
+  announcedLength,
+  type RegistryDeps,
+  registry,
+  streamOf,
+  uploader,
+  sendPackageFile,
+} from '../registry.js';
 import type { VagrantService } from './service.js';
 
 type Params = Record<string, string | undefined>;
@@ -55,12 +62,7 @@ export function vagrantRoutes(app: FastifyInstance, deps: VagrantRoutesDeps): vo
       exposeHeadRoute: false,
       handler: async (request, reply: FastifyReply) => {
         const f = await file(request);
-        const direct = await packages.directUrl(f);
-        if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
-        return reply
-          .type('application/octet-stream')
-          .header('Content-Length', String(f.size))
-          .send(await packages.open(f));
+        return sendPackageFile(reply, packages, f, 'application/octet-stream');
       },
     });
     // A HEAD answers what a GET would, without counting a download.

@@ -93,7 +93,7 @@ export function altRoutes(app: FastifyInstance, deps: AltRoutesDeps): void {
         if (!m) throw notFound('not found');
         const [group, arch] = [groupOf(m[1]!), m[6]!];
         const file = await withEpoch(m[4]!, m[5]!, (name, version) =>
-          alt.requireRpm(o, request.packageIdentity, group, name, version, arch),
+          alt.groups.require(o, request.packageIdentity, { group, name, version, arch }),
         );
         reply
           .type('application/x-rpm')
@@ -124,7 +124,7 @@ export function altRoutes(app: FastifyInstance, deps: AltRoutesDeps): void {
       const identity = uploader(request);
       const [group, arch] = [groupOf(m[1]!), m[6]!];
       await withEpoch(m[4]!, m[5]!, (name, version) =>
-        alt.delete(o, identity.user, identity, group, name, version, arch),
+        alt.groups.delete(o, identity.user, identity, { group, name, version, arch }),
       );
       return reply.code(204).send();
     });

@@ -14,11 +14,12 @@
 // package.deleted events.
 import type { Readable } from 'node:stream';
 import type { Identity } from '../../auth/identity.js';
-import { nowUnix, transaction, type Db } from '../../db/database.js';
+import { nowUnix, type Db } from '../../db/database.js';
 import { badRequest, notFound } from '../../errors.js';
 import type { EventBus } from '../../events/bus.js';
 import { KeyedLock } from '../../locks.js';
 import type { UserRow } from '../../users/tables.js';
+import { rebuildGroup } from '../rebuild.js';
 import * as core from '../store.js';
 import type { AddedFile, PackageService } from '../service.js';
 import { PropertyRef, type FileWithBlob } from '../tables.js';
@@ -224,27 +225,28 @@ export class DebianService {
 
   private async build(owner: UserRow, distribution: string): Promise<void> {
     const key = await this.keyOf(owner);
-    for (let attempt = 0; ; attempt++) {
-      const stamp = await store.distributionStamp(this.db, owner.id, distribution);
-      const files = await store.distributionFiles(this.db, owner.id, distribution);
-      const now = new Date();
-      const built = await buildDistribution({
-        origin: this.deps.origin,
-        distribution,
-        files,
-        privateKey: key.private_key,
-        now,
-      });
-      const written = await transaction(this.db, async (tx) => {
-        await store.lockKey(tx, owner.id);
-        if ((await store.distributionStamp(tx, owner.id, distribution)) !== stamp && attempt < 20)
-          return false;
+    await rebuildGroup(this.db, {
+      stamp: (q) => store.distributionStamp(q, owner.id, distribution),
+      lock: (tx) => store.lockKey(tx, owner.id),
+      build: async () => {
+        const files = await store.distributionFiles(this.db, owner.id, distribution);
+        const now = new Date();
+        const built = await buildDistribution({
+          origin: this.deps.origin,
+          distribution,
+          files,
+          privateKey: key.private_key,
+          now,
+        });
+        return { now, files: built };
+      },
+      write: async (tx, { now, files }) => {
         const created = Math.floor(now.getTime() / 1000);
         await store.replaceIndex(
           tx,
           owner.id,
           distribution,
-          built.map((f) => {
+          files.map((f) => {
             const d = f.digests;
             return {
               owner_id: owner.id,
@@ -260,9 +262,7 @@ export class DebianService {
             };
           }),
         );
-        return true;
-      });
-      if (written) return;
-    }
+      },
+    });
   }
 }

@@ -114,7 +114,7 @@ export function rpmRoutes(app: FastifyInstance, deps: RpmRoutesDeps): void {
         }
         const p = packagePath(parts, true);
         if (!p) throw notFound('not found');
-        const file = await rpm.requireRpm(o, request.packageIdentity, p.group, p.name, p.version, p.arch);
+        const file = await rpm.groups.require(o, request.packageIdentity, p);
         if (p.file !== undefined && p.file !== file.name)
           throw notFound(`package file does not exist [name: ${p.file}]`);
         return sendPackageFile(reply, packages, file, 'application/x-rpm', {
@@ -144,7 +144,7 @@ export function rpmRoutes(app: FastifyInstance, deps: RpmRoutesDeps): void {
       if (!p) throw notFound('not found');
       const o = await owner(request, 'write');
       const identity = uploader(request);
-      await rpm.delete(o, identity.user, identity, p.group, p.name, p.version, p.arch);
+      await rpm.groups.delete(o, identity.user, identity, p);
       return reply.code(204).send();
     });
   });

@@ -17,9 +17,8 @@ import type { Identity } from '../../auth/identity.js';
 import { nowUnix, type Db } from '../../db/database.js';
 import { badRequest, notFound } from '../../errors.js';
 import type { EventBus } from '../../events/bus.js';
-import { KeyedLock } from '../../locks.js';
 import type { UserRow } from '../../users/tables.js';
-import { rebuildGroup } from '../rebuild.js';
+import { GroupRebuilds, rebuildGroup } from '../rebuild.js';
 import * as core from '../store.js';
 import type { AddedFile, PackageService } from '../service.js';
 import { PropertyRef, type FileWithBlob } from '../tables.js';
@@ -59,9 +58,7 @@ export interface DebianServiceDeps {
 }
 
 export class DebianService {
-  private readonly rebuilds = new KeyedLock<number>();
-  /** Rebuilds queued behind another of the same owner, by owner and distribution. */
-  private readonly queued = new Map<string, Promise<void>>();
+  private readonly rebuilds = new GroupRebuilds((owner, distribution) => this.build(owner, distribution));
   private readonly db: Db;
 
   constructor(private readonly deps: DebianServiceDeps) {
@@ -212,15 +209,7 @@ export class DebianService {
    * rather than one each.
    */
   rebuild(owner: UserRow, distribution: string): Promise<void> {
-    const key = `${owner.id}\0${distribution}`;
-    const queued = this.queued.get(key);
-    if (queued) return queued;
-    const run = this.rebuilds.run(owner.id, () => {
-      this.queued.delete(key);
-      return this.build(owner, distribution);
-    });
-    this.queued.set(key, run);
-    return run;
+    return this.rebuilds.run(owner, distribution);
   }
 
   private async build(owner: UserRow, distribution: string): Promise<void> {

@@ -5,6 +5,7 @@
 // or their token lacks the package scope: Forgejo's answer there too), and errors in the format's
 // own body shape.
 import { Readable } from 'node:stream';
+import multipart, { type FastifyMultipartOptions } from '@fastify/multipart';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator, Identity } from '../auth/identity.js';
 import { AppError, unauthorized } from '../errors.js';
@@ -12,6 +13,7 @@ import { statusOf } from '../http/errors.js';
 import type { UserService } from '../users/service.js';
 import type { UserRow } from '../users/tables.js';
 import { PackageAccessDenied, type PackageService } from './service.js';
+import type { FileWithBlob } from './tables.js';
 
 /** Forgejo's challenge, word for word. */
 export const REALM = 'Basic realm="Gitea Package API"';
@@ -46,7 +48,7 @@ export interface RegistryDeps {
  * Sets a scope up for a format's endpoints: authentication (before the body is read), the error
  * handler, and the 404 for requests while [packages] is disabled.
  */
-export function registryScope(scope: FastifyInstance, deps: RegistryDeps, body: ErrorBody): void {
+function registryScope(scope: FastifyInstance, deps: RegistryDeps, body: ErrorBody): void {
   scope.decorateRequest('packageIdentity', null);
   scope.addHook('onRequest', async (request: FastifyRequest) => {
     deps.packages.assertEnabled();
@@ -103,6 +105,86 @@ export function ownerResolver(packages: Pick<PackageService, 'requireOwner'>) {
       request.packageIdentity,
       need,
     );
+}
+
+/** A format's bodies: all streamed (the default), Fastify's parsers, or multipart forms parsed. */
+export type RegistryBodies =
+  'streamed' | 'parsed' | { multipart: Omit<FastifyMultipartOptions, 'throwFileSizeLimit'> };
+
+/** How a format answers errors, and how it reads bodies when not all streamed. */
+export interface RegistryFormat {
+  errorBody: ErrorBody;
+  bodies: RegistryBodies;
+}
+
+export type OwnerOf = ReturnType<typeof ownerResolver>;
+
+/**
+ * A format's endpoints under /api/packages, in a scope of their own (`registryScope`), with their
+ * bodies read as the format says: 'streamed' (the default) hands every body to its handler unread
+ * (`streamedBodies`); a multipart option parses multipart/form-data (the file size is not limited
+ * there: the limit is enforced while hashing, 403 with administrators exempt) and streams any
+ * other body; 'parsed' keeps Fastify's parsers. `routes` gets the scope and the resolver of the
+ * route's owner (`ownerResolver`).
+ */
+export function registry(
+  app: FastifyInstance,
+  deps: RegistryDeps & { packages: Pick<PackageService, 'assertEnabled' | 'requireOwner'> },
+  format: ErrorBody | RegistryFormat,
+  routes: (scope: FastifyInstance, owner: OwnerOf) => void | Promise<void>,
+): void {
+  const { errorBody, bodies }: RegistryFormat =
+    typeof format === 'function' ? { errorBody: format, bodies: 'streamed' } : format;
+  void app.register(
+    async (scope) => {
+      registryScope(scope, deps, errorBody);
+      if (bodies === 'streamed') streamedBodies(scope);
+      else if (bodies !== 'parsed') {
+        scope.removeAllContentTypeParsers();
+        const options = bodies.multipart;
+        await scope.register(multipart, {
+          ...options,
+          limits: { fileSize: Infinity, ...options.limits },
+          throwFileSizeLimit: false,
+        });
+        scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+      }
+      await routes(scope, ownerResolver(deps.packages));
+    },
+    { prefix: '/api/packages' },
+  );
+}
+
+/** The headers `sendPackageFile` adds to the type and length of a file it streams. */
+export interface PackageFileHeaders {
+  /** Content-Disposition: attachment, with the file's name. */
+  attachment?: boolean;
+  /** Last-Modified: when the file was uploaded. */
+  lastModified?: boolean;
+  /** ETag: the file's SHA-256, quoted. */
+  etag?: boolean;
+}
+
+/**
+ * Answers a package file: a 303 to the storage's own URL of it when the store serves downloads
+ * directly ([packages] SERVE_DIRECT), else the file streamed with its content type and length (and
+ * the headers asked for). The download counts unless `count` is false.
+ */
+export async function sendPackageFile(
+  reply: FastifyReply,
+  packages: Pick<PackageService, 'directUrl' | 'open'>,
+  file: FileWithBlob,
+  type: string,
+  headers: PackageFileHeaders = {},
+  count = true,
+): Promise<FastifyReply> {
+  const direct = await packages.directUrl(file, count);
+  if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
+  reply.type(type).header('Content-Length', String(file.size));
+  if (headers.etag) reply.header('ETag', `"${file.hash_sha256}"`);
+  if (headers.lastModified) reply.header('Last-Modified', new Date(file.created_unix * 1000).toUTCString());
+  if (headers.attachment) reply.header('Content-Disposition', `attachment; filename="${file.name}"`);
+  return reply.send(await packages.open(file, undefined, count));
 }
 
 /**

@@ -7,12 +7,11 @@ import type { FastifyInstance } from 'fastify';
 import type { PackageService } from '../service.js';
 import {
   announcedLength,
-  ownerResolver,
   type RegistryDeps,
-  registryScope,
-  streamedBodies,
+  registry,
   streamOf,
   uploader,
+  sendPackageFile,
 } from '../registry.js';
 import { checkLocation, type AlpineService } from './service.js';
 
@@ -27,76 +26,66 @@ export interface AlpineRoutesDeps extends RegistryDeps {
 export function alpineRoutes(app: FastifyInstance, deps: AlpineRoutesDeps): void {
   const { packages, alpine } = deps;
 
-  void app.register(
-    async (scope) => {
-      registryScope(scope, deps, errorBody);
-      streamedBodies(scope);
-      const owner = ownerResolver(packages);
-      const base = '/:owner/alpine';
+  registry(app, deps, errorBody, (scope, owner) => {
+    const base = '/:owner/alpine';
 
-      scope.get(`${base}/key`, async (request, reply) => {
-        const key = await alpine.publicKey(await owner(request, 'read'));
-        return reply
-          .type('application/x-pem-file')
-          .header('Content-Disposition', `attachment; filename="${key.fileName}"`)
-          .send(key.pem);
-      });
+    scope.get(`${base}/key`, async (request, reply) => {
+      const key = await alpine.publicKey(await owner(request, 'read'));
+      return reply
+        .type('application/x-pem-file')
+        .header('Content-Disposition', `attachment; filename="${key.fileName}"`)
+        .send(key.pem);
+    });
 
-      scope.put(`${base}/:branch/:repository`, async (request, reply) => {
-        const o = await owner(request, 'write');
-        const identity = uploader(request);
-        const p = request.params as Params;
-        await alpine.upload(
+    scope.put(`${base}/:branch/:repository`, async (request, reply) => {
+      const o = await owner(request, 'write');
+      const identity = uploader(request);
+      const p = request.params as Params;
+      await alpine.upload(
+        o,
+        identity.user,
+        p.branch.trim(),
+        p.repository.trim(),
+        streamOf(request),
+        announcedLength(request),
+      );
+      return reply.code(201).send();
+    });
+
+    scope.route({
+      method: 'GET',
+      url: `${base}/:branch/:repository/:architecture/:file`,
+      // A HEAD would count a download.
+      exposeHeadRoute: false,
+      handler: async (request, reply) => {
+        const o = await owner(request, 'read');
+        const { branch, repository, architecture, file } = request.params as Params;
+        checkLocation(branch, repository);
+        if (file === 'APKINDEX.tar.gz') {
+          const index = await alpine.index(o, branch, repository, architecture);
+          return reply.type('application/gzip').header('Content-Length', String(index.length)).send(index);
+        }
+        const pkg = await alpine.requirePackage(
           o,
-          identity.user,
-          p.branch.trim(),
-          p.repository.trim(),
-          streamOf(request),
-          announcedLength(request),
+          request.packageIdentity,
+          branch,
+          repository,
+          architecture,
+          file,
         );
-        return reply.code(201).send();
-      });
+        return sendPackageFile(reply, packages, pkg, 'application/octet-stream', {
+          attachment: true,
+          lastModified: true,
+        });
+      },
+    });
 
-      scope.route({
-        method: 'GET',
-        url: `${base}/:branch/:repository/:architecture/:file`,
-        // A HEAD would count a download.
-        exposeHeadRoute: false,
-        handler: async (request, reply) => {
-          const o = await owner(request, 'read');
-          const { branch, repository, architecture, file } = request.params as Params;
-          checkLocation(branch, repository);
-          if (file === 'APKINDEX.tar.gz') {
-            const index = await alpine.index(o, branch, repository, architecture);
-            return reply.type('application/gzip').header('Content-Length', String(index.length)).send(index);
-          }
-          const pkg = await alpine.requirePackage(
-            o,
-            request.packageIdentity,
-            branch,
-            repository,
-            architecture,
-            file,
-          );
-          const direct = await packages.directUrl(pkg);
-          if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
-          return reply
-            .type('application/octet-stream')
-            .header('Content-Length', String(pkg.size))
-            .header('Content-Disposition', `attachment; filename="${pkg.name}"`)
-            .header('Last-Modified', new Date(pkg.created_unix * 1000).toUTCString())
-            .send(await packages.open(pkg));
-        },
-      });
-
-      scope.delete(`${base}/:branch/:repository/:architecture/:file`, async (request, reply) => {
-        const o = await owner(request, 'write');
-        const identity = uploader(request);
-        const p = request.params as Params;
-        await alpine.delete(o, identity.user, identity, p.branch, p.repository, p.architecture, p.file);
-        return reply.code(204).send();
-      });
-    },
-    { prefix: '/api/packages' },
-  );
+    scope.delete(`${base}/:branch/:repository/:architecture/:file`, async (request, reply) => {
+      const o = await owner(request, 'write');
+      const identity = uploader(request);
+      const p = request.params as Params;
+      await alpine.delete(o, identity.user, identity, p.branch, p.repository, p.architecture, p.file);
+      return reply.code(204).send();
+    });
+  });
 }

@@ -9,15 +9,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, notFound } from '../../errors.js';
 import type { UserRow } from '../../users/tables.js';
 import type { PackageService } from '../service.js';
-import {
-  announcedLength,
-  ownerResolver,
-  type RegistryDeps,
-  registryScope,
-  streamedBodies,
-  streamOf,
-  uploader,
-} from '../registry.js';
+import { announcedLength, type RegistryDeps, registry, streamOf, uploader } from '../registry.js';
 import type { AltService } from './service.js';
 
 const errorBody = (message: string) => `${message}\n`;
@@ -76,73 +68,65 @@ export function altRoutes(app: FastifyInstance, deps: AltRoutesDeps): void {
   };
   const pathOf = (request: FastifyRequest) => `/${(request.params as Record<string, string>)['*'] ?? ''}`;
 
-  void app.register(
-    async (scope) => {
-      registryScope(scope, deps, errorBody);
-      streamedBodies(scope);
-      const owner = ownerResolver(packages);
-
-      scope.route({
-        method: ['GET', 'HEAD'],
-        url: '/:owner/alt/*',
-        handler: async (request, reply) => {
-          const o = await owner(request, 'read');
-          const path = pathOf(request);
-          const head = request.method === 'HEAD';
-          let m = CONFIG.exec(path);
-          if (m) return reply.type('text/plain; charset=utf-8').send(repoConfig(o, trim(m[1]!)));
-          m = BASE.exec(path);
-          if (m) {
-            if (!REPOSITORY_FILES.has(m[3]!))
-              throw notFound(`repository file does not exist [name: ${m[3]}]`);
-            const row = await alt.indexFile(o, groupOf(m[1]!), `${m[2]}/base/${m[3]}`);
-            reply
-              .type(m[3]!.endsWith('.xz') ? 'application/x-xz' : 'application/octet-stream')
-              .header('Content-Disposition', `attachment; filename="${m[3]}"`)
-              .header('Last-Modified', new Date(row.created_unix * 1000).toUTCString())
-              .header('Content-Length', String(row.size));
-            return head ? reply.send() : reply.send(Buffer.from(row.content, 'base64'));
-          }
-          m = RPMS.exec(path);
-          if (!m) throw notFound('not found');
-          const [group, arch] = [groupOf(m[1]!), m[6]!];
-          const file = await withEpoch(m[4]!, m[5]!, (name, version) =>
-            alt.requireRpm(o, request.packageIdentity, group, name, version, arch),
-          );
+  registry(app, deps, errorBody, (scope, owner) => {
+    scope.route({
+      method: ['GET', 'HEAD'],
+      url: '/:owner/alt/*',
+      handler: async (request, reply) => {
+        const o = await owner(request, 'read');
+        const path = pathOf(request);
+        const head = request.method === 'HEAD';
+        let m = CONFIG.exec(path);
+        if (m) return reply.type('text/plain; charset=utf-8').send(repoConfig(o, trim(m[1]!)));
+        m = BASE.exec(path);
+        if (m) {
+          if (!REPOSITORY_FILES.has(m[3]!)) throw notFound(`repository file does not exist [name: ${m[3]}]`);
+          const row = await alt.indexFile(o, groupOf(m[1]!), `${m[2]}/base/${m[3]}`);
           reply
-            .type('application/x-rpm')
-            .header('Content-Length', String(file.size))
-            .header('Content-Disposition', `attachment; filename="${file.name}"`)
-            .header('Last-Modified', new Date(file.created_unix * 1000).toUTCString());
-          // A HEAD counts no download.
-          if (head) return reply.send();
-          const direct = await packages.directUrl(file);
-          if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
-          return reply.send(await packages.open(file));
-        },
-      });
-
-      scope.put('/:owner/alt/*', async (request, reply) => {
-        const m = UPLOAD.exec(pathOf(request));
+            .type(m[3]!.endsWith('.xz') ? 'application/x-xz' : 'application/octet-stream')
+            .header('Content-Disposition', `attachment; filename="${m[3]}"`)
+            .header('Last-Modified', new Date(row.created_unix * 1000).toUTCString())
+            .header('Content-Length', String(row.size));
+          return head ? reply.send() : reply.send(Buffer.from(row.content, 'base64'));
+        }
+        m = RPMS.exec(path);
         if (!m) throw notFound('not found');
-        const o = await owner(request, 'write');
-        const identity = uploader(request);
-        await alt.upload(o, identity.user, trim(m[1]!), streamOf(request), announcedLength(request));
-        return reply.code(201).send();
-      });
-
-      scope.delete('/:owner/alt/*', async (request, reply) => {
-        const m = RPMS.exec(pathOf(request));
-        if (!m) throw notFound('not found');
-        const o = await owner(request, 'write');
-        const identity = uploader(request);
         const [group, arch] = [groupOf(m[1]!), m[6]!];
-        await withEpoch(m[4]!, m[5]!, (name, version) =>
-          alt.delete(o, identity.user, identity, group, name, version, arch),
+        const file = await withEpoch(m[4]!, m[5]!, (name, version) =>
+          alt.groups.require(o, request.packageIdentity, { group, name, version, arch }),
         );
-        return reply.code(204).send();
-      });
-    },
-    { prefix: '/api/packages' },
-  );
+        reply
+          .type('application/x-rpm')
+          .header('Content-Length', String(file.size))
+          .header('Content-Disposition', `attachment; filename="${file.name}"`)
+          .header('Last-Modified', new Date(file.created_unix * 1000).toUTCString());
+        // A HEAD counts no download.
+        if (head) return reply.send();
+        const direct = await packages.directUrl(file);
+        if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
+        return reply.send(await packages.open(file));
+      },
+    });
+
+    scope.put('/:owner/alt/*', async (request, reply) => {
+      const m = UPLOAD.exec(pathOf(request));
+      if (!m) throw notFound('not found');
+      const o = await owner(request, 'write');
+      const identity = uploader(request);
+      await alt.upload(o, identity.user, trim(m[1]!), streamOf(request), announcedLength(request));
+      return reply.code(201).send();
+    });
+
+    scope.delete('/:owner/alt/*', async (request, reply) => {
+      const m = RPMS.exec(pathOf(request));
+      if (!m) throw notFound('not found');
+      const o = await owner(request, 'write');
+      const identity = uploader(request);
+      const [group, arch] = [groupOf(m[1]!), m[6]!];
+      await withEpoch(m[4]!, m[5]!, (name, version) =>
+        alt.groups.delete(o, identity.user, identity, { group, name, version, arch }),
+      );
+      return reply.code(204).send();
+    });
+  });
 }

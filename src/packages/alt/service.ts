@@ -12,14 +12,14 @@
 // Deletions that do not come through this format reach it as package.deleted events.
 import crypto from 'node:crypto';
 import type { Readable } from 'node:stream';
-import type { Identity } from '../../auth/identity.js';
-import { nowUnix, transaction, type Db } from '../../db/database.js';
+import { nowUnix, type Db } from '../../db/database.js';
 import { notFound } from '../../errors.js';
 import type { EventBus } from '../../events/bus.js';
 import type { UserRow } from '../../users/tables.js';
+import { rebuildGroup } from '../rebuild.js';
 import * as core from '../store.js';
 import type { AddedFile, PackageService, StoredFile } from '../service.js';
-import { PropertyRef, type FileWithBlob } from '../tables.js';
+import { PropertyRef } from '../tables.js';
 import { rawEntries, readRpm, TAG, type RpmPackage } from '../rpm/header.js';
 import { checkGroup, RpmGroups, rpmFileName } from '../rpm/groups.js';
 import * as store from '../rpm/store.js';
@@ -49,7 +49,8 @@ const altVersion = (rpm: RpmPackage) =>
   rpm.metadata.epoch !== '0' ? `${rpm.metadata.epoch}-${rpm.version}` : rpm.version;
 
 export class AltService {
-  private readonly groups: RpmGroups;
+  /** Its .rpm files in groups: finding one, deleting one (the routes call these). */
+  readonly groups: RpmGroups;
   private readonly db: Db;
 
   constructor(private readonly deps: AltServiceDeps) {
@@ -119,31 +120,6 @@ export class AltService {
     return { added };
   }
 
-  /** The .rpm `{name}-{version}.{arch}.rpm` of the group (404 when there is none). */
-  requireRpm(
-    owner: UserRow,
-    identity: Identity | null,
-    group: string,
-    name: string,
-    version: string,
-    arch: string,
-  ): Promise<FileWithBlob> {
-    return this.groups.require(owner, identity, { group, name, version, arch });
-  }
-
-  /** Deletes one .rpm (the version goes with its last file) and rebuilds the group's files. */
-  delete(
-    owner: UserRow,
-    doer: UserRow,
-    identity: Identity | null,
-    group: string,
-    name: string,
-    version: string,
-    arch: string,
-  ): Promise<void> {
-    return this.groups.delete(owner, doer, identity, { group, name, version, arch });
-  }
-
   /** A repository file of the group (`{arch}/base/pkglist.classic`, ...); 404 when there is none. */
   async indexFile(owner: UserRow, group: string, path: string): Promise<RpmIndexRow> {
     const row = await store.getIndexFile(this.db, owner.id, checkGroup(group), path, TABLE);
@@ -157,27 +133,28 @@ export class AltService {
   }
 
   private async build(owner: UserRow, group: string): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      const stamp = await store.groupStamp(this.db, owner.id, group, 'alt');
-      const files = await store.groupFiles(this.db, owner.id, group, 'alt');
-      const pkgs: IndexedAltRpm[] = files
-        .filter((f) => f.metadata)
-        .map((f) => ({
-          metadata: JSON.parse(f.metadata!) as AltMetadata,
-          fileName: f.name,
-          size: f.size,
-          md5: f.hash_md5,
-        }));
-      const now = nowUnix();
-      const built = await buildAltRepository(pkgs, this.deps.label, now);
-      const written = await transaction(this.db, async (tx) => {
-        await store.lockOwner(tx, owner.id);
-        if ((await store.groupStamp(tx, owner.id, group, 'alt')) !== stamp && attempt < 20) return false;
-        await store.replaceIndex(
+    await rebuildGroup(this.db, {
+      stamp: (q) => store.groupStamp(q, owner.id, group, 'alt'),
+      lock: (tx) => store.lockOwner(tx, owner.id),
+      build: async () => {
+        const files = await store.groupFiles(this.db, owner.id, group, 'alt');
+        const pkgs: IndexedAltRpm[] = files
+          .filter((f) => f.metadata)
+          .map((f) => ({
+            metadata: JSON.parse(f.metadata!) as AltMetadata,
+            fileName: f.name,
+            size: f.size,
+            md5: f.hash_md5,
+          }));
+        const now = nowUnix();
+        return { now, files: await buildAltRepository(pkgs, this.deps.label, now) };
+      },
+      write: (tx, { now, files }) =>
+        store.replaceIndex(
           tx,
           owner.id,
           group,
-          built.map((f) => ({
+          files.map((f) => ({
             owner_id: owner.id,
             group_name: group,
             path: f.path,
@@ -186,10 +163,7 @@ export class AltService {
             created_unix: now,
           })),
           TABLE,
-        );
-        return true;
-      });
-      if (written) return;
-    }
+        ),
+    });
   }
 }

@@ -7,12 +7,11 @@ import type { FastifyInstance } from 'fastify';
 import type { PackageService } from '../service.js';
 import {
   announcedLength,
-  ownerResolver,
   type RegistryDeps,
-  registryScope,
-  streamedBodies,
+  registry,
   streamOf,
   uploader,
+  sendPackageFile,
 } from '../registry.js';
 import { checkRepository, type ArchService } from './service.js';
 
@@ -27,90 +26,80 @@ export interface ArchRoutesDeps extends RegistryDeps {
 export function archRoutes(app: FastifyInstance, deps: ArchRoutesDeps): void {
   const { packages, arch } = deps;
 
-  void app.register(
-    async (scope) => {
-      registryScope(scope, deps, errorBody);
-      streamedBodies(scope);
-      const owner = ownerResolver(packages);
-      const base = '/:owner/arch';
+  registry(app, deps, errorBody, (scope, owner) => {
+    const base = '/:owner/arch';
 
-      scope.get(`${base}/repository.key`, async (request, reply) => {
-        const key = await arch.publicKey(await owner(request, 'read'));
-        return reply
-          .type('application/pgp-keys')
-          .header('Content-Disposition', 'attachment; filename="repository.key"')
-          .send(key);
-      });
+    scope.get(`${base}/repository.key`, async (request, reply) => {
+      const key = await arch.publicKey(await owner(request, 'read'));
+      return reply
+        .type('application/pgp-keys')
+        .header('Content-Disposition', 'attachment; filename="repository.key"')
+        .send(key);
+    });
 
-      scope.put(`${base}/:repository`, async (request, reply) => {
-        const o = await owner(request, 'write');
-        const identity = uploader(request);
+    scope.put(`${base}/:repository`, async (request, reply) => {
+      const o = await owner(request, 'write');
+      const identity = uploader(request);
+      const p = request.params as Params;
+      await arch.upload(o, identity.user, p['repository']!, streamOf(request), announcedLength(request));
+      return reply.code(201).send();
+    });
+
+    scope.route({
+      method: 'GET',
+      url: `${base}/:repository/:architecture/:file`,
+      // A HEAD would count a download.
+      exposeHeadRoute: false,
+      handler: async (request, reply) => {
+        const o = await owner(request, 'read');
         const p = request.params as Params;
-        await arch.upload(o, identity.user, p['repository']!, streamOf(request), announcedLength(request));
-        return reply.code(201).send();
-      });
-
-      scope.route({
-        method: 'GET',
-        url: `${base}/:repository/:architecture/:file`,
-        // A HEAD would count a download.
-        exposeHeadRoute: false,
-        handler: async (request, reply) => {
-          const o = await owner(request, 'read');
-          const p = request.params as Params;
-          const repository = checkRepository(p['repository']!);
-          const file = p['file']!;
-          const dbName = /^(.+)\.(?:db|files)(?:\.tar\.gz)?(\.sig)?$/.exec(file);
-          if (dbName && dbName[1] === repository) {
-            const body = dbName[2]
-              ? await arch.databaseSignature(o, repository, p['architecture']!)
-              : await arch.database(o, repository, p['architecture']!);
-            return reply
-              .type(dbName[2] ? 'application/pgp-signature' : 'application/octet-stream')
-              .header('Content-Length', String(body.length))
-              .send(body);
-          }
-          const signature = file.endsWith('.sig');
-          const pkg = await arch.requirePackage(
-            o,
-            request.packageIdentity,
-            repository,
-            signature ? file.slice(0, -4) : file,
-          );
-          if (signature) {
-            const sig = await arch.signatureOf(pkg);
-            return reply
-              .type('application/pgp-signature')
-              .header('Content-Length', String(sig.length))
-              .send(sig);
-          }
-          const direct = await packages.directUrl(pkg);
-          if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
+        const repository = checkRepository(p['repository']!);
+        const file = p['file']!;
+        const dbName = /^(.+)\.(?:db|files)(?:\.tar\.gz)?(\.sig)?$/.exec(file);
+        if (dbName && dbName[1] === repository) {
+          const body = dbName[2]
+            ? await arch.databaseSignature(o, repository, p['architecture']!)
+            : await arch.database(o, repository, p['architecture']!);
           return reply
-            .type('application/octet-stream')
-            .header('Content-Length', String(pkg.size))
-            .header('Content-Disposition', `attachment; filename="${pkg.name}"`)
-            .header('Last-Modified', new Date(pkg.created_unix * 1000).toUTCString())
-            .send(await packages.open(pkg));
-        },
-      });
-
-      scope.delete(`${base}/:repository/:name/:version/:architecture`, async (request, reply) => {
-        const o = await owner(request, 'write');
-        const identity = uploader(request);
-        const p = request.params as Params;
-        await arch.delete(
+            .type(dbName[2] ? 'application/pgp-signature' : 'application/octet-stream')
+            .header('Content-Length', String(body.length))
+            .send(body);
+        }
+        const signature = file.endsWith('.sig');
+        const pkg = await arch.requirePackage(
           o,
-          identity.user,
-          identity,
-          p['repository']!,
-          p['name']!,
-          p['version']!,
-          p['architecture']!,
+          request.packageIdentity,
+          repository,
+          signature ? file.slice(0, -4) : file,
         );
-        return reply.code(204).send();
-      });
-    },
-    { prefix: '/api/packages' },
-  );
+        if (signature) {
+          const sig = await arch.signatureOf(pkg);
+          return reply
+            .type('application/pgp-signature')
+            .header('Content-Length', String(sig.length))
+            .send(sig);
+        }
+        return sendPackageFile(reply, packages, pkg, 'application/octet-stream', {
+          attachment: true,
+          lastModified: true,
+        });
+      },
+    });
+
+    scope.delete(`${base}/:repository/:name/:version/:architecture`, async (request, reply) => {
+      const o = await owner(request, 'write');
+      const identity = uploader(request);
+      const p = request.params as Params;
+      await arch.delete(
+        o,
+        identity.user,
+        identity,
+        p['repository']!,
+        p['name']!,
+        p['version']!,
+        p['architecture']!,
+      );
+      return reply.code(204).send();
+    });
+  });
 }

@@ -8,12 +8,11 @@ import { notFound } from '../../errors.js';
 import type { PackageService } from '../service.js';
 import {
   announcedLength,
-  ownerResolver,
   type RegistryDeps,
-  registryScope,
-  streamedBodies,
+  registry,
   streamOf,
   uploader,
+  sendPackageFile,
 } from '../registry.js';
 import { CranService, type CranTree } from './service.js';
 
@@ -28,74 +27,62 @@ export interface CranRoutesDeps extends RegistryDeps {
 export function cranRoutes(app: FastifyInstance, deps: CranRoutesDeps): void {
   const { packages, cran } = deps;
 
-  void app.register(
-    async (scope) => {
-      registryScope(scope, deps, errorBody);
-      streamedBodies(scope);
-      const base = '/:owner/cran';
-      const owner = ownerResolver(packages);
+  registry(app, deps, errorBody, (scope, owner) => {
+    const base = '/:owner/cran';
 
-      const upload = async (request: FastifyRequest, reply: FastifyReply, tree: () => CranTree) => {
-        const o = await owner(request, 'write');
-        const identity = uploader(request);
-        await cran.upload(o, identity.user, tree(), streamOf(request), announcedLength(request));
-        return reply.code(201).send();
-      };
-      scope.put(`${base}/src`, (request, reply) => upload(request, reply, () => ({ type: 'source' })));
-      scope.put(`${base}/bin`, (request, reply) =>
-        upload(request, reply, () => {
-          const q = request.query as Params;
-          return CranService.binaryTree((q['platform'] ?? '').trim(), (q['rversion'] ?? '').trim());
-        }),
+    const upload = async (request: FastifyRequest, reply: FastifyReply, tree: () => CranTree) => {
+      const o = await owner(request, 'write');
+      const identity = uploader(request);
+      await cran.upload(o, identity.user, tree(), streamOf(request), announcedLength(request));
+      return reply.code(201).send();
+    };
+    scope.put(`${base}/src`, (request, reply) => upload(request, reply, () => ({ type: 'source' })));
+    scope.put(`${base}/bin`, (request, reply) =>
+      upload(request, reply, () => {
+        const q = request.query as Params;
+        return CranService.binaryTree((q['platform'] ?? '').trim(), (q['rversion'] ?? '').trim());
+      }),
+    );
+
+    const treeOf = (p: Params): CranTree =>
+      p['platform'] === undefined
+        ? { type: 'source' }
+        : { type: 'binary', platform: p['platform'], rversion: p['rversion'] ?? '' };
+
+    const serve = async (request: FastifyRequest, reply: FastifyReply) => {
+      const o = await owner(request, 'read');
+      const p = request.params as Params;
+      const tree = treeOf(p);
+      const fileName = p['file'] ?? '';
+      const index = /^PACKAGES(\.gz)?$/.exec(fileName);
+      if (index) {
+        const body = await cran.index(o, tree, Boolean(index[1]));
+        if (body === undefined) throw notFound('no package in this repository');
+        return reply.type(index[1] ? 'application/x-gzip' : 'text/plain; charset=utf-8').send(body);
+      }
+      const found = await cran.findFile(o, tree, fileName);
+      if (!found) throw notFound(`package file does not exist [name: ${fileName}]`);
+      const v = await packages.requireVersion(o, 'cran', found.name, found.version, request.packageIdentity);
+      const file = await packages.requireFile(v.version.id, fileName, found.key);
+      return sendPackageFile(
+        reply,
+        packages,
+        file,
+        fileName.endsWith('.zip') ? 'application/zip' : 'application/gzip',
       );
-
-      const treeOf = (p: Params): CranTree =>
-        p['platform'] === undefined
-          ? { type: 'source' }
-          : { type: 'binary', platform: p['platform'], rversion: p['rversion'] ?? '' };
-
-      const serve = async (request: FastifyRequest, reply: FastifyReply) => {
-        const o = await owner(request, 'read');
-        const p = request.params as Params;
-        const tree = treeOf(p);
-        const fileName = p['file'] ?? '';
-        const index = /^PACKAGES(\.gz)?$/.exec(fileName);
-        if (index) {
-          const body = await cran.index(o, tree, Boolean(index[1]));
-          if (body === undefined) throw notFound('no package in this repository');
-          return reply.type(index[1] ? 'application/x-gzip' : 'text/plain; charset=utf-8').send(body);
-        }
-        const found = await cran.findFile(o, tree, fileName);
-        if (!found) throw notFound(`package file does not exist [name: ${fileName}]`);
-        const v = await packages.requireVersion(
-          o,
-          'cran',
-          found.name,
-          found.version,
-          request.packageIdentity,
-        );
-        const file = await packages.requireFile(v.version.id, fileName, found.key);
-        const direct = await packages.directUrl(file);
-        if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
-        return reply
-          .type(fileName.endsWith('.zip') ? 'application/zip' : 'application/gzip')
-          .header('Content-Length', String(file.size))
-          .send(await packages.open(file));
-      };
-      // A HEAD would count a download.
-      scope.route({
-        method: 'GET',
-        url: `${base}/src/contrib/:file`,
-        exposeHeadRoute: false,
-        handler: serve,
-      });
-      scope.route({
-        method: 'GET',
-        url: `${base}/bin/:platform/contrib/:rversion/:file`,
-        exposeHeadRoute: false,
-        handler: serve,
-      });
-    },
-    { prefix: '/api/packages' },
-  );
+    };
+    // A HEAD would count a download.
+    scope.route({
+      method: 'GET',
+      url: `${base}/src/contrib/:file`,
+      exposeHeadRoute: false,
+      handler: serve,
+    });
+    scope.route({
+      method: 'GET',
+      url: `${base}/bin/:platform/contrib/:rversion/:file`,
+      exposeHeadRoute: false,
+      handler: serve,
+    });
+  });
 }

@@ -11,12 +11,11 @@ import { notFound } from '../../errors.js';
 import type { PackageService } from '../service.js';
 import {
   announcedLength,
-  ownerResolver,
   type RegistryDeps,
-  registryScope,
-  streamedBodies,
+  registry,
   streamOf,
   uploader,
+  sendPackageFile,
 } from '../registry.js';
 import type { DebianService } from './service.js';
 import type { DebianIndexRow } from './tables.js';
@@ -47,115 +46,105 @@ export interface DebianRoutesDeps extends RegistryDeps {
 export function debianRoutes(app: FastifyInstance, deps: DebianRoutesDeps): void {
   const { packages, debian } = deps;
 
-  void app.register(
-    async (scope) => {
-      registryScope(scope, deps, errorBody);
-      streamedBodies(scope);
-      const owner = ownerResolver(packages);
-      const base = '/:owner/debian';
+  registry(app, deps, errorBody, (scope, owner) => {
+    const base = '/:owner/debian';
 
-      scope.get(`${base}/repository.key`, async (request, reply) => {
-        const key = await debian.publicKey(await owner(request, 'read'));
-        return reply
-          .type('application/pgp-keys')
-          .header('Content-Disposition', 'attachment; filename="repository.key"')
-          .send(key);
-      });
+    scope.get(`${base}/repository.key`, async (request, reply) => {
+      const key = await debian.publicKey(await owner(request, 'read'));
+      return reply
+        .type('application/pgp-keys')
+        .header('Content-Disposition', 'attachment; filename="repository.key"')
+        .send(key);
+    });
 
-      scope.get(`${base}/dists/:distribution/:filename`, async (request, reply) => {
+    scope.get(`${base}/dists/:distribution/:filename`, async (request, reply) => {
+      const o = await owner(request, 'read');
+      const p = request.params as Params;
+      if (!['Release', 'InRelease', 'Release.gpg'].includes(p['filename']!)) {
+        throw notFound(`repository file does not exist [name: ${p['filename']}]`);
+      }
+      return sendIndex(reply, await debian.indexFile(o, p['distribution']!, p['filename']!));
+    });
+
+    scope.get(`${base}/dists/:distribution/:component/:architecture/:filename`, async (request, reply) => {
+      const o = await owner(request, 'read');
+      const p = request.params as Params;
+      const path = `${p['component']}/${p['architecture']}/${p['filename']}`;
+      return sendIndex(reply, await debian.indexFile(o, p['distribution']!, path));
+    });
+
+    scope.get(
+      `${base}/dists/:distribution/:component/:architecture/by-hash/:algorithm/:hash`,
+      async (request, reply) => {
         const o = await owner(request, 'read');
         const p = request.params as Params;
-        if (!['Release', 'InRelease', 'Release.gpg'].includes(p['filename']!)) {
-          throw notFound(`repository file does not exist [name: ${p['filename']}]`);
-        }
-        return sendIndex(reply, await debian.indexFile(o, p['distribution']!, p['filename']!));
-      });
+        const dir = `${p['component']}/${p['architecture']}`;
+        return sendIndex(
+          reply,
+          await debian.indexFileByHash(o, p['distribution']!, dir, p['algorithm']!, p['hash']!),
+        );
+      },
+    );
 
-      scope.get(`${base}/dists/:distribution/:component/:architecture/:filename`, async (request, reply) => {
-        const o = await owner(request, 'read');
-        const p = request.params as Params;
-        const path = `${p['component']}/${p['architecture']}/${p['filename']}`;
-        return sendIndex(reply, await debian.indexFile(o, p['distribution']!, path));
-      });
-
-      scope.get(
-        `${base}/dists/:distribution/:component/:architecture/by-hash/:algorithm/:hash`,
-        async (request, reply) => {
-          const o = await owner(request, 'read');
-          const p = request.params as Params;
-          const dir = `${p['component']}/${p['architecture']}`;
-          return sendIndex(
-            reply,
-            await debian.indexFileByHash(o, p['distribution']!, dir, p['algorithm']!, p['hash']!),
-          );
-        },
+    scope.put(`${base}/pool/:distribution/:component/upload`, async (request, reply) => {
+      const o = await owner(request, 'write');
+      const identity = uploader(request);
+      const p = request.params as Params;
+      await debian.upload(
+        o,
+        identity.user,
+        p['distribution']!,
+        p['component']!,
+        streamOf(request),
+        announcedLength(request),
       );
+      return reply.code(201).send();
+    });
 
-      scope.put(`${base}/pool/:distribution/:component/upload`, async (request, reply) => {
+    scope.route({
+      method: 'GET',
+      url: `${base}/pool/:distribution/:component/:file`,
+      // A HEAD would count a download.
+      exposeHeadRoute: false,
+      handler: async (request, reply) => {
+        const o = await owner(request, 'read');
+        const p = request.params as Params;
+        const m = /^([^_/]+)_([^_/]+)_([^_/]+)\.deb$/.exec(p['file'] ?? '');
+        if (!m) throw notFound(`package file does not exist [name: ${p['file']}]`);
+        const file = await debian.requireDeb(
+          o,
+          request.packageIdentity,
+          p['distribution']!,
+          p['component']!,
+          m[1]!,
+          m[2]!,
+          m[3]!,
+        );
+        return sendPackageFile(reply, packages, file, 'application/vnd.debian.binary-package', {
+          attachment: true,
+          lastModified: true,
+        });
+      },
+    });
+
+    scope.delete(
+      `${base}/pool/:distribution/:component/:name/:version/:architecture`,
+      async (request, reply) => {
         const o = await owner(request, 'write');
         const identity = uploader(request);
         const p = request.params as Params;
-        await debian.upload(
+        await debian.delete(
           o,
           identity.user,
+          identity,
           p['distribution']!,
           p['component']!,
-          streamOf(request),
-          announcedLength(request),
+          p['name']!,
+          p['version']!,
+          p['architecture']!,
         );
-        return reply.code(201).send();
-      });
-
-      scope.route({
-        method: 'GET',
-        url: `${base}/pool/:distribution/:component/:file`,
-        // A HEAD would count a download.
-        exposeHeadRoute: false,
-        handler: async (request, reply) => {
-          const o = await owner(request, 'read');
-          const p = request.params as Params;
-          const m = /^([^_/]+)_([^_/]+)_([^_/]+)\.deb$/.exec(p['file'] ?? '');
-          if (!m) throw notFound(`package file does not exist [name: ${p['file']}]`);
-          const file = await debian.requireDeb(
-            o,
-            request.packageIdentity,
-            p['distribution']!,
-            p['component']!,
-            m[1]!,
-            m[2]!,
-            m[3]!,
-          );
-          const direct = await packages.directUrl(file);
-          if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
-          return reply
-            .type('application/vnd.debian.binary-package')
-            .header('Content-Length', String(file.size))
-            .header('Content-Disposition', `attachment; filename="${file.name}"`)
-            .header('Last-Modified', new Date(file.created_unix * 1000).toUTCString())
-            .send(await packages.open(file));
-        },
-      });
-
-      scope.delete(
-        `${base}/pool/:distribution/:component/:name/:version/:architecture`,
-        async (request, reply) => {
-          const o = await owner(request, 'write');
-          const identity = uploader(request);
-          const p = request.params as Params;
-          await debian.delete(
-            o,
-            identity.user,
-            identity,
-            p['distribution']!,
-            p['component']!,
-            p['name']!,
-            p['version']!,
-            p['architecture']!,
-          );
-          return reply.code(204).send();
-        },
-      );
-    },
-    { prefix: '/api/packages' },
-  );
+        return reply.code(204).send();
+      },
+    );
+  });
 }

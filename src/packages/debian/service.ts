@@ -14,11 +14,11 @@
 // package.deleted events.
 import type { Readable } from 'node:stream';
 import type { Identity } from '../../auth/identity.js';
-import { nowUnix, transaction, type Db } from '../../db/database.js';
+import { nowUnix, type Db } from '../../db/database.js';
 import { badRequest, notFound } from '../../errors.js';
 import type { EventBus } from '../../events/bus.js';
-import { KeyedLock } from '../../locks.js';
 import type { UserRow } from '../../users/tables.js';
+import { GroupRebuilds, rebuildGroup } from '../rebuild.js';
 import * as core from '../store.js';
 import type { AddedFile, PackageService } from '../service.js';
 import { PropertyRef, type FileWithBlob } from '../tables.js';
@@ -58,9 +58,7 @@ export interface DebianServiceDeps {
 }
 
 export class DebianService {
-  private readonly rebuilds = new KeyedLock<number>();
-  /** Rebuilds queued behind another of the same owner, by owner and distribution. */
-  private readonly queued = new Map<string, Promise<void>>();
+  private readonly rebuilds = new GroupRebuilds((owner, distribution) => this.build(owner, distribution));
   private readonly db: Db;
 
   constructor(private readonly deps: DebianServiceDeps) {
@@ -211,40 +209,33 @@ export class DebianService {
    * rather than one each.
    */
   rebuild(owner: UserRow, distribution: string): Promise<void> {
-    const key = `${owner.id}\0${distribution}`;
-    const queued = this.queued.get(key);
-    if (queued) return queued;
-    const run = this.rebuilds.run(owner.id, () => {
-      this.queued.delete(key);
-      return this.build(owner, distribution);
-    });
-    this.queued.set(key, run);
-    return run;
+    return this.rebuilds.run(owner, distribution);
   }
 
   private async build(owner: UserRow, distribution: string): Promise<void> {
     const key = await this.keyOf(owner);
-    for (let attempt = 0; ; attempt++) {
-      const stamp = await store.distributionStamp(this.db, owner.id, distribution);
-      const files = await store.distributionFiles(this.db, owner.id, distribution);
-      const now = new Date();
-      const built = await buildDistribution({
-        origin: this.deps.origin,
-        distribution,
-        files,
-        privateKey: key.private_key,
-        now,
-      });
-      const written = await transaction(this.db, async (tx) => {
-        await store.lockKey(tx, owner.id);
-        if ((await store.distributionStamp(tx, owner.id, distribution)) !== stamp && attempt < 20)
-          return false;
+    await rebuildGroup(this.db, {
+      stamp: (q) => store.distributionStamp(q, owner.id, distribution),
+      lock: (tx) => store.lockKey(tx, owner.id),
+      build: async () => {
+        const files = await store.distributionFiles(this.db, owner.id, distribution);
+        const now = new Date();
+        const built = await buildDistribution({
+          origin: this.deps.origin,
+          distribution,
+          files,
+          privateKey: key.private_key,
+          now,
+        });
+        return { now, files: built };
+      },
+      write: async (tx, { now, files }) => {
         const created = Math.floor(now.getTime() / 1000);
         await store.replaceIndex(
           tx,
           owner.id,
           distribution,
-          built.map((f) => {
+          files.map((f) => {
             const d = f.digests;
             return {
               owner_id: owner.id,
@@ -260,9 +251,7 @@ export class DebianService {
             };
           }),
         );
-        return true;
-      });
-      if (written) return;
-    }
+      },
+    });
   }
 }

@@ -9,12 +9,11 @@ import { notFound } from '../../errors.js';
 import type { PackageService } from '../service.js';
 import {
   announcedLength,
-  ownerResolver,
   type RegistryDeps,
-  registryScope,
-  streamedBodies,
+  registry,
   streamOf,
   uploader,
+  sendPackageFile,
 } from '../registry.js';
 import { type GoService, unescapeModule } from './service.js';
 
@@ -49,54 +48,41 @@ export interface GoRoutesDeps extends RegistryDeps {
 export function goRoutes(app: FastifyInstance, deps: GoRoutesDeps): void {
   const { packages, go } = deps;
 
-  void app.register(
-    async (scope) => {
-      registryScope(scope, deps, errorBody);
-      streamedBodies(scope);
+  registry(app, deps, errorBody, (scope, owner) => {
+    scope.put('/:owner/go/upload', async (request, reply) => {
+      const o = await owner(request, 'write');
+      const identity = uploader(request);
+      const announced = announcedLength(request);
+      const data = streamOf(request);
+      await go.upload(o, identity.user, data, announced);
+      return reply.code(201).send();
+    });
 
-      const owner = ownerResolver(packages);
-
-      scope.put('/:owner/go/upload', async (request, reply) => {
-        const o = await owner(request, 'write');
-        const identity = uploader(request);
-        const announced = announcedLength(request);
-        const data = streamOf(request);
-        await go.upload(o, identity.user, data, announced);
-        return reply.code(201).send();
-      });
-
-      scope.route({
-        method: 'GET',
-        url: '/:owner/go/*',
-        // A HEAD would count a download of a zip.
-        exposeHeadRoute: false,
-        handler: async (request, reply) => {
-          const o = await owner(request, 'read');
-          const path = (request.params as Params)['*'] ?? '';
-          const asked = parsePath(path);
-          if (!asked) throw notFound(`no such path in the Go module proxy: ${path}`);
-          const pkg = await go.requireModule(o, asked.module, request.packageIdentity);
-          if (asked.what === 'list') {
-            const versions = await go.versions(pkg);
-            return reply.type('text/plain; charset=utf-8').send(versions.map((v) => `${v}\n`).join(''));
-          }
-          const version = await go.requireVersion(pkg, asked.version ?? 'latest');
-          if (asked.what === 'latest' || asked.what === 'info') {
-            return reply.type('application/json; charset=utf-8').send(go.info(version));
-          }
-          if (asked.what === 'mod') {
-            return reply.type('text/plain; charset=utf-8').send(await go.goMod(pkg, version));
-          }
-          const file = await packages.requireFile(version.id, `${version.version}.zip`);
-          const direct = await packages.directUrl(file);
-          if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
-          return reply
-            .type('application/zip')
-            .header('Content-Length', String(file.size))
-            .send(await packages.open(file));
-        },
-      });
-    },
-    { prefix: '/api/packages' },
-  );
+    scope.route({
+      method: 'GET',
+      url: '/:owner/go/*',
+      // A HEAD would count a download of a zip.
+      exposeHeadRoute: false,
+      handler: async (request, reply) => {
+        const o = await owner(request, 'read');
+        const path = (request.params as Params)['*'] ?? '';
+        const asked = parsePath(path);
+        if (!asked) throw notFound(`no such path in the Go module proxy: ${path}`);
+        const pkg = await go.requireModule(o, asked.module, request.packageIdentity);
+        if (asked.what === 'list') {
+          const versions = await go.versions(pkg);
+          return reply.type('text/plain; charset=utf-8').send(versions.map((v) => `${v}\n`).join(''));
+        }
+        const version = await go.requireVersion(pkg, asked.version ?? 'latest');
+        if (asked.what === 'latest' || asked.what === 'info') {
+          return reply.type('application/json; charset=utf-8').send(go.info(version));
+        }
+        if (asked.what === 'mod') {
+          return reply.type('text/plain; charset=utf-8').send(await go.goMod(pkg, version));
+        }
+        const file = await packages.requireFile(version.id, `${version.version}.zip`);
+        return sendPackageFile(reply, packages, file, 'application/zip');
+      },
+    });
+  });
 }

@@ -2,12 +2,11 @@
 // file in `content` after the metadata fields; the file is streamed into the store and its
 // sha256 checked against `sha256_digest`), the simple index of a project (/simple/{name}, PEP 503
 // HTML or PEP 691 JSON by Accept) and file downloads (/files/{name}/{version}/{file}).
-import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest } from '../../errors.js';
 import { readMultipart } from '../../attachments/upload.js';
 import type { PackageService } from '../service.js';
-import { ownerResolver, type RegistryDeps, registryScope, uploader } from '../registry.js';
+import { type RegistryFormat, type RegistryDeps, registry, sendPackageFile, uploader } from '../registry.js';
 import {
   type PypiService,
   checkDistribution,
@@ -22,6 +21,14 @@ import {
 
 type Params = Record<string, string>;
 const errorBody = (message: string) => ({ message });
+
+/** Multipart forms parsed (uploads), other bodies streamed. */
+const FORMAT: RegistryFormat = {
+  errorBody,
+  bodies: {
+    multipart: { limits: { files: 2, fields: 64, parts: 70, fieldSize: 1 << 20 } },
+  },
+};
 
 const JSON_TYPE = 'application/vnd.pypi.simple.v1+json';
 const JSON_TYPES = new Set([JSON_TYPE, 'application/vnd.pypi.simple.latest+json']);
@@ -66,114 +73,96 @@ export interface PypiRoutesDeps extends RegistryDeps {
 export function pypiRoutes(app: FastifyInstance, deps: PypiRoutesDeps): void {
   const { packages, pypi } = deps;
 
-  void app.register(
-    async (scope) => {
-      registryScope(scope, deps, errorBody);
-      scope.removeAllContentTypeParsers();
-      await scope.register(multipart, {
-        limits: {
-          // The size limit is enforced while hashing (403; administrators are exempt), not here.
-          fileSize: Infinity,
-          files: 2,
-          fields: 64,
-          parts: 70,
-          fieldSize: 1 << 20,
-        },
-        throwFileSizeLimit: false,
-      });
-      scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-
-      const owner = ownerResolver(packages);
-
-      scope.post('/:owner/pypi', async (request, reply) => {
-        const o = await owner(request, 'write');
-        const identity = uploader(request);
-        if (!request.isMultipart())
-          throw badRequest('the upload must be multipart/form-data (as twine sends it)');
-        const up = await readMultipart(request, 'content', async (filename, stream, fields) => {
-          const name = (fields['name'] ?? '').trim();
-          const version = (fields['version'] ?? '').trim();
-          const digest = (fields['sha256_digest'] ?? '').trim().toLowerCase();
-          checkName(name);
-          checkVersion(version);
-          checkFileName(filename);
-          if (!/^[0-9a-f]{64}$/.test(digest))
-            throw badRequest('sha256_digest is required: the sha256 of the file');
-          return packages.addFile({
-            owner: o,
-            creator: identity.user,
-            type: 'pypi',
-            name: name.replace(/[-_.]+/g, '-'),
-            version,
-            fileName: filename,
-            data: stream,
-            newVersionOnly: false,
-            metadata: JSON.stringify(metadataOf(fields)),
-            verify: async (digests, stored) => {
-              if (digests.sha256 !== digest) {
-                throw badRequest(`the file's sha256 is ${digests.sha256}, not ${digest} (sha256_digest)`);
-              }
-              await checkDistribution(filename, stored);
-            },
-          });
+  registry(app, deps, FORMAT, (scope, owner) => {
+    scope.post('/:owner/pypi', async (request, reply) => {
+      const o = await owner(request, 'write');
+      const identity = uploader(request);
+      if (!request.isMultipart())
+        throw badRequest('the upload must be multipart/form-data (as twine sends it)');
+      const up = await readMultipart(request, 'content', async (filename, stream, fields) => {
+        const name = (fields['name'] ?? '').trim();
+        const version = (fields['version'] ?? '').trim();
+        const digest = (fields['sha256_digest'] ?? '').trim().toLowerCase();
+        checkName(name);
+        checkVersion(version);
+        checkFileName(filename);
+        if (!/^[0-9a-f]{64}$/.test(digest))
+          throw badRequest('sha256_digest is required: the sha256 of the file');
+        return packages.addFile({
+          owner: o,
+          creator: identity.user,
+          type: 'pypi',
+          name: name.replace(/[-_.]+/g, '-'),
+          version,
+          fileName: filename,
+          data: stream,
+          newVersionOnly: false,
+          metadata: JSON.stringify(metadataOf(fields)),
+          verify: async (digests, stored) => {
+            if (digests.sha256 !== digest) {
+              throw badRequest(`the file's sha256 is ${digests.sha256}, not ${digest} (sha256_digest)`);
+            }
+            await checkDistribution(filename, stored);
+          },
         });
-        if (up.error) throw up.error;
-        if (!up.result) throw badRequest("the form field 'content' (the file) is required");
-        return reply.code(201).send();
       });
+      if (up.error) throw up.error;
+      if (!up.result) throw badRequest("the form field 'content' (the file) is required");
+      return reply.code(201).send();
+    });
 
-      const simple = async (request: FastifyRequest) => {
-        const o = await owner(request, 'read');
-        const name = (request.params as Params)['name'] ?? '';
-        const pkg = await pypi.requireProject(o, name, request.packageIdentity);
-        return { pkg, files: await pypi.indexFiles(o, pkg) };
-      };
+    const simple = async (request: FastifyRequest) => {
+      const o = await owner(request, 'read');
+      const name = (request.params as Params)['name'] ?? '';
+      const pkg = await pypi.requireProject(o, name, request.packageIdentity);
+      return { pkg, files: await pypi.indexFiles(o, pkg) };
+    };
 
-      for (const path of ['/:owner/pypi/simple/:name', '/:owner/pypi/simple/:name/']) {
-        scope.get(path, async (request, reply) => {
-          const { pkg, files } = await simple(request);
-          const type = simpleIndexType(request.headers.accept);
-          reply.header('Vary', 'Accept');
-          if (type === JSON_TYPE)
-            return reply.type(JSON_TYPE).send(JSON.stringify(simpleJson(pkg.name, files)));
-          return reply.type(`${type}; charset=utf-8`).send(simpleHtml(normalizeName(pkg.name), files));
-        });
-      }
-
-      const locate = async (request: FastifyRequest) => {
-        const p = request.params as Params;
-        const o = await owner(request, 'read');
-        const found = await packages.requireVersion(
-          o,
-          'pypi',
-          normalizeName(p['name'] ?? ''),
-          p['version'] ?? '',
-          request.packageIdentity,
-        );
-        return packages.requireFile(found.version.id, p['filename'] ?? '');
-      };
-
-      const fileHeaders = (file: Awaited<ReturnType<typeof locate>>) => ({
-        'content-type': 'application/octet-stream',
-        'content-length': String(file.size),
-        etag: `"${file.hash_sha256}"`,
-        'last-modified': new Date(file.created_unix * 1000).toUTCString(),
-        'content-disposition': `attachment; filename="${file.name}"`,
+    for (const path of ['/:owner/pypi/simple/:name', '/:owner/pypi/simple/:name/']) {
+      scope.get(path, async (request, reply) => {
+        const { pkg, files } = await simple(request);
+        const type = simpleIndexType(request.headers.accept);
+        reply.header('Vary', 'Accept');
+        if (type === JSON_TYPE)
+          return reply.type(JSON_TYPE).send(JSON.stringify(simpleJson(pkg.name, files)));
+        return reply.type(`${type}; charset=utf-8`).send(simpleHtml(normalizeName(pkg.name), files));
       });
+    }
 
-      // HEAD before GET, so that Fastify does not derive one from GET (which would count a download).
-      scope.head('/:owner/pypi/files/:name/:version/:filename', async (request, reply) => {
-        const file = await locate(request);
-        return reply.headers(fileHeaders(file)).code(200).send();
-      });
+    const locate = async (request: FastifyRequest) => {
+      const p = request.params as Params;
+      const o = await owner(request, 'read');
+      const found = await packages.requireVersion(
+        o,
+        'pypi',
+        normalizeName(p['name'] ?? ''),
+        p['version'] ?? '',
+        request.packageIdentity,
+      );
+      return packages.requireFile(found.version.id, p['filename'] ?? '');
+    };
 
-      scope.get('/:owner/pypi/files/:name/:version/:filename', async (request, reply) => {
-        const file = await locate(request);
-        const direct = await packages.directUrl(file);
-        if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
-        return reply.headers(fileHeaders(file)).send(await packages.open(file));
+    const fileHeaders = (file: Awaited<ReturnType<typeof locate>>) => ({
+      'content-type': 'application/octet-stream',
+      'content-length': String(file.size),
+      etag: `"${file.hash_sha256}"`,
+      'last-modified': new Date(file.created_unix * 1000).toUTCString(),
+      'content-disposition': `attachment; filename="${file.name}"`,
+    });
+
+    // HEAD before GET, so that Fastify does not derive one from GET (which would count a download).
+    scope.head('/:owner/pypi/files/:name/:version/:filename', async (request, reply) => {
+      const file = await locate(request);
+      return reply.headers(fileHeaders(file)).code(200).send();
+    });
+
+    scope.get('/:owner/pypi/files/:name/:version/:filename', async (request, reply) => {
+      const file = await locate(request);
+      return sendPackageFile(reply, packages, file, 'application/octet-stream', {
+        etag: true,
+        lastModified: true,
+        attachment: true,
       });
-    },
-    { prefix: '/api/packages' },
-  );
+    });
+  });
 }

@@ -4,8 +4,8 @@
 // it). Each format keeps its own index files and how it builds them.
 import type { Identity } from '../../auth/identity.js';
 import { badRequest } from '../../errors.js';
-import { KeyedLock } from '../../locks.js';
 import type { UserRow } from '../../users/tables.js';
+import { GroupRebuilds } from '../rebuild.js';
 import type { PackageService } from '../service.js';
 import type { FileWithBlob } from '../tables.js';
 
@@ -37,14 +37,15 @@ type Packages = Pick<PackageService, 'requireVersion' | 'requireFile' | 'filesOf
  * group's repository files (and removes them when the group has no package left).
  */
 export class RpmGroups {
-  private readonly rebuilds = new KeyedLock<number>();
-  private readonly queued = new Map<string, Promise<void>>();
+  private readonly rebuilds: GroupRebuilds;
 
   constructor(
     private readonly type: 'rpm' | 'alt',
     private readonly packages: Packages,
-    private readonly build: (owner: UserRow, group: string) => Promise<void>,
-  ) {}
+    build: (owner: UserRow, group: string) => Promise<void>,
+  ) {
+    this.rebuilds = new GroupRebuilds(build);
+  }
 
   /** The .rpm `{name}-{version}.{arch}.rpm` of the group (404 when there is none). */
   async require(owner: UserRow, identity: Identity | null, ref: RpmFileRef): Promise<FileWithBlob> {
@@ -73,14 +74,6 @@ export class RpmGroups {
 
   /** Rebuilds the repository files of one group; see the header. */
   rebuild(owner: UserRow, group: string): Promise<void> {
-    const key = `${owner.id}\0${group}`;
-    const queued = this.queued.get(key);
-    if (queued) return queued;
-    const run = this.rebuilds.run(owner.id, () => {
-      this.queued.delete(key);
-      return this.build(owner, group);
-    });
-    this.queued.set(key, run);
-    return run;
+    return this.rebuilds.run(owner, group);
   }
 }

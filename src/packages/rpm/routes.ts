@@ -11,12 +11,11 @@ import type { UserRow } from '../../users/tables.js';
 import type { PackageService } from '../service.js';
 import {
   announcedLength,
-  ownerResolver,
   type RegistryDeps,
-  registryScope,
-  streamedBodies,
+  registry,
   streamOf,
   uploader,
+  sendPackageFile,
 } from '../registry.js';
 import type { RpmService } from './service.js';
 
@@ -77,87 +76,76 @@ export function rpmRoutes(app: FastifyInstance, deps: RpmRoutesDeps): void {
   };
   const sendRepo = (reply: FastifyReply, text: string) => reply.type('text/plain; charset=utf-8').send(text);
 
-  void app.register(
-    async (scope) => {
-      registryScope(scope, deps, errorBody);
-      streamedBodies(scope);
-      const owner = ownerResolver(packages);
+  registry(app, deps, errorBody, (scope, owner) => {
+    scope.get('/:owner/rpm.repo', async (request, reply) =>
+      sendRepo(reply, repoConfig(await owner(request, 'read'), '')),
+    );
 
-      scope.get('/:owner/rpm.repo', async (request, reply) =>
-        sendRepo(reply, repoConfig(await owner(request, 'read'), '')),
-      );
-
-      scope.route({
-        method: 'GET',
-        url: '/:owner/rpm/*',
-        // A HEAD of a package would count a download.
-        exposeHeadRoute: false,
-        handler: async (request, reply) => {
-          const o = await owner(request, 'read');
-          const parts = segments(request);
-          const last = parts[parts.length - 1] ?? '';
-          if (parts.length === 1 && last === 'repository.key') {
-            return reply
-              .type('application/pgp-keys')
-              .header('Content-Disposition', 'attachment; filename="repository.key"')
-              .send(await rpm.publicKey(o));
-          }
-          if (last.endsWith('.repo') && last.length > 5) {
-            return sendRepo(reply, repoConfig(o, [...parts.slice(0, -1), last.slice(0, -5)].join('/')));
-          }
-          if (parts.length >= 2 && parts[parts.length - 2] === 'repodata' && REPODATA.has(last)) {
-            const row = await rpm.indexFile(o, parts.slice(0, -2).join('/'), last);
-            const type = last.endsWith('.gz')
-              ? 'application/gzip'
-              : last.endsWith('.asc')
-                ? 'text/plain; charset=utf-8'
-                : 'text/xml; charset=utf-8';
-            return reply
-              .type(type)
-              .header('Last-Modified', new Date(row.created_unix * 1000).toUTCString())
-              .header('Content-Length', String(row.size))
-              .send(Buffer.from(row.content, 'base64'));
-          }
-          const p = packagePath(parts, true);
-          if (!p) throw notFound('not found');
-          const file = await rpm.requireRpm(o, request.packageIdentity, p.group, p.name, p.version, p.arch);
-          if (p.file !== undefined && p.file !== file.name)
-            throw notFound(`package file does not exist [name: ${p.file}]`);
-          const direct = await packages.directUrl(file);
-          if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
-          return reply
-            .type('application/x-rpm')
-            .header('Content-Length', String(file.size))
-            .header('Content-Disposition', `attachment; filename="${file.name}"`)
-            .header('Last-Modified', new Date(file.created_unix * 1000).toUTCString())
-            .send(await packages.open(file));
-        },
-      });
-
-      scope.put('/:owner/rpm/*', async (request, reply) => {
+    scope.route({
+      method: 'GET',
+      url: '/:owner/rpm/*',
+      // A HEAD of a package would count a download.
+      exposeHeadRoute: false,
+      handler: async (request, reply) => {
+        const o = await owner(request, 'read');
         const parts = segments(request);
-        if (parts[parts.length - 1] !== 'upload') throw notFound('not found');
-        const o = await owner(request, 'write');
-        const identity = uploader(request);
-        await rpm.upload(
-          o,
-          identity.user,
-          parts.slice(0, -1).join('/'),
-          streamOf(request),
-          announcedLength(request),
-        );
-        return reply.code(201).send();
-      });
-
-      scope.delete('/:owner/rpm/*', async (request, reply) => {
-        const p = packagePath(segments(request), false);
+        const last = parts[parts.length - 1] ?? '';
+        if (parts.length === 1 && last === 'repository.key') {
+          return reply
+            .type('application/pgp-keys')
+            .header('Content-Disposition', 'attachment; filename="repository.key"')
+            .send(await rpm.publicKey(o));
+        }
+        if (last.endsWith('.repo') && last.length > 5) {
+          return sendRepo(reply, repoConfig(o, [...parts.slice(0, -1), last.slice(0, -5)].join('/')));
+        }
+        if (parts.length >= 2 && parts[parts.length - 2] === 'repodata' && REPODATA.has(last)) {
+          const row = await rpm.indexFile(o, parts.slice(0, -2).join('/'), last);
+          const type = last.endsWith('.gz')
+            ? 'application/gzip'
+            : last.endsWith('.asc')
+              ? 'text/plain; charset=utf-8'
+              : 'text/xml; charset=utf-8';
+          return reply
+            .type(type)
+            .header('Last-Modified', new Date(row.created_unix * 1000).toUTCString())
+            .header('Content-Length', String(row.size))
+            .send(Buffer.from(row.content, 'base64'));
+        }
+        const p = packagePath(parts, true);
         if (!p) throw notFound('not found');
-        const o = await owner(request, 'write');
-        const identity = uploader(request);
-        await rpm.delete(o, identity.user, identity, p.group, p.name, p.version, p.arch);
-        return reply.code(204).send();
-      });
-    },
-    { prefix: '/api/packages' },
-  );
+        const file = await rpm.groups.require(o, request.packageIdentity, p);
+        if (p.file !== undefined && p.file !== file.name)
+          throw notFound(`package file does not exist [name: ${p.file}]`);
+        return sendPackageFile(reply, packages, file, 'application/x-rpm', {
+          attachment: true,
+          lastModified: true,
+        });
+      },
+    });
+
+    scope.put('/:owner/rpm/*', async (request, reply) => {
+      const parts = segments(request);
+      if (parts[parts.length - 1] !== 'upload') throw notFound('not found');
+      const o = await owner(request, 'write');
+      const identity = uploader(request);
+      await rpm.upload(
+        o,
+        identity.user,
+        parts.slice(0, -1).join('/'),
+        streamOf(request),
+        announcedLength(request),
+      );
+      return reply.code(201).send();
+    });
+
+    scope.delete('/:owner/rpm/*', async (request, reply) => {
+      const p = packagePath(segments(request), false);
+      if (!p) throw notFound('not found');
+      const o = await owner(request, 'write');
+      const identity = uploader(request);
+      await rpm.groups.delete(o, identity.user, identity, p);
+      return reply.code(204).send();
+    });
+  });
 }

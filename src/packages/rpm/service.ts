@@ -13,16 +13,16 @@
 // not come through this format reach it as package.deleted events. The signing key is the owner's
 // Debian registry key.
 import type { Readable } from 'node:stream';
-import type { Identity } from '../../auth/identity.js';
-import { nowUnix, transaction, type Db } from '../../db/database.js';
+import { nowUnix, type Db } from '../../db/database.js';
 import { notFound } from '../../errors.js';
 import type { EventBus } from '../../events/bus.js';
 import type { UserRow } from '../../users/tables.js';
 import { generateKeyPair } from '../debian/repository.js';
 import * as keys from '../debian/store.js';
 import * as core from '../store.js';
+import { rebuildGroup } from '../rebuild.js';
 import type { AddedFile, PackageService } from '../service.js';
-import { PropertyRef, type FileWithBlob } from '../tables.js';
+import { PropertyRef } from '../tables.js';
 import { readRpm, type RpmMetadata, type RpmPackage } from './header.js';
 import { buildRepodata, fragmentsOf, type IndexedRpm, type RpmFragments } from './repodata.js';
 import { checkGroup, RpmGroups, rpmFileName } from './groups.js';
@@ -48,7 +48,8 @@ export interface RpmServiceDeps {
 }
 
 export class RpmService {
-  private readonly groups: RpmGroups;
+  /** Its .rpm files in groups: finding one, deleting one (the routes call these). */
+  readonly groups: RpmGroups;
   private readonly db: Db;
 
   constructor(private readonly deps: RpmServiceDeps) {
@@ -115,31 +116,6 @@ export class RpmService {
     return { rpm: rpm!, added };
   }
 
-  /** The .rpm `{name}-{version}.{arch}.rpm` of the group (404 when there is none). */
-  requireRpm(
-    owner: UserRow,
-    identity: Identity | null,
-    group: string,
-    name: string,
-    version: string,
-    arch: string,
-  ): Promise<FileWithBlob> {
-    return this.groups.require(owner, identity, { group, name, version, arch });
-  }
-
-  /** Deletes one .rpm (the version goes with its last file) and rebuilds the group's files. */
-  delete(
-    owner: UserRow,
-    doer: UserRow,
-    identity: Identity | null,
-    group: string,
-    name: string,
-    version: string,
-    arch: string,
-  ): Promise<void> {
-    return this.groups.delete(owner, doer, identity, { group, name, version, arch });
-  }
-
   /** The owner's public key (armored), the pair made on first use (shared with the Debian registry). */
   async publicKey(owner: UserRow): Promise<string> {
     return (await this.keyOf(owner)).public_key;
@@ -169,35 +145,36 @@ export class RpmService {
 
   private async build(owner: UserRow, group: string): Promise<void> {
     const key = await this.keyOf(owner);
-    for (let attempt = 0; ; attempt++) {
-      const stamp = await store.groupStamp(this.db, owner.id, group);
-      const rows = await store.groupEntries(this.db, owner.id, group);
-      // Each file's entries are rendered once, at its upload (or by the first rebuild that lists
-      // it, for a file stored before), and kept beside it; rebuilds only assemble them.
-      const rendered: Array<{ fileId: number; value: string }> = [];
-      const pkgs: RpmFragments[] = [];
-      for (const f of rows) {
-        if (f.fragments) {
-          pkgs.push(JSON.parse(f.fragments) as RpmFragments);
-          continue;
+    await rebuildGroup(this.db, {
+      stamp: (q) => store.groupStamp(q, owner.id, group),
+      lock: (tx) => keys.lockKey(tx, owner.id),
+      build: async () => {
+        const rows = await store.groupEntries(this.db, owner.id, group);
+        // Each file's entries are rendered once, at its upload (or by the first rebuild that lists
+        // it, for a file stored before), and kept beside it; rebuilds only assemble them.
+        const rendered: Array<{ fileId: number; value: string }> = [];
+        const pkgs: RpmFragments[] = [];
+        for (const f of rows) {
+          if (f.fragments) {
+            pkgs.push(JSON.parse(f.fragments) as RpmFragments);
+            continue;
+          }
+          if (!f.metadata) continue;
+          const metadata = JSON.parse(f.metadata) as RpmMetadata;
+          const fragments = fragmentsOf(indexed(f.package_name, f.version, f, metadata));
+          pkgs.push(fragments);
+          rendered.push({ fileId: f.file_id, value: JSON.stringify(fragments) });
         }
-        if (!f.metadata) continue;
-        const metadata = JSON.parse(f.metadata) as RpmMetadata;
-        const fragments = fragmentsOf(indexed(f.package_name, f.version, f, metadata));
-        pkgs.push(fragments);
-        rendered.push({ fileId: f.file_id, value: JSON.stringify(fragments) });
-      }
-      const now = nowUnix();
-      const built = await buildRepodata(pkgs, key.private_key, now);
-      const written = await transaction(this.db, async (tx) => {
-        await keys.lockKey(tx, owner.id);
-        if ((await store.groupStamp(tx, owner.id, group)) !== stamp && attempt < 20) return false;
+        const now = nowUnix();
+        return { rendered, now, files: await buildRepodata(pkgs, key.private_key, now) };
+      },
+      write: async (tx, { rendered, now, files }) => {
         if (rendered.length) await store.storeFragments(tx, rendered);
         await store.replaceIndex(
           tx,
           owner.id,
           group,
-          built.map((f) => ({
+          files.map((f) => ({
             owner_id: owner.id,
             group_name: group,
             path: f.path,
@@ -206,9 +183,7 @@ export class RpmService {
             created_unix: now,
           })),
         );
-        return true;
-      });
-      if (written) return;
-    }
+      },
+    });
   }
 }

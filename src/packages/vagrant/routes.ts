@@ -8,12 +8,11 @@ import { unauthorized } from '../../errors.js';
 import type { PackageService } from '../service.js';
 import {
   announcedLength,
-  ownerResolver,
   type RegistryDeps,
-  registryScope,
-  streamedBodies,
+  registry,
   streamOf,
   uploader,
+  sendPackageFile,
 } from '../registry.js';
 import type { VagrantService } from './service.js';
 
@@ -28,74 +27,63 @@ export interface VagrantRoutesDeps extends RegistryDeps {
 export function vagrantRoutes(app: FastifyInstance, deps: VagrantRoutesDeps): void {
   const { packages, vagrant } = deps;
 
-  void app.register(
-    async (scope) => {
-      registryScope(scope, deps, errorBody);
-      streamedBodies(scope);
-      const base = '/:owner/vagrant';
-      const owner = ownerResolver(packages);
+  registry(app, deps, errorBody, (scope, owner) => {
+    const base = '/:owner/vagrant';
 
-      scope.get(`${base}/authenticate`, async (request, reply) => {
-        await owner(request, 'read');
-        if (!request.packageIdentity) throw unauthorized('Invalid access token');
-        return reply.code(200).send();
-      });
+    scope.get(`${base}/authenticate`, async (request, reply) => {
+      await owner(request, 'read');
+      if (!request.packageIdentity) throw unauthorized('Invalid access token');
+      return reply.code(200).send();
+    });
 
-      scope.get(`${base}/:name`, async (request, reply) => {
-        const o = await owner(request, 'read');
-        const name = (request.params as Params)['name'] ?? '';
-        const pkg = await packages.requirePackage(o, 'vagrant', name, request.packageIdentity);
-        return reply.type('application/json; charset=utf-8').send(await vagrant.metadata(o, pkg));
-      });
+    scope.get(`${base}/:name`, async (request, reply) => {
+      const o = await owner(request, 'read');
+      const name = (request.params as Params)['name'] ?? '';
+      const pkg = await packages.requirePackage(o, 'vagrant', name, request.packageIdentity);
+      return reply.type('application/json; charset=utf-8').send(await vagrant.metadata(o, pkg));
+    });
 
-      const file = async (request: FastifyRequest) => {
-        const o = await owner(request, 'read');
-        const p = request.params as Params;
-        const found = await packages.requireVersion(
-          o,
-          'vagrant',
-          p['name'] ?? '',
-          p['version'] ?? '',
-          request.packageIdentity,
-        );
-        return packages.requireFile(found.version.id, p['provider'] ?? '');
-      };
-      const boxUrl = `${base}/:name/:version/:provider`;
-      scope.route({
-        method: 'GET',
-        url: boxUrl,
-        exposeHeadRoute: false,
-        handler: async (request, reply: FastifyReply) => {
-          const f = await file(request);
-          const direct = await packages.directUrl(f);
-          if (direct) return reply.removeHeader('content-length').redirect(direct, 303);
-          return reply
-            .type('application/octet-stream')
-            .header('Content-Length', String(f.size))
-            .send(await packages.open(f));
-        },
-      });
-      // A HEAD answers what a GET would, without counting a download.
-      scope.head(boxUrl, async (request, reply) => {
+    const file = async (request: FastifyRequest) => {
+      const o = await owner(request, 'read');
+      const p = request.params as Params;
+      const found = await packages.requireVersion(
+        o,
+        'vagrant',
+        p['name'] ?? '',
+        p['version'] ?? '',
+        request.packageIdentity,
+      );
+      return packages.requireFile(found.version.id, p['provider'] ?? '');
+    };
+    const boxUrl = `${base}/:name/:version/:provider`;
+    scope.route({
+      method: 'GET',
+      url: boxUrl,
+      exposeHeadRoute: false,
+      handler: async (request, reply: FastifyReply) => {
         const f = await file(request);
-        return reply.type('application/octet-stream').header('Content-Length', String(f.size)).send();
-      });
-      scope.put(boxUrl, async (request, reply) => {
-        const o = await owner(request, 'write');
-        const identity = uploader(request);
-        const p = request.params as Params;
-        await vagrant.upload(
-          o,
-          identity.user,
-          p['name'] ?? '',
-          p['version'] ?? '',
-          p['provider'] ?? '',
-          streamOf(request),
-          announcedLength(request),
-        );
-        return reply.code(201).send();
-      });
-    },
-    { prefix: '/api/packages' },
-  );
+        return sendPackageFile(reply, packages, f, 'application/octet-stream');
+      },
+    });
+    // A HEAD answers what a GET would, without counting a download.
+    scope.head(boxUrl, async (request, reply) => {
+      const f = await file(request);
+      return reply.type('application/octet-stream').header('Content-Length', String(f.size)).send();
+    });
+    scope.put(boxUrl, async (request, reply) => {
+      const o = await owner(request, 'write');
+      const identity = uploader(request);
+      const p = request.params as Params;
+      await vagrant.upload(
+        o,
+        identity.user,
+        p['name'] ?? '',
+        p['version'] ?? '',
+        p['provider'] ?? '',
+        streamOf(request),
+        announcedLength(request),
+      );
+      return reply.code(201).send();
+    });
+  });
 }

@@ -10,9 +10,8 @@ import { AppError } from '../errors.js';
 import { CsrfField, Field, Layout, type PageContext } from '../web/layout.js';
 import { formText, type PageRoutes, type Web } from '../web/plugin.js';
 import type { AccountMail } from './service.js';
+import { NewPasswordFields, newPasswordErrors } from '../users/password-form.js';
 
-const MIN_PASSWORD_LENGTH = 8;
-const MAX_PASSWORD_LENGTH = 255;
 const MAX_EMAIL_LENGTH = 255;
 
 export interface MailPagesDeps {
@@ -109,23 +108,7 @@ function RecoverPage(props: {
           {props.name ? (
             <p>Choose a new password for {props.name}. Your other sessions will be signed out.</p>
           ) : null}
-          <Field
-            label="New password"
-            name="password"
-            type="password"
-            required
-            autocomplete="new-password"
-            autofocus
-            error={props.errors['password']}
-          />
-          <Field
-            label="Confirm password"
-            name="retype"
-            type="password"
-            required
-            autocomplete="new-password"
-            error={props.errors['retype']}
-          />
+          <NewPasswordFields autofocus errors={props.errors} />
           <button type="submit" class="primary">
             Update password
           </button>
@@ -250,12 +233,7 @@ function registerMailPages(app: FastifyInstance, web: Web, deps: MailPagesDeps):
     if (!user) {
       return web.send(reply, <RecoverPage page={web.page(request)} code="" valid={false} errors={{}} />, 400);
     }
-    const errors: Errors = {};
-    if (password.length < MIN_PASSWORD_LENGTH)
-      errors['password'] = `The password must be at least ${MIN_PASSWORD_LENGTH} characters long.`;
-    else if (password.length > MAX_PASSWORD_LENGTH)
-      errors['password'] = `The password must be at most ${MAX_PASSWORD_LENGTH} characters long.`;
-    else if (password !== retype) errors['retype'] = 'The passwords do not match.';
+    const errors: Errors = newPasswordErrors(password, retype);
     if (Object.keys(errors).length) {
       return web.send(
         reply,

@@ -11,6 +11,7 @@ import { formText, type PageRoutes, type Web } from '../web/plugin.js';
 import { errorField } from '../web/fields.js';
 import { Checkbox, DangerForm, Section, Select, ticked } from '../web/settings.js';
 import type { UserService } from './service.js';
+import { passwordLengthError } from './password-form.js';
 import {
   USER_ORDERS,
   UserType,
@@ -20,8 +21,6 @@ import {
   type UserStatusFilter,
   type VisibilityName,
 } from './tables.js';
-
-const MIN_PASSWORD_LENGTH = 8;
 
 type Form = Record<string, string>;
 type Errors = Record<string, string | undefined>;
@@ -527,9 +526,8 @@ function registerUserAdminPages(app: FastifyInstance, web: Web, deps: UserAdminP
     const errors: Errors = {};
     if (!values['user_name']) errors['user_name'] = 'The username must not be empty.';
     if (!values['email']) errors['email'] = 'The email address must not be empty.';
-    if (password.length < MIN_PASSWORD_LENGTH) {
-      errors['password'] = `The password must be at least ${MIN_PASSWORD_LENGTH} characters long.`;
-    }
+    const weak = passwordLengthError(password);
+    if (weak) errors['password'] = weak;
     if (!VISIBILITIES.some((v) => v.value === values['visibility']))
       errors['visibility'] = 'Unknown visibility.';
     let created: UserRow | undefined;
@@ -608,9 +606,8 @@ function registerUserAdminPages(app: FastifyInstance, web: Web, deps: UserAdminP
       );
     if (!values['user_name']) errors['user_name'] = 'The username must not be empty.';
     if (!values['email']) errors['email'] = 'The email address must not be empty.';
-    if (password && password.length < MIN_PASSWORD_LENGTH) {
-      errors['password'] = `The password must be at least ${MIN_PASSWORD_LENGTH} characters long.`;
-    }
+    const weak = password ? passwordLengthError(password) : undefined;
+    if (weak) errors['password'] = weak;
     const max = Number(values['max_repo_creation']);
     if (!Number.isSafeInteger(max) || max < -1) {
       errors['max_repo_creation'] = 'Enter a whole number, -1 or more.';

@@ -12,8 +12,7 @@ import { avatarPath } from './avatars.js';
 import type { OrgService } from '../orgs/service.js';
 import type { SessionService } from '../sessions/service.js';
 import type { UserService } from './service.js';
-
-const MIN_PASSWORD_LENGTH = 8;
+import { NewPasswordFields, newPasswordErrors } from './password-form.js';
 
 type Form = Record<string, string | undefined>;
 const field = (body: unknown, name: string): string => {
@@ -89,22 +88,7 @@ function SignUpPage(props: { page: PageContext; values: Form; errors: Form; firs
             autocomplete="email"
             error={errors['email']}
           />
-          <Field
-            label="Password"
-            name="password"
-            type="password"
-            required
-            autocomplete="new-password"
-            error={errors['password']}
-          />
-          <Field
-            label="Confirm password"
-            name="retype"
-            type="password"
-            required
-            autocomplete="new-password"
-            error={errors['retype']}
-          />
+          <NewPasswordFields label="Password" errors={errors} />
           <button type="submit" class="primary">
             Register account
           </button>
@@ -129,23 +113,7 @@ function ChangePasswordPage(props: { page: PageContext; errors: Form }): VNode {
         ) : null}
         <form method="post" action="/user/settings/change_password">
           <CsrfField page={props.page} />
-          <Field
-            label="New password"
-            name="password"
-            type="password"
-            required
-            autocomplete="new-password"
-            autofocus
-            error={props.errors['password']}
-          />
-          <Field
-            label="Confirm password"
-            name="retype"
-            type="password"
-            required
-            autocomplete="new-password"
-            error={props.errors['retype']}
-          />
+          <NewPasswordFields autofocus errors={props.errors} />
           <button type="submit" class="primary">
             Update password
           </button>
@@ -153,14 +121,6 @@ function ChangePasswordPage(props: { page: PageContext; errors: Form }): VNode {
       </section>
     </Layout>
   );
-}
-
-function passwordErrors(password: string, retype: string): Form {
-  const errors: Form = {};
-  if (password.length < MIN_PASSWORD_LENGTH) {
-    errors['password'] = `The password must be at least ${MIN_PASSWORD_LENGTH} characters long.`;
-  } else if (password !== retype) errors['retype'] = 'The passwords do not match.';
-  return errors;
 }
 
 function Avatar(props: { user: UserRow; size?: number }): VNode {
@@ -336,7 +296,7 @@ function registerUserPages(app: FastifyInstance, web: Web, deps: UserPagesDeps):
       email: field(request.body, 'email').trim(),
     };
     const password = field(request.body, 'password');
-    const errors = passwordErrors(password, field(request.body, 'retype'));
+    const errors = newPasswordErrors(password, field(request.body, 'retype'));
     let user: UserRow | undefined;
     if (!Object.keys(errors).length) {
       try {
@@ -385,7 +345,7 @@ function registerUserPages(app: FastifyInstance, web: Web, deps: UserPagesDeps):
   app.post('/user/settings/change_password', async (request, reply) => {
     const user = web.requireUser(request);
     const password = field(request.body, 'password');
-    const errors = passwordErrors(password, field(request.body, 'retype'));
+    const errors = newPasswordErrors(password, field(request.body, 'retype'));
     if (Object.keys(errors).length) {
       return web.send(reply, <ChangePasswordPage page={web.page(request)} errors={errors} />, 422);
     }

@@ -25,8 +25,8 @@ import type { SessionService } from '../sessions/service.js';
 import { avatarPath } from './avatars.js';
 import type { UserService } from './service.js';
 import { Visibility, visibilityName, type EmailRow, type UserRow, type VisibilityName } from './tables.js';
+import { NewPasswordFields, newPasswordErrors } from './password-form.js';
 
-const MIN_PASSWORD_LENGTH = 8;
 type Errors = Record<string, string | undefined>;
 type Values = Record<string, string>;
 
@@ -179,22 +179,7 @@ function AccountPage(props: {
             autocomplete="current-password"
             error={errors['old_password']}
           />
-          <Field
-            label="New password"
-            name="password"
-            type="password"
-            required
-            autocomplete="new-password"
-            error={errors['password']}
-          />
-          <Field
-            label="Confirm password"
-            name="retype"
-            type="password"
-            required
-            autocomplete="new-password"
-            error={errors['retype']}
-          />
+          <NewPasswordFields errors={errors} />
           <button type="submit" class="primary">
             Update password
           </button>
@@ -474,11 +459,7 @@ function registerAccountSettings(app: FastifyInstance, web: Web, deps: AccountSe
     const user = web.requireUser(request);
     const oldPassword = body(request, 'old_password');
     const password = body(request, 'password');
-    const errors: Errors = {};
-    if (password.length < MIN_PASSWORD_LENGTH) {
-      errors['password'] = `The password must be at least ${MIN_PASSWORD_LENGTH} characters long.`;
-    } else if (password.length > 255) errors['password'] = 'The password must be at most 255 characters.';
-    else if (password !== body(request, 'retype')) errors['retype'] = 'The passwords do not match.';
+    const errors: Errors = newPasswordErrors(password, body(request, 'retype'));
     if (!errors['password'] && !errors['retype'] && !(await passwordMatches(user, oldPassword, request))) {
       errors['old_password'] = 'The current password is incorrect.';
     }

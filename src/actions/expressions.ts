@@ -24,15 +24,20 @@ export class ExpressionError extends Error {
 type Token =
   { t: 'str'; v: string } | { t: 'num'; v: number } | { t: 'id'; v: string } | { t: 'op'; v: string };
 
-function tokenize(src: string): Token[] {
+/** The tokens of `src`; `spans`, when given, gets each token's [start, end) offsets. */
+function tokenize(src: string, spans?: Array<[number, number]>): Token[] {
   const out: Token[] = [];
   let i = 0;
+  let start = 0;
   while (i < src.length) {
+    // The token read last ended here.
+    if (spans && spans.length < out.length) spans.push([start, i]);
     const c = src[i]!;
     if (/\s/.test(c)) {
       i++;
       continue;
     }
+    start = i;
     if (c === "'") {
       let s = '';
       i++;
@@ -77,6 +82,7 @@ function tokenize(src: string): Token[] {
     }
     throw new ExpressionError(`unexpected character ${JSON.stringify(c)}`);
   }
+  if (spans && spans.length < out.length) spans.push([start, i]);
   return out;
 }
 
@@ -338,4 +344,67 @@ export function condition(cond: unknown, ctx: ExprContext): boolean {
   const p = new Parser(tokenize(src), ctx);
   const v = truthy(p.parse());
   return p.usedStatus ? v : v && !ctx.failed && !ctx.cancelled;
+}
+
+/** A reference to a context in an expression: its name (lower case) and the key after it, if any. */
+export interface ContextRef {
+  name: string;
+  key: string | undefined;
+  /** Offsets in the expression of the reference (with its key). */
+  start: number;
+  end: number;
+}
+
+/**
+ * The contexts an expression reads (`inputs.x`, `inputs['x']`, `github`), in order; not function
+ * names nor properties. Throws ExpressionError when it cannot be read.
+ */
+export function contextRefs(expr: string): ContextRef[] {
+  const spans: Array<[number, number]> = [];
+  const t = tokenize(expr, spans);
+  const isOp = (i: number, v: string) => t[i]?.t === 'op' && t[i]!.v === v;
+  const refs: ContextRef[] = [];
+  for (let i = 0; i < t.length; i++) {
+    const tok = t[i]!;
+    if (tok.t !== 'id' || isOp(i - 1, '.') || isOp(i + 1, '(')) continue;
+    const name = tok.v.toLowerCase();
+    if (name === 'true' || name === 'false' || name === 'null') continue;
+    let key: string | undefined;
+    let last = i;
+    const next = t[i + 2];
+    if (isOp(i + 1, '.') && next && (next.t === 'id' || next.t === 'num')) {
+      key = String(next.v);
+      last = i + 2;
+    } else if (isOp(i + 1, '[') && next?.t === 'str' && isOp(i + 3, ']')) {
+      key = next.v;
+      last = i + 3;
+    }
+    refs.push({ name, key, start: spans[i]![0], end: spans[last]![1] });
+  }
+  return refs;
+}
+
+/** A value written as an expression literal. */
+export function literal(v: Value | undefined): string {
+  if (v === undefined || v === null) return 'null';
+  if (typeof v === 'string') return `'${v.replace(/'/g, "''")}'`;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return `fromJSON('${JSON.stringify(v).replace(/'/g, "''")}')`;
+}
+
+/**
+ * `expr` with the context `name` replaced by literals of `values`: `name.key` and `name['key']` by
+ * the key's value (keys without case, as contexts read them; null when there is none), `name`
+ * alone by the whole object. Throws ExpressionError when the expression cannot be read.
+ */
+export function bindContext(expr: string, name: string, values: Record<string, Value>): string {
+  let out = '';
+  let at = 0;
+  for (const ref of contextRefs(expr)) {
+    if (ref.name !== name) continue;
+    const v = ref.key === undefined ? values : prop(values, ref.key);
+    out += `${expr.slice(at, ref.start)}${literal(v)}`;
+    at = ref.end;
+  }
+  return out + expr.slice(at);
 }

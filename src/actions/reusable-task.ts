@@ -7,14 +7,19 @@
 //   `with:` over the inputs' defaults (typed as the inputs say), and its `secrets:` (inherit, or
 //   the named ones evaluated over the caller's secrets) give the next level its inputs and
 //   secrets; the job gets the innermost ones.
-// - `inputs.x` in the job's expressions is replaced by the input's value (a literal), so a
-//   runner evaluates them without knowing of calls.
+// - a matrix of calls (each combination one call, CallFrame.leg) keeps its caller's strategy, as
+//   a matrix job's legs do (runners.ts): with max-parallel N, the jobs of a call not started wait
+//   while N calls are under way (callWaits); with fail-fast, a job that fails cancels the jobs of
+//   the other calls not ended (cancelledByCall).
+// - `inputs` in the job's expressions (`inputs.x`, `inputs['x']`, `toJSON(inputs)`) is replaced
+//   by literals of the values (reusable-inputs.ts), so a runner evaluates them without knowing of
+//   calls; a boolean input is `true` or `false`, a number input a number.
 import type * as Yaml from 'yaml';
 import { lazyModule } from '../lazy.js';
-import { condition, evaluate, interpolate, show, type Value } from './expressions.js';
+import { bindContext, condition, ExpressionError, interpolate, type Value } from './expressions.js';
+import { EMPTY, typed, withValue } from './reusable-inputs.js';
 import type { CallFrame } from './reusable.js';
-import { aggregateStatus } from './tables.js';
-import { WorkflowError } from './workflow.js';
+import { aggregateStatus, isDone } from './tables.js';
 
 const yaml = lazyModule<typeof Yaml>('yaml');
 
@@ -94,24 +99,6 @@ export interface CallBase {
 export type CallResolution =
   { skip: true } | { skip: false; inputs: Record<string, Value>; secrets: Record<string, string> };
 
-const WHOLE = /^\s*\$\{\{([\s\S]*)\}\}\s*$/;
-
-function typed(v: Value, type: string, name: string): Value {
-  if (type === 'boolean') {
-    if (v === true || v === 'true') return true;
-    if (v === false || v === 'false') return false;
-    throw new WorkflowError(`input "${name}" must be a boolean, not "${show(v)}"`);
-  }
-  if (type === 'number') {
-    const n = typeof v === 'number' ? v : v === '' || v === null ? NaN : Number(v);
-    if (!Number.isFinite(n)) throw new WorkflowError(`input "${name}" must be a number, not "${show(v)}"`);
-    return n;
-  }
-  return show(v);
-}
-
-const EMPTY: Record<string, Value> = { string: '', number: 0, boolean: false };
-
 /**
  * The inputs and secrets a job gets from the calls it is under (outermost first), or skip when a
  * caller's `if` is false. Throws ExpressionError or WorkflowError for a value that cannot be had.
@@ -141,12 +128,7 @@ export function resolveFrames(
         next[name] = EMPTY[spec.type] ?? '';
         continue;
       }
-      let v: Value = raw;
-      if (typeof raw === 'string' && raw.includes('${{')) {
-        const whole = WHOLE.exec(raw);
-        v = whole && !whole[1]!.includes('}}') ? evaluate(whole[1]!, ctx) : interpolate(raw, ctx);
-      }
-      next[name] = typed(v, spec.type, name);
+      next[name] = typed(withValue(raw, ctx), spec.type, name);
     }
     if (frame.secrets !== 'inherit') {
       const scope = { ...ctx, contexts: { ...contexts, secrets } };
@@ -159,25 +141,15 @@ export function resolveFrames(
   return { skip: false, inputs, secrets };
 }
 
-const literal = (v: Value | undefined): string => {
-  if (v === undefined || v === null) return 'null';
-  if (typeof v === 'string') return `'${v.replace(/'/g, "''")}'`;
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return `fromJSON('${JSON.stringify(v).replace(/'/g, "''")}')`;
-};
-
-/** An expression with `inputs.x` (outside its string literals) replaced by the value. */
+/** An expression with the `inputs` context (outside its string literals) replaced by the values. */
 export function exprWithInputs(expr: string, inputs: Record<string, Value>): string {
-  return expr
-    .split(/('(?:[^']|'')*')/)
-    .map((part, i) =>
-      i % 2 === 1
-        ? part
-        : part.replace(/(?<![\w.-])inputs\.([A-Za-z_][\w-]*)/g, (_, name: string) =>
-            literal(Object.hasOwn(inputs, name) ? inputs[name] : undefined),
-          ),
-    )
-    .join('');
+  try {
+    return bindContext(expr, 'inputs', inputs);
+  } catch (err) {
+    // One that cannot be read is left as it is: the runner says why.
+    if (err instanceof ExpressionError) return expr;
+    throw err;
+  }
 }
 
 /** A job's workflow (YAML) with its `inputs.x` references replaced by the values. */
@@ -197,4 +169,49 @@ export function payloadWithInputs(payload: string, inputs: Record<string, Value>
   };
   const doc = yaml().parse(payload) as unknown;
   return yaml().stringify(walk(doc, ''), { aliasDuplicateObjects: false });
+}
+
+/** A job of a run as a matrix of calls sees it. */
+export interface CallJobState {
+  frames: CallFrame[];
+  status: string;
+}
+
+/** The calls of the caller of `frames[k]` in the call (outer frames, with their legs) it is in. */
+const callerKey = (frames: CallFrame[], k: number): string =>
+  JSON.stringify(frames.slice(0, k + 1).map((f, i) => (i < k ? [f.caller, f.leg ?? -1] : [f.caller])));
+
+/**
+ * Whether a called job whose needs are met waits: under a matrix of calls with max-parallel N,
+ * its call has not started (none of its jobs left `blocked`) while N others are under way
+ * (started, not all of their jobs done). `jobs` are the run's jobs (it among them or not).
+ */
+export function callWaits(frames: CallFrame[], jobs: CallJobState[]): boolean {
+  for (let k = 0; k < frames.length; k++) {
+    const f = frames[k]!;
+    if (!f.maxParallel || f.leg === undefined) continue;
+    const key = callerKey(frames, k);
+    const legs = new Map<number, string[]>();
+    for (const j of jobs) {
+      if (j.frames.length <= k || callerKey(j.frames, k) !== key) continue;
+      const leg = j.frames[k]!.leg ?? -1;
+      legs.set(leg, [...(legs.get(leg) ?? []), j.status]);
+    }
+    const underWay = (s: string[]) => s.some((x) => x !== 'blocked') && !s.every(isDone);
+    if (underWay(legs.get(f.leg) ?? [])) continue;
+    if ([...legs.values()].filter(underWay).length >= f.maxParallel) return true;
+  }
+  return false;
+}
+
+/** Whether a job under `other` is of another call of a fail-fast matrix of calls that `failed` is under. */
+export function cancelledByCall(failed: CallFrame[], other: CallFrame[]): boolean {
+  return failed.some(
+    (f, k) =>
+      f.failFast === true &&
+      f.leg !== undefined &&
+      other.length > k &&
+      other[k]!.leg !== f.leg &&
+      callerKey(other, k) === callerKey(failed, k),
+  );
 }

@@ -5,7 +5,9 @@
 // of its called jobs, runners.ts matches the key as a prefix). Each expanded job keeps the calls it
 // is under (its CallFrames, outermost first) so that, when a runner takes it, reusable-task.ts
 // evaluates the callers' `if`, `with` and `secrets` and gives the job its inputs and secrets;
-// runners and the runner protocol see ordinary jobs.
+// runners and the runner protocol see ordinary jobs. The inputs known when the run is created
+// are read in the called jobs' runs-on, strategy and name (reusable-inputs.ts); each call of a
+// matrix of calls is numbered (its leg) and keeps its caller's max-parallel and fail-fast.
 //
 // A reference is `./<dir>/workflows/x.yml` (the same repository at the same commit as the file
 // that holds it) or `owner/repo/<dir>/workflows/x.yml@ref` (another repository of the instance the
@@ -17,6 +19,8 @@ import type { RepoService } from '../repos/service.js';
 import type { RepoRow } from '../repos/tables.js';
 import type { UserService } from '../users/service.js';
 import { UserType, type Viewer } from '../users/tables.js';
+import type { Value } from './expressions.js';
+import { knownInputs, withKnownInputs, type CreationBase } from './reusable-inputs.js';
 import {
   MAX_WORKFLOW_BYTES,
   parseWorkflow,
@@ -56,6 +60,11 @@ export interface CallFrame {
   secrets: JobCall['secrets'];
   if: string;
   matrix?: Record<string, unknown> | undefined;
+  /** Which combination of the caller's matrix this call is (none without a matrix). */
+  leg?: number | undefined;
+  /** The caller's `strategy.max-parallel` (0: no limit) and `fail-fast`, over its calls. */
+  maxParallel?: number | undefined;
+  failFast?: boolean | undefined;
   /** The called workflow's `on.workflow_call` inputs and outputs. */
   inputs: CallSpec['inputs'];
   outputs: CallSpec['outputs'];
@@ -66,7 +75,14 @@ export interface RunJob extends WorkflowJob {
   frames: CallFrame[];
 }
 
-export type LoadWorkflow = (ref: CallRef, from: CallSite) => Promise<{ site: CallSite; wf: Workflow }>;
+/** A called workflow: where it was read, parsed, and its text (to read again with its inputs). */
+export interface Loaded {
+  site: CallSite;
+  wf: Workflow;
+  content?: string;
+}
+
+export type LoadWorkflow = (ref: CallRef, from: CallSite) => Promise<Loaded>;
 
 const WF_PATH = /^\.(?:forgejo|gitea|github)\/workflows\/[^/]+\.ya?ml$/;
 const NAME = /^[\w.-]+$/;
@@ -136,13 +152,20 @@ interface Level {
   site: CallSite;
   chain: string[];
   depth: number;
+  /** The inputs of this level's workflow known when the run is created (reusable-inputs.ts). */
+  inputs: Record<string, Value>;
 }
 
 /**
  * The jobs of a run of `wf` (read at `site`): its own, and in place of each calling job the jobs
  * of the workflow it calls, recursively. Throws WorkflowError for a call that cannot be made.
  */
-export async function expandCalls(wf: Workflow, site: CallSite, load: LoadWorkflow): Promise<RunJob[]> {
+export async function expandCalls(
+  wf: Workflow,
+  site: CallSite,
+  load: LoadWorkflow,
+  base: CreationBase = { github: {}, inputs: {} },
+): Promise<RunJob[]> {
   const out: RunJob[] = [];
   if (!wf.jobs.some((j) => j.call)) return wf.jobs.map((j) => ({ ...j, frames: [] }));
   const top: Level = {
@@ -153,12 +176,21 @@ export async function expandCalls(wf: Workflow, site: CallSite, load: LoadWorkfl
     site,
     chain: [siteKey(site)],
     depth: 1,
+    inputs: base.inputs,
   };
-  await expand(wf.jobs, top, load, out);
+  await expand(wf.jobs, top, load, base, out);
   return out;
 }
 
-async function expand(jobs: WorkflowJob[], at: Level, load: LoadWorkflow, out: RunJob[]): Promise<void> {
+async function expand(
+  jobs: WorkflowJob[],
+  at: Level,
+  load: LoadWorkflow,
+  base: CreationBase,
+  out: RunJob[],
+): Promise<void> {
+  // The calls of a matrix, in the order of its combinations.
+  const legs = new Map<string, number>();
   for (const j of jobs) {
     if (j.jobId.includes('/')) throw new WorkflowError(`job key "${j.jobId}" may not contain "/"`);
     const key = at.prefix + j.jobId;
@@ -171,7 +203,7 @@ async function expand(jobs: WorkflowJob[], at: Level, load: LoadWorkflow, out: R
       continue;
     }
     const ref = parseUses(call.uses, key);
-    const { site, wf } = await load(ref, at.site);
+    const { site, wf, content } = await load(ref, at.site);
     const id = siteKey(site);
     if (at.chain.includes(id)) {
       throw new WorkflowError(`job ${key}: ${site.path} is called in a cycle (a workflow calls itself)`);
@@ -184,6 +216,8 @@ async function expand(jobs: WorkflowJob[], at: Level, load: LoadWorkflow, out: R
     const spec = wf.triggers.workflow_call;
     if (!spec) throw new WorkflowError(`job ${key}: ${site.path} has no workflow_call trigger`);
     checkCall(call, spec, key, site.path);
+    const leg = call.matrix === undefined ? undefined : (legs.get(j.jobId) ?? 0);
+    if (leg !== undefined) legs.set(j.jobId, leg + 1);
     const frame: CallFrame = {
       caller: key,
       needs,
@@ -191,16 +225,19 @@ async function expand(jobs: WorkflowJob[], at: Level, load: LoadWorkflow, out: R
       secrets: call.secrets,
       if: call.if,
       matrix: call.matrix,
+      ...(leg === undefined ? {} : { leg, maxParallel: j.maxParallel, failFast: j.failFast }),
       inputs: spec.inputs,
       outputs: spec.outputs,
     };
+    const inputs = knownInputs(call, spec, at.inputs, base);
+    const called = content === undefined ? wf : withKnownInputs(content, site.path, wf, spec, inputs, base);
     const frames = [...at.frames, frame];
     // Kept on each called job (a TEXT column): a few kilobytes at most in practice.
     if (JSON.stringify(frames).length > MAX_FRAMES_CHARS) {
       throw new WorkflowError(`job ${key}: the inputs, secrets and outputs of its calls are too large`);
     }
     await expand(
-      wf.jobs,
+      called.jobs,
       {
         prefix: `${key}/`,
         namePrefix: `${name} / `,
@@ -209,8 +246,10 @@ async function expand(jobs: WorkflowJob[], at: Level, load: LoadWorkflow, out: R
         site,
         chain: [...at.chain, id],
         depth: at.depth + 1,
+        inputs,
       },
       load,
+      base,
       out,
     );
   }
@@ -231,14 +270,14 @@ export interface LoaderDeps {
  * be read is said the same way whether or not it exists. Loads are cached per run.
  */
 export function workflowLoader(deps: LoaderDeps, runRepo: RepoRow): LoadWorkflow {
-  const cache = new Map<string, Promise<{ site: CallSite; wf: Workflow }>>();
+  const cache = new Map<string, Promise<Loaded>>();
   const read = async (repo: RepoRow, commit: string, path: string, uses: string) => {
     const dir = deps.repos.pathOf(repo);
     const info = await objectInfo(dir, `${commit}:${path}`);
     if (!info || info.type !== 'blob') throw new WorkflowError(`${uses}: the workflow file does not exist`);
     if (info.size > MAX_WORKFLOW_BYTES) throw new WorkflowError(`${uses}: the workflow file is too large`);
     const content = (await readBlob(dir, info.oid)).toString('utf8');
-    return { site: { repoId: repo.id, commit, path }, wf: parseWorkflow(content, path) };
+    return { site: { repoId: repo.id, commit, path }, wf: parseWorkflow(content, path), content };
   };
   const remote = async (ref: Extract<CallRef, { kind: 'remote' }>) => {
     const uses = `${ref.owner}/${ref.repo}/${ref.path}@${ref.ref}`;

@@ -15,6 +15,8 @@ import { ExpressionError, interpolate, type Value } from './expressions.js';
 import { aggregateStatus, isDone, type RunRow } from './tables.js';
 import * as store from './store.js';
 import type { RunJob } from './reusable.js';
+import type { CreationBase } from './reusable-inputs.js';
+import { callWaits, type CallJobState } from './reusable-task.js';
 import type { Concurrency, Workflow } from './workflow.js';
 import { enterJobGroup, refreshRun } from './job-concurrency.js';
 
@@ -52,6 +54,23 @@ export interface InsertedRuns {
   changedRuns: number[];
 }
 
+/** What is known of a run before it is made: its github context (no run ids) and a dispatch's inputs. */
+export function creationBase(ev: RunEvent, repoFullName: string): CreationBase {
+  const pull = ev.payload['pull_request'] as { head?: { ref?: string }; base?: { ref?: string } } | undefined;
+  const github: Record<string, Value> = {
+    ref: ev.ref,
+    ref_name: ev.ref.replace(/^refs\/(heads|tags)\//, ''),
+    sha: ev.sha,
+    event_name: ev.event,
+    event: ev.payload as Value,
+    repository: repoFullName,
+    repository_owner: repoFullName.split('/')[0] ?? '',
+    head_ref: pull?.head?.ref ?? '',
+    base_ref: pull?.base?.ref ?? '',
+  };
+  return { github, inputs: (ev.payload['inputs'] ?? {}) as Record<string, Value> };
+}
+
 /** The `concurrency.group` of a run, its expressions evaluated ('' for none); at most 255 characters. */
 export function groupOf(
   wf: Workflow,
@@ -61,22 +80,14 @@ export function groupOf(
   c: Concurrency | undefined = wf.concurrency,
 ): string {
   if (!c) return '';
-  const refName = ev.ref.replace(/^refs\/(heads|tags)\//, '');
-  const pull = ev.payload['pull_request'] as { head?: { ref?: string }; base?: { ref?: string } } | undefined;
+  const base = creationBase(ev, repoFullName);
   const github: Record<string, Value> = {
+    ...base.github,
     workflow: wf.name,
-    ref: ev.ref,
-    ref_name: refName,
-    sha: ev.sha,
-    event_name: ev.event,
-    repository: repoFullName,
-    repository_owner: repoFullName.split('/')[0] ?? '',
     run_id: String(run.id),
     run_number: String(run.run_number),
-    head_ref: pull?.head?.ref ?? '',
-    base_ref: pull?.base?.ref ?? '',
   };
-  const inputs = (ev.payload['inputs'] ?? {}) as Record<string, Value>;
+  const inputs = base.inputs;
   let group: string;
   try {
     group = interpolate(c.group, { contexts: { github, inputs }, failed: false, cancelled: false });
@@ -128,8 +139,10 @@ export async function insertRuns(
       is_fork_pull_request: ev.fork ? 1 : 0,
       need_approval: held ? 1 : 0,
     });
-    // Of a matrix with max-parallel N, the first N wait; the others start as those end.
+    // Of a matrix with max-parallel N, the first N wait; the others start as those end. So do
+    // the calls of a matrix of calls (reusable-task.ts).
     const started = new Map<string, number>();
+    const calls: CallJobState[] = [];
     await store.insertJobs(
       tx,
       jobs.map((j) => {
@@ -139,6 +152,8 @@ export async function insertRuns(
           if (n >= j.maxParallel) status = 'blocked';
           else started.set(j.jobId, n + 1);
         }
+        if (status === 'waiting' && callWaits(j.frames, calls)) status = 'blocked';
+        if (j.frames.length) calls.push({ frames: j.frames, status });
         return {
           run_id: runId,
           repo_id: repo.id,

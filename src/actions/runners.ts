@@ -21,7 +21,16 @@ import { Result } from './gen/runner/v1/messages_pb.js';
 import { sameDigest, sha256 } from './digest.js';
 import { coversKey } from './reusable.js';
 import { enterJobGroup, noEffects, releaseJobGroup, type GroupEffects } from './job-concurrency.js';
-import { calledJob, CallOutcome, endCalledJob, resultOf, runJobViews, taskNeeds } from './task-calls.js';
+import {
+  calledJob,
+  callFailFast,
+  callHeld,
+  CallOutcome,
+  endCalledJob,
+  resultOf,
+  runJobViews,
+  taskNeeds,
+} from './task-calls.js';
 
 export { resultOf } from './task-calls.js';
 import type { ActionsService } from './service.js';
@@ -541,7 +550,7 @@ export class RunnerService {
       let cancelled: number[] = [];
       if (job && job.task_id === task.id) {
         await store.updateJob(tx, task.job_id, { status, stopped_unix: now, updated_unix: now });
-        if (status === 'failure' && job.fail_fast) cancelled = await this.failFast(tx, job, now);
+        if (status === 'failure') cancelled = await this.failFast(tx, job, now);
       }
       // Its job-level concurrency group: the job held the longest may start.
       const next = job ? await releaseJobGroup(tx, job.repo_id, job.concurrency_group, now) : 0;
@@ -564,12 +573,13 @@ export class RunnerService {
 
   /**
    * `strategy.fail-fast`: a matrix job failed, so its siblings that have not ended are cancelled
-   * (those not started at once). Returns the tasks of the running ones, to end once committed.
+   * (those not started at once); so are the other calls of a matrix of calls it is under. Returns the tasks of the running ones, to end once committed.
    */
   private async failFast(tx: Tx, failed: JobRow, now: number): Promise<number[]> {
     const tasks: number[] = [];
     for (const job of await store.jobsOfRun(tx, failed.run_id)) {
-      if (job.id === failed.id || job.job_id !== failed.job_id) continue;
+      const sibling = failed.fail_fast && job.job_id === failed.job_id;
+      if (job.id === failed.id || !(sibling || callFailFast(failed, job))) continue;
       if (job.status === 'waiting' || job.status === 'blocked') {
         await store.moveJob(tx, job.id, job.status, {
           status: 'cancelled',
@@ -607,6 +617,7 @@ export class RunnerService {
           const active = statusOf(job.job_id).filter((s) => s === 'waiting' || s === 'running').length;
           if (active >= job.max_parallel) continue;
         }
+        if (ok && callHeld(job, jobs)) continue;
         changed = true;
         if (ok && job.concurrency_group) {
           entered = true;

@@ -24,7 +24,15 @@ import { parseScopes } from '../tokens/scopes.js';
 import { ACTIONS_BOT_ID, botRow, isActionsBot } from './bot.js';
 import { sameDigest, sha256 } from './digest.js';
 import { expandCalls, workflowLoader } from './reusable.js';
-import { insertRuns, type CreatedRun, type RunEvent, type RunItem, type WorkflowFile } from './run-create.js';
+import type { CreationBase } from './reusable-inputs.js';
+import {
+  creationBase,
+  insertRuns,
+  type CreatedRun,
+  type RunEvent,
+  type RunItem,
+  type WorkflowFile,
+} from './run-create.js';
 import * as store from './store.js';
 import type { JobRow, KvRow, RunFilter, RunRow, ScheduleRow, Scope } from './tables.js';
 import {
@@ -604,8 +612,8 @@ export class ActionsService {
     const disabled = await store.disabledWorkflows(this.db, repo.id);
     items = items.filter((i) => !disabled.has(i.file.name));
     if (!items.length) return [];
-    items = await this.expandCalls(repo, items, ev.sha);
     const repository = await this.repositoryPayload(repo);
+    items = await this.expandCalls(repo, items, creationBase(ev, repository.full_name), ev.sha);
     for (let attempt = 0; ; attempt++) {
       try {
         const done = await transaction(this.db, (tx) =>
@@ -625,7 +633,12 @@ export class ActionsService {
   }
 
   /** The jobs of each run with the workflows they call; a call that cannot be made fails its run. */
-  private async expandCalls(repo: RepoRow, items: RunItem[], sha: string): Promise<RunItem[]> {
+  private async expandCalls(
+    repo: RepoRow,
+    items: RunItem[],
+    base: CreationBase,
+    sha: string,
+  ): Promise<RunItem[]> {
     const load = workflowLoader(this.deps, repo);
     const out: RunItem[] = [];
     for (const item of items) {
@@ -635,7 +648,7 @@ export class ActionsService {
       }
       try {
         const site = { repoId: repo.id, commit: sha, path: item.file.path };
-        out.push({ ...item, jobs: await expandCalls(item.wf, site, load) });
+        out.push({ ...item, jobs: await expandCalls(item.wf, site, load, base) });
       } catch (err) {
         if (!(err instanceof WorkflowError)) throw err;
         out.push({ file: item.file, error: err.message });

@@ -2,11 +2,16 @@
 // context of the job (reusable-task.ts: relative to its workflow, callers' outputs evaluated), and
 // for a job a called workflow brought in, its inputs and secrets from its callers; a caller's `if`
 // that is false skips the job, a value that cannot be had fails it with the reason in its log.
+// And the strategy of a matrix of calls, where runners.ts applies a matrix job's: max-parallel
+// (callHeld) and fail-fast (callFailFast).
 import type { JsonObject } from '@bufbuild/protobuf';
 import { nowUnix, type Db } from '../db/database.js';
 import { ExpressionError, type Value } from './expressions.js';
 import { Result } from './gen/runner/v1/messages_pb.js';
+import type { CallFrame } from './reusable.js';
 import {
+  callWaits,
+  cancelledByCall,
   needsContext,
   parseFrames,
   payloadWithInputs,
@@ -123,3 +128,24 @@ export async function endCalledJob(db: Db, taskId: number, outcome: CallOutcome)
     updated_unix: nowUnix(),
   });
 }
+
+/** The call frames of jobs, read once per row. */
+const framesOf = new WeakMap<JobRow, CallFrame[]>();
+function frames(job: JobRow): CallFrame[] {
+  let f = framesOf.get(job);
+  if (!f) framesOf.set(job, (f = parseFrames(job.call_info)));
+  return f;
+}
+
+/** Whether `job`, its needs met, waits for the max-parallel of a matrix of calls it is under. */
+export function callHeld(job: JobRow, jobs: JobRow[]): boolean {
+  if (!job.call_info) return false;
+  return callWaits(
+    frames(job),
+    jobs.map((j) => ({ frames: frames(j), status: j.status })),
+  );
+}
+
+/** Whether `job` is cancelled when `failed` fails: another call of a fail-fast matrix of calls. */
+export const callFailFast = (failed: JobRow, job: JobRow): boolean =>
+  failed.call_info !== null && job.call_info !== null && cancelledByCall(frames(failed), frames(job));

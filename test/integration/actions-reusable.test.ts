@@ -6,6 +6,9 @@
 // workflow whose only trigger is workflow_call starts nothing. Then calls that cannot be made
 // (missing file, no workflow_call trigger, missing or unknown input, a cycle, nesting deeper than
 // four levels, another user's private repository, an unknown ref) fail their run with the reason.
+// A matrix of calls keeps its strategy (max-parallel: one call at a time; fail-fast: a failed call
+// cancels the others), and `inputs` is an expression context of the called jobs (runs-on, matrix,
+// env, if, run; typed: a false boolean is falsy), github.event_name the caller's event.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -270,6 +273,133 @@ describe('reusable workflows (workflow_call)', () => {
     const page = await web.get(`/alice/app/actions/runs/${run!.run_number}`);
     assert.equal(page.status, 200);
     assert.match(page.text, /nested \/ inner \/ greet/);
+  });
+
+  it('applies the strategy of a matrix of calls, and inputs are a context of the called jobs', async () => {
+    // A call holds a lock directory while it runs: two calls at once would fail one of them.
+    const leg = `on:
+  workflow_call:
+    inputs:
+      n: { type: number, required: true }
+      lock: { type: string, required: true }
+      fail: { type: boolean, default: false }
+jobs:
+  leg:
+    runs-on: self-hosted
+    steps:
+      - run: |
+          mkdir "${runnerDir}/lock-\${{ inputs.lock }}" || { echo "ANOTHER-CALL-RUNS"; exit 1; }
+          sleep 0.5
+          rmdir "${runnerDir}/lock-\${{ inputs.lock }}"
+          if \${{ inputs.fail && inputs.n == 1 }}; then exit 1; fi
+`;
+    const ctxWf = `on:
+  workflow_call:
+    inputs:
+      name: { type: string, required: true }
+      flag: { type: boolean, default: false }
+      label: { type: string, default: self-hosted }
+      list: { type: string, default: '["a"]' }
+jobs:
+  check:
+    runs-on: \${{ inputs.label }}
+    if: \${{ !inputs.flag }}
+    strategy:
+      matrix:
+        v: \${{ fromJSON(inputs.list) }}
+    env:
+      GREETING: hello-\${{ inputs.name }}
+    steps:
+      - if: inputs.flag
+        run: exit 1
+      - run: |
+          set -e
+          test "$GREETING" = "hello-\${{ inputs.name }}"
+          test "\${{ format('{0}-x', inputs.name) }}" = "n-main-x"
+          test "\${{ inputs.flag && 'a' || 'b' }}" = b
+          test "\${{ github.event_name }}" = push
+          echo "CTX-OK \${{ matrix.v }} \${{ inputs.name }}"
+`;
+    const mx = `on: push
+jobs:
+  serial:
+    strategy:
+      max-parallel: 1
+      fail-fast: false
+      matrix:
+        n: [1, 2]
+    uses: ./.forgejo/workflows/leg.yml
+    with: { n: '\${{ matrix.n }}', lock: serial, fail: false }
+  ff:
+    strategy:
+      max-parallel: 1
+      matrix:
+        n: [1, 2]
+    uses: ./.forgejo/workflows/leg.yml
+    with: { n: '\${{ matrix.n }}', lock: ff, fail: true }
+  ctx:
+    uses: ./.forgejo/workflows/ctx.yml
+    with:
+      name: n-\${{ github.ref_name }}
+      label: self-hosted
+      list: '["a", "b"]'
+  ctxskip:
+    uses: ./.forgejo/workflows/ctx.yml
+    with: { name: s, flag: true }
+`;
+    await push(alice, 'app', {
+      '.forgejo/workflows/leg.yml': leg,
+      '.forgejo/workflows/ctx.yml': ctxWf,
+      '.forgejo/workflows/mx.yml': mx,
+    });
+    let jobs: Job[] = [];
+    let runId = 0;
+    assert.ok(
+      await waitFor(async () => {
+        const row = await s.ctx.db
+          .selectFrom('action_run')
+          .select(['id', 'status'])
+          .where('workflow_id', '=', 'mx.yml')
+          .executeTakeFirst();
+        if (!row || !['success', 'failure', 'cancelled'].includes(row.status)) return false;
+        runId = row.id;
+        jobs = (await api<Job[]>('GET', `/repos/alice/app/actions/runs/${row.id}/jobs`)).body;
+        return jobs.every((j) => ['success', 'failure', 'cancelled', 'skipped'].includes(j.status));
+      }, 60_000),
+      `${JSON.stringify(jobs)} ${daemonErr}`,
+    );
+    assert.deepEqual(Object.fromEntries(jobs.map((j) => [j.name, j.status])), {
+      // max-parallel 1: one call at a time, so both got the lock.
+      'serial (1) / leg': 'success',
+      'serial (2) / leg': 'success',
+      // fail-fast: the first call failed, the second (held by max-parallel) was cancelled.
+      'ff (1) / leg': 'failure',
+      'ff (2) / leg': 'cancelled',
+      // runs-on and the matrix from inputs; a true input makes the job's if false.
+      'ctx / check (a)': 'success',
+      'ctx / check (b)': 'success',
+      'ctxskip / check (a)': 'skipped',
+    });
+    const logOf = async (name: string) =>
+      String(
+        (await api('GET', `/repos/alice/app/actions/jobs/${jobs.find((j) => j.name === name)!.id}/logs`))
+          .text,
+      );
+    assert.match(await logOf('ctx / check (b)'), /CTX-OK b n-main/);
+    // The second call started after the first had ended (the times its runner logged).
+    const times = (log: string) => [...log.matchAll(/^(\S+Z) /gm)].map((m) => Date.parse(m[1]!));
+    const [first, second] = [await logOf('serial (1) / leg'), await logOf('serial (2) / leg')];
+    assert.ok(Math.min(...times(second)) >= Math.max(...times(first)), `${first}\n${second}`);
+    const rows = await s.ctx.db
+      .selectFrom('action_run_job')
+      .select(['name', 'runs_on'])
+      .where('run_id', '=', runId)
+      .where('name', '=', 'ctx / check (a)')
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => JSON.parse(r.runs_on) as unknown),
+      [['self-hosted']],
+    );
   });
 
   it('fails a called job whose input cannot be had when it runs, its log saying why', async () => {

@@ -54,7 +54,11 @@ function loader(files: Record<string, string>): LoadWorkflow {
     const path = ref.kind === 'local' ? ref.path : `${ref.owner}/${ref.repo}/${ref.path}`;
     const content = files[path];
     if (content === undefined) throw new WorkflowError(`${path}: the workflow file does not exist`);
-    return { site: { repoId: from.repoId, commit: from.commit, path }, wf: parseWorkflow(content, path) };
+    return {
+      site: { repoId: from.repoId, commit: from.commit, path },
+      wf: parseWorkflow(content, path),
+      content,
+    };
   };
 }
 const site: CallSite = { repoId: 1, commit: 'c', path: '.forgejo/workflows/ci.yml' };

@@ -220,7 +220,8 @@ describe('web interface: project boards', () => {
     const id = await review.getAttribute('data-column');
     assert.ok(id);
     await review.locator('.column-add > summary').click();
-    await page.fill(`#add-issue-${id}`, '3');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), `add-issue-${id}`);
+    await page.keyboard.type('3');
     await Promise.all([page.waitForURL(`${s.url}${projectUrl}`), page.click(`#add-issue-${id} + button`)]);
     await review.locator('.column-add > summary').click();
     await page.fill(`#add-note-${id}`, 'Ask the docs team to review');
@@ -252,6 +253,8 @@ describe('web interface: project boards', () => {
     const first = page.locator('.board-column').first();
     await first.locator('.column-add > summary').click();
     await first.locator('.card-menu > summary').first().click();
+    assert.equal(await first.locator('details[open]').count(), 1, 'a click elsewhere closes a menu');
+    await first.locator('.column-add > summary').evaluate((e) => e.parentElement!.setAttribute('open', ''));
     assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true);
     await screenshots(page, 'project-board-menus');
     assert.deepEqual(await accessibilityViolations(page), []);

@@ -208,7 +208,7 @@ export function BoardHead(props: {
         ) : null}
       </div>
       {error?.form === 'top' ? (
-        <p class="error" role="alert">
+        <p class="flash error" role="alert">
           {error.message}
         </p>
       ) : null}
@@ -244,7 +244,7 @@ export function Board(props: {
         </p>
       ) : null}
       {target === undefined && (error?.form === 'issue' || error?.form === 'note') ? (
-        <p class="error" role="alert">
+        <p class="flash error" role="alert">
           {error.message}
         </p>
       ) : null}

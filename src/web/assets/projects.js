@@ -10,7 +10,9 @@
     (event) => {
       const menu = event.target;
       if (!(menu instanceof Element) || !menu.matches('.column-add, .board-pop') || !menu.open) return;
-      menu.querySelector('[aria-invalid="true"], input:not([type=hidden]), select')?.focus();
+      const field =
+        menu.querySelector('[aria-invalid="true"]') ?? menu.querySelector('input:not([type=hidden]), select');
+      field?.focus();
     },
     true,
   );

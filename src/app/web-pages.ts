@@ -183,6 +183,7 @@ export const webPages = (ctx: AppContext): PageRoutes[] => [
     users: ctx.users,
     orgs: ctx.orgs,
     issues: ctx.issues,
+    labels: ctx.labels,
     projects: ctx.projects,
   }),
   pulsePages({ repos: ctx.repos, users: ctx.users, pulse: ctx.pulse }),

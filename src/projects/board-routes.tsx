@@ -12,7 +12,7 @@ import { Layout } from '../web/layout.js';
 import type { Web } from '../web/plugin.js';
 import {
   Board,
-  BoardForms,
+  BoardHead,
   ProjectForm,
   ProjectList,
   type BoardError,
@@ -54,6 +54,14 @@ export const fieldOf = (err: unknown): [string, string] | undefined => {
 };
 
 const ISSUE_FIELDS = new Set(['index', 'repo', 'issue']);
+
+/** The column a card is added to (a column's "+" posts it), or undefined for the default column. */
+const columnOf = (body: unknown): number | undefined => {
+  const v = text(body, 'column').trim();
+  if (!v) return undefined;
+  if (!/^\d{1,15}$/.test(v)) throw invalidField('column', 'is not a column of this project');
+  return Number(v);
+};
 
 export function boardRoutes(
   app: FastifyInstance,
@@ -191,36 +199,28 @@ export function boardRoutes(
     const board = await projects.board(p);
     const cards = await b.show(board.cards);
     const page = web.page(request);
+    const values = error ? ((request.body as Form | undefined) ?? {}) : {};
     return web.send(
       reply,
-      <Layout page={page} title={`${p.title} · Projects · ${b.name}`}>
+      <Layout page={page} title={`${p.title} · Projects · ${b.name}`} wide>
         {b.header}
-        <div class="list-head">
-          <h2>
-            {p.title} {p.is_closed ? <span class="pill">Closed</span> : null}
-          </h2>
-          {b.writer ? (
-            <a class="button" href={`${b.base}/${p.id}/edit`}>
-              Edit
-            </a>
-          ) : null}
-        </div>
-        {p.description ? <p class="muted">{p.description}</p> : null}
-        {b.writer ? (
-          <BoardForms
-            page={page}
-            action={`${b.base}/${p.id}`}
-            repos={await b.repos()}
-            values={(request.body as Form | undefined) ?? {}}
-            error={error}
-          />
-        ) : null}
+        <BoardHead
+          page={page}
+          project={p}
+          action={`${b.base}/${p.id}`}
+          writer={b.writer}
+          values={values}
+          error={error}
+        />
         <Board
           page={page}
           base={`${b.base}/${p.id}`}
           columns={board.columns}
           cards={cards}
           writer={b.writer}
+          repos={b.writer ? await b.repos() : null}
+          values={values}
+          error={error}
         />
       </Layout>,
       error ? 422 : 200,
@@ -246,7 +246,7 @@ export function boardRoutes(
     } catch (err) {
       const f = fieldOf(err);
       if (!f) throw err;
-      const at = form === 'issue' && !ISSUE_FIELDS.has(f[0]) ? 'top' : form;
+      const at = (form === 'issue' && !ISSUE_FIELDS.has(f[0])) || f[0] === 'column' ? 'top' : form;
       return boardPage(request, reply, b, p, { form: at, field: f[0], message: f[1] });
     }
     return web.redirect(reply, `${b.base}/${p.id}`);
@@ -264,7 +264,7 @@ export function boardRoutes(
     const { b, p } = await project(request, 'write');
     return attempt(request, reply, b, p, 'issue', async () => {
       const issue = await b.findIssue((request.body as Form | undefined) ?? {});
-      await projects.addIssue(p, issue.id, issue.repo);
+      await projects.addIssue(p, issue.id, issue.repo, columnOf(request.body));
     });
   });
 
@@ -278,7 +278,7 @@ export function boardRoutes(
   app.post(`${prefix}/:id/notes`, async (request, reply) => {
     const { b, p } = await project(request, 'write');
     return attempt(request, reply, b, p, 'note', () =>
-      projects.addNote(p, request.web.user!.id, text(request.body, 'note')),
+      projects.addNote(p, request.web.user!.id, text(request.body, 'note'), columnOf(request.body)),
     );
   });
   app.post(`${prefix}/:id/notes/:note/edit`, async (request, reply) => {

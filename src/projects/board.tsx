@@ -1,28 +1,17 @@
 // What the project pages of repositories and of users and organizations show alike: the project
-// form, the list of projects, and a board with its columns, its cards (issues, pull requests and
-// notes) and, for writers, the forms that change them (each also works without a script).
-import type { ComponentChildren, VNode } from 'preact';
-import { Icon } from '../web/icons.js';
+// form, the list of projects, and a board: its head with the writers' toolbar ("New column"), its
+// columns side by side, each with a "+" (an issue or a note put on that column) and a "…" menu
+// (its settings), and their cards (cards.tsx). Every form is a disclosure that works without a
+// script; a form that failed is shown open with its message beside the field.
+import type { VNode } from 'preact';
 import { CsrfField, Field, type PageContext } from '../web/layout.js';
 import { DangerForm, TextArea } from '../web/settings.js';
+import { BoardIcon, CardItem, type ShownCard } from './cards.js';
 import type { ColumnRow, ProjectRow } from './tables.js';
 
 export type Form = Record<string, string | undefined>;
 
-/** A card as a board shows it: an issue or pull request the viewer may read, or a note. */
-export interface ShownCard {
-  /** The card's row id (a note's id in forms and moves). */
-  id: number;
-  columnId: number;
-  issueId: number | null;
-  note: string | null;
-  title: string;
-  href: string;
-  /** "#3" on a repository's board, "repo#3" on an owner's. */
-  ref: string;
-  isPull: boolean;
-  isClosed: boolean;
-}
+export type { ShownCard } from './cards.js';
 
 /** A message for one of the board's forms: "column", "issue", "note", or "top" for the others. */
 export interface BoardError {
@@ -135,7 +124,11 @@ export function ProjectList(props: {
   );
 }
 
-function Err(props: { id: string; error: BoardError | undefined; form: BoardError['form'] }): VNode | null {
+export function Err(props: {
+  id: string;
+  error: BoardError | undefined;
+  form: BoardError['form'];
+}): VNode | null {
   if (props.error?.form !== props.form) return null;
   return (
     <p class="field-error" id={props.id} role="alert">
@@ -144,76 +137,78 @@ function Err(props: { id: string; error: BoardError | undefined; form: BoardErro
   );
 }
 
-/** The writers' forms above a board: a new column, an issue put on it, a note. */
-export function BoardForms(props: {
+/** The attributes that tie a field to the message of its form, when that form failed. */
+export const invalid = (shown: boolean, id: string) =>
+  shown ? { 'aria-invalid': 'true' as const, 'aria-describedby': id } : {};
+
+/**
+ * The board's head: its title and description and, for writers, a compact toolbar: "New column"
+ * (a disclosure with the form, open again when it failed) and the project's edit page. Messages
+ * that belong to no form are shown under it.
+ */
+export function BoardHead(props: {
   page: PageContext;
+  project: ProjectRow;
+  /** The board's address (…/projects/{id}). */
   action: string;
-  /** The owner's repositories to pick an issue's from (an owner's board), or null (a repository's). */
-  repos: string[] | null;
+  writer: boolean;
   values: Form;
   error: BoardError | undefined;
 }): VNode {
-  const { page, action, error, values } = props;
-  const invalid = (form: BoardError['form'], id: string) =>
-    error?.form === form ? { 'aria-invalid': 'true' as const, 'aria-describedby': id } : {};
+  const { page, project: p, action, error, values } = props;
+  const failed = error?.form === 'column';
   return (
     <>
-      <form method="post" action={action} class="inline-form">
-        <CsrfField page={page} />
-        <label for="new-column">New column</label>
-        <input
-          type="text"
-          id="new-column"
-          name="title"
-          required
-          maxLength={255}
-          value={error?.form === 'column' ? values['title'] : undefined}
-          {...invalid('column', 'new-column-error')}
-        />
-        <label for="new-column-color">Color</label>
-        <input id="new-column-color" name="color" type="color" value="#4183c4" />
-        <button type="submit">Add column</button>
-        <Err id="new-column-error" error={error} form="column" />
-      </form>
-      <form method="post" action={`${action}/issues`} class="inline-form">
-        <CsrfField page={page} />
-        {props.repos ? (
-          <>
-            <label for="add-repo">Repository</label>
-            <select id="add-repo" name="repo">
-              {props.repos.map((r) => (
-                <option value={r} selected={values['repo'] === r}>
-                  {r}
-                </option>
-              ))}
-            </select>
-          </>
+      <div class="board-head">
+        <div class="board-title">
+          <h2>
+            {p.title} {p.is_closed ? <span class="pill">Closed</span> : null}
+          </h2>
+          {p.description ? <p class="muted">{p.description}</p> : null}
+        </div>
+        {props.writer ? (
+          <div class="board-toolbar">
+            <details class="board-pop" open={failed}>
+              <summary class="button primary">
+                <BoardIcon name="plus" /> New column
+              </summary>
+              <form method="post" action={action} class="board-pop-body">
+                <CsrfField page={page} />
+                <label for="new-column">Column title</label>
+                <input
+                  type="text"
+                  id="new-column"
+                  name="title"
+                  required
+                  maxLength={255}
+                  placeholder="e.g. In review"
+                  value={failed ? values['title'] : undefined}
+                  {...invalid(failed && error.field !== 'color', 'new-column-error')}
+                />
+                <label for="new-column-color">Color</label>
+                <input
+                  id="new-column-color"
+                  name="color"
+                  type="color"
+                  value={
+                    failed && /^#[0-9a-f]{6}$/i.test(values['color'] ?? '') ? values['color'] : '#4183c4'
+                  }
+                  {...invalid(failed && error.field === 'color', 'new-column-error')}
+                />
+                <Err id="new-column-error" error={error} form="column" />
+                <button type="submit" class="primary">
+                  Add column
+                </button>
+              </form>
+            </details>
+            <a class="button" href={`${action}/edit`}>
+              Edit project
+            </a>
+          </div>
         ) : null}
-        <label for="add-issue">Add issue or pull request #</label>
-        <input
-          type="text"
-          id="add-issue"
-          name="index"
-          inputMode="numeric"
-          required
-          size={6}
-          value={error?.form === 'issue' ? values['index'] : undefined}
-          {...invalid('issue', 'add-issue-error')}
-        />
-        <button type="submit">Add to board</button>
-        <Err id="add-issue-error" error={error} form="issue" />
-      </form>
-      <form method="post" action={`${action}/notes`} class="inline-form">
-        <CsrfField page={page} />
-        <label for="add-note">New note</label>
-        <textarea id="add-note" name="note" rows={2} required {...invalid('note', 'add-note-error')}>
-          {error?.form === 'note' ? (values['note'] ?? '') : ''}
-        </textarea>
-        <button type="submit">Add note</button>
-        <Err id="add-note-error" error={error} form="note" />
-      </form>
+      </div>
       {error?.form === 'top' ? (
-        <p class="error" role="alert">
+        <p class="flash error" role="alert">
           {error.message}
         </p>
       ) : null}
@@ -221,19 +216,38 @@ export function BoardForms(props: {
   );
 }
 
-/** The board: its columns in order with their cards. */
+/** The board: its columns side by side, each with its cards and, for writers, its "+" and "…" menus. */
 export function Board(props: {
   page: PageContext;
   base: string;
   columns: ColumnRow[];
   cards: ShownCard[];
   writer: boolean;
-  children?: ComponentChildren;
+  /** The owner's repositories to pick an issue's from (an owner's board), or null (a repository's). */
+  repos: string[] | null;
+  values: Form;
+  error: BoardError | undefined;
 }): VNode {
-  const { columns } = props;
+  const { columns, error, values } = props;
+  // The column whose add form failed: the one posted, else the default one (where the card would go).
+  const posted = columns.find((c) => String(c.id) === values['column']);
+  const target =
+    error?.form === 'issue' || error?.form === 'note'
+      ? (posted ?? columns.find((c) => c.is_default) ?? columns[0])
+      : undefined;
   return (
     <>
-      {columns.length === 0 ? <p class="empty">This project has no columns yet.</p> : null}
+      {columns.length === 0 ? (
+        <p class="empty board-empty">
+          <BoardIcon name="column" /> This project has no columns yet.
+          {props.writer ? ' Add one with “New column”.' : null}
+        </p>
+      ) : null}
+      {target === undefined && (error?.form === 'issue' || error?.form === 'note') ? (
+        <p class="flash error" role="alert">
+          {error.message}
+        </p>
+      ) : null}
       <div class="board" data-board={props.writer ? props.base : undefined}>
         {columns.map((c, ci) => (
           <BoardColumn
@@ -245,6 +259,9 @@ export function Board(props: {
             columns={columns}
             cards={props.cards.filter((x) => x.columnId === c.id)}
             writer={props.writer}
+            repos={props.repos}
+            values={values}
+            error={target?.id === c.id ? error : undefined}
           />
         ))}
       </div>
@@ -257,40 +274,123 @@ function ColumnMenu(props: { page: PageContext; base: string; c: ColumnRow; firs
   const { c, page, base } = props;
   return (
     <details class="column-menu">
-      <summary>Column settings</summary>
-      <form method="post" action={`${base}/${c.id}/edit`}>
-        <CsrfField page={page} />
-        <label for={`title-${c.id}`}>Title</label>
-        <input type="text" id={`title-${c.id}`} name="title" value={c.title} required maxLength={255} />
-        <label for={`color-${c.id}`}>Color</label>
-        <input id={`color-${c.id}`} name="color" type="color" value={c.color || '#4183c4'} />
-        <button type="submit">Save</button>
-      </form>
-      <div class="actions">
-        {props.first ? null : (
-          <form method="post" action={`${base}/${c.id}/left`}>
-            <CsrfField page={page} />
-            <button type="submit">Move left</button>
-          </form>
-        )}
-        {props.last ? null : (
-          <form method="post" action={`${base}/${c.id}/right`}>
-            <CsrfField page={page} />
-            <button type="submit">Move right</button>
-          </form>
-        )}
-        {c.is_default ? null : (
-          <form method="post" action={`${base}/${c.id}/default`}>
-            <CsrfField page={page} />
-            <button type="submit">Set as default</button>
-          </form>
-        )}
-        <DangerForm
-          page={page}
-          action={`${base}/${c.id}/delete`}
-          button="Delete column"
-          confirm={`Delete the column ${c.title}? Its cards move to the default column.`}
-        />
+      <summary class="column-action" title="Column settings">
+        <BoardIcon name="more" />
+        <span class="sr-only">Settings of the column {c.title}</span>
+      </summary>
+      <div class="column-panel">
+        <form method="post" action={`${base}/${c.id}/edit`} class="column-form">
+          <CsrfField page={page} />
+          <label for={`title-${c.id}`}>Title</label>
+          <input type="text" id={`title-${c.id}`} name="title" value={c.title} required maxLength={255} />
+          <label for={`color-${c.id}`}>Color</label>
+          <div class="column-form-row">
+            <input id={`color-${c.id}`} name="color" type="color" value={c.color || '#4183c4'} />
+            <button type="submit">Save</button>
+          </div>
+        </form>
+        <div class="column-actions">
+          {props.first ? null : (
+            <form method="post" action={`${base}/${c.id}/left`}>
+              <CsrfField page={page} />
+              <button type="submit">Move left</button>
+            </form>
+          )}
+          {props.last ? null : (
+            <form method="post" action={`${base}/${c.id}/right`}>
+              <CsrfField page={page} />
+              <button type="submit">Move right</button>
+            </form>
+          )}
+          {c.is_default ? null : (
+            <form method="post" action={`${base}/${c.id}/default`}>
+              <CsrfField page={page} />
+              <button type="submit">Set as default</button>
+            </form>
+          )}
+          <DangerForm
+            page={page}
+            action={`${base}/${c.id}/delete`}
+            button="Delete column"
+            confirm={`Delete the column ${c.title}? Its cards move to the default column.`}
+          />
+        </div>
+      </div>
+    </details>
+  );
+}
+
+/** A column's "+": an issue or pull request by number, or a note, put at the end of this column. */
+function AddCard(props: {
+  page: PageContext;
+  base: string;
+  c: ColumnRow;
+  repos: string[] | null;
+  values: Form;
+  error: BoardError | undefined;
+}): VNode {
+  const { page, base, c, error, values } = props;
+  const issueFailed = error?.form === 'issue';
+  const noteFailed = error?.form === 'note';
+  return (
+    <details class="column-add" open={issueFailed || noteFailed}>
+      <summary class="column-action" title="Add a card">
+        <BoardIcon name="plus" />
+        <span class="sr-only">Add a card to {c.title}</span>
+      </summary>
+      <div class="column-panel">
+        <form method="post" action={`${base}/issues`} class="column-form">
+          <CsrfField page={page} />
+          <input type="hidden" name="column" value={String(c.id)} />
+          {props.repos ? (
+            <>
+              <label for={`add-repo-${c.id}`}>Repository</label>
+              <select
+                id={`add-repo-${c.id}`}
+                name="repo"
+                {...invalid(issueFailed && error.field === 'repo', 'add-issue-error')}
+              >
+                {props.repos.map((r) => (
+                  <option value={r} selected={issueFailed && values['repo'] === r}>
+                    {r}
+                  </option>
+                ))}
+              </select>
+            </>
+          ) : null}
+          <label for={`add-issue-${c.id}`}>Issue or pull request number</label>
+          <div class="column-form-row">
+            <input
+              type="text"
+              id={`add-issue-${c.id}`}
+              name="index"
+              inputMode="numeric"
+              required
+              placeholder="#"
+              autocomplete="off"
+              value={issueFailed ? values['index'] : undefined}
+              {...invalid(issueFailed && error.field !== 'repo', 'add-issue-error')}
+            />
+            <button type="submit">Add issue</button>
+          </div>
+          <Err id="add-issue-error" error={error} form="issue" />
+        </form>
+        <form method="post" action={`${base}/notes`} class="column-form">
+          <CsrfField page={page} />
+          <input type="hidden" name="column" value={String(c.id)} />
+          <label for={`add-note-${c.id}`}>Note</label>
+          <textarea
+            id={`add-note-${c.id}`}
+            name="note"
+            rows={2}
+            required
+            {...invalid(noteFailed, 'add-note-error')}
+          >
+            {noteFailed ? (values['note'] ?? '') : ''}
+          </textarea>
+          <Err id="add-note-error" error={error} form="note" />
+          <button type="submit">Add note</button>
+        </form>
       </div>
     </details>
   );
@@ -305,17 +405,31 @@ function BoardColumn(props: {
   columns: ColumnRow[];
   cards: ShownCard[];
   writer: boolean;
+  repos: string[] | null;
+  values: Form;
+  error: BoardError | undefined;
 }): VNode {
   const { c } = props;
   return (
     <section class="board-column" data-column={String(c.id)} aria-labelledby={`column-${c.id}`}>
-      <header>
+      <header class="board-column-head">
         <h3 id={`column-${c.id}`}>
-          <Dot color={c.color} /> {c.title} <span class="count">{props.cards.length}</span>
+          <Dot color={c.color} /> <span class="column-title">{c.title}</span>{' '}
+          <span class="count">{props.cards.length}</span>
           {c.is_default ? <span class="pill">Default</span> : null}
         </h3>
         {props.writer ? (
-          <ColumnMenu page={props.page} base={props.base} c={c} first={props.first} last={props.last} />
+          <>
+            <AddCard
+              page={props.page}
+              base={props.base}
+              c={c}
+              repos={props.repos}
+              values={props.values}
+              error={props.error}
+            />
+            <ColumnMenu page={props.page} base={props.base} c={c} first={props.first} last={props.last} />
+          </>
         ) : null}
       </header>
       <ol class="board-cards" data-move={props.writer ? `${props.base}/${c.id}/move` : undefined}>
@@ -331,76 +445,5 @@ function BoardColumn(props: {
         ))}
       </ol>
     </section>
-  );
-}
-
-function CardItem(props: {
-  page: PageContext;
-  base: string;
-  card: ShownCard;
-  c: ColumnRow;
-  columns: ColumnRow[];
-  writer: boolean;
-}): VNode {
-  const { card, page, base } = props;
-  const key = card.issueId !== null ? `issue-${card.issueId}` : `note-${card.id}`;
-  return (
-    <li
-      class={card.issueId === null ? 'board-card note' : 'board-card'}
-      data-issue={card.issueId !== null ? String(card.issueId) : undefined}
-      data-note={card.issueId === null ? String(card.id) : undefined}
-      draggable={props.writer ? true : undefined}
-    >
-      {card.issueId !== null ? (
-        <>
-          <Icon name={card.isPull ? 'pull' : card.isClosed ? 'issue-closed' : 'issue-open'} />{' '}
-          <a href={card.href}>{card.title}</a> <span class="muted">{card.ref}</span>
-        </>
-      ) : (
-        <p class="note-text">
-          <Icon name="note" /> {card.note}
-        </p>
-      )}
-      {props.writer ? (
-        <>
-          <form method="post" action={`${base}/move-card`} class="card-move">
-            <CsrfField page={page} />
-            {card.issueId !== null ? (
-              <input type="hidden" name="issue_id" value={String(card.issueId)} />
-            ) : (
-              <input type="hidden" name="note_id" value={String(card.id)} />
-            )}
-            <label for={`move-${key}`}>Move to</label>
-            <select id={`move-${key}`} name="column">
-              {props.columns.map((o) => (
-                <option value={String(o.id)} selected={o.id === props.c.id}>
-                  {o.title}
-                </option>
-              ))}
-            </select>
-            <button type="submit">Move</button>
-          </form>
-          {card.issueId === null ? (
-            <details class="note-menu">
-              <summary>Edit note</summary>
-              <form method="post" action={`${base}/notes/${card.id}/edit`}>
-                <CsrfField page={page} />
-                <label for={`note-${card.id}`}>Note</label>
-                <textarea id={`note-${card.id}`} name="note" rows={3} required>
-                  {card.note ?? ''}
-                </textarea>
-                <button type="submit">Save note</button>
-              </form>
-              <DangerForm
-                page={page}
-                action={`${base}/notes/${card.id}/delete`}
-                button="Delete note"
-                confirm="Delete this note?"
-              />
-            </details>
-          ) : null}
-        </>
-      ) : null}
-    </li>
   );
 }

@@ -10,6 +10,7 @@ import type { VNode } from 'preact';
 import { AppError, forbidden, invalidField, notFound } from '../errors.js';
 import { openRepo, type OpenRepoDeps } from '../issues/open-repo.js';
 import { canWriteIssues, type IssueService } from '../issues/service.js';
+import type { LabelService } from '../labels/service.js';
 import { OrgTabs } from '../orgs/pages.js';
 import type { OrgService } from '../orgs/service.js';
 import { RepoHeader } from '../repos/code-pages.js';
@@ -27,6 +28,7 @@ export interface ProjectPagesDeps extends OpenRepoDeps {
   users: Pick<UserService, 'getById' | 'getByIds' | 'requireAccount' | 'canSee'>;
   orgs: Pick<OrgService, 'canSee' | 'standing' | 'unitMode'>;
   issues: Pick<IssueService, 'requireIssue' | 'getById'>;
+  labels: Pick<LabelService, 'ofIssues'>;
   projects: ProjectService;
 }
 
@@ -42,6 +44,13 @@ const issueIndex = (form: Form): number => {
 export function projectPages(deps: ProjectPagesDeps): PageRoutes {
   return (app, web) => {
     const { projects, repos, users, orgs, issues } = deps;
+    /** The issue cards with their labels. */
+    const labelled = async (cards: ShownCard[]): Promise<ShownCard[]> => {
+      const ids = cards.flatMap((c) => (c.issueId === null ? [] : [c.issueId]));
+      if (ids.length === 0) return cards;
+      const byIssue = await deps.labels.ofIssues(ids);
+      return cards.map((c) => (c.issueId === null ? c : { ...c, labels: byIssue.get(c.issueId) ?? [] }));
+    };
 
     // A repository's boards.
     const repoBoards = async (request: FastifyRequest, need: 'read' | 'write'): Promise<Boards> => {
@@ -64,7 +73,7 @@ export function projectPages(deps: ProjectPagesDeps): PageRoutes {
           return { id: issue.id, repo };
         },
         show: (cards) =>
-          Promise.resolve(
+          labelled(
             cards.map((c) =>
               shown(c, `${t.base}/${c.is_pull ? 'pulls' : 'issues'}/${c.index}`, `#${c.index}`),
             ),
@@ -122,14 +131,16 @@ export function projectPages(deps: ProjectPagesDeps): PageRoutes {
           const rows = [...(await repos.getByIds(ids)).values()];
           const access = await repos.accessMany(rows, viewer, new Map([[owner.id, owner]]));
           const byId = new Map(rows.map((r) => [r.id, r]));
-          return cards.flatMap((c) => {
-            if (c.issue_id === null) return [shown(c, '', '')];
-            const repo = byId.get(c.repo_id ?? 0);
-            const unit = c.is_pull ? 'repo.pulls' : 'repo.issues';
-            if (!repo || (access.get(repo.id)?.units.get(unit) ?? 0) < 1) return [];
-            const href = `/${owner.name}/${repo.name}/${c.is_pull ? 'pulls' : 'issues'}/${c.index}`;
-            return [shown(c, href, `${repo.name}#${c.index}`)];
-          });
+          return labelled(
+            cards.flatMap((c) => {
+              if (c.issue_id === null) return [shown(c, '', '')];
+              const repo = byId.get(c.repo_id ?? 0);
+              const unit = c.is_pull ? 'repo.pulls' : 'repo.issues';
+              if (!repo || (access.get(repo.id)?.units.get(unit) ?? 0) < 1) return [];
+              const href = `/${owner.name}/${repo.name}/${c.is_pull ? 'pulls' : 'issues'}/${c.index}`;
+              return [shown(c, href, `${repo.name}#${c.index}`)];
+            }),
+          );
         },
       };
     };
@@ -194,5 +205,6 @@ function shown(c: Cards[number], href: string, ref: string): ShownCard {
     ref,
     isPull: !!c.is_pull,
     isClosed: !!c.is_closed,
+    labels: [],
   };
 }

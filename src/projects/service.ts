@@ -197,10 +197,16 @@ export class ProjectService {
   }
 
   /**
-   * Puts an issue on the board (at the end of the default column); it must be of the project's
-   * repository, or of one of the owner's repositories for an owner's project.
+   * Puts an issue on the board (at the end of `columnId`, or of the default column); it must be of
+   * the project's repository, or of one of the owner's repositories for an owner's project. An issue
+   * already on the board stays where it is.
    */
-  async addIssue(p: ProjectRow, issueId: number, repo: { id: number; owner_id: number }): Promise<void> {
+  async addIssue(
+    p: ProjectRow,
+    issueId: number,
+    repo: { id: number; owner_id: number },
+    columnId?: number,
+  ): Promise<void> {
     if (p.repo_id !== null ? repo.id !== p.repo_id : repo.owner_id !== p.owner_id)
       throw invalidField('issue', p.repo_id !== null ? 'is not in this repository' : 'is not of this owner');
     await transaction(this.db, async (tx) => {
@@ -208,7 +214,7 @@ export class ProjectService {
       await store.insertCard(tx, {
         project_id: p.id,
         issue_id: issueId,
-        ...(await this.endOfDefault(tx, p)),
+        ...(await this.endOf(tx, p, columnId)),
       });
     });
   }
@@ -217,9 +223,14 @@ export class ProjectService {
     await store.removeCard(this.db, p.id, issueId);
   }
 
-  private async endOfDefault(tx: Tx, p: ProjectRow, field = 'issue') {
+  /** The end of column `columnId` (422 on `column` if it is not the project's), else of the default. */
+  private async endOf(tx: Tx, p: ProjectRow, columnId: number | undefined, field = 'issue') {
     const cols = await store.columns(tx, p.id);
-    const col = cols.find((x) => x.is_default) ?? cols[0];
+    const col =
+      columnId === undefined
+        ? (cols.find((x) => x.is_default) ?? cols[0])
+        : cols.find((x) => x.id === columnId);
+    if (!col && columnId !== undefined) throw invalidField('column', 'is not a column of this project');
     if (!col) throw invalidField(field, 'the project has no column yet');
     return { project_board_id: col.id, sorting: (await store.maxSorting(tx, col.id)) + 1 };
   }
@@ -256,7 +267,7 @@ export class ProjectService {
         await store.insertCard(tx, {
           project_id: target.id,
           issue_id: issue.id,
-          ...(await this.endOfDefault(tx, target, 'id')),
+          ...(await this.endOf(tx, target, undefined, 'id')),
         });
       }
     });
@@ -264,7 +275,8 @@ export class ProjectService {
 
   // Notes: text cards that are not issues.
 
-  async addNote(p: ProjectRow, creatorId: number, text: string): Promise<void> {
+  /** A note at the end of `columnId`, or of the default column. */
+  async addNote(p: ProjectRow, creatorId: number, text: string, columnId?: number): Promise<void> {
     const t = noteText(text);
     await transaction(this.db, async (tx) => {
       await store.insertCard(tx, {
@@ -272,7 +284,7 @@ export class ProjectService {
         issue_id: null,
         note: t,
         creator_id: creatorId,
-        ...(await this.endOfDefault(tx, p, 'note')),
+        ...(await this.endOf(tx, p, columnId, 'note')),
       });
     });
   }

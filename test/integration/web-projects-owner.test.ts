@@ -102,12 +102,15 @@ describe('web interface: organization and user project boards', () => {
     // Issues of the organization's repositories; bad numbers and repositories refused beside the field.
     assert.equal((await a.post(`${board}/issues`, { repo: 'pub', index: '1' })).status, 303);
     assert.equal((await a.post(`${board}/issues`, { repo: 'hidden', index: '1' })).status, 303);
-    const noIssue = await a.post(`${board}/issues`, { repo: 'pub', index: '42' });
+    // (A column's "+" names its column: the message shows in that column's form, opened again.)
+    const noIssue = await a.post(`${board}/issues`, { repo: 'pub', index: '42', column: String(cols[2]) });
     assert.equal(noIssue.status, 422);
     assert.match(noIssue.text, /id="add-issue-error"[^>]*>[^<]*pub#42 does not exist/);
+    assert.match(noIssue.text, new RegExp(`id="add-issue-${cols[2]}"[^>]*aria-invalid="true"`));
     const noRepo = await a.post(`${board}/issues`, { repo: 'elsewhere', index: '1' });
     assert.equal(noRepo.status, 422);
     assert.match(noRepo.text, /id="add-issue-error"/);
+    assert.match(noRepo.text, new RegExp(`id="add-repo-${cols[0]}"[^>]*aria-invalid="true"`));
     const notNumber = await a.post(`${board}/issues`, { repo: 'pub', index: 'x' });
     assert.equal(notNumber.status, 422);
 

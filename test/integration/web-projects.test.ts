@@ -1,7 +1,9 @@
 // Project boards in the web interface at Forgejo's addresses: a project with the basic kanban
 // columns, columns added, edited and made the default, issues put on the board, cards moved by
-// Forgejo's JSON endpoint and by the no-script "Move to" form, bad input, a reader refused, a
-// private repository hidden, CSRF; and in Chromium a card dragged to another column stays there.
+// Forgejo's JSON endpoint and by the no-script "Move to" form, cards put on a chosen column (the
+// column's "+" posts it), bad input, a reader refused, a private repository hidden, CSRF; and in
+// Chromium a card dragged to another column stays there, and a column, an issue card and a note
+// card are added through the board's toolbar and a column's "+" (axe, no sideways page at 375 px).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
@@ -30,6 +32,14 @@ describe('web interface: project boards', () => {
       });
       issueIds.push(r.body.id);
     }
+    const label = await s.api<{ id: number }>('POST', '/repos/alice/proj/labels', {
+      token: alice.token,
+      body: { name: 'docs', color: '#0075ca' },
+    });
+    await s.api('POST', '/repos/alice/proj/issues', {
+      token: alice.token,
+      body: { title: 'Write the board guide', labels: [label.body.id] },
+    });
     a = new WebClient(s.url);
     await a.signIn('alice', alice.password);
     b = new WebClient(s.url);
@@ -43,8 +53,8 @@ describe('web interface: project boards', () => {
 
   const columnIds = async (url: string) =>
     [...(await a.get(url)).text.matchAll(/data-column="(\d+)"/g)].map((m) => Number(m[1]));
-  const columnOf = (html: string, issueId: number) => {
-    const at = html.indexOf(`data-issue="${issueId}"`);
+  const columnOf = (html: string, card: number | string) => {
+    const at = html.indexOf(typeof card === 'number' ? `data-issue="${card}"` : card);
     const before = html.slice(0, at);
     return Number([...before.matchAll(/data-column="(\d+)"/g)].pop()?.[1]);
   };
@@ -93,6 +103,22 @@ describe('web interface: project boards', () => {
     assert.match(missing.text, /id="add-issue-error"[^>]*>[^<]*does not exist/);
     board = await a.get(projectUrl);
     assert.equal(columnOf(board.text, issueIds[0]!), all[1]);
+    // The column's "+" names its column; a failed add opens that column's form again.
+    assert.equal(
+      (await a.post(`${projectUrl}/notes`, { note: 'Check QA', column: String(all[3]) })).status,
+      303,
+    );
+    board = await a.get(projectUrl);
+    assert.equal(columnOf(board.text, 'data-note="'), all[3]);
+    const blank = await a.post(`${projectUrl}/notes`, { note: ' ', column: String(all[2]) });
+    assert.equal(blank.status, 422);
+    assert.match(blank.text, new RegExp(`id="add-note-${all[2]}"[^>]*aria-invalid="true"`));
+    assert.match(blank.text, /<details class="column-add" open/);
+    for (const column of ['999999', 'x']) {
+      const wrong = await a.post(`${projectUrl}/notes`, { note: 'Lost', column });
+      assert.equal(wrong.status, 422, column);
+      assert.match(wrong.text, /role="alert">column is not a column of this project/i);
+    }
 
     // Forgejo's JSON move, then bad JSON, then an issue not on the board: nothing moves.
     const move = (col: number, body: unknown, csrf = a.csrf) =>
@@ -184,7 +210,53 @@ describe('web interface: project boards', () => {
         .count(),
       1,
     );
+    assert.deepEqual(await accessibilityViolations(page), []);
+
+    // A column from the toolbar, then an issue and a note through that column's "+".
+    await page.click('.board-toolbar summary');
+    await page.fill('#new-column', 'Review');
+    await Promise.all([page.waitForLoadState(), page.click('.board-pop-body button[type=submit]')]);
+    const review = page.locator('.board-column', { has: page.locator('h3', { hasText: 'Review' }) });
+    const id = await review.getAttribute('data-column');
+    assert.ok(id);
+    await review.locator('.column-add > summary').click();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), `add-issue-${id}`);
+    await page.keyboard.type('3');
+    await Promise.all([page.waitForURL(`${s.url}${projectUrl}`), page.click(`#add-issue-${id} + button`)]);
+    await review.locator('.column-add > summary').click();
+    await page.fill(`#add-note-${id}`, 'Ask the docs team to review');
+    await Promise.all([
+      page.waitForURL(`${s.url}${projectUrl}`),
+      review
+        .locator('.column-form', { has: page.locator(`#add-note-${id}`) })
+        .locator('button')
+        .click(),
+    ]);
+    assert.equal(await review.locator('.board-card .card-title').textContent(), 'Write the board guide');
+    assert.equal(await review.locator('.board-card .label-pill').textContent(), 'docs');
+    assert.equal(
+      await review.locator('.board-card.note .note-text').textContent(),
+      'Ask the docs team to review',
+    );
     await screenshots(page, 'project-board');
+
+    // On a phone the board scrolls sideways, not the page; the open menus pass axe.
+    await page.setViewportSize({ width: 375, height: 800 });
+    const widths = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      view: window.innerWidth,
+      board: document.querySelector('.board')!.scrollWidth,
+      shown: document.querySelector('.board')!.clientWidth,
+    }));
+    assert.ok(widths.page <= widths.view, JSON.stringify(widths));
+    assert.ok(widths.board > widths.shown, JSON.stringify(widths));
+    const first = page.locator('.board-column').first();
+    await first.locator('.column-add > summary').click();
+    await first.locator('.card-menu > summary').first().click();
+    assert.equal(await first.locator('details[open]').count(), 1, 'a click elsewhere closes a menu');
+    await first.locator('.column-add > summary').evaluate((e) => e.parentElement!.setAttribute('open', ''));
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true);
+    await screenshots(page, 'project-board-menus');
     assert.deepEqual(await accessibilityViolations(page), []);
     await context.close();
   });

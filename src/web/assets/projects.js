@@ -1,7 +1,35 @@
 // Project boards: drag a card to another place or column; the new order of the column it lands in
 // is POSTed as Forgejo's {"issues":[{"issueID","sorting"}]} to the column's data-move URL (a note
 // as {"noteID","sorting"}). Without this script each card's "Move to" form does the same.
+// The board's menus (<details>) work without it; with it, a click elsewhere (another menu too) or
+// Escape closes them, and "New column" and a column's "+" put the cursor in their first field.
 (() => {
+  const MENUS = 'details.board-pop, details.column-add, details.column-menu, details.card-menu';
+  document.addEventListener(
+    'toggle',
+    (event) => {
+      const menu = event.target;
+      if (!(menu instanceof Element) || !menu.matches('.column-add, .board-pop') || !menu.open) return;
+      const field =
+        menu.querySelector('[aria-invalid="true"]') ?? menu.querySelector('input:not([type=hidden]), select');
+      field?.focus();
+    },
+    true,
+  );
+  document.addEventListener('click', (event) => {
+    const inside = event.target instanceof Element ? event.target.closest(MENUS) : null;
+    for (const menu of document.querySelectorAll(`:is(${MENUS})[open]`)) {
+      if (menu !== inside && !menu.contains(inside)) menu.open = false;
+    }
+  });
+  document.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape') return;
+    for (const menu of document.querySelectorAll(`:is(${MENUS})[open]`)) {
+      menu.open = false;
+      menu.querySelector('summary')?.focus();
+    }
+  });
+
   const token = document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') || '';
   let dragged = null;
 

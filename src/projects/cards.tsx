@@ -22,6 +22,8 @@ export interface ShownCard {
   ref: string;
   isPull: boolean;
   isClosed: boolean;
+  /** A pull request that was merged (shown as merged, not closed). */
+  isMerged: boolean;
   labels: LabelRow[];
 }
 
@@ -58,17 +60,20 @@ export function BoardIcon(props: { name: 'plus' | 'more' | 'column' }): VNode {
 
 function StateIcon(props: { card: ShownCard }): VNode {
   const { card } = props;
-  const name = card.isPull ? 'pull' : card.isClosed ? 'issue-closed' : 'issue-open';
-  const state = card.isClosed ? (card.isPull ? 'done' : 'closed') : 'open';
+  // As Forgejo's lists: a merged pull request in purple with the merge icon, a closed one in red.
+  const state = card.isMerged ? 'merged' : card.isClosed ? 'closed' : 'open';
+  const name = card.isMerged
+    ? 'merged'
+    : card.isPull
+      ? 'pull'
+      : card.isClosed
+        ? 'issue-closed'
+        : 'issue-open';
+  const what = `${card.isPull ? 'Pull request' : 'Issue'}, ${state}`;
   return (
-    <span
-      class="card-state"
-      title={`${card.isPull ? 'Pull request' : 'Issue'}, ${card.isClosed ? 'closed' : 'open'}`}
-    >
+    <span class="card-state" title={what}>
       <Icon name={name} class={state} />
-      <span class="sr-only">
-        {card.isPull ? 'Pull request' : 'Issue'} {card.isClosed ? 'closed' : 'open'}:
-      </span>
+      <span class="sr-only">{what}:</span>
     </span>
   );
 }

@@ -205,6 +205,7 @@ function shown(c: Cards[number], href: string, ref: string): ShownCard {
     ref,
     isPull: !!c.is_pull,
     isClosed: !!c.is_closed,
+    isMerged: !!c.has_merged,
     labels: [],
   };
 }

@@ -106,6 +106,7 @@ export function cards(q: Q, projectId: number) {
   return q
     .selectFrom('project_issue as pi')
     .leftJoin('issue as i', 'i.id', 'pi.issue_id')
+    .leftJoin('pull_request as pr', 'pr.issue_id', 'pi.issue_id')
     .select([
       'pi.id',
       'pi.issue_id',
@@ -117,6 +118,7 @@ export function cards(q: Q, projectId: number) {
       'i.title',
       'i.is_closed',
       'i.is_pull',
+      'pr.has_merged',
     ])
     .where('pi.project_id', '=', projectId)
     .orderBy('pi.sorting')

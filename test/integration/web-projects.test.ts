@@ -162,6 +162,31 @@ describe('web interface: project boards', () => {
     assert.equal(columnOf(board.text, issueIds[0]!), all[1]);
   });
 
+  it('shows the state of each card: an open and a closed issue, a merged pull request', async () => {
+    const branch = await s.api('POST', '/repos/alice/proj/contents/guide.md', {
+      token: alice.token,
+      body: { content: Buffer.from('# Guide\n').toString('base64'), new_branch: 'guide', message: 'Guide' },
+    });
+    assert.equal(branch.status, 201, branch.text);
+    const pr = await s.api<{ number: number; id: number }>('POST', '/repos/alice/proj/pulls', {
+      token: alice.token,
+      body: { title: 'Add the guide', head: 'guide', base: 'main' },
+    });
+    assert.equal(pr.status, 201, pr.text);
+    const merged = await s.api('POST', `/repos/alice/proj/pulls/${pr.body.number}/merge`, {
+      token: alice.token,
+      body: { Do: 'merge' },
+    });
+    assert.equal(merged.status, 200, merged.text);
+    await s.api('PATCH', `/repos/alice/proj/issues/2`, { token: alice.token, body: { state: 'closed' } });
+    assert.equal((await a.post(`${projectUrl}/issues`, { index: String(pr.body.number) })).status, 303);
+    const board = (await a.get(projectUrl)).text;
+    assert.match(board, /title="Pull request, merged"/);
+    assert.match(board, /title="Issue, closed"/);
+    assert.match(board, /title="Issue, open"/);
+    assert.doesNotMatch(board, /Pull request, closed/);
+  });
+
   it('lets readers look but not change, and hides private repositories', async () => {
     const seen = await b.get(projectUrl);
     assert.equal(seen.status, 200);

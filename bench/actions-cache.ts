@@ -3,8 +3,9 @@
 // chunks of 32 MiB, 4 in flight, with Content-Range; commit; lookup; GET of the signed archive
 // URL), side by side with the same bytes copied by a raw loopback HTTP PUT (into a file) and GET
 // (from it) to a bare node:http server. Both servers run in this process, as the client does.
-// Each is run BENCH_ROUNDS times, interleaved (the restore and the raw GET take turns going
-// first); medians in MiB/s and the ratios are printed.
+// The restore is also set beside the issue's anchor: the same blob read from Anvil's storage
+// directly, in this process. Each is run BENCH_ROUNDS times, interleaved (the reads take turns
+// going first); medians in MiB/s and the ratios are printed.
 //
 // Run: npm run build && node dist/bench/actions-cache.js
 // Settings: BENCH_MIB (default 100), BENCH_ROUNDS (default 4).
@@ -16,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { mintRuntimeToken } from '../src/actions/runtime-token.js';
+import { drained } from '../src/storage/storage.js';
 import { startServer } from '../test/helpers/server.js';
 import { median } from './common.js';
 
@@ -151,6 +153,16 @@ try {
     };
     await Promise.all(Array.from({ length: IN_FLIGHT }, next));
   }
+  /** The issue's anchor: the entry's blob read from Anvil's storage in this process, no HTTP. */
+  async function directRead(key: string): Promise<void> {
+    const row = await s.ctx.db
+      .selectFrom('action_cache')
+      .select('storage_key')
+      .where('cache_key', '=', key)
+      .executeTakeFirstOrThrow();
+    const n = await drained(await s.ctx.storage.artifacts.open(row.storage_key));
+    if (n !== data.length) throw new Error('direct read: short');
+  }
   async function rawGet(): Promise<void> {
     if ((await drain((await fetch(rawUrl)).body)) !== data.length) throw new Error('raw GET: short body');
   }
@@ -161,6 +173,7 @@ try {
     put: [] as number[],
     chunks: [] as number[],
     get: [] as number[],
+    direct: [] as number[],
   };
   for (let i = 0; i < ROUNDS; i++) {
     const key = `bench-${i}`;
@@ -185,15 +198,21 @@ try {
         await rawGet();
         t.get.push(seconds(at));
       },
+      async () => {
+        const at = process.hrtime.bigint();
+        await directRead(key);
+        t.direct.push(seconds(at));
+      },
     ];
-    if (i % 2) reads.reverse();
+    // Each read goes first in turn.
+    for (let k = 0; k < i % reads.length; k++) reads.push(reads.shift()!);
     for (const read of reads) await read();
   }
-  const row = (what: string, anvil: number[], anchor: number[]) => {
+  const row = (what: string, anvil: number[], anchor: number[], anchorName = 'raw node:http') => {
     const a = mibps(median(anvil));
     const b = mibps(median(anchor));
     console.log(
-      `${what.padEnd(8)} Anvil ${a.toFixed(0).padStart(6)} MiB/s   raw node:http ${b.toFixed(0).padStart(6)} MiB/s` +
+      `${what.padEnd(8)} Anvil ${a.toFixed(0).padStart(6)} MiB/s   ${anchorName} ${b.toFixed(0).padStart(6)} MiB/s` +
         `   ratio ${(a / b).toFixed(2)}`,
     );
   };
@@ -202,6 +221,8 @@ try {
   row('save', t.save, t.chunks);
   console.log('         (second save row: the anchor PUTs the same 32 MiB chunks, 4 in flight, as the save)');
   row('restore', t.restore, t.get);
+  row('restore', t.restore, t.direct, 'storage read');
+  console.log('         (second restore row: the same blob read from storage in this process, without HTTP)');
 } finally {
   await s.close();
   raw.close();

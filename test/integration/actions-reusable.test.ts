@@ -11,11 +11,11 @@
 // env, if, run; typed: a false boolean is falsy), github.event_name the caller's event.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startRunner, type TestRunner } from '../helpers/runner.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { GitClient, repoUrl, waitFor } from '../helpers/git.js';
 import { WebClient } from '../helpers/web.js';
@@ -140,8 +140,7 @@ describe('reusable workflows (workflow_call)', () => {
   let alice: User;
   let bob: User;
   let runnerDir: string;
-  let daemon: ChildProcess | undefined;
-  let daemonErr = '';
+  let runner: TestRunner | undefined;
   /** One work tree per repository, so that later pushes add commits. */
   const trees = new Map<string, string>();
 
@@ -196,32 +195,18 @@ describe('reusable workflows (workflow_call)', () => {
 
     runnerDir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-reusable-runner-'));
     const token = await api<{ token: string }>('GET', '/repos/alice/app/actions/runners/registration-token');
-    const env = { PATH: process.env['PATH'], HOME: runnerDir, LANG: 'C' };
-    const reg = await new Promise<{ code: number | null; err: string }>((resolve) => {
-      const child = spawn(
-        process.execPath,
-        [CLI, 'runner', 'register', '--instance', s.url, '--token', token.body.token, '--name', 'wfcall'],
-        { cwd: runnerDir, env, stdio: ['ignore', 'ignore', 'pipe'] },
-      );
-      let err = '';
-      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-      child.on('close', (code) => resolve({ code, err }));
+    runner = await startRunner({
+      cli: CLI,
+      instance: s.url,
+      token: token.body.token,
+      name: 'wfcall',
+      dir: runnerDir,
+      daemonArgs: ['--capacity', '2', '--sandbox', 'none'],
     });
-    assert.equal(reg.code, 0, reg.err);
-    daemon = spawn(
-      process.execPath,
-      [CLI, 'runner', 'daemon', '--interval', '0.2', '--capacity', '2', '--sandbox', 'none'],
-      { cwd: runnerDir, env, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    daemon.stderr!.on('data', (d: Buffer) => (daemonErr += d.toString()));
   });
 
   after(async () => {
-    if (daemon?.pid && daemon.exitCode === null) {
-      const exited = new Promise((r) => daemon!.once('close', r));
-      daemon.kill('SIGKILL');
-      await exited;
-    }
+    await runner?.stop();
     await s?.close();
     g?.cleanup();
     if (runnerDir) fs.rmSync(runnerDir, { recursive: true, force: true });
@@ -244,7 +229,7 @@ describe('reusable workflows (workflow_call)', () => {
         jobs.every((j) => ['success', 'failure', 'cancelled', 'skipped'].includes(j.status))
       );
     }, 60_000);
-    assert.ok(done, `the run ended: ${JSON.stringify(jobs)} ${daemonErr}`);
+    assert.ok(done, `the run ended: ${JSON.stringify(jobs)} ${runner?.stderr}`);
     // Only ci.yml ran: greet.yml and outer.yml are only called.
     assert.equal((await runs('app')).length, 1);
     const byName = Object.fromEntries(jobs.map((j) => [j.name, j.status]));
@@ -366,7 +351,7 @@ jobs:
         jobs = (await api<Job[]>('GET', `/repos/alice/app/actions/runs/${row.id}/jobs`)).body;
         return jobs.every((j) => ['success', 'failure', 'cancelled', 'skipped'].includes(j.status));
       }, 60_000),
-      `${JSON.stringify(jobs)} ${daemonErr}`,
+      `${JSON.stringify(jobs)} ${runner?.stderr}`,
     );
     assert.deepEqual(Object.fromEntries(jobs.map((j) => [j.name, j.status])), {
       // max-parallel 1: one call at a time, so both got the lock.
@@ -426,7 +411,7 @@ jobs:
         jobs = (await api<Job[]>('GET', `/repos/alice/app/actions/runs/${run.id}/jobs`)).body;
         return true;
       }, 30_000),
-      daemonErr,
+      runner?.stderr ?? '',
     );
     assert.deepEqual(
       jobs.map((j) => [j.name, j.status]),

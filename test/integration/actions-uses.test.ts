@@ -13,12 +13,12 @@
 // - matrices with fail-fast and max-parallel.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { startRunner, type TestRunner } from '../helpers/runner.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { GitClient, repoUrl, waitFor } from '../helpers/git.js';
 
@@ -318,8 +318,7 @@ describe('actions from repositories (uses:)', () => {
   let g: GitClient;
   let alice: User;
   let runnerDir: string;
-  let daemon: ChildProcess | undefined;
-  let daemonErr = '';
+  let runner: TestRunner | undefined;
   const logs = new Map<string, string>();
 
   const api = <T>(method: string, p: string) => s.api<T>(method, p, { token: alice.token });
@@ -370,45 +369,18 @@ describe('actions from repositories (uses:)', () => {
     );
 
     const token = await api<{ token: string }>('GET', '/repos/alice/app/actions/runners/registration-token');
-    const reg = await new Promise<{ code: number | null; err: string }>((resolve) => {
-      const child = spawn(
-        process.execPath,
-        [
-          CLI,
-          'runner',
-          'register',
-          '--instance',
-          s.url,
-          '--token',
-          token.body.token,
-          '--name',
-          'uses-runner',
-        ],
-        {
-          cwd: runnerDir,
-          env: { PATH: process.env['PATH'], HOME: runnerDir, LANG: 'C' },
-          stdio: ['ignore', 'ignore', 'pipe'],
-        },
-      );
-      let err = '';
-      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-      child.on('close', (code) => resolve({ code, err }));
+    runner = await startRunner({
+      cli: CLI,
+      instance: s.url,
+      token: token.body.token,
+      name: 'uses-runner',
+      dir: runnerDir,
+      daemonArgs: ['--capacity', '2'],
     });
-    assert.equal(reg.code, 0, reg.err);
-    daemon = spawn(process.execPath, [CLI, 'runner', 'daemon', '--interval', '0.2', '--capacity', '2'], {
-      cwd: runnerDir,
-      env: { PATH: process.env['PATH'], HOME: runnerDir, LANG: 'C' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    daemon.stderr!.on('data', (d: Buffer) => (daemonErr += d.toString()));
   });
 
   after(async () => {
-    if (daemon?.pid && daemon.exitCode === null) {
-      const exited = new Promise((r) => daemon!.once('close', r));
-      daemon.kill('SIGKILL');
-      await exited;
-    }
+    await runner?.stop();
     await s?.close();
     g?.cleanup();
     if (runnerDir) fs.rmSync(runnerDir, { recursive: true, force: true });
@@ -433,7 +405,7 @@ describe('actions from repositories (uses:)', () => {
       180_000,
       250,
     );
-    assert.ok(finished, `the run finished (runner said: ${daemonErr})`);
+    assert.ok(finished, `the run finished (runner said: ${runner?.stderr})`);
     assert.equal(run!.status, 'failure', 'the broken job fails the run');
     const jobs = (await api<Job[]>('GET', `/repos/alice/app/actions/runs/${run!.id}/jobs`)).body;
     assert.deepEqual(
@@ -555,7 +527,7 @@ describe('actions from repositories (uses:)', () => {
       120_000,
       250,
     );
-    assert.ok(finished, `the run finished (runner said: ${daemonErr})`);
+    assert.ok(finished, `the run finished (runner said: ${runner?.stderr})`);
     const jobs = (await api<Job[]>('GET', `/repos/alice/app/actions/runs/${run!.id}/jobs`)).body;
     assert.deepEqual(
       jobs.map((j) => [j.name, j.status]),
@@ -615,7 +587,7 @@ describe('actions from repositories (uses:)', () => {
       await g.git(['push', '-q', url, 'cache'], wt);
       assert.ok(
         await waitFor(async () => (await logsOf()).length === n, 120_000, 250),
-        `run ${n} finished (runner said: ${daemonErr})`,
+        `run ${n} finished (runner said: ${runner?.stderr})`,
       );
     }
     const [second, first] = await logsOf();

@@ -5,7 +5,6 @@
 // all), cancelling, disabling a workflow, permissions and CSRF, and one pass in Chromium.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { Browser } from 'playwright-core';
+import { startRunner, type TestRunner } from '../helpers/runner.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { GitClient, repoUrl, waitFor } from '../helpers/git.js';
 import { accessibilityViolations, launchBrowser, screenshots, WebClient } from '../helpers/web.js';
@@ -154,8 +154,7 @@ describe('actions pages', () => {
   let carol: User;
   let appTree: string;
   let runnerDir: string;
-  let daemon: ChildProcess | undefined;
-  let daemonErr = '';
+  let runner: TestRunner | undefined;
   let web: WebClient;
   let browser: Browser | undefined;
 
@@ -201,7 +200,7 @@ describe('actions pages', () => {
       120_000,
       200,
     );
-    assert.ok(ok, `${what} (last: ${JSON.stringify(found)}; runner said: ${daemonErr})`);
+    assert.ok(ok, `${what} (last: ${JSON.stringify(found)}; runner said: ${runner?.stderr})`);
     return found!;
   }
 
@@ -232,24 +231,13 @@ describe('actions pages', () => {
     );
 
     const token = await api<{ token: string }>('GET', '/repos/alice/app/actions/runners/registration-token');
-    const env = { PATH: process.env['PATH'], HOME: runnerDir, LANG: 'C' };
-    const reg = await new Promise<{ code: number | null; err: string }>((resolve) => {
-      const child = spawn(
-        process.execPath,
-        [CLI, 'runner', 'register', '--instance', s.url, '--token', token.body.token, '--name', 'web-runner'],
-        { cwd: runnerDir, env, stdio: ['ignore', 'ignore', 'pipe'] },
-      );
-      let err = '';
-      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-      child.on('close', (code) => resolve({ code, err }));
+    runner = await startRunner({
+      cli: CLI,
+      instance: s.url,
+      token: token.body.token,
+      name: 'web-runner',
+      dir: runnerDir,
     });
-    assert.equal(reg.code, 0, reg.err);
-    daemon = spawn(process.execPath, [CLI, 'runner', 'daemon', '--interval', '0.2'], {
-      cwd: runnerDir,
-      env,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    daemon.stderr!.on('data', (d: Buffer) => (daemonErr += d.toString()));
 
     appTree = await g.workTree('main');
     await push(WORKFLOWS, 'workflows');
@@ -259,11 +247,7 @@ describe('actions pages', () => {
 
   after(async () => {
     await browser?.close();
-    if (daemon?.pid && daemon.exitCode === null) {
-      const exited = new Promise((r) => daemon!.once('close', r));
-      daemon.kill('SIGKILL');
-      await exited;
-    }
+    await runner?.stop();
     await s?.close();
     g?.cleanup();
     if (runnerDir) fs.rmSync(runnerDir, { recursive: true, force: true });
@@ -435,7 +419,10 @@ describe('actions pages', () => {
       120_000,
       300,
     );
-    assert.ok(seen, `steps ${JSON.stringify(stepNames)} lines ${JSON.stringify(lines)} runner: ${daemonErr}`);
+    assert.ok(
+      seen,
+      `steps ${JSON.stringify(stepNames)} lines ${JSON.stringify(lines)} runner: ${runner?.stderr}`,
+    );
     assert.ok(lines.includes('hello world loud=true colour=green count=3'), lines.join('\n'));
 
     const run = await waitRun((r) => r.run_number === Number(m[1]), 'the dispatched run finished');

@@ -12,51 +12,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
-import tar from 'tar-stream';
 import { freePort } from '../test/helpers/server.js';
 import { children, exec, percentile, startNode, waitFor200 } from './common.js';
+import { deb } from './debs.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.join(here, '..', 'bundle', 'cli.js');
 const PACKAGES = Number(process.env['BENCH_PACKAGES'] ?? 300);
 const CONCURRENT = Number(process.env['BENCH_CONCURRENT'] ?? 32);
 const REQUESTS = Number(process.env['BENCH_REQUESTS'] ?? 100);
-
-async function tgz(members: Record<string, string>): Promise<Buffer> {
-  const pack = tar.pack();
-  for (const [name, content] of Object.entries(members)) pack.entry({ name }, Buffer.from(content));
-  pack.finalize();
-  const chunks: Buffer[] = [];
-  for await (const c of pack.pipe(zlib.createGzip())) chunks.push(c as Buffer);
-  return Buffer.concat(chunks);
-}
-
-function arMember(name: string, data: Buffer): Buffer {
-  const header = Buffer.alloc(60, ' ');
-  header.write(name, 0, 'latin1');
-  header.write('0', 16);
-  header.write('0', 28);
-  header.write('0', 34);
-  header.write('100644', 40);
-  header.write(String(data.length), 48);
-  header.write('`\n', 58, 'latin1');
-  return Buffer.concat([header, data, data.length % 2 ? Buffer.from('\n') : Buffer.alloc(0)]);
-}
-
-/** A small .deb of `name` 1.0 (amd64), as dpkg-deb lays one out. */
-async function deb(name: string): Promise<Buffer> {
-  const control =
-    `Package: ${name}\nVersion: 1.0\nArchitecture: amd64\nMaintainer: Bench <bench@example.com>\n` +
-    `Depends: libc6 (>= 2.17)\nDescription: package ${name}\n a benchmark package\n`;
-  return Buffer.concat([
-    Buffer.from('!<arch>\n'),
-    arMember('debian-binary', Buffer.from('2.0\n')),
-    arMember('control.tar.gz', await tgz({ './control': control })),
-    arMember('data.tar.gz', await tgz({ [`./usr/share/${name}/README`]: `${name}\n`.repeat(50) })),
-  ]);
-}
 
 async function put(url: string, body: Buffer, token: string): Promise<number> {
   const start = process.hrtime.bigint();

@@ -21,7 +21,6 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { pino } from 'pino';
-import tar from 'tar-stream';
 import { createContext } from '../src/app/context.js';
 import { loadConfig } from '../src/config/config.js';
 import { nowUnix, transaction } from '../src/db/database.js';
@@ -29,44 +28,10 @@ import * as core from '../src/packages/store.js';
 import { PropertyRef } from '../src/packages/tables.js';
 import type { UserRow } from '../src/users/tables.js';
 import { median, timedSeconds } from './common.js';
+import { control, deb } from './debs.js';
 
 const PACKAGES = Number(process.env['BENCH_PACKAGES'] ?? 10_000);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
-
-async function tgz(members: Record<string, string>): Promise<Buffer> {
-  const pack = tar.pack();
-  for (const [name, content] of Object.entries(members)) pack.entry({ name }, Buffer.from(content));
-  pack.finalize();
-  const chunks: Buffer[] = [];
-  for await (const c of pack.pipe(zlib.createGzip())) chunks.push(c as Buffer);
-  return Buffer.concat(chunks);
-}
-
-function arMember(name: string, data: Buffer): Buffer {
-  const header = Buffer.alloc(60, ' ');
-  header.write(name, 0, 'latin1');
-  header.write('0', 16);
-  header.write('0', 28);
-  header.write('0', 34);
-  header.write('100644', 40);
-  header.write(String(data.length), 48);
-  header.write('`\n', 58, 'latin1');
-  return Buffer.concat([header, data, data.length % 2 ? Buffer.from('\n') : Buffer.alloc(0)]);
-}
-
-const control = (name: string) =>
-  `Package: ${name}\nVersion: 1.0\nArchitecture: amd64\nMaintainer: Bench <bench@example.com>\n` +
-  `Depends: libc6 (>= 2.17)\nDescription: package ${name}\n a benchmark package`;
-
-/** A small .deb of `name` 1.0 (amd64), as dpkg-deb lays one out. */
-async function deb(name: string): Promise<Buffer> {
-  return Buffer.concat([
-    Buffer.from('!<arch>\n'),
-    arMember('debian-binary', Buffer.from('2.0\n')),
-    arMember('control.tar.gz', await tgz({ './control': `${control(name)}\n` })),
-    arMember('data.tar.gz', await tgz({ [`./usr/share/${name}/README`]: `${name}\n`.repeat(50) })),
-  ]);
-}
 
 /** A noarch .rpm of `name` 1.0-1 built by rpmbuild. */
 function rpm(work: string, name: string): Buffer {

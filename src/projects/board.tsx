@@ -4,9 +4,10 @@
 // (its settings), and their cards (cards.tsx). Every form is a disclosure that works without a
 // script; a form that failed is shown open with its message beside the field.
 import type { VNode } from 'preact';
+import { Icon } from '../web/icons.js';
 import { CsrfField, Field, type PageContext } from '../web/layout.js';
 import { DangerForm, TextArea } from '../web/settings.js';
-import { BoardIcon, CardItem, type ShownCard } from './cards.js';
+import { CardItem, type ShownCard } from './cards.js';
 import type { ColumnRow, ProjectRow } from './tables.js';
 
 export type Form = Record<string, string | undefined>;
@@ -170,7 +171,7 @@ export function BoardHead(props: {
           <div class="board-toolbar">
             <details class="board-pop" open={failed}>
               <summary class="button primary">
-                <BoardIcon name="plus" /> New column
+                <Icon name="plus" /> New column
               </summary>
               <form method="post" action={action} class="board-pop-body">
                 <CsrfField page={page} />
@@ -239,7 +240,7 @@ export function Board(props: {
     <>
       {columns.length === 0 ? (
         <p class="empty board-empty">
-          <BoardIcon name="column" /> This project has no columns yet.
+          <Icon name="columns" /> This project has no columns yet.
           {props.writer ? ' Add one with “New column”.' : null}
         </p>
       ) : null}
@@ -275,7 +276,7 @@ function ColumnMenu(props: { page: PageContext; base: string; c: ColumnRow; firs
   return (
     <details class="column-menu">
       <summary class="column-action" title="Column settings">
-        <BoardIcon name="more" />
+        <Icon name="more" />
         <span class="sr-only">Settings of the column {c.title}</span>
       </summary>
       <div class="column-panel">
@@ -335,7 +336,7 @@ function AddCard(props: {
   return (
     <details class="column-add" open={issueFailed || noteFailed}>
       <summary class="column-action" title="Add a card">
-        <BoardIcon name="plus" />
+        <Icon name="plus" />
         <span class="sr-only">Add a card to {c.title}</span>
       </summary>
       <div class="column-panel">

@@ -27,37 +27,6 @@ export interface ShownCard {
   labels: LabelRow[];
 }
 
-/** A 16 px line icon of the board's own (the site's set has no plus or "more" icon). */
-export function BoardIcon(props: { name: 'plus' | 'more' | 'column' }): VNode {
-  return (
-    <svg
-      class="icon line"
-      width="16"
-      height="16"
-      viewBox="0 0 16 16"
-      fill="none"
-      stroke="currentColor"
-      stroke-width="1.5"
-      stroke-linecap="round"
-      stroke-linejoin="round"
-      aria-hidden="true"
-      focusable="false"
-    >
-      {props.name === 'plus' ? (
-        <path d="M8 3v10M3 8h10" />
-      ) : props.name === 'column' ? (
-        <path d="M2.5 3.5h3v9h-3ZM6.5 3.5h3v6h-3ZM10.5 3.5h3v4h-3Z" />
-      ) : (
-        <>
-          <circle cx="3.5" cy="8" r="1" fill="currentColor" />
-          <circle cx="8" cy="8" r="1" fill="currentColor" />
-          <circle cx="12.5" cy="8" r="1" fill="currentColor" />
-        </>
-      )}
-    </svg>
-  );
-}
-
 function StateIcon(props: { card: ShownCard }): VNode {
   const { card } = props;
   // As Forgejo's lists: a merged pull request in purple with the merge icon, a closed one in red.
@@ -122,7 +91,7 @@ export function CardItem(props: {
       {props.writer ? (
         <details class="card-menu">
           <summary class="column-action" title="Card actions">
-            <BoardIcon name="more" />
+            <Icon name="more" />
             <span class="sr-only">Actions of {card.issueId !== null ? card.ref : 'the note'}</span>
           </summary>
           <div class="card-panel">

@@ -189,6 +189,18 @@ const SHAPES = {
       <circle cx="11.75" cy="8.75" r="1" fill="currentColor" />
     </>
   ),
+  /** Add: a plus. */
+  plus: <path d="M8 3v10M3 8h10" />,
+  /** More actions: three dots in a row. */
+  more: (
+    <>
+      <circle cx="3.5" cy="8" r="1" fill="currentColor" />
+      <circle cx="8" cy="8" r="1" fill="currentColor" />
+      <circle cx="12.5" cy="8" r="1" fill="currentColor" />
+    </>
+  ),
+  /** A project board's columns: three bars of falling height. */
+  columns: <path d="M2.5 3.5h3v9h-3ZM6.5 3.5h3v6h-3ZM10.5 3.5h3v4h-3Z" />,
 } as const;
 
 export type IconName = keyof typeof SHAPES;

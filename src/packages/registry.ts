@@ -155,6 +155,17 @@ export function registry(
   );
 }
 
+/**
+ * Answers an owner's signing key (Arch, Debian and RPM registries): the armored public key as
+ * `repository.key`, the name clients' set-up instructions download.
+ */
+export function sendRepositoryKey(reply: FastifyReply, armored: string): FastifyReply {
+  return reply
+    .type('application/pgp-keys')
+    .header('Content-Disposition', 'attachment; filename="repository.key"')
+    .send(armored);
+}
+
 /** The headers `sendPackageFile` adds to the type and length of a file it streams. */
 export interface PackageFileHeaders {
   /** Content-Disposition: attachment, with the file's name. */

@@ -12,6 +12,7 @@ import {
   streamOf,
   uploader,
   sendPackageFile,
+  sendRepositoryKey,
 } from '../registry.js';
 import { checkRepository, type ArchService } from './service.js';
 
@@ -29,13 +30,9 @@ export function archRoutes(app: FastifyInstance, deps: ArchRoutesDeps): void {
   registry(app, deps, errorBody, (scope, owner) => {
     const base = '/:owner/arch';
 
-    scope.get(`${base}/repository.key`, async (request, reply) => {
-      const key = await arch.publicKey(await owner(request, 'read'));
-      return reply
-        .type('application/pgp-keys')
-        .header('Content-Disposition', 'attachment; filename="repository.key"')
-        .send(key);
-    });
+    scope.get(`${base}/repository.key`, async (request, reply) =>
+      sendRepositoryKey(reply, await arch.publicKey(await owner(request, 'read'))),
+    );
 
     scope.put(`${base}/:repository`, async (request, reply) => {
       const o = await owner(request, 'write');

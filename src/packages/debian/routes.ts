@@ -16,6 +16,7 @@ import {
   streamOf,
   uploader,
   sendPackageFile,
+  sendRepositoryKey,
 } from '../registry.js';
 import type { DebianService } from './service.js';
 import type { DebianIndexRow } from './tables.js';
@@ -49,13 +50,9 @@ export function debianRoutes(app: FastifyInstance, deps: DebianRoutesDeps): void
   registry(app, deps, errorBody, (scope, owner) => {
     const base = '/:owner/debian';
 
-    scope.get(`${base}/repository.key`, async (request, reply) => {
-      const key = await debian.publicKey(await owner(request, 'read'));
-      return reply
-        .type('application/pgp-keys')
-        .header('Content-Disposition', 'attachment; filename="repository.key"')
-        .send(key);
-    });
+    scope.get(`${base}/repository.key`, async (request, reply) =>
+      sendRepositoryKey(reply, await debian.publicKey(await owner(request, 'read'))),
+    );
 
     scope.get(`${base}/dists/:distribution/:filename`, async (request, reply) => {
       const o = await owner(request, 'read');

@@ -16,6 +16,7 @@ import {
   streamOf,
   uploader,
   sendPackageFile,
+  sendRepositoryKey,
 } from '../registry.js';
 import type { RpmService } from './service.js';
 
@@ -91,10 +92,7 @@ export function rpmRoutes(app: FastifyInstance, deps: RpmRoutesDeps): void {
         const parts = segments(request);
         const last = parts[parts.length - 1] ?? '';
         if (parts.length === 1 && last === 'repository.key') {
-          return reply
-            .type('application/pgp-keys')
-            .header('Content-Disposition', 'attachment; filename="repository.key"')
-            .send(await rpm.publicKey(o));
+          return sendRepositoryKey(reply, await rpm.publicKey(o));
         }
         if (last.endsWith('.repo') && last.length > 5) {
           return sendRepo(reply, repoConfig(o, [...parts.slice(0, -1), last.slice(0, -5)].join('/')));

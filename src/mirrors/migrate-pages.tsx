@@ -11,6 +11,7 @@ import { AppError } from '../errors.js';
 import { checkRepoName } from '../repos/names.js';
 import type { RepoService } from '../repos/service.js';
 import type { UserRow } from '../users/tables.js';
+import { errorField } from '../web/fields.js';
 import { CsrfField, Field, Layout, type PageContext } from '../web/layout.js';
 import { formText, type PageRoutes, type Web } from '../web/plugin.js';
 import { Checkbox, Select, TextArea, ticked } from '../web/settings.js';
@@ -49,12 +50,11 @@ const FIELDS = {
   description: 'description',
 } as const;
 
-/** The field a service error names (Forgejo's "[RepoName]: reason"), with its reason. */
-function fieldOf(err: AppError): { field: string | undefined; message: string } {
-  const m = /^\[(\w+)\]: (.*)$/s.exec(err.message);
-  if (!m) return { field: undefined, message: err.message };
-  const snake = m[1]!.replace(/(?<=[a-z])([A-Z])/g, '_$1').toLowerCase();
-  return { field: snake === 'repo_owner' ? FIELDS.uid : snake, message: m[2]! };
+/** The form field of a name a service error gives (Forgejo's "[RepoName]: reason"): snake case. */
+function migrateField(name: string): string | undefined {
+  const snake = name.replace(/(?<=[a-z])([A-Z])/g, '_$1').toLowerCase();
+  const field = snake === 'repo_owner' ? FIELDS.uid : snake;
+  return field in FIELDS ? field : undefined;
 }
 
 function ChooserPage(props: { page: PageContext; query: string; forge?: string | undefined }): VNode {
@@ -274,7 +274,7 @@ export function migratePages(deps: MigratePagesDeps): PageRoutes {
         checkRepoName(values['repo_name']!, 'repo_name');
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
-        errors['repo_name'] = fieldOf(err).message;
+        errors['repo_name'] = errorField(err, {}, 'repo_name')[1];
       }
       if (owner && !Object.keys(errors).length) {
         try {
@@ -302,8 +302,8 @@ export function migratePages(deps: MigratePagesDeps): PageRoutes {
           if (!(err instanceof AppError) || !['invalid', 'conflict', 'forbidden'].includes(err.kind)) {
             throw err;
           }
-          const { field, message } = fieldOf(err);
-          if (field && field in FIELDS) errors[field] = message;
+          const [field, message] = errorField(err, migrateField, '');
+          if (field) errors[field] = message;
           else if (err.kind === 'conflict') errors['repo_name'] = message;
           else if (err.kind === 'invalid' && message.startsWith('Authentication failed')) {
             errors['auth_username'] = message;

@@ -8,6 +8,7 @@ import { AppError, notFound } from '../errors.js';
 import { APPLICATIONS, showApplications, type AppFormState, type ApplicationsDeps } from '../tokens/pages.js';
 import type { UserRow } from '../users/tables.js';
 import { When } from '../web/components.js';
+import { errorField } from '../web/fields.js';
 import { CsrfField, Field, type PageContext } from '../web/layout.js';
 import { formText, type PageRoutes, type Web } from '../web/plugin.js';
 import {
@@ -52,11 +53,12 @@ function readForm(body: unknown): { state: AppFormState; input: OAuth2AppInput }
 /** The field a refusal of the service names (`[Name]: ...`, `[RedirectURIs]: ...`), or undefined. */
 function fieldError(err: unknown): [string, string] | undefined {
   if (!(err instanceof AppError) || err.kind !== 'invalid') return undefined;
-  const m = /^\[(Name|RedirectURIs)\]: (.*)$/.exec(err.message);
-  if (!m) return undefined;
-  const field = m[1] === 'Name' ? 'application_name' : 'redirect_uris';
+  const [field, reason] = errorField(err, { Name: 'application_name', RedirectURIs: 'redirect_uris' }, '');
+  if (!field) return undefined;
   const text =
-    m[2] === 'Required' ? 'This field must not be empty.' : `${m[2]!.replace(/^./, (c) => c.toUpperCase())}.`;
+    reason === 'Required'
+      ? 'This field must not be empty.'
+      : `${reason.replace(/^./, (c) => c.toUpperCase())}.`;
   return [field, text];
 }
 

@@ -2,6 +2,7 @@
 // running until stop(); what it prints on stderr is kept for failure messages.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
 
 export interface TestRunner {
   /** Everything the daemon printed on stderr so far. */
@@ -11,8 +12,9 @@ export interface TestRunner {
 }
 
 /**
- * Registers a runner named `name` in `dir` (its working directory and HOME) with `token`, then
- * starts `anvil runner daemon --interval 0.2` with `daemonArgs` added.
+ * Registers a runner named `name` in `dir` (its working directory and HOME) with `token` and
+ * `registerArgs` added, lets `configure` change the `.runner` file it wrote, then starts
+ * `anvil runner daemon --interval 0.2` with `daemonArgs` added.
  */
 export async function startRunner(opts: {
   cli: string;
@@ -20,6 +22,8 @@ export async function startRunner(opts: {
   token: string;
   name: string;
   dir: string;
+  registerArgs?: string[];
+  configure?: (runnerFile: string) => void;
   daemonArgs?: string[];
 }): Promise<TestRunner> {
   const env = { PATH: process.env['PATH'], HOME: opts.dir, LANG: 'C' };
@@ -38,12 +42,14 @@ export async function startRunner(opts: {
       opts.token,
       '--name',
       opts.name,
+      ...(opts.registerArgs ?? []),
     ]);
     let err = '';
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     child.on('close', (code) => resolve({ code, err }));
   });
   assert.equal(registered.code, 0, registered.err);
+  opts.configure?.(path.join(opts.dir, '.runner'));
   const daemon: ChildProcess = spawnCli(['daemon', '--interval', '0.2', ...(opts.daemonArgs ?? [])]);
   let stderr = '';
   daemon.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));

@@ -5,13 +5,13 @@
 // pushed workflow of three jobs.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { GitClient, repoUrl, waitFor } from '../helpers/git.js';
+import { startRunner, type TestRunner } from '../helpers/runner.js';
 import { WebClient } from '../helpers/web.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -101,8 +101,9 @@ describe(
     let alice: { name: string; password: string; token: string };
     let runnerDir: string;
     let otherWorkspace: string;
-    const daemons: ChildProcess[] = [];
-    let daemonErr = '';
+    const runners: TestRunner[] = [];
+    /** What the two runner daemons printed on stderr. */
+    const daemonErr = () => runners.map((r) => r.stderr).join('');
     let run: Run;
     const jobs = new Map<string, Job>();
 
@@ -114,30 +115,6 @@ describe(
       (await api<Job[]>('GET', `/repos/alice/app/actions/runs/${run.id}/jobs`)).body.find(
         (j) => j.name === name,
       )!.status;
-
-    async function cli(args: string[], dir: string): Promise<void> {
-      const r = await new Promise<{ code: number | null; err: string }>((resolve) => {
-        const child = spawn(process.execPath, [CLI, 'runner', ...args], {
-          cwd: dir,
-          env: { PATH: process.env['PATH'], HOME: dir, LANG: 'C' },
-          stdio: ['ignore', 'ignore', 'pipe'],
-        });
-        let err = '';
-        child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-        child.on('close', (code) => resolve({ code, err }));
-      });
-      assert.equal(r.code, 0, r.err);
-    }
-
-    function startDaemon(dir: string): void {
-      const d = spawn(process.execPath, [CLI, 'runner', 'daemon', '--interval', '0.2'], {
-        cwd: dir,
-        env: { PATH: process.env['PATH'], HOME: dir, LANG: 'C' },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      d.stderr!.on('data', (b: Buffer) => (daemonErr += b.toString()));
-      daemons.push(d);
-    }
 
     before(async () => {
       s = await startServer({ ANVIL__ACTIONS__ENABLED: 'true' });
@@ -164,19 +141,25 @@ describe(
       const host = path.join(runnerDir, 'host');
       fs.mkdirSync(boxed);
       fs.mkdirSync(host);
-      await cli(['register', '--instance', s.url, '--token', await token(), '--name', 'boxed'], boxed);
-      await cli(
-        ['register', '--instance', s.url, '--token', await token(), '--name', 'plain', '--labels', 'host'],
-        host,
+      runners.push(
+        await startRunner({ cli: CLI, instance: s.url, token: await token(), name: 'boxed', dir: boxed }),
       );
-      // Sandbox off by configuration: the host runner's .runner file says so.
-      const hostFile = path.join(host, '.runner');
-      fs.writeFileSync(
-        hostFile,
-        JSON.stringify({ ...JSON.parse(fs.readFileSync(hostFile, 'utf8')), sandbox: 'none' }),
+      runners.push(
+        await startRunner({
+          cli: CLI,
+          instance: s.url,
+          token: await token(),
+          name: 'plain',
+          dir: host,
+          registerArgs: ['--labels', 'host'],
+          // Sandbox off by configuration: the host runner's .runner file says so.
+          configure: (file) =>
+            fs.writeFileSync(
+              file,
+              JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), sandbox: 'none' }),
+            ),
+        }),
       );
-      startDaemon(boxed);
-      startDaemon(host);
 
       const wt = await g.workTree('main');
       fs.mkdirSync(path.join(wt, '.forgejo', 'workflows'), { recursive: true });
@@ -206,13 +189,7 @@ describe(
     });
 
     after(async () => {
-      for (const d of daemons) {
-        if (d.pid && d.exitCode === null) {
-          const exited = new Promise((r) => d.once('close', r));
-          d.kill('SIGKILL');
-          await exited;
-        }
-      }
+      for (const r of runners) await r.stop();
       for (const pid of sleepers()) process.kill(pid, 'SIGKILL');
       await s?.close();
       g?.cleanup();
@@ -231,7 +208,7 @@ describe(
           60_000,
           200,
         ),
-        `the running step's first line reached the server (runner said: ${daemonErr})`,
+        `the running step's first line reached the server (runner said: ${daemonErr()})`,
       );
       assert.ok(!log.includes('released after the wait'), log);
       assert.equal(await jobStatus('sandboxed'), 'running');
@@ -240,7 +217,7 @@ describe(
       fs.writeFileSync(path.join(workspace, 'release'), '');
       assert.ok(
         await waitFor(async () => (await jobStatus('sandboxed')) === 'success', 30_000, 200),
-        `the job finished (runner said: ${daemonErr})`,
+        `the job finished (runner said: ${daemonErr()})`,
       );
       assert.match(await jobLog('sandboxed'), /released after the wait/);
     });
@@ -255,7 +232,7 @@ describe(
       assert.match(log, /tmp holds: .*anvil-runner-\d+-\w+ /);
       assert.doesNotMatch(log, /tmp holds: .*anvil-runner-999999/);
       assert.match(log, /pid 1 is bwrap/, 'its own PID namespace');
-      assert.match(daemonErr, /jobs run in a sandbox/);
+      assert.match(daemonErr(), /jobs run in a sandbox/);
     });
 
     it('masks base64 forms and each line of multi-line secrets in the stored log', async () => {
@@ -277,18 +254,18 @@ describe(
     it('runs on the host when the runner is configured with sandbox none', async () => {
       assert.ok(
         await waitFor(async () => (await jobStatus('host')) === 'success', 60_000, 200),
-        `the host job finished (runner said: ${daemonErr})`,
+        `the host job finished (runner said: ${daemonErr()})`,
       );
       const log = await jobLog('host');
       assert.match(log, /other-job-private-data/);
       assert.match(log, /host mode reads the host/);
-      assert.match(daemonErr, /sandbox off \(sandbox: none\)/);
+      assert.match(daemonErr(), /sandbox off \(sandbox: none\)/);
     });
 
     it('kills every process of a cancelled job', async () => {
       assert.ok(
         await waitFor(async () => (await jobLog('sleeper')).includes('children started'), 60_000, 200),
-        `the sleeper job started (runner said: ${daemonErr})`,
+        `the sleeper job started (runner said: ${daemonErr()})`,
       );
       assert.ok(
         await waitFor(async () => sleepers().length === 3, 10_000, 100),

@@ -286,6 +286,20 @@ export class PackageService {
     return { pkg, version: v };
   }
 
+  /** A file of a version the identity may read (`requireVersion`, then `requireFile`). */
+  async requireVersionFile(
+    owner: UserRow,
+    type: string,
+    name: string,
+    version: string,
+    fileName: string,
+    identity: Identity | null,
+    compositeKey = '',
+  ): Promise<FileWithBlob> {
+    const found = await this.requireVersion(owner, type, name, version, identity);
+    return this.requireFile(found.version.id, fileName, compositeKey);
+  }
+
   versionsOf(pkg: PackageRow) {
     return store.versionsOf(this.db, pkg.id);
   }

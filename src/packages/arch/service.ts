@@ -29,7 +29,10 @@ export interface OwnerKeys {
 
 export interface ArchServiceDeps {
   db: Db;
-  packages: Pick<PackageService, 'addFile' | 'requireVersion' | 'requireFile' | 'deleteFile' | 'filesOf'>;
+  packages: Pick<
+    PackageService,
+    'addFile' | 'requireVersion' | 'requireVersionFile' | 'deleteFile' | 'filesOf'
+  >;
   keys: OwnerKeys;
 }
 
@@ -103,14 +106,15 @@ export class ArchService {
   async requirePackage(owner: UserRow, identity: Identity | null, repository: string, file: string) {
     const parsed = parsePackageFileName(file);
     if (!parsed) throw notFound(`package file does not exist [name: ${file}]`);
-    const found = await this.deps.packages.requireVersion(
+    return this.deps.packages.requireVersionFile(
       owner,
       'arch',
       parsed.name,
       parsed.version,
+      file,
       identity,
+      repository,
     );
-    return this.deps.packages.requireFile(found.version.id, file, repository);
   }
 
   /** The detached signature of a package file. */

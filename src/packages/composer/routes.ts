@@ -80,14 +80,14 @@ export function composerRoutes(app: FastifyInstance, deps: ComposerRoutesDeps): 
     scope.get(`${base}/files/:name/:version/:filename`, async (request, reply) => {
       const o = await owner(request, 'read');
       const p = request.params as Params;
-      const found = await packages.requireVersion(
+      const file = await packages.requireVersionFile(
         o,
         'composer',
         p['name'] ?? '',
         p['version'] ?? '',
+        p['filename'] ?? '',
         request.packageIdentity,
       );
-      const file = await packages.requireFile(found.version.id, p['filename'] ?? '');
       return sendPackageFile(reply, packages, file, 'application/zip');
     });
   });

@@ -124,14 +124,14 @@ export function npmRoutes(app: FastifyInstance, deps: NpmRoutesDeps): void {
     both('GET', '', '/-/:version/:filename', async (request, reply, name) => {
       const p = request.params as Params;
       const o = await owner(request, 'read');
-      const found = await packages.requireVersion(
+      const file = await packages.requireVersionFile(
         o,
         'npm',
         name,
         p['version'] ?? '',
+        p['filename'] ?? '',
         request.packageIdentity,
       );
-      const file = await packages.requireFile(found.version.id, p['filename'] ?? '');
       return sendPackageFile(reply, packages, file, 'application/octet-stream');
     });
 

@@ -111,14 +111,14 @@ export function pubRoutes(app: FastifyInstance, deps: PubRoutesDeps): void {
         const o = await owner(request, 'read');
         const p = request.params as Params;
         const version = (p['file'] ?? '').replace(/\.tar\.gz$/, '');
-        const found = await packages.requireVersion(
+        const file = await packages.requireVersionFile(
           o,
           'pub',
           p['id'] ?? '',
           version,
+          `${version}.tar.gz`,
           request.packageIdentity,
         );
-        const file = await packages.requireFile(found.version.id, `${version}.tar.gz`);
         return sendPackageFile(reply, packages, file, 'application/gzip');
       },
     });

@@ -132,14 +132,14 @@ export function pypiRoutes(app: FastifyInstance, deps: PypiRoutesDeps): void {
     const locate = async (request: FastifyRequest) => {
       const p = request.params as Params;
       const o = await owner(request, 'read');
-      const found = await packages.requireVersion(
+      return packages.requireVersionFile(
         o,
         'pypi',
         normalizeName(p['name'] ?? ''),
         p['version'] ?? '',
+        p['filename'] ?? '',
         request.packageIdentity,
       );
-      return packages.requireFile(found.version.id, p['filename'] ?? '');
     };
 
     const fileHeaders = (file: Awaited<ReturnType<typeof locate>>) => ({

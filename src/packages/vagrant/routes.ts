@@ -46,14 +46,14 @@ export function vagrantRoutes(app: FastifyInstance, deps: VagrantRoutesDeps): vo
     const file = async (request: FastifyRequest) => {
       const o = await owner(request, 'read');
       const p = request.params as Params;
-      const found = await packages.requireVersion(
+      return packages.requireVersionFile(
         o,
         'vagrant',
         p['name'] ?? '',
         p['version'] ?? '',
+        p['provider'] ?? '',
         request.packageIdentity,
       );
-      return packages.requireFile(found.version.id, p['provider'] ?? '');
     };
     const boxUrl = `${base}/:name/:version/:provider`;
     scope.route({

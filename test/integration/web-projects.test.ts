@@ -237,26 +237,39 @@ describe('web interface: project boards', () => {
     );
     assert.deepEqual(await accessibilityViolations(page), []);
 
-    // A column from the toolbar, then an issue and a note through that column's "+".
+    // A column from the toolbar, then an issue and a note through that column's "+". Each form
+    // redirects back to the board: what follows waits for that page (waitForURL would not, the
+    // URL being the same).
+    const reloaded = async (click: Promise<void>) => {
+      await Promise.all([
+        page.waitForResponse(
+          (r) => new URL(r.url()).pathname === projectUrl && r.request().method() === 'GET',
+        ),
+        click,
+      ]);
+      await page.waitForLoadState();
+    };
     await page.click('.board-toolbar summary');
     await page.fill('#new-column', 'Review');
-    await Promise.all([page.waitForLoadState(), page.click('.board-pop-body button[type=submit]')]);
+    await reloaded(page.click('.board-pop-body button[type=submit]'));
     const review = page.locator('.board-column', { has: page.locator('h3', { hasText: 'Review' }) });
     const id = await review.getAttribute('data-column');
     assert.ok(id);
     await review.locator('.column-add > summary').click();
-    assert.equal(await page.evaluate(() => document.activeElement?.id), `add-issue-${id}`);
+    // The menu's script moves the focus on its toggle event, which comes after the click.
+    await page.waitForFunction((f) => document.activeElement?.id === f, `add-issue-${id}`, {
+      timeout: 10_000,
+    });
     await page.keyboard.type('3');
-    await Promise.all([page.waitForURL(`${s.url}${projectUrl}`), page.click(`#add-issue-${id} + button`)]);
+    await reloaded(page.click(`#add-issue-${id} + button`));
     await review.locator('.column-add > summary').click();
     await page.fill(`#add-note-${id}`, 'Ask the docs team to review');
-    await Promise.all([
-      page.waitForURL(`${s.url}${projectUrl}`),
+    await reloaded(
       review
         .locator('.column-form', { has: page.locator(`#add-note-${id}`) })
         .locator('button')
         .click(),
-    ]);
+    );
     assert.equal(await review.locator('.board-card .card-title').textContent(), 'Write the board guide');
     assert.equal(await review.locator('.board-card .label-pill').textContent(), 'docs');
     assert.equal(

@@ -49,7 +49,8 @@ const env: NodeJS.ProcessEnv = {
   ANVIL__SERVER__APP_DATA_PATH: dir,
   ANVIL__SERVER__HTTP_PORT: String(port),
   ANVIL__SERVER__HTTP_ADDR: '127.0.0.1',
-  ANVIL__LOG__LEVEL: 'warn',
+  // BENCH_LOG_LEVEL=info measures the default level, which logs a line per request.
+  ANVIL__LOG__LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
   ANVIL__DATABASE__DB_TYPE: 'sqlite3',
 };
 const children: ChildProcess[] = [];

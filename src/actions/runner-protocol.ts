@@ -187,7 +187,10 @@ export function runnerProtocolRoutes(app: FastifyInstance, deps: RunnerProtocolD
     else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       connect = new ConnectError('invalid_argument', err.message);
     } else {
-      request.log.error({ err }, 'runner protocol: unexpected failure');
+      request.log.error(
+        { err, method: request.method, url: request.url },
+        'runner protocol: unexpected failure',
+      );
       connect = new ConnectError('internal', 'internal error');
     }
     // "Actions are disabled" is a plain 404, whatever the method.

@@ -69,6 +69,7 @@ import { repoMetaRoutes } from '../repometa/routes.js';
 import { registerCompression } from '../http/compression.js';
 
 import { countRequests, opsRoutes } from '../ops/routes.js';
+import { logRequests } from '../http/request-log.js';
 import { authorizedKeysRoute, sshKeyRoutes } from '../ssh/routes.js';
 import { sshInternalRoutes } from '../ssh/internal.js';
 import { signingRoutes } from '../signing/routes.js';
@@ -423,12 +424,10 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   const head = headAsGet({ maxParamLength: MAX_PARAM_LENGTH });
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
-    // Each request's log lines carry its id, method and url. Below `info` no request is logged but
-    // failures: a logger of their own per request would cost every request for nothing (the error
-    // handler names the request itself).
-    childLoggerFactory: ctx.log.isLevelEnabled('info')
-      ? (logger, bindings, opts, raw) => logger.child({ ...bindings, method: raw.method, url: raw.url }, opts)
-      : (logger) => logger,
+    // One line per request, written by logRequests (http/request-log.ts); no logger of its own per
+    // request (the error handler names the request it logs).
+    disableRequestLogging: true,
+    childLoggerFactory: (logger) => logger,
     trustProxy: false,
     // Routes that take whole files as JSON declare a larger limit; streamed bodies are not parsed.
     bodyLimit: BODY_LIMIT,
@@ -448,6 +447,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   });
   guardSlowBodies(app.server, docsUrl, options.bodyTimeouts ?? BODY_TIMEOUTS);
   countRequests(app, { metrics: ctx.metrics });
+  logRequests(app, ctx.log);
   // Several nodes: an answer waits until the other nodes have been told of its writes.
   if (ctx.cluster.channel !== 'local') {
     const { cluster } = ctx;

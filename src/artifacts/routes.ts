@@ -469,7 +469,7 @@ function sendTwirpError(request: FastifyRequest, reply: FastifyReply, err: Fasti
     if (isAborted(request, err)) twirp = new TwirpError('canceled', 'the request was cut short');
     else if (status >= 400 && status < 500) twirp = new TwirpError('malformed', err.message);
     else {
-      request.log.error({ err }, 'artifact service failure');
+      request.log.error({ err, method: request.method, url: request.url }, 'artifact service failure');
       twirp = new TwirpError('internal', 'internal error');
     }
   }
@@ -514,7 +514,7 @@ function sendAzureError(request: FastifyRequest, reply: FastifyReply, err: Fasti
     code = 'InvalidInput';
     message = err.message;
   } else {
-    request.log.error({ err }, 'artifact content failure');
+    request.log.error({ err, method: request.method, url: request.url }, 'artifact content failure');
     status = 500;
     code = 'InternalError';
     message = 'internal error';

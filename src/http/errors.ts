@@ -159,11 +159,9 @@ export function registerErrorHandling(app: FastifyInstance, docsUrl: string): vo
       // Fastify's own refusals: malformed JSON, unsupported media type, body too large, ...
       return sendError(reply, status, err.message);
     }
-    // Below `info`, request.log is not bound to the request (see app/server.ts): name it here.
-    const named =
-      (request.log as unknown as { bindings(): Record<string, unknown> }).bindings()['reqId'] !== undefined;
+    // request.log is the server's logger, not bound to the request (see app/server.ts): name it.
     request.log.error(
-      named ? { err } : { err, reqId: request.id, method: request.method, url: request.url },
+      { err, reqId: request.id, method: request.method, url: request.url },
       'unexpected failure',
     );
     return sendError(reply, 500, 'Internal Server Error');

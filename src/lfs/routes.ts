@@ -80,7 +80,7 @@ export function lfsRoutes(app: FastifyInstance, deps: LfsRoutesDeps): void {
     if (err.validation) return sendError(request, reply, 422, err.message);
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) return sendError(request, reply, status, err.message);
-    request.log.error({ err }, 'unexpected failure in LFS');
+    request.log.error({ err, method: request.method, url: request.url }, 'unexpected failure in LFS');
     return sendError(request, reply, 500, 'Internal Server Error');
   }
 

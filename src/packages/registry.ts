@@ -65,7 +65,11 @@ function registryScope(scope: FastifyInstance, deps: RegistryDeps, body: ErrorBo
     // A client that went away mid-upload is no server failure.
     if (request.raw.destroyed || (err as { code?: string }).code === 'ECONNRESET') {
       request.log.debug({ err }, 'package request cut off by the client');
-    } else request.log.error({ err }, 'unexpected failure in a package registry');
+    } else
+      request.log.error(
+        { err, method: request.method, url: request.url },
+        'unexpected failure in a package registry',
+      );
     return sendRegistryError(reply, 500, 'Internal Server Error', body);
   });
 }

@@ -91,7 +91,10 @@ export function sshInternalRoutes(app: FastifyInstance, deps: SshInternalRoutesD
       // The answer goes out once the push is recorded; events and webhooks follow.
       await new Promise<void>((resolve) => {
         void commands.finishPush(pushId, resolve).catch((err: unknown) => {
-          request.log.error({ err }, 'finishing an ssh push failed');
+          request.log.error(
+            { err, method: request.method, url: request.url },
+            'finishing an ssh push failed',
+          );
           resolve();
         });
       });

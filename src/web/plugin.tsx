@@ -318,7 +318,10 @@ export async function registerWeb(app: FastifyInstance, web: Web, pages: PageRou
       }
       const status = err.statusCode ?? 500;
       if (status >= 400 && status < 500) return web.errorPage(request, reply, status, err.message);
-      request.log.error({ err }, 'unexpected failure rendering a page');
+      request.log.error(
+        { err, method: request.method, url: request.url },
+        'unexpected failure rendering a page',
+      );
       return web.errorPage(request, reply, 500, 'The server failed to show this page.');
     });
     for (const routes of pages) routes(scope, web);

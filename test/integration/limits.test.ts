@@ -250,7 +250,7 @@ describe('request limits', () => {
 
 describe('the log line of an unexpected failure', () => {
   for (const level of ['warn', 'info']) {
-    it(`names the request id, method and url at ${level} level`, async () => {
+    it(`names the request id, method and url at ${level} level; a line per request at info`, async () => {
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-limits-'));
       const lines: Record<string, unknown>[] = [];
       const sink = new Writable({
@@ -284,6 +284,19 @@ describe('the log line of an unexpected failure', () => {
         assert.equal(line['method'], 'GET');
         assert.equal(line['url'], '/api/v1/test/boom?x=1');
         assert.match(JSON.stringify(line['err']), /boom/);
+        // The request log: at info one line per request, once answered (none on arrival).
+        const completed = () => lines.filter((l) => String(l['msg']).startsWith('completed '));
+        for (let i = 0; level === 'info' && !completed().length && i < 100; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        if (level === 'info') {
+          assert.equal(completed().length, 1, JSON.stringify(lines));
+          assert.deepEqual(
+            [completed()[0]!['method'], completed()[0]!['url'], completed()[0]!['status']],
+            ['GET', '/api/v1/test/boom?x=1', 500],
+          );
+        } else assert.deepEqual(completed(), []);
+        assert.equal(lines.filter((l) => l['msg'] === 'incoming request').length, 0);
       } finally {
         await app.close();
         await ctx.close();

@@ -134,7 +134,11 @@ export function containerRoutes(app: FastifyInstance, deps: ContainerRoutesDeps)
       if (status >= 400 && status < 500) return sendError(reply, status, 'UNSUPPORTED', err.message);
       if (request.raw.destroyed || (err as { code?: string }).code === 'ECONNRESET') {
         request.log.debug({ err }, 'registry request cut off by the client');
-      } else request.log.error({ err }, 'unexpected failure in the container registry');
+      } else
+        request.log.error(
+          { err, method: request.method, url: request.url },
+          'unexpected failure in the container registry',
+        );
       return sendError(reply, 500, 'UNKNOWN', 'Internal Server Error');
     });
 

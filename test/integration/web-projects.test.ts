@@ -278,6 +278,35 @@ describe('web interface: project boards', () => {
     );
     await screenshots(page, 'project-board');
 
+    // Selecting the note's text in its edit field with the mouse selects text; it does not drag
+    // the card (a card is draggable, and so was everything in it); closing the menu makes the
+    // card draggable again.
+    const noteCard = review.locator('.board-card.note');
+    await noteCard.locator('.card-menu > summary').click();
+    const field = noteCard.locator('textarea[name=note]');
+    const box = (await field.boundingBox())!;
+    let moves = 0;
+    page.on('request', (r) => {
+      if (r.url().endsWith('/move')) moves++;
+    });
+    await page.evaluate(() => {
+      (window as unknown as { dragged: number }).dragged = 0;
+      document.addEventListener('dragstart', () => (window as unknown as { dragged: number }).dragged++);
+    });
+    await page.mouse.move(box.x + 6, box.y + 10);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width / 2, box.y + 12, { steps: 8 });
+    await page.mouse.move(box.x + box.width - 6, box.y + 14, { steps: 8 });
+    await page.mouse.up();
+    assert.equal(await page.evaluate(() => (window as unknown as { dragged: number }).dragged), 0);
+    const selected = await field.evaluate((t: HTMLTextAreaElement) => t.selectionEnd - t.selectionStart);
+    assert.ok(selected > 0, 'the mouse selected text in the field');
+    assert.equal(moves, 0);
+    await noteCard.locator('.card-menu > summary').click();
+    await page.waitForFunction(
+      () => document.querySelector('.board-card.note')?.getAttribute('draggable') === 'true',
+    );
+
     // On a phone the board scrolls sideways, not the page; the open menus pass axe.
     await page.setViewportSize({ width: 375, height: 800 });
     const widths = await page.evaluate(() => ({

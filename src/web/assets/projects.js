@@ -73,6 +73,18 @@
     );
   };
 
+  // A card whose menu is open is not draggable: selecting text in its fields (a note being
+  // edited) would drag the card instead.
+  document.addEventListener(
+    'toggle',
+    (event) => {
+      const menu =
+        event.target instanceof Element && event.target.tagName === 'DETAILS' ? event.target : null;
+      const card = menu && menu.matches('.card-menu') ? menu.closest('.board-card[draggable]') : null;
+      if (card) card.setAttribute('draggable', menu.hasAttribute('open') ? 'false' : 'true');
+    },
+    true,
+  );
   document.addEventListener('dragstart', (event) => {
     const card =
       event.target instanceof Element ? event.target.closest('.board-card[draggable="true"]') : null;

@@ -113,16 +113,17 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * The called workflow (`content` at `path`) with the expressions of `inputs` in its jobs'
- * runs-on, strategy, name and concurrency evaluated (with the github context): a whole-value
- * expression keeps its type (a matrix list from fromJSON). `wf` itself when they have none.
- * Throws WorkflowError for one that reads an input known only when the job runs.
+ * The workflow (`content` at `path`; a called one, or a dispatched one) with the expressions of
+ * `inputs` (named `names`, with the `known` values) in its jobs' runs-on, strategy, name and
+ * concurrency evaluated (with the github context): a whole-value expression keeps its type (a
+ * matrix list from fromJSON). `wf` itself when they have none. Throws WorkflowError for one
+ * that reads an input known only when the job runs.
  */
 export function withKnownInputs(
   content: string,
   path: string,
   wf: Workflow,
-  spec: CallSpec,
+  names: readonly string[],
   known: Record<string, Value>,
   base: CreationBase,
 ): Workflow {
@@ -141,11 +142,7 @@ export function withKnownInputs(
     const inputs = refs.filter((r) => r.name === 'inputs');
     if (!inputs.length) return { expr };
     for (const r of inputs) {
-      if (
-        r.key === undefined
-          ? Object.keys(spec.inputs).some((k) => !Object.hasOwn(known, k))
-          : !Object.hasOwn(known, r.key)
-      ) {
+      if (r.key === undefined ? names.some((k) => !Object.hasOwn(known, k)) : !Object.hasOwn(known, r.key)) {
         throw new WorkflowError(
           `${where} reads inputs${r.key === undefined ? '' : `.${r.key}`}, which is had only when the job runs (its value reads needs, secrets or vars); Anvil reads ${where} when the run is created`,
         );

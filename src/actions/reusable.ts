@@ -230,7 +230,10 @@ async function expand(
       outputs: spec.outputs,
     };
     const inputs = knownInputs(call, spec, at.inputs, base);
-    const called = content === undefined ? wf : withKnownInputs(content, site.path, wf, spec, inputs, base);
+    const called =
+      content === undefined
+        ? wf
+        : withKnownInputs(content, site.path, wf, Object.keys(spec.inputs), inputs, base);
     const frames = [...at.frames, frame];
     // Kept on each called job (a TEXT column): a few kilobytes at most in practice.
     if (JSON.stringify(frames).length > MAX_FRAMES_CHARS) {

@@ -24,7 +24,7 @@ import { parseScopes } from '../tokens/scopes.js';
 import { ACTIONS_BOT_ID, botRow, isActionsBot } from './bot.js';
 import { sameDigest, sha256 } from './digest.js';
 import { expandCalls, workflowLoader } from './reusable.js';
-import type { CreationBase } from './reusable-inputs.js';
+import { withKnownInputs, type CreationBase } from './reusable-inputs.js';
 import {
   creationBase,
   insertRuns,
@@ -532,21 +532,33 @@ export class ActionsService {
       if (err instanceof WorkflowError) throw badRequest(err.message);
       throw err;
     }
+    const repository = await this.repositoryPayload(repo);
     const payload = {
       inputs: resolvedInputs,
       ref: fullRef,
-      repository: await this.repositoryPayload(repo),
+      repository,
       sender: this.userPayload(doer),
       workflow: file.path,
     };
-    const [created] = await this.createRuns(repo, [{ file, wf }], {
+    const ev: RunEvent = {
       event: 'workflow_dispatch',
       ref: fullRef,
       sha: resolved.oid,
       triggerUserId: doer.id,
       title: wf.name,
       payload,
-    });
+    };
+    // The inputs in its jobs' runs-on, strategy, name and concurrency, read now: as the runner
+    // reads them (the event's inputs, text; an input not given and without a default is empty).
+    const names = Object.keys(spec.inputs);
+    const known = Object.fromEntries(names.map((n) => [n, resolvedInputs[n] ?? '']));
+    try {
+      wf = withKnownInputs(file.content, file.path, wf, names, known, creationBase(ev, repository.full_name));
+    } catch (err) {
+      if (err instanceof WorkflowError) throw badRequest(err.message);
+      throw err;
+    }
+    const [created] = await this.createRuns(repo, [{ file, wf }], ev);
     // Disabled meanwhile: nothing was created.
     if (!created) throw badRequest(`workflow ${workflowName} is disabled`);
     return created;

@@ -150,6 +150,28 @@ jobs:
     runs-on: nowhere
     steps: [{ run: 'true' }]
 `,
+  'pick.yml': `name: Pick
+on:
+  workflow_dispatch:
+    inputs:
+      os:
+        type: choice
+        options: [linux, bsd]
+        default: linux
+      versions:
+        default: '[1, 2, 3]'
+      stage:
+        required: false
+jobs:
+  test:
+    name: test \${{ inputs.os }} \${{ matrix.v }}
+    runs-on: nowhere-\${{ inputs.os }}\${{ inputs.stage }}
+    strategy:
+      matrix:
+        v: \${{ fromJSON(inputs.versions) }}
+    concurrency: pick-\${{ inputs.os }}
+    steps: [{ run: 'true' }]
+`,
   'bot.yml': `on:
   push:
     branches: [bot-test]
@@ -558,6 +580,43 @@ describe('actions', () => {
       who: 'you',
       level: 'low',
     });
+
+    // A dispatch's inputs shape its jobs when the run is created: runs-on, the matrix (a list from
+    // fromJSON), the job's name and its concurrency group.
+    const pick = '/repos/alice/ci/actions/workflows/pick.yml/dispatches';
+    const picked = await api<{ id: number; jobs: string[] }>('POST', pick, alice.token, {
+      ref: 'main',
+      inputs: { os: 'bsd', versions: '[7, 8]' },
+      return_run_info: true,
+    });
+    assert.equal(picked.status, 201, picked.text);
+    assert.deepEqual(picked.body.jobs, ['test bsd 7', 'test bsd 8']);
+    const pickedJobs = (await api<Job[]>('GET', `/repos/alice/ci/actions/runs/${picked.body.id}/jobs`)).body;
+    assert.deepEqual(
+      pickedJobs.map((j) => j.runs_on),
+      [['nowhere-bsd'], ['nowhere-bsd']],
+    );
+    const groups = await s.ctx.db
+      .selectFrom('action_run_job')
+      .select('concurrency_group')
+      .where('run_id', '=', picked.body.id)
+      .execute();
+    assert.deepEqual(
+      groups.map((g) => g.concurrency_group),
+      ['pick-bsd', 'pick-bsd'],
+    );
+    // The defaults when not given; a list that is not JSON is refused, naming where it is read.
+    const byDefault = await api<{ jobs: string[] }>('POST', pick, alice.token, {
+      ref: 'main',
+      return_run_info: true,
+    });
+    assert.deepEqual(byDefault.body.jobs, ['test linux 1', 'test linux 2', 'test linux 3']);
+    const bad = await api<{ message: string }>('POST', pick, alice.token, {
+      ref: 'main',
+      inputs: { versions: 'seven' },
+    });
+    assert.equal(bad.status, 400, bad.text);
+    assert.match(bad.body.message, /^jobs\.test\.strategy: fromJSON: not JSON/);
 
     assert.equal(
       (await api('POST', '/repos/alice/ci/actions/workflows/ci.yml/dispatches', alice.token, { ref: 'main' }))

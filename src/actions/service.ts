@@ -660,7 +660,14 @@ export class ActionsService {
       }
       try {
         const site = { repoId: repo.id, commit: sha, path: item.file.path };
-        out.push({ ...item, jobs: await expandCalls(item.wf, site, load, base) });
+        const jobs = await expandCalls(item.wf, site, load, base);
+        const unread = jobs.find((j) => j.maxParallelExpr !== undefined);
+        if (unread) {
+          throw new WorkflowError(
+            `jobs.${unread.jobId}.strategy.max-parallel (${unread.maxParallelExpr}) may read only inputs: Anvil reads it when the run is created`,
+          );
+        }
+        out.push({ ...item, jobs });
       } catch (err) {
         if (!(err instanceof WorkflowError)) throw err;
         out.push({ file: item.file, error: err.message });

@@ -103,6 +103,11 @@ export interface WorkflowJob {
   payload: string;
   /** `strategy.max-parallel` (0: no limit). */
   maxParallel: number;
+  /**
+   * `strategy.max-parallel` written as an expression: read once the run's inputs are bound
+   * (reusable-inputs.ts); a run whose jobs still have one when it is created fails, saying so.
+   */
+  maxParallelExpr?: string;
   /** `strategy.fail-fast` (true unless set false). */
   failFast: boolean;
   /** The reusable workflow the job calls, instead of steps of its own. */
@@ -460,7 +465,8 @@ function expandJobs(doc: Obj, jobs: Obj): WorkflowJob[] {
     const matrix = strategy && isObj(strategy['matrix']) ? strategy['matrix'] : undefined;
     const combos: Array<Combo | undefined> = matrix ? expandMatrix(matrix) : [undefined];
     const maxRaw = strategy?.['max-parallel'];
-    const maxParallel = maxRaw === undefined || maxRaw === null ? 0 : Number(maxRaw);
+    const maxExpr = typeof maxRaw === 'string' && maxRaw.includes('${{') ? maxRaw : undefined;
+    const maxParallel = maxExpr !== undefined || maxRaw === undefined || maxRaw === null ? 0 : Number(maxRaw);
     if (!Number.isInteger(maxParallel) || maxParallel < 0) {
       throw new WorkflowError(`jobs.${jobId}.strategy.max-parallel must be a positive whole number`);
     }
@@ -488,6 +494,7 @@ function expandJobs(doc: Obj, jobs: Obj): WorkflowJob[] {
         runsOn,
         payload: yaml().stringify({ ...top, jobs: { [jobId]: single } }, { aliasDuplicateObjects: false }),
         maxParallel,
+        ...(maxExpr === undefined ? {} : { maxParallelExpr: maxExpr }),
         failFast,
         ...(call ? { call } : {}),
         ...(conc ? { concurrency: { ...conc, group: withMatrix(conc.group, combo) } } : {}),

@@ -454,6 +454,11 @@ jobs:
         /ref v9 does not exist/,
       ],
       'not-workflow': [call('actions/checkout@v4'), /is not a reusable workflow/],
+      // Not a call, but read at the same point: a max-parallel that is not known at creation.
+      'late-max': [
+        "on: push\njobs:\n  j:\n    runs-on: x\n    strategy: { max-parallel: '${{ github.run_number }}', matrix: { n: [1, 2] } }\n    steps: []\n",
+        /jobs\.j\.strategy\.max-parallel \(\$\{\{ github\.run_number \}\}\) may read only inputs/,
+      ],
     };
     const files: Record<string, string> = {
       '.forgejo/workflows/greet.yml': GREET,

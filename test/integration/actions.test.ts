@@ -162,11 +162,14 @@ on:
         default: '[1, 2, 3]'
       stage:
         required: false
+      parallel:
+        default: '1'
 jobs:
   test:
     name: test \${{ inputs.os }} \${{ matrix.v }}
     runs-on: nowhere-\${{ inputs.os }}\${{ inputs.stage }}
     strategy:
+      max-parallel: \${{ inputs.parallel }}
       matrix:
         v: \${{ fromJSON(inputs.versions) }}
     concurrency: pick-\${{ inputs.os }}
@@ -598,12 +601,15 @@ describe('actions', () => {
     );
     const groups = await s.ctx.db
       .selectFrom('action_run_job')
-      .select('concurrency_group')
+      .select(['concurrency_group', 'max_parallel'])
       .where('run_id', '=', picked.body.id)
       .execute();
     assert.deepEqual(
-      groups.map((g) => g.concurrency_group),
-      ['pick-bsd', 'pick-bsd'],
+      groups.map((g) => [g.concurrency_group, Number(g.max_parallel)]),
+      [
+        ['pick-bsd', 1],
+        ['pick-bsd', 1],
+      ],
     );
     // The defaults when not given; a list that is not JSON is refused, naming where it is read.
     const byDefault = await api<{ jobs: string[] }>('POST', pick, alice.token, {
@@ -617,6 +623,12 @@ describe('actions', () => {
     });
     assert.equal(bad.status, 400, bad.text);
     assert.match(bad.body.message, /^jobs\.test\.strategy: fromJSON: not JSON/);
+    const badMax = await api<{ message: string }>('POST', pick, alice.token, {
+      ref: 'main',
+      inputs: { parallel: 'two' },
+    });
+    assert.equal(badMax.status, 400, badMax.text);
+    assert.match(badMax.body.message, /max-parallel must be a positive whole number/);
 
     assert.equal(
       (await api('POST', '/repos/alice/ci/actions/workflows/ci.yml/dispatches', alice.token, { ref: 'main' }))

@@ -47,7 +47,7 @@ jobs:
       - \${{ inputs.os }}
       - x-\${{ format('{0}-{1}', inputs.os, github.ref_name) }}
     strategy:
-      max-parallel: 2
+      max-parallel: \${{ inputs.par }}
       matrix:
         n: \${{ fromJSON(inputs.list) }}
     steps:
@@ -151,6 +151,10 @@ describe('reusable workflows: the inputs context', () => {
         ['call / build main 3', ['main', 'x-main-main'], 2],
       ],
     );
+    assert.ok(called.every((j) => j.maxParallelExpr === undefined));
+    // Read alone, its max-parallel waits for the inputs (the service fails a run left with one).
+    const alone = parseWorkflow(BUILD, 'build.yml').jobs[0]!;
+    assert.deepEqual([alone.maxParallel, alone.maxParallelExpr], [0, '${{ inputs.par }}']);
     // Steps keep their expressions: the runner evaluates them with the inputs when it runs.
     assert.match(called[0]!.payload, /if: inputs.flag/);
 

@@ -41,6 +41,7 @@ import {
 import { PingRequestSchema, PingResponseSchema } from './gen/ping/v1/messages_pb.js';
 import { parseLabels, type RunnerService, type TaskData } from './runners.js';
 import type { RunnerRow } from './tables.js';
+import { logFailure } from '../http/request-log.js';
 
 const gunzip = promisify(zlib.gunzip);
 
@@ -187,10 +188,7 @@ export function runnerProtocolRoutes(app: FastifyInstance, deps: RunnerProtocolD
     else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       connect = new ConnectError('invalid_argument', err.message);
     } else {
-      request.log.error(
-        { err, method: request.method, url: request.url },
-        'runner protocol: unexpected failure',
-      );
+      logFailure(request, err, 'runner protocol: unexpected failure');
       connect = new ConnectError('internal', 'internal error');
     }
     // "Actions are disabled" is a plain 404, whatever the method.

@@ -50,6 +50,7 @@ import {
   encodingOf,
   twirpErrorOf,
 } from './twirp.js';
+import { logFailure } from '../http/request-log.js';
 
 /** Largest Twirp request body: the messages are a few strings and numbers. */
 const MAX_TWIRP_BODY = 1024 * 1024;
@@ -469,7 +470,7 @@ function sendTwirpError(request: FastifyRequest, reply: FastifyReply, err: Fasti
     if (isAborted(request, err)) twirp = new TwirpError('canceled', 'the request was cut short');
     else if (status >= 400 && status < 500) twirp = new TwirpError('malformed', err.message);
     else {
-      request.log.error({ err, method: request.method, url: request.url }, 'artifact service failure');
+      logFailure(request, err, 'artifact service failure');
       twirp = new TwirpError('internal', 'internal error');
     }
   }
@@ -514,7 +515,7 @@ function sendAzureError(request: FastifyRequest, reply: FastifyReply, err: Fasti
     code = 'InvalidInput';
     message = err.message;
   } else {
-    request.log.error({ err, method: request.method, url: request.url }, 'artifact content failure');
+    logFailure(request, err, 'artifact content failure');
     status = 500;
     code = 'InternalError';
     message = 'internal error';

@@ -5,6 +5,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { AppError, MovedError, fieldLabel, type ErrorKind } from '../errors.js';
 import { NO_NUL } from './validation.js';
+import { logFailure } from './request-log.js';
 
 export const statusOf: Record<ErrorKind, number> = {
   bad_request: 400,
@@ -159,11 +160,7 @@ export function registerErrorHandling(app: FastifyInstance, docsUrl: string): vo
       // Fastify's own refusals: malformed JSON, unsupported media type, body too large, ...
       return sendError(reply, status, err.message);
     }
-    // request.log is the server's logger, not bound to the request (see app/server.ts): name it.
-    request.log.error(
-      { err, reqId: request.id, method: request.method, url: request.url },
-      'unexpected failure',
-    );
+    logFailure(request, err, 'unexpected failure');
     return sendError(reply, 500, 'Internal Server Error');
   });
 

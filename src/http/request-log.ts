@@ -3,7 +3,7 @@
 // request logging writes two lines per request (one on arrival, one on completion) through a
 // logger made for each request, which cost a third of the throughput of a small API read at the
 // default level; failures are logged by the error handler, which names the request itself.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 
 export function logRequests(app: FastifyInstance, log: Logger): void {
@@ -16,4 +16,12 @@ export function logRequests(app: FastifyInstance, log: Logger): void {
       `completed ${request.method} ${request.url} ${status} in ${ms} ms`,
     );
   });
+}
+
+/**
+ * Logs an unexpected failure of `request` at `error`, naming the request (its id, method and url):
+ * request.log is the server's logger, not one bound to the request.
+ */
+export function logFailure(request: FastifyRequest, err: unknown, msg: string): void {
+  request.log.error({ err, reqId: request.id, method: request.method, url: request.url }, msg);
 }

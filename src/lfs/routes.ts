@@ -37,6 +37,7 @@ const ACCEPTED = [LFS_MEDIA_TYPE, `${LFS_MEDIA_TYPE}; charset=utf-8`];
 const REALM = 'Basic realm="Anvil"';
 
 import { RepoParams } from '../http/params.js';
+import { logFailure } from '../http/request-log.js';
 const ObjectParams = Type.Object({ owner: Type.String(), repo: Type.String(), oid: Type.String() });
 const SizedObjectParams = Type.Object({
   owner: Type.String(),
@@ -80,7 +81,7 @@ export function lfsRoutes(app: FastifyInstance, deps: LfsRoutesDeps): void {
     if (err.validation) return sendError(request, reply, 422, err.message);
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) return sendError(request, reply, status, err.message);
-    request.log.error({ err, method: request.method, url: request.url }, 'unexpected failure in LFS');
+    logFailure(request, err, 'unexpected failure in LFS');
     return sendError(request, reply, 500, 'Internal Server Error');
   }
 

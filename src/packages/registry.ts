@@ -14,6 +14,7 @@ import type { UserService } from '../users/service.js';
 import type { UserRow } from '../users/tables.js';
 import { PackageAccessDenied, type PackageService } from './service.js';
 import type { FileWithBlob } from './tables.js';
+import { logFailure } from '../http/request-log.js';
 
 /** Forgejo's challenge, word for word. */
 export const REALM = 'Basic realm="Gitea Package API"';
@@ -65,11 +66,7 @@ function registryScope(scope: FastifyInstance, deps: RegistryDeps, body: ErrorBo
     // A client that went away mid-upload is no server failure.
     if (request.raw.destroyed || (err as { code?: string }).code === 'ECONNRESET') {
       request.log.debug({ err }, 'package request cut off by the client');
-    } else
-      request.log.error(
-        { err, method: request.method, url: request.url },
-        'unexpected failure in a package registry',
-      );
+    } else logFailure(request, err, 'unexpected failure in a package registry');
     return sendRegistryError(reply, 500, 'Internal Server Error', body);
   });
 }

@@ -6,6 +6,7 @@ import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Refusal, type SshCommands } from './command.js';
 import type { SshKeyService } from './service.js';
+import { logFailure } from '../http/request-log.js';
 
 export interface ServRequest {
   /** `key-<id>` (a user key) or `deploy-<id>` (a deploy key), as `anvil keys` wrote it. */
@@ -91,10 +92,7 @@ export function sshInternalRoutes(app: FastifyInstance, deps: SshInternalRoutesD
       // The answer goes out once the push is recorded; events and webhooks follow.
       await new Promise<void>((resolve) => {
         void commands.finishPush(pushId, resolve).catch((err: unknown) => {
-          request.log.error(
-            { err, method: request.method, url: request.url },
-            'finishing an ssh push failed',
-          );
+          logFailure(request, err, 'finishing an ssh push failed');
           resolve();
         });
       });

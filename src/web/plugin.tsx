@@ -20,6 +20,7 @@ import { sendHtml } from './html.js';
 import { ErrorPage, type PageContext } from './layout.js';
 import { safeRedirect, siteOf, type Site } from './redirect.js';
 import { FormCsrfError, readMultipartForm, removeUploads, type Upload } from './uploads.js';
+import { logFailure } from '../http/request-log.js';
 
 export type { Upload } from './uploads.js';
 
@@ -318,10 +319,7 @@ export async function registerWeb(app: FastifyInstance, web: Web, pages: PageRou
       }
       const status = err.statusCode ?? 500;
       if (status >= 400 && status < 500) return web.errorPage(request, reply, status, err.message);
-      request.log.error(
-        { err, method: request.method, url: request.url },
-        'unexpected failure rendering a page',
-      );
+      logFailure(request, err, 'unexpected failure rendering a page');
       return web.errorPage(request, reply, 500, 'The server failed to show this page.');
     });
     for (const routes of pages) routes(scope, web);

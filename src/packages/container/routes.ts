@@ -19,6 +19,7 @@ import { checkImage, MANIFEST_MAX, metadataOf, OciError } from './oci.js';
 import type { ContainerService } from './service.js';
 import type { ImageFile } from './tables.js';
 import type { RegistryTokens } from './tokens.js';
+import { logFailure } from '../../http/request-log.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -134,11 +135,7 @@ export function containerRoutes(app: FastifyInstance, deps: ContainerRoutesDeps)
       if (status >= 400 && status < 500) return sendError(reply, status, 'UNSUPPORTED', err.message);
       if (request.raw.destroyed || (err as { code?: string }).code === 'ECONNRESET') {
         request.log.debug({ err }, 'registry request cut off by the client');
-      } else
-        request.log.error(
-          { err, method: request.method, url: request.url },
-          'unexpected failure in the container registry',
-        );
+      } else logFailure(request, err, 'unexpected failure in the container registry');
       return sendError(reply, 500, 'UNKNOWN', 'Internal Server Error');
     });
 
